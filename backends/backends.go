@@ -1,0 +1,128 @@
+// Package backends defines the contract between package lease and a store
+// adapter (etcd, ZooKeeper, Consul, ...). Application code should use package
+// lease; this package is for writing and testing adapters.
+//
+// An adapter is thin: every method makes one attempt against the store and
+// classifies its error. Timers, retries, backoff and the decision "am I still
+// leader" belong to package lease, so that behaviour is the same on every
+// store. Package backendtest holds the conformance suite every adapter must
+// pass.
+//
+// # Keys and elections
+//
+// Methods take an election name that package lease has already validated
+// with ValidateElection. The adapter maps it to a key (an etcd key, a ZooKeeper
+// path, a Consul KV key) under its own prefix.
+//
+// # Tokens and revisions
+//
+// A Record's Token is the fencing token of one incarnation of the leader key.
+// It is taken from the store when the key is created (etcd: the key's create
+// revision; ZooKeeper: the node's czxid; Consul: the modify index at
+// acquisition) and is strictly greater than the token of any earlier
+// incarnation of the same key. Token 0 means "no key".
+//
+// A Record's Revision is the store's position at which the state was read.
+// Passing it to Wait observes every later change and no earlier one.
+package backends
+
+import (
+	"context"
+	"time"
+)
+
+// Record is the state of one election's leader key as read from the store.
+type Record struct {
+	// Election is the election name the record belongs to.
+	Election string
+	// Value is the holder's value (its identity). Nil when the key is absent.
+	Value []byte
+	// Token is the fencing token of this incarnation of the key; 0 if and
+	// only if the key is absent.
+	Token uint64
+	// Owner is the ID of the session that holds the key; empty when absent.
+	Owner string
+	// Revision is the store position at which this state was observed. It is
+	// the value to pass to Wait.
+	Revision uint64
+}
+
+// Exists reports whether the leader key was present.
+func (r Record) Exists() bool { return r.Token != 0 }
+
+// Limits are the bounds a store places on elections. Package lease checks
+// options against them at construction.
+type Limits struct {
+	// MinTTL and MaxTTL bound the session TTL the store grants.
+	MinTTL, MaxTTL time.Duration
+	// TTLGranularity is the unit the store counts a TTL in; a TTL must be a
+	// multiple of it (etcd: 1s). Zero means any duration.
+	TTLGranularity time.Duration
+	// MaxValueSize is the largest value, in bytes, a leader key may hold.
+	MaxValueSize int
+}
+
+// Store is a connection to one linearizable store. Implementations must be
+// safe for concurrent use by multiple goroutines. A Store does not own the
+// client it was built from: closing the client is the caller's business.
+type Store interface {
+	// Name names the store kind for errors and logs, e.g. "etcd".
+	Name() string
+
+	// Limits reports the store's bounds. It does no I/O.
+	Limits() Limits
+
+	// Get reads the current state of the election's leader key. An absent
+	// key is not an error: it returns a Record with Token 0 and the current
+	// Revision.
+	Get(ctx context.Context, election string) (Record, error)
+
+	// Wait blocks until the leader key's state differs from its state at
+	// revision rev, and returns the first state after rev. If the key
+	// changed after rev and before the call, Wait returns without blocking.
+	// It returns an error wrapping ErrCompacted if the store no longer holds
+	// history at rev; the caller should Get again. It returns an error
+	// wrapping ErrCanceled when ctx ends first.
+	Wait(ctx context.Context, election string, rev uint64) (Record, error)
+
+	// NewSession creates a store session with the given TTL: an etcd lease,
+	// a ZooKeeper session or a Consul session. The TTL has been checked
+	// against Limits.
+	NewSession(ctx context.Context, ttl time.Duration) (Session, error)
+}
+
+// Session is a store session that keys are bound to. When the store expires
+// or revokes the session, it deletes every key bound to it. Implementations
+// must be safe for concurrent use.
+type Session interface {
+	// ID identifies the session in the store; Record.Owner holds it.
+	ID() string
+
+	// TTL is the TTL the store granted, which may exceed the one requested.
+	TTL() time.Duration
+
+	// Create creates the election's leader key bound to this session if and
+	// only if it does not exist (a compare-and-swap create). It is
+	// idempotent: if the key exists and is bound to this session, as after
+	// a retry of a create whose reply was lost, Create returns that record
+	// with a nil error. If another session holds the key, it returns an
+	// error wrapping ErrKeyExists together with the holder's Record, whose
+	// Revision may be passed to Wait. It returns an error wrapping
+	// ErrSessionExpired if the session no longer exists.
+	Create(ctx context.Context, election string, value []byte) (Record, error)
+
+	// Delete deletes the leader key only if its Token equals token, so a
+	// resign can never delete a successor's key. It returns an error
+	// wrapping ErrNotFound if the key is absent or holds another token.
+	Delete(ctx context.Context, election string, token uint64) error
+
+	// KeepAlive makes one renewal of the session. A nil error means the
+	// store had the session alive when it processed the request, so it
+	// will not expire it sooner than TTL after the request was sent. It
+	// returns an error wrapping ErrSessionExpired if the session is gone.
+	KeepAlive(ctx context.Context) error
+
+	// Close ends the session in the store, deleting every key bound to it.
+	// Closing a session that already expired returns nil.
+	Close(ctx context.Context) error
+}

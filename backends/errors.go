@@ -1,0 +1,26 @@
+package backends
+
+import "errors"
+
+// Errors an adapter classifies store failures into. Adapters wrap them with
+// context and the store's own error; callers test with errors.Is.
+var (
+	// ErrKeyExists: a create found the leader key held by another session.
+	ErrKeyExists = errors.New("leader key exists")
+	// ErrNotFound: the key is absent, or holds a token other than the one
+	// given.
+	ErrNotFound = errors.New("leader key not found")
+	// ErrSessionExpired: the session no longer exists in the store.
+	ErrSessionExpired = errors.New("session expired")
+	// ErrCompacted: the store no longer has history at the revision asked.
+	ErrCompacted = errors.New("revision compacted")
+	// ErrUnavailable: the store could not be reached or refused the request,
+	// and the operation surely did not happen. An error whose outcome is
+	// unknown, such as a timeout after the request was sent, must not wrap
+	// it.
+	ErrUnavailable = errors.New("store unavailable")
+	// ErrCanceled: the caller's context ended first. Adapters wrap the
+	// context's own error too, so errors.Is(err, context.Canceled) and
+	// errors.Is(err, context.DeadlineExceeded) also work.
+	ErrCanceled = errors.New("canceled")
+)

@@ -1,0 +1,121 @@
+// Package core is the election state machine behind package lease. It does
+// no I/O, starts no goroutines and never reads a clock: the driver passes the
+// time and the outcome of every store call in, and carries out the Actions
+// that come out (see Ready). One goroutine must own a Machine.
+package core
+
+import (
+	"errors"
+	"time"
+)
+
+// Reasons a leadership or session ends.
+var (
+	// ErrRenewDeadline: no renewal succeeded in time, so the store may
+	// already have expired the session.
+	ErrRenewDeadline = errors.New("renewal deadline passed")
+	// ErrKeyLost: the leader key was deleted or replaced behind our back.
+	ErrKeyLost = errors.New("leader key deleted or replaced")
+	// ErrResigned: the leader resigned.
+	ErrResigned = errors.New("resigned")
+	// ErrCanceled: the campaign was canceled.
+	ErrCanceled = errors.New("campaign canceled")
+)
+
+// Config holds the machine's timings, already validated by package lease.
+type Config struct {
+	// TTL is the session TTL asked of the store.
+	TTL time.Duration
+	// Margin is subtracted from the TTL to form the holder's deadline.
+	Margin time.Duration
+	// Drift is the fraction of the TTL allowed for local clock drift.
+	Drift float64
+	// RenewInterval is the time between renewals.
+	RenewInterval time.Duration
+	// RetryInterval is the wait after a failed store call.
+	RetryInterval time.Duration
+}
+
+// Hold is how long after a renewal was sent the holder may act: the TTL
+// minus the margin and the drift allowance.
+func (c Config) Hold(ttl time.Duration) time.Duration {
+	return ttl - c.Margin - time.Duration(c.Drift*float64(ttl))
+}
+
+// Machine is the election state machine for one session and the elections
+// run on it. It is not safe for concurrent use.
+type Machine struct {
+	cfg    Config
+	sess   session
+	els    map[string]*election
+	nextOp uint64
+	out    []Action
+}
+
+// New returns a machine with no session and no elections.
+func New(cfg Config) *Machine {
+	return &Machine{cfg: cfg, els: make(map[string]*election)}
+}
+
+// Ready returns the actions produced since the last call, in order.
+func (m *Machine) Ready() []Action {
+	out := m.out
+	m.out = nil
+	return out
+}
+
+func (m *Machine) emit(a Action) { m.out = append(m.out, a) }
+
+// Tick advances the machine to now: it ends a session whose deadline
+// passed, sends renewals that are due and retries failed calls. Every other
+// method ticks first, so a result that arrives after the deadline cannot
+// make a leader.
+func (m *Machine) Tick(now time.Time) {
+	m.tickSession(now)
+	for name, e := range m.els {
+		if !e.inflight && !e.retryAt.IsZero() && !now.Before(e.retryAt) {
+			e.retryAt = time.Time{}
+			m.resume(now, name, e)
+		}
+	}
+}
+
+// NextTimer returns when Tick should next be called, or the zero time if
+// nothing is scheduled.
+func (m *Machine) NextTimer() time.Time {
+	var next time.Time
+	earliest := func(t time.Time) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	earliest(m.sessionTimer())
+	for _, e := range m.els {
+		if !e.inflight {
+			earliest(e.retryAt)
+		}
+	}
+	return next
+}
+
+// Deadline returns the time until which the current session lets a holder
+// act, or the zero time if there is no live session.
+func (m *Machine) Deadline() time.Time {
+	if m.sess.state != live {
+		return time.Time{}
+	}
+	return m.sess.deadline
+}
+
+// LastErr returns the last store error the election's campaign met, if any.
+func (m *Machine) LastErr(name string) error {
+	if e := m.els[name]; e != nil {
+		return e.lastErr
+	}
+	return nil
+}
+
+func (m *Machine) op() uint64 {
+	m.nextOp++
+	return m.nextOp
+}

@@ -1,0 +1,146 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// TestMachine runs the scripts in testdata. Each command feeds one event at
+// time t (milliseconds from an arbitrary origin) and prints the actions it
+// produced, then the next timer and the holder's deadline. Regenerate the
+// expected output with: go test ./lease/internal/core -rewrite
+func TestMachine(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var m *Machine
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd == "config" {
+				m = New(scriptConfig(t, d))
+				return ""
+			}
+			if m == nil {
+				d.Fatalf(t, "config must come first")
+			}
+			step(t, m, d)
+			return render(m)
+		})
+	})
+}
+
+var origin = time.Unix(1_000_000, 0)
+
+func ms(t *testing.T, d *datadriven.TestData, key string) time.Time {
+	var v int
+	d.ScanArgs(t, key, &v)
+	return origin.Add(time.Duration(v) * time.Millisecond)
+}
+
+func dur(t *testing.T, d *datadriven.TestData, key string) time.Duration {
+	var s string
+	d.ScanArgs(t, key, &s)
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		d.Fatalf(t, "%s: %v", key, err)
+	}
+	return v
+}
+
+func scriptConfig(t *testing.T, d *datadriven.TestData) Config {
+	var drift string
+	d.ScanArgs(t, "drift", &drift)
+	f, err := strconv.ParseFloat(drift, 64)
+	if err != nil {
+		d.Fatalf(t, "drift: %v", err)
+	}
+	return Config{TTL: dur(t, d, "ttl"), Margin: dur(t, d, "margin"), Drift: f,
+		RenewInterval: dur(t, d, "renew"), RetryInterval: dur(t, d, "retry")}
+}
+
+var scriptErrs = map[string]error{
+	"exists":      backends.ErrKeyExists,
+	"expired":     backends.ErrSessionExpired,
+	"notfound":    backends.ErrNotFound,
+	"compacted":   backends.ErrCompacted,
+	"unavailable": backends.ErrUnavailable,
+	"timeout":     errors.New("deadline exceeded after send"),
+}
+
+func scriptErr(t *testing.T, d *datadriven.TestData) error {
+	if !d.HasArg("err") {
+		return nil
+	}
+	var s string
+	d.ScanArgs(t, "err", &s)
+	if err, ok := scriptErrs[s]; ok {
+		return err
+	}
+	d.Fatalf(t, "unknown err %q", s)
+	return nil
+}
+
+func scriptRecord(t *testing.T, d *datadriven.TestData) backends.Record {
+	var r backends.Record
+	d.MaybeScanArgs(t, "token", &r.Token)
+	d.MaybeScanArgs(t, "owner", &r.Owner)
+	d.MaybeScanArgs(t, "rev", &r.Revision)
+	return r
+}
+
+func step(t *testing.T, m *Machine, d *datadriven.TestData) {
+	var name string
+	var op, epoch uint64
+	d.MaybeScanArgs(t, "name", &name)
+	d.MaybeScanArgs(t, "op", &op)
+	d.MaybeScanArgs(t, "epoch", &epoch)
+	now := ms(t, d, "t")
+	switch d.Cmd {
+	case "tick":
+		m.Tick(now)
+	case "campaign":
+		m.Campaign(now, name)
+	case "cancel":
+		m.Cancel(now, name)
+	case "resign":
+		m.Resign(now, name)
+	case "session-created":
+		var id string
+		d.ScanArgs(t, "id", &id)
+		m.SessionCreated(now, epoch, id, dur(t, d, "ttl"), ms(t, d, "sent"))
+	case "session-failed":
+		m.SessionFailed(now, epoch, scriptErr(t, d))
+	case "renewed":
+		m.Renewed(now, epoch, ms(t, d, "sent"))
+	case "renew-failed":
+		m.RenewFailed(now, epoch, scriptErr(t, d))
+	case "created":
+		m.Created(now, name, op, scriptRecord(t, d), scriptErr(t, d))
+	case "observed":
+		m.Observed(now, name, op, scriptRecord(t, d), scriptErr(t, d))
+	case "deleted":
+		m.Deleted(now, name, op, scriptErr(t, d))
+	default:
+		d.Fatalf(t, "unknown command %q", d.Cmd)
+	}
+}
+
+func render(m *Machine) string {
+	var b strings.Builder
+	for _, a := range m.Ready() {
+		fmt.Fprintln(&b, a)
+	}
+	at := func(t time.Time) string {
+		if t.IsZero() {
+			return "none"
+		}
+		return strconv.FormatInt(t.Sub(origin).Milliseconds(), 10)
+	}
+	fmt.Fprintf(&b, "timer=%s deadline=%s\n", at(m.NextTimer()), at(m.Deadline()))
+	return b.String()
+}

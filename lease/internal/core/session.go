@@ -1,0 +1,144 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+type sessState int
+
+const (
+	noSession sessState = iota
+	creatingSession
+	live
+)
+
+type session struct {
+	state     sessState
+	epoch     uint64
+	id        string
+	ttl       time.Duration // the TTL the holder's deadline counts from
+	deadline  time.Time     // the holder may act until then
+	nextRenew time.Time
+	renewing  bool
+	retryAt   time.Time // earliest next CreateSession after a failure
+}
+
+func (m *Machine) sessionTimer() time.Time {
+	s := &m.sess
+	switch {
+	case s.state == noSession && m.wantSession():
+		return s.retryAt
+	case s.state != live:
+		return time.Time{}
+	}
+	if !s.renewing && s.nextRenew.Before(s.deadline) {
+		return s.nextRenew
+	}
+	return s.deadline
+}
+
+// SessionCreated reports that CreateSession for epoch succeeded: the store
+// named it id and granted ttl to a request sent at sentAt.
+func (m *Machine) SessionCreated(now time.Time, epoch uint64, id string, ttl time.Duration, sentAt time.Time) {
+	m.Tick(now)
+	if epoch != m.sess.epoch || m.sess.state != creatingSession {
+		m.emit(Action{Kind: CloseSession, Epoch: epoch})
+		return
+	}
+	ttl = min(ttl, m.cfg.TTL)
+	m.sess = session{state: live, epoch: epoch, id: id, ttl: ttl,
+		deadline: sentAt.Add(m.cfg.Hold(ttl)), nextRenew: sentAt.Add(m.cfg.RenewInterval)}
+	m.Tick(now)
+	for name, e := range m.els {
+		if e.phase == needSession {
+			m.create(name, e)
+		}
+	}
+}
+
+// SessionFailed reports that CreateSession for epoch failed.
+func (m *Machine) SessionFailed(now time.Time, epoch uint64, err error) {
+	m.Tick(now)
+	if epoch != m.sess.epoch || m.sess.state != creatingSession {
+		return
+	}
+	m.sess = session{epoch: epoch, retryAt: now.Add(m.cfg.RetryInterval)}
+	for _, e := range m.els {
+		if e.phase == needSession {
+			e.lastErr = fmt.Errorf("create session: %w", err)
+		}
+	}
+}
+
+// Renewed reports that the Renew for epoch, sent at sentAt, succeeded.
+func (m *Machine) Renewed(now time.Time, epoch uint64, sentAt time.Time) {
+	m.Tick(now)
+	if epoch != m.sess.epoch || m.sess.state != live {
+		return
+	}
+	m.sess.renewing = false
+	if d := sentAt.Add(m.cfg.Hold(m.sess.ttl)); d.After(m.sess.deadline) {
+		m.sess.deadline = d
+	}
+	m.sess.nextRenew = sentAt.Add(m.cfg.RenewInterval)
+	m.Tick(now)
+}
+
+// RenewFailed reports that the Renew for epoch failed. An error wrapping
+// backends.ErrSessionExpired ends the session at once; any other is retried
+// after RetryInterval while the deadline allows.
+func (m *Machine) RenewFailed(now time.Time, epoch uint64, err error) {
+	m.Tick(now)
+	if epoch != m.sess.epoch || m.sess.state != live {
+		return
+	}
+	m.sess.renewing = false
+	if errors.Is(err, backends.ErrSessionExpired) {
+		m.sessionLost(now, err)
+		return
+	}
+	m.sess.nextRenew = now.Add(m.cfg.RetryInterval)
+	m.Tick(now)
+}
+
+func (m *Machine) tickSession(now time.Time) {
+	s := &m.sess
+	switch {
+	case s.state == live && !now.Before(s.deadline):
+		m.sessionLost(now, ErrRenewDeadline)
+	case s.state == live && !s.renewing && !now.Before(s.nextRenew):
+		s.renewing = true
+		m.emit(Action{Kind: Renew, Epoch: s.epoch})
+	case s.state == noSession && !now.Before(s.retryAt) && m.wantSession():
+		s.epoch++
+		s.state = creatingSession
+		m.emit(Action{Kind: CreateSession, Epoch: s.epoch})
+	}
+}
+
+// wantSession reports whether a campaign is under way: a session is then
+// kept ready, so that a waiter can create the key the moment it goes.
+func (m *Machine) wantSession() bool {
+	for _, e := range m.els {
+		if e.phase != leading && e.phase != releasing {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionLost ends the current session: leaderships on it are lost, and
+// campaigns go on with a new session. The old one is closed so that its
+// keys go at once if the store can still be reached.
+func (m *Machine) sessionLost(now time.Time, cause error) {
+	m.emit(Action{Kind: CloseSession, Epoch: m.sess.epoch})
+	m.sess = session{epoch: m.sess.epoch, retryAt: now}
+	for name, e := range m.els {
+		m.onSessionLost(name, e, cause)
+	}
+	m.tickSession(now)
+}
