@@ -144,7 +144,7 @@ func (m *Machine) resume(now time.Time, name string, e *election) {
 	case waiting, leading:
 		m.wait(name, e)
 	case releasing:
-		m.call(e, Action{Kind: Delete, Election: name, Token: e.token})
+		m.call(e, Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token})
 	}
 }
 
@@ -170,7 +170,7 @@ func (m *Machine) resign(name string, e *election, cause error) {
 		m.emit(Action{Kind: Lost, Election: name, Err: cause})
 	}
 	e.phase = releasing
-	m.call(e, Action{Kind: Delete, Election: name, Token: e.token})
+	m.call(e, Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token})
 }
 
 func (m *Machine) call(e *election, a Action) {

@@ -107,6 +107,10 @@ func (m *Machine) Deadline() time.Time {
 	return m.sess.deadline
 }
 
+// Active reports whether the machine still tracks name: campaigning,
+// leading or releasing.
+func (m *Machine) Active(name string) bool { return m.els[name] != nil }
+
 // LastErr returns the last store error the election's campaign met, if any.
 func (m *Machine) LastErr(name string) error {
 	if e := m.els[name]; e != nil {

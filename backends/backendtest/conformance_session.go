@@ -1,0 +1,92 @@
+package backendtest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+func testCloseReleases(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	a := newSession(t, s)
+	el := Election(t)
+	mustCreate(t, a, el, "alice")
+	ctx := Context(t, 10*time.Second)
+	if err := a.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if g := mustGet(t, s, el); g.Exists() {
+		t.Fatalf("after Close, Get = %+v, want absent", g)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v, want nil", err)
+	}
+	if err := a.KeepAlive(ctx); !errors.Is(err, backends.ErrSessionExpired) {
+		t.Fatalf("KeepAlive after Close: %v, want ErrSessionExpired", err)
+	}
+}
+
+func testExpiredSession(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	a := newSession(t, s)
+	el := Election(t)
+	mustCreate(t, a, el, "alice")
+	ctx := Context(t, 10*time.Second)
+	if err := h.ExpireSession(ctx, a.ID()); err != nil {
+		t.Fatalf("ExpireSession: %v", err)
+	}
+	if g := mustGet(t, s, el); g.Exists() {
+		t.Fatalf("after expiry, Get = %+v, want absent", g)
+	}
+	if err := a.KeepAlive(ctx); !errors.Is(err, backends.ErrSessionExpired) {
+		t.Fatalf("KeepAlive of an expired session: %v, want ErrSessionExpired", err)
+	}
+	if _, err := a.Create(ctx, Election(t), nil); !errors.Is(err, backends.ErrSessionExpired) {
+		t.Fatalf("Create on an expired session: %v, want ErrSessionExpired", err)
+	}
+}
+
+// testTTLExpiry checks that the store keeps a renewed session past its TTL
+// and expires a silent one: its key is gone no sooner than TTL after the
+// last renewal was sent, and not much later.
+func testTTLExpiry(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	a := newSession(t, s)
+	el := Election(t)
+	rec := mustCreate(t, a, el, "alice")
+	sent := time.Now()
+	if err := a.KeepAlive(Context(t, 10*time.Second)); err != nil {
+		t.Fatalf("KeepAlive: %v", err)
+	}
+	ch := startWait(t, s, el, mustGet(t, s, el).Revision)
+	got := await(t, ch)
+	gone := time.Since(sent)
+	if got.Exists() {
+		t.Fatalf("first change after the last renewal = %+v, want the key gone", got)
+	}
+	if gone < a.TTL() {
+		t.Fatalf("key %d expired %v after the last renewal was sent, before the TTL %v", rec.Token, gone, a.TTL())
+	}
+	t.Logf("silent session's key expired %v after the last renewal (TTL %v)", gone, a.TTL())
+}
+
+func testSevered(t *testing.T, h Harness) {
+	s, sever := h.NewStore(t)
+	a := newSession(t, s)
+	sever()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := a.KeepAlive(ctx); err == nil {
+		t.Fatal("KeepAlive on a severed connection succeeded")
+	}
+	if _, err := s.Get(ctx, Election(t)); err == nil {
+		t.Fatal("Get on a severed connection succeeded")
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("calls on a severed connection took %v, beyond their 2s context", d)
+	}
+}

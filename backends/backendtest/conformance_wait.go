@@ -1,0 +1,104 @@
+package backendtest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+type waitResult struct {
+	rec backends.Record
+	err error
+}
+
+func startWait(t *testing.T, s backends.Store, el string, rev uint64) <-chan waitResult {
+	ch := make(chan waitResult, 1)
+	ctx := Context(t, 30*time.Second)
+	go func() {
+		rec, err := s.Wait(ctx, el, rev)
+		ch <- waitResult{rec, err}
+	}()
+	return ch
+}
+
+func await(t *testing.T, ch <-chan waitResult) backends.Record {
+	t.Helper()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("Wait: %v", r.err)
+		}
+		return r.rec
+	case <-time.After(20 * time.Second):
+		t.Fatal("Wait did not return within 20s of the change")
+	}
+	return backends.Record{}
+}
+
+func testWaitSeesDelete(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	a := newSession(t, s)
+	el := Election(t)
+	rec := mustCreate(t, a, el, "alice")
+	before := mustGet(t, s, el)
+	ch := startWait(t, s, el, before.Revision)
+	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+		t.Fatal(err)
+	}
+	got := await(t, ch)
+	if got.Exists() || got.Revision <= before.Revision {
+		t.Fatalf("Wait after delete = %+v, want absent at a revision above %d", got, before.Revision)
+	}
+}
+
+func testWaitSeesCreate(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	a := newSession(t, s)
+	el := Election(t)
+	before := mustGet(t, s, el)
+	ch := startWait(t, s, el, before.Revision)
+	rec := mustCreate(t, a, el, "alice")
+	got := await(t, ch)
+	if got.Token != rec.Token || got.Owner != a.ID() || string(got.Value) != "alice" {
+		t.Fatalf("Wait after create = %+v, want %+v", got, rec)
+	}
+}
+
+func testWaitPastChange(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	a := newSession(t, s)
+	el := Election(t)
+	rec := mustCreate(t, a, el, "alice")
+	before := mustGet(t, s, el)
+	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+		t.Fatal(err)
+	}
+	got := await(t, startWait(t, s, el, before.Revision))
+	if got.Exists() {
+		t.Fatalf("Wait from before a delete = %+v, want absent", got)
+	}
+}
+
+func testWaitCanceled(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	el := Election(t)
+	before := mustGet(t, s, el)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan error, 1)
+	go func() {
+		_, err := s.Wait(ctx, el, before.Revision)
+		ch <- err
+	}()
+	cancel()
+	select {
+	case err := <-ch:
+		if !errors.Is(err, backends.ErrCanceled) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("Wait error after cancel = %v, want ErrCanceled and context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wait did not return within 10s of its context's cancel")
+	}
+}

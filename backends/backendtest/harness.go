@@ -1,0 +1,63 @@
+// Package backendtest is the conformance suite for backends.Store adapters.
+// An adapter's test calls RunConformanceTests with a Harness that connects
+// to a real server of its store; package lease's elector suite
+// (lease/leasetest) takes the same Harness.
+package backendtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// Harness connects the suites to one running store. Its methods may be
+// called from several tests at once.
+type Harness interface {
+	// NewStore returns a Store on a connection of its own and a function
+	// that severs that connection abruptly, as a crash or a network cut
+	// would: afterwards the Store's calls fail and its sessions are no
+	// longer renewed. The harness closes the connection when t ends.
+	NewStore(t testing.TB) (store backends.Store, sever func())
+
+	// ExpireSession makes the store end the session with the given ID
+	// now, as if its TTL had run out, deleting the keys bound to it.
+	ExpireSession(ctx context.Context, id string) error
+}
+
+// Election returns an election name unique to t.
+func Election(t testing.TB) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	name := strings.NewReplacer("/", "-", " ", "_", "#", "_").Replace(t.Name())
+	if len(name) > 150 {
+		name = name[:150]
+	}
+	return "test/" + name + "-" + hex.EncodeToString(b)
+}
+
+// Context returns a context for one test step, cancelled when t ends.
+func Context(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func newSession(t *testing.T, s backends.Store) backends.Session {
+	t.Helper()
+	ss, err := s.NewSession(Context(t, 10*time.Second), ttl(s))
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	t.Cleanup(func() { _ = ss.Close(context.Background()) })
+	return ss
+}
+
+// ttl is the shortest TTL the store grants, at least 2 s.
+func ttl(s backends.Store) time.Duration {
+	return max(s.Limits().MinTTL, 2*time.Second)
+}

@@ -1,0 +1,95 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// NewSession grants an etcd lease with the TTL rounded up to whole seconds.
+func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+	secs := int64((ttl + time.Second - 1) / time.Second)
+	resp, err := s.c.Grant(ctx, secs)
+	if err != nil {
+		return nil, classify("grant lease", "", ctx, err)
+	}
+	return &session{s: s, id: resp.ID, ttl: time.Duration(resp.TTL) * time.Second}, nil
+}
+
+type session struct {
+	s   *Store
+	id  clientv3.LeaseID
+	ttl time.Duration
+}
+
+func (ss *session) ID() string         { return leaseID(int64(ss.id)) }
+func (ss *session) TTL() time.Duration { return ss.ttl }
+
+// Create puts the key with the lease if its create revision is 0, and reads
+// it otherwise, in one transaction.
+func (ss *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
+	key := ss.s.Key(election)
+	resp, err := ss.s.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id))).
+		Else(clientv3.OpGet(key)).Commit()
+	if err != nil {
+		return backends.Record{}, classify("create", election, ctx, err)
+	}
+	rev := resp.Header.Revision
+	rec := backends.Record{Election: election, Revision: uint64(rev)}
+	if resp.Succeeded {
+		rec.Value, rec.Token, rec.Owner = value, uint64(rev), ss.ID()
+		return rec, nil
+	}
+	kvs := resp.Responses[0].GetResponseRange().Kvs
+	if len(kvs) == 0 { // deleted between compare and get: impossible in one txn
+		return rec, fmt.Errorf("etcd: create %q: key vanished inside a transaction", election)
+	}
+	fill(&rec, kvs[0])
+	if kvs[0].Lease == int64(ss.id) {
+		return rec, nil
+	}
+	return rec, fmt.Errorf("etcd: create %q: %w (held by lease %s)", election, backends.ErrKeyExists, rec.Owner)
+}
+
+// Delete deletes the key if its create revision equals token.
+func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
+	key := ss.s.Key(election)
+	resp, err := ss.s.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(token))).
+		Then(clientv3.OpDelete(key)).Commit()
+	if err != nil {
+		return classify("delete", election, ctx, err)
+	}
+	if !resp.Succeeded {
+		return fmt.Errorf("etcd: delete %q at token %d: %w", election, token, backends.ErrNotFound)
+	}
+	return nil
+}
+
+// KeepAlive sends one lease keep-alive.
+func (ss *session) KeepAlive(ctx context.Context) error {
+	resp, err := ss.s.c.KeepAliveOnce(ctx, ss.id)
+	if err != nil {
+		return classify("keep lease "+ss.ID()+" alive", "", ctx, err)
+	}
+	if resp.TTL <= 0 {
+		return fmt.Errorf("etcd: keep lease %s alive: %w", ss.ID(), backends.ErrSessionExpired)
+	}
+	return nil
+}
+
+// Close revokes the lease, deleting every key bound to it.
+func (ss *session) Close(ctx context.Context) error {
+	_, err := ss.s.c.Revoke(ctx, ss.id)
+	if err != nil && !errorsIs(err, rpctypes.ErrLeaseNotFound) {
+		return classify("revoke lease "+ss.ID(), "", ctx, err)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+// Package etcd is the leasehold adapter for etcd v3, built on a
+// go.etcd.io/etcd/client/v3 client that the caller made and owns.
+//
+// An election's leader key is Prefix + election name. A session is an etcd
+// lease; the leader key is put with the lease in a transaction guarded by
+// CreateRevision == 0, so creating it is a compare-and-swap. The fencing
+// token is the key's create revision. Waiting is a watch opened at the
+// revision read + 1, so a waiter is in etcd's synced watcher group and sees a
+// delete about one round trip after it commits.
+//
+// Application code should use package lease; this package only connects it
+// to etcd.
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// DefaultPrefix is the key prefix used when Options.Prefix is empty.
+const DefaultPrefix = "/leasehold/"
+
+// Store limits. etcd counts lease TTLs in whole seconds; a server built with
+// the default election timeout (1 s) grants no lease shorter than 2 s.
+const (
+	MinTTL       = 2 * time.Second
+	MaxTTL       = 9_000_000_000 * time.Second // etcd's MaxLeaseTTL
+	MaxValueSize = 1 << 20                     // well below etcd's 1.5 MiB request limit
+)
+
+// Options configure a Store.
+type Options struct {
+	// Prefix is prepended to every election name to form its key. It must
+	// end in "/". Default DefaultPrefix.
+	Prefix string
+}
+
+// Store is a backends.Store on etcd. It is safe for concurrent use.
+type Store struct {
+	c      *clientv3.Client
+	prefix string
+}
+
+var _ backends.Store = (*Store)(nil)
+
+// New returns a Store that uses c. It fails if c is nil or the prefix does
+// not end in "/". It does no I/O; an unreachable server shows up as errors
+// from the calls.
+func New(c *clientv3.Client, opts Options) (*Store, error) {
+	if c == nil {
+		return nil, errors.New("etcd: client is nil: pass a *clientv3.Client made with clientv3.New")
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	if !strings.HasSuffix(opts.Prefix, "/") {
+		return nil, fmt.Errorf("etcd: prefix %q must end in \"/\"", opts.Prefix)
+	}
+	return &Store{c: c, prefix: opts.Prefix}, nil
+}
+
+// Name returns "etcd".
+func (s *Store) Name() string { return "etcd" }
+
+// Limits reports etcd's bounds: TTL between MinTTL and MaxTTL in whole
+// seconds, values up to MaxValueSize bytes.
+func (s *Store) Limits() backends.Limits {
+	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, TTLGranularity: time.Second, MaxValueSize: MaxValueSize}
+}
+
+// Key returns the etcd key of an election.
+func (s *Store) Key(election string) string { return s.prefix + election }
+
+// Get reads the leader key with a linearizable read.
+func (s *Store) Get(ctx context.Context, election string) (backends.Record, error) {
+	resp, err := s.c.Get(ctx, s.Key(election))
+	if err != nil {
+		return backends.Record{}, classify("get", election, ctx, err)
+	}
+	rec := backends.Record{Election: election, Revision: uint64(resp.Header.Revision)}
+	if len(resp.Kvs) == 1 {
+		fill(&rec, resp.Kvs[0])
+	}
+	return rec, nil
+}

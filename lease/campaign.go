@@ -1,0 +1,175 @@
+package lease
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/fencing"
+)
+
+// campaign is a Campaign call waiting for its outcome.
+type campaign struct {
+	done chan campaignResult // buffered: the loop never blocks on it
+}
+
+type campaignResult struct {
+	l   *Leadership
+	err error
+}
+
+func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l, err} }
+
+// Campaign blocks until this elector leads election, ctx ends, or the
+// elector closes. Leadership is a compare-and-swap create of the election's
+// leader key bound to the elector's session; while another holds it,
+// Campaign waits on a watch of the key, not by polling. Store errors are
+// retried every RetryInterval until ctx ends; the error then wraps ctx's
+// error and the last store error. If the session expires while Campaign
+// waits, a new session is made and the campaign goes on.
+//
+// Campaign fails with ErrBusy if the election is already campaigning or held
+// on this elector. A Campaign cancelled just as it won releases the key.
+// The leadership returned outlives ctx: it ends on Resign, on loss, or on
+// Close.
+func (e *LeaseElector) Campaign(ctx context.Context, election string) (*Leadership, error) {
+	if err := backends.ValidateElection(election); err != nil {
+		return nil, fmt.Errorf("lease: campaign: %v: %w", err, ErrInvalidOption)
+	}
+	c := &campaign{done: make(chan campaignResult, 1)}
+	var busy bool
+	if !e.do(func(now time.Time) {
+		if busy = e.m.Active(election); !busy {
+			e.campaigns[election] = c
+			e.m.Campaign(now, election)
+		}
+	}) {
+		return nil, fmt.Errorf("lease: campaign %q: %w", election, ErrClosed)
+	}
+	if busy {
+		return nil, fmt.Errorf("lease: campaign %q: %w", election, ErrBusy)
+	}
+	select {
+	case r := <-c.done:
+		return r.l, r.err
+	case <-ctx.Done():
+		return nil, e.abandon(election, c, ctx)
+	}
+}
+
+// abandon stops a campaign whose ctx ended and says why it stopped.
+func (e *LeaseElector) abandon(election string, c *campaign, ctx context.Context) error {
+	var last error
+	e.do(func(now time.Time) {
+		if e.campaigns[election] == c {
+			delete(e.campaigns, election)
+			last = e.m.LastErr(election)
+			e.m.Cancel(now, election)
+		} else if l := e.held[election]; l != nil && l.c == c {
+			e.m.Resign(now, election) // won just as ctx ended: release
+		}
+	})
+	if last != nil {
+		return fmt.Errorf("lease: campaign %q: %w (last error: %w)", election, context.Cause(ctx), last)
+	}
+	return fmt.Errorf("lease: campaign %q: %w", election, context.Cause(ctx))
+}
+
+func (e *LeaseElector) elected(name string, rec backends.Record) {
+	c := e.campaigns[name]
+	delete(e.campaigns, name)
+	l := newLeadership(e, c, rec)
+	e.held[name] = l
+	if c != nil {
+		c.finish(l, nil)
+	}
+}
+
+func (e *LeaseElector) lost(name string, cause error) {
+	e.stopWatch(name)
+	if l := e.held[name]; l != nil {
+		delete(e.held, name)
+		l.end(cause)
+	}
+}
+
+func (e *LeaseElector) released(name string, err error) {
+	e.stopWatch(name)
+	if c := e.campaigns[name]; c != nil {
+		delete(e.campaigns, name)
+		c.finish(nil, fmt.Errorf("lease: campaign %q: %w", name, err))
+	}
+	for _, w := range e.resigns[name] {
+		w <- nil
+	}
+	delete(e.resigns, name)
+}
+
+// Leadership is one term of leadership of one election. Its fields do not
+// change. It is safe for concurrent use.
+type Leadership struct {
+	// Election is the election name.
+	Election string
+	// Token is the fencing token of this term, taken from the store: it is
+	// greater than the token of every earlier term of this election. Send
+	// it with every write to a protected resource (see package fencing).
+	Token fencing.Token
+	// Identity is the value stored in the leader key.
+	Identity string
+	// Acquired is the local time at which the elector learnt it won.
+	Acquired time.Time
+
+	e      *LeaseElector
+	c      *campaign
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+func newLeadership(e *LeaseElector, c *campaign, rec backends.Record) *Leadership {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &Leadership{Election: rec.Election, Token: fencing.Token(rec.Token),
+		Identity: string(rec.Value), Acquired: time.Now(), e: e, c: c, ctx: ctx, cancel: cancel}
+}
+
+// Context returns a context that is cancelled the moment the leadership is
+// lost or may have been lost: at the holder's deadline if renewals failed,
+// when the store reports the session gone, when the key is deleted by
+// someone else, on Resign, or on Close. context.Cause gives the reason,
+// wrapping ErrLost. Stop acting on the leadership when it is done.
+func (l *Leadership) Context() context.Context { return l.ctx }
+
+// Done is Context().Done().
+func (l *Leadership) Done() <-chan struct{} { return l.ctx.Done() }
+
+// Err returns nil while the leadership holds and the reason it ended after.
+func (l *Leadership) Err() error { return context.Cause(l.ctx) }
+
+func (l *Leadership) end(cause error) {
+	l.cancel(fmt.Errorf("lease: %q token %d: %w: %w", l.Election, l.Token, ErrLost, cause))
+}
+
+// Resign ends the leadership at once (its context is cancelled with
+// ErrResigned) and deletes the leader key if it still holds this term's
+// token, never a successor's. It waits until the key is deleted or ctx
+// ends; the deletion goes on after ctx ends. Resigning a leadership that
+// already ended returns nil.
+func (l *Leadership) Resign(ctx context.Context) error {
+	w := make(chan error, 1)
+	if !l.e.post(func(now time.Time) {
+		if l.e.held[l.Election] != l {
+			w <- nil
+			return
+		}
+		l.e.resigns[l.Election] = append(l.e.resigns[l.Election], w)
+		l.e.m.Resign(now, l.Election)
+	}) {
+		return nil // Close releases every key
+	}
+	select {
+	case err := <-w:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("lease: resign %q: %w", l.Election, ctx.Err())
+	}
+}

@@ -1,0 +1,170 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
+)
+
+// LeaseElector campaigns for any number of elections over one store
+// session, renews that session by heartbeat, and observes leaders. It is
+// safe for concurrent use. Close it to stop its goroutines; Close also
+// releases every leadership it holds.
+//
+// One goroutine owned by the elector runs the election state machine; store
+// calls run in goroutines it starts, each bounded by RequestTimeout, and
+// report back to it.
+type LeaseElector struct {
+	store backends.Store
+	opts  Options
+
+	ctx      context.Context // ends at Close
+	stop     context.CancelFunc
+	inbox    chan func(now time.Time)
+	loopDone chan struct{}
+	io       sync.WaitGroup // store calls and observers
+	closed   sync.Once
+
+	// Owned by the loop goroutine.
+	m         *core.Machine
+	sessions  map[uint64]backends.Session
+	campaigns map[string]*campaign
+	held      map[string]*Leadership
+	resigns   map[string][]chan error
+	watches   map[string]context.CancelFunc
+}
+
+// New returns an elector on store. It checks opts against the store's
+// limits and fails with an error wrapping ErrInvalidOption that names the
+// option and its allowed range. It does no I/O: the session is created at
+// the first Campaign.
+func New(store backends.Store, opts Options) (*LeaseElector, error) {
+	if store == nil {
+		return nil, fmt.Errorf("lease: store is nil: %w", ErrInvalidOption)
+	}
+	opts = opts.withDefaults()
+	if err := opts.validate(store.Limits()); err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
+		inbox: make(chan func(time.Time), 64), loopDone: make(chan struct{}),
+		m: core.New(opts.config()), sessions: make(map[uint64]backends.Session),
+		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
+		resigns: make(map[string][]chan error), watches: make(map[string]context.CancelFunc)}
+	go e.loop()
+	return e, nil
+}
+
+// Identity returns the value this elector stores in a leader key.
+func (e *LeaseElector) Identity() string { return e.opts.Identity }
+
+// Options returns the options in effect, defaults filled in.
+func (e *LeaseElector) Options() Options { return e.opts }
+
+// Close ends every leadership (their contexts are cancelled with ErrClosed
+// before any key is released), fails pending campaigns with ErrClosed,
+// waits for the elector's goroutines, and then closes the store session,
+// which releases every key it held. ctx bounds that last step. Close is
+// idempotent; later calls return nil.
+func (e *LeaseElector) Close(ctx context.Context) error {
+	first := false
+	e.closed.Do(func() { first = true; e.stop() })
+	<-e.loopDone
+	e.io.Wait()
+	if !first {
+		return nil
+	}
+	var errs []error
+	for _, s := range e.sessions {
+		if err := s.Close(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("lease: close: %w", err)
+	}
+	return nil
+}
+
+// post runs f on the loop goroutine. It reports false if the elector closed.
+func (e *LeaseElector) post(f func(now time.Time)) bool {
+	select {
+	case e.inbox <- f:
+		return true
+	case <-e.ctx.Done():
+		return false
+	}
+}
+
+// do runs f on the loop goroutine and waits for it. It reports false if
+// the elector closed before f ran.
+func (e *LeaseElector) do(f func(now time.Time)) bool {
+	done := make(chan struct{})
+	if !e.post(func(now time.Time) { f(now); close(done) }) {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-e.loopDone:
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (e *LeaseElector) loop() {
+	defer close(e.loopDone)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		e.m.Tick(time.Now())
+		for _, a := range e.m.Ready() {
+			e.perform(a)
+		}
+		resetTimer(timer, e.m.NextTimer())
+		select {
+		case f := <-e.inbox:
+			f(time.Now())
+		case <-timer.C:
+		case <-e.ctx.Done():
+			e.shutdown()
+			return
+		}
+	}
+}
+
+func resetTimer(t *time.Timer, at time.Time) {
+	t.Stop()
+	if at.IsZero() {
+		return
+	}
+	t.Reset(time.Until(at))
+}
+
+// shutdown ends what the loop owns when the elector closes.
+func (e *LeaseElector) shutdown() {
+	for _, l := range e.held {
+		l.end(ErrClosed)
+	}
+	for _, c := range e.campaigns {
+		c.finish(nil, ErrClosed)
+	}
+	for _, ws := range e.resigns {
+		for _, w := range ws {
+			w <- nil // Close revokes the session, which deletes the key
+		}
+	}
+	for _, cancel := range e.watches {
+		cancel()
+	}
+}

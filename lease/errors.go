@@ -1,0 +1,31 @@
+package lease
+
+import (
+	"errors"
+
+	"github.com/leasehold/leasehold/lease/internal/core"
+)
+
+// Errors returned by the elector, and causes of a lost leadership as given
+// by context.Cause(l.Context()) and Leadership.Err. Test with errors.Is.
+var (
+	// ErrInvalidOption: an option or argument is out of range; the message
+	// names it and the allowed range.
+	ErrInvalidOption = errors.New("invalid option")
+	// ErrClosed: the elector was closed.
+	ErrClosed = errors.New("elector closed")
+	// ErrBusy: the election is already campaigning or held on this elector,
+	// or a resign of it is still in progress.
+	ErrBusy = errors.New("election busy on this elector")
+	// ErrNoLeader: the election has no leader.
+	ErrNoLeader = errors.New("no leader")
+	// ErrLost wraps every cause of a lost leadership.
+	ErrLost = errors.New("leadership lost")
+	// ErrRenewDeadline: no renewal succeeded within TTL − SafetyMargin −
+	// drift, so the store may already have handed the key to another.
+	ErrRenewDeadline = core.ErrRenewDeadline
+	// ErrKeyLost: the leader key was deleted or replaced by someone else.
+	ErrKeyLost = core.ErrKeyLost
+	// ErrResigned: the leadership was resigned.
+	ErrResigned = core.ErrResigned
+)

@@ -1,0 +1,120 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/fencing"
+)
+
+// LeaderInfo describes an election's leader as an observer saw it.
+type LeaderInfo struct {
+	// Election is the election name.
+	Election string
+	// Identity is the leader's value; empty when there is no leader.
+	Identity string
+	// Token is the leader's fencing token; 0 when there is no leader.
+	Token fencing.Token
+	// Since is the local time at which this observer first saw this
+	// leader (or the lack of one). It is not a store timestamp.
+	Since time.Time
+}
+
+// HasLeader reports whether the election had a leader.
+func (i LeaderInfo) HasLeader() bool { return i.Token != 0 }
+
+func infoOf(rec backends.Record, since time.Time) LeaderInfo {
+	return LeaderInfo{Election: rec.Election, Identity: string(rec.Value),
+		Token: fencing.Token(rec.Token), Since: since}
+}
+
+// Leader reads the election's current leader with one linearizable read.
+// It returns an error wrapping ErrNoLeader if there is none. It needs no
+// session and does not campaign.
+func (e *LeaseElector) Leader(ctx context.Context, election string) (LeaderInfo, error) {
+	if err := backends.ValidateElection(election); err != nil {
+		return LeaderInfo{}, fmt.Errorf("lease: leader: %v: %w", err, ErrInvalidOption)
+	}
+	rec, err := e.store.Get(ctx, election)
+	if err != nil {
+		return LeaderInfo{}, fmt.Errorf("lease: leader %q: %w", election, err)
+	}
+	if !rec.Exists() {
+		return LeaderInfo{}, fmt.Errorf("lease: leader %q: %w", election, ErrNoLeader)
+	}
+	return infoOf(rec, time.Now()), nil
+}
+
+// Observe streams the election's leader: first the current state, then
+// every change, including "no leader" (a LeaderInfo whose HasLeader is
+// false). It needs no session and does not campaign. The channel is
+// unbuffered: the observer waits for the reader, so no change is skipped,
+// except that after a store error or a compaction the observer re-reads
+// the key and sends the current state if it differs from the last one sent.
+// Store errors are retried every RetryInterval. The channel is closed when
+// ctx ends or the elector closes.
+func (e *LeaseElector) Observe(ctx context.Context, election string) (<-chan LeaderInfo, error) {
+	if err := backends.ValidateElection(election); err != nil {
+		return nil, fmt.Errorf("lease: observe: %v: %w", err, ErrInvalidOption)
+	}
+	ch := make(chan LeaderInfo)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(e.ctx, cancel)
+	e.io.Add(1)
+	go func() {
+		defer e.io.Done()
+		defer close(ch)
+		defer stop()
+		defer cancel()
+		e.observeLoop(ctx, election, ch)
+	}()
+	return ch, nil
+}
+
+func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan<- LeaderInfo) {
+	var last LeaderInfo
+	var rev uint64 // 0: read the key before waiting
+	first := true
+	for ctx.Err() == nil {
+		rec, err := e.observeStep(ctx, election, rev)
+		switch {
+		case errors.Is(err, backends.ErrCompacted):
+			rev = 0
+			continue
+		case err != nil:
+			rev = 0
+			e.pause(ctx, e.opts.RetryInterval)
+			continue
+		}
+		rev = rec.Revision
+		if !first && rec.Token == uint64(last.Token) && string(rec.Value) == last.Identity {
+			continue
+		}
+		first, last = false, infoOf(rec, time.Now())
+		select {
+		case ch <- last:
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (e *LeaseElector) observeStep(ctx context.Context, election string, rev uint64) (backends.Record, error) {
+	if rev != 0 {
+		return e.store.Wait(ctx, election, rev)
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
+	defer cancel()
+	return e.store.Get(ctx, election)
+}
+
+func (e *LeaseElector) pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,125 @@
+package lease
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
+)
+
+// DefaultTTL is the session TTL used when Options.TTL is zero.
+const DefaultTTL = 10 * time.Second
+
+// DefaultClockDrift is the clock drift allowance used when
+// Options.ClockDrift is zero.
+const DefaultClockDrift = 0.01
+
+// Options configure a LeaseElector. The zero value of every field means its
+// default; New checks the result against the store's limits.
+type Options struct {
+	// TTL is the session TTL: how long after the last renewal the store
+	// keeps the leader key of a silent holder. It is also about how long a
+	// crashed leader blocks its successor. Default DefaultTTL; bounds and
+	// granularity are the store's (etcd: 2s and up, whole seconds).
+	TTL time.Duration
+
+	// SafetyMargin is subtracted from the TTL to set the holder's deadline:
+	// a leader stops at (send time of its last successful renewal) + TTL −
+	// SafetyMargin − ClockDrift×TTL, before the store can give the key to
+	// anyone else. It is the time the application has to stop acting once
+	// its leadership context is cancelled. Default TTL/4; must be below
+	// the TTL.
+	SafetyMargin time.Duration
+
+	// ClockDrift is the largest rate, as a fraction, by which the local
+	// monotonic clock may run slower than the store's. Default
+	// DefaultClockDrift (1%); between 0 and 0.5. Set a negative value for
+	// no allowance.
+	ClockDrift float64
+
+	// RenewInterval is the time between renewals of the session. Default
+	// TTL/3; must leave room for a renewal before the holder's deadline.
+	RenewInterval time.Duration
+
+	// RetryInterval is the wait before retrying a failed store call.
+	// Default RenewInterval/4.
+	RetryInterval time.Duration
+
+	// RequestTimeout bounds every store call except a wait for a change.
+	// A renewal is further bounded by the holder's deadline. Default
+	// RenewInterval.
+	RequestTimeout time.Duration
+
+	// Identity is the value stored in the leader key while this elector
+	// leads, shown to observers. Default "hostname/pid/random".
+	Identity string
+}
+
+func (o Options) withDefaults() Options {
+	if o.TTL == 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.SafetyMargin == 0 {
+		o.SafetyMargin = o.TTL / 4
+	}
+	if o.ClockDrift == 0 {
+		o.ClockDrift = DefaultClockDrift
+	} else if o.ClockDrift < 0 {
+		o.ClockDrift = 0
+	}
+	if o.RenewInterval == 0 {
+		o.RenewInterval = o.TTL / 3
+	}
+	if o.RetryInterval == 0 {
+		o.RetryInterval = o.RenewInterval / 4
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = o.RenewInterval
+	}
+	if o.Identity == "" {
+		o.Identity = defaultIdentity()
+	}
+	return o
+}
+
+func defaultIdentity() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
+func (o Options) config() core.Config {
+	return core.Config{TTL: o.TTL, Margin: o.SafetyMargin, Drift: o.ClockDrift,
+		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval}
+}
+
+// validate checks defaulted options against the store's limits.
+func (o Options) validate(lim backends.Limits) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("lease: %s: %w", fmt.Sprintf(format, args...), ErrInvalidOption)
+	}
+	switch {
+	case o.TTL < lim.MinTTL || (lim.MaxTTL > 0 && o.TTL > lim.MaxTTL):
+		return bad("TTL %v is out of the store's range %v to %v", o.TTL, lim.MinTTL, lim.MaxTTL)
+	case lim.TTLGranularity > 0 && o.TTL%lim.TTLGranularity != 0:
+		return bad("TTL %v is not a multiple of %v, the store's unit", o.TTL, lim.TTLGranularity)
+	case o.SafetyMargin < 0 || o.SafetyMargin >= o.TTL:
+		return bad("SafetyMargin %v must be at least 0 and below the TTL %v", o.SafetyMargin, o.TTL)
+	case o.ClockDrift > 0.5:
+		return bad("ClockDrift %v must be between 0 and 0.5", o.ClockDrift)
+	case o.RenewInterval <= 0 || o.RetryInterval <= 0 || o.RequestTimeout <= 0:
+		return bad("RenewInterval %v, RetryInterval %v and RequestTimeout %v must be positive",
+			o.RenewInterval, o.RetryInterval, o.RequestTimeout)
+	case o.RenewInterval >= o.config().Hold(o.TTL):
+		return bad("RenewInterval %v must be below TTL − SafetyMargin − ClockDrift×TTL = %v",
+			o.RenewInterval, o.config().Hold(o.TTL))
+	case lim.MaxValueSize > 0 && len(o.Identity) > lim.MaxValueSize:
+		return bad("Identity is %d bytes; the store allows at most %d", len(o.Identity), lim.MaxValueSize)
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package lease
+
+import (
+	"context"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
+)
+
+// perform carries out one action of the state machine. Store calls run in
+// their own goroutines and report back through post.
+func (e *LeaseElector) perform(a core.Action) {
+	switch a.Kind {
+	case core.CreateSession:
+		e.createSession(a.Epoch)
+	case core.Renew:
+		e.renew(a.Epoch, e.sessions[a.Epoch])
+	case core.CloseSession:
+		e.closeSession(a.Epoch)
+	case core.Create:
+		e.create(a, e.sessions[a.Epoch])
+	case core.Get, core.Wait:
+		e.observe(a)
+	case core.Delete:
+		e.delete(a, e.sessions[a.Epoch])
+	case core.Elected:
+		e.elected(a.Election, a.Record)
+	case core.Lost:
+		e.lost(a.Election, a.Err)
+	case core.Released:
+		e.released(a.Election, a.Err)
+	}
+}
+
+// call runs fn in a goroutine owned by the elector with a context bounded by
+// RequestTimeout (and by deadline, if set) and ended by Close.
+func (e *LeaseElector) call(deadline time.Time, fn func(ctx context.Context)) {
+	e.io.Add(1)
+	go func() {
+		defer e.io.Done()
+		ctx, cancel := context.WithTimeout(e.ctx, e.opts.RequestTimeout)
+		defer cancel()
+		if !deadline.IsZero() {
+			var cancel2 context.CancelFunc
+			ctx, cancel2 = context.WithDeadline(ctx, deadline)
+			defer cancel2()
+		}
+		fn(ctx)
+	}()
+}
+
+func (e *LeaseElector) createSession(epoch uint64) {
+	e.call(time.Time{}, func(ctx context.Context) {
+		sent := time.Now()
+		s, err := e.store.NewSession(ctx, e.opts.TTL)
+		ok := e.post(func(now time.Time) {
+			if err != nil {
+				e.m.SessionFailed(now, epoch, err)
+				return
+			}
+			e.sessions[epoch] = s
+			e.m.SessionCreated(now, epoch, s.ID(), s.TTL(), sent)
+		})
+		if !ok && err == nil {
+			_ = s.Close(ctx) // the elector closed meanwhile
+		}
+	})
+}
+
+func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
+	e.call(e.m.Deadline(), func(ctx context.Context) {
+		sent := time.Now()
+		err := s.KeepAlive(ctx)
+		e.post(func(now time.Time) {
+			if err != nil {
+				e.m.RenewFailed(now, epoch, err)
+				return
+			}
+			e.m.Renewed(now, epoch, sent)
+		})
+	})
+}
+
+func (e *LeaseElector) closeSession(epoch uint64) {
+	s := e.sessions[epoch]
+	if s == nil {
+		return
+	}
+	delete(e.sessions, epoch)
+	e.call(time.Time{}, func(ctx context.Context) { _ = s.Close(ctx) })
+}
+
+func (e *LeaseElector) create(a core.Action, s backends.Session) {
+	e.stopWatch(a.Election)
+	e.call(time.Time{}, func(ctx context.Context) {
+		rec, err := s.Create(ctx, a.Election, []byte(e.opts.Identity))
+		e.post(func(now time.Time) { e.m.Created(now, a.Election, a.Op, rec, err) })
+	})
+}
+
+func (e *LeaseElector) delete(a core.Action, s backends.Session) {
+	e.stopWatch(a.Election)
+	e.call(time.Time{}, func(ctx context.Context) {
+		err := s.Delete(ctx, a.Election, a.Token)
+		e.post(func(now time.Time) { e.m.Deleted(now, a.Election, a.Op, err) })
+	})
+}
+
+// observe runs a Get (bounded by RequestTimeout) or a Wait (bounded only by
+// the election's interest in it).
+func (e *LeaseElector) observe(a core.Action) {
+	e.stopWatch(a.Election)
+	ctx, cancel := context.WithCancel(e.ctx)
+	e.watches[a.Election] = cancel
+	e.io.Add(1)
+	go func() {
+		defer e.io.Done()
+		defer cancel()
+		var rec backends.Record
+		var err error
+		if a.Kind == core.Get {
+			ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
+			rec, err = e.store.Get(ctx, a.Election)
+			cancel()
+		} else {
+			rec, err = e.store.Wait(ctx, a.Election, a.Rev)
+		}
+		e.post(func(now time.Time) { e.m.Observed(now, a.Election, a.Op, rec, err) })
+	}()
+}
+
+func (e *LeaseElector) stopWatch(name string) {
+	if cancel := e.watches[name]; cancel != nil {
+		cancel()
+		delete(e.watches, name)
+	}
+}

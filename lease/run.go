@@ -1,0 +1,45 @@
+package lease
+
+import (
+	"context"
+	"errors"
+)
+
+// Run campaigns for election and calls fn with a context that is cancelled
+// when the leadership is lost or ctx ends. When the leadership is lost, Run
+// waits for fn to return and campaigns again. When fn returns while still
+// leading, Run resigns and returns fn's error. When ctx ends, fn's context
+// is cancelled, Run waits for fn, resigns, and returns ctx's error.
+//
+// fn runs only while this elector leads (as far as it can know; see the
+// package doc) and never twice at once. Each call of fn starts after the
+// leadership began and its return is the only "stopped" signal, so there is
+// no stop without a start.
+func (e *LeaseElector) Run(ctx context.Context, election string, fn func(ctx context.Context, l *Leadership) error) error {
+	for {
+		l, err := e.Campaign(ctx, election)
+		if err != nil {
+			return err
+		}
+		ferr := e.lead(ctx, l, fn)
+		if l.Err() == nil || ctx.Err() != nil {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RequestTimeout)
+			rerr := l.Resign(rctx)
+			cancel()
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			return errors.Join(ferr, rerr)
+		}
+	}
+}
+
+// lead runs fn with a context that ends with the leadership or with ctx.
+func (e *LeaseElector) lead(ctx context.Context, l *Leadership, fn func(context.Context, *Leadership) error) error {
+	lctx, cancel := context.WithCancelCause(l.Context())
+	defer cancel(nil)
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	defer stop()
+	return fn(lctx, l)
+}
+
