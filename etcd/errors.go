@@ -39,4 +39,3 @@ func errorsIs(err, target error) bool {
 	}
 	return errors.Is(rpctypes.Error(err), rpctypes.Error(target))
 }
-

@@ -117,6 +117,8 @@ type Leadership struct {
 	Token fencing.Token
 	// Identity is the value stored in the leader key.
 	Identity string
+	// Session is the ID of the store session the key is bound to.
+	Session string
 	// Acquired is the local time at which the elector learnt it won.
 	Acquired time.Time
 
@@ -129,7 +131,7 @@ type Leadership struct {
 func newLeadership(e *LeaseElector, c *campaign, rec backends.Record) *Leadership {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Leadership{Election: rec.Election, Token: fencing.Token(rec.Token),
-		Identity: string(rec.Value), Acquired: time.Now(), e: e, c: c, ctx: ctx, cancel: cancel}
+		Identity: string(rec.Value), Session: rec.Owner, Acquired: time.Now(), e: e, c: c, ctx: ctx, cancel: cancel}
 }
 
 // Context returns a context that is cancelled the moment the leadership is

@@ -37,6 +37,7 @@ type LeaseElector struct {
 	held      map[string]*Leadership
 	resigns   map[string][]chan error
 	watches   map[string]context.CancelFunc
+	ready     []chan string // AwaitSession calls
 }
 
 // New returns an elector on store. It checks opts against the store's
@@ -63,6 +64,49 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 
 // Identity returns the value this elector stores in a leader key.
 func (e *LeaseElector) Identity() string { return e.opts.Identity }
+
+// SessionID returns the ID of the elector's live store session, or "" if
+// it has none (before the first Campaign, or between a session's loss and
+// its replacement).
+func (e *LeaseElector) SessionID() string {
+	var id string
+	e.do(func(time.Time) { id = e.m.SessionID() })
+	return id
+}
+
+// AwaitSession makes sure the elector has a live store session, creating
+// one if needed, and returns its ID once it has. A candidate with a live
+// session can take the leader key the moment it is freed, so this is the
+// elector's readiness. It fails when ctx ends or the elector closes.
+func (e *LeaseElector) AwaitSession(ctx context.Context) (string, error) {
+	w := make(chan string, 1)
+	if !e.do(func(now time.Time) {
+		e.ready = append(e.ready, w)
+		e.m.WantSession(now)
+	}) {
+		return "", fmt.Errorf("lease: await session: %w", ErrClosed)
+	}
+	select {
+	case id := <-w:
+		return id, nil
+	case <-ctx.Done():
+		return "", fmt.Errorf("lease: await session: %w", ctx.Err())
+	case <-e.loopDone:
+		return "", fmt.Errorf("lease: await session: %w", ErrClosed)
+	}
+}
+
+func (e *LeaseElector) notifyReady() {
+	if len(e.ready) == 0 {
+		return
+	}
+	if id := e.m.SessionID(); id != "" {
+		for _, w := range e.ready {
+			w <- id
+		}
+		e.ready = nil
+	}
+}
 
 // Options returns the options in effect, defaults filled in.
 func (e *LeaseElector) Options() Options { return e.opts }
@@ -131,6 +175,7 @@ func (e *LeaseElector) loop() {
 		for _, a := range e.m.Ready() {
 			e.perform(a)
 		}
+		e.notifyReady()
 		resetTimer(timer, e.m.NextTimer())
 		select {
 		case f := <-e.inbox:

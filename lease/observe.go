@@ -18,6 +18,9 @@ type LeaderInfo struct {
 	Identity string
 	// Token is the leader's fencing token; 0 when there is no leader.
 	Token fencing.Token
+	// Session is the ID of the store session holding the key (etcd: the
+	// lease ID in hex, as etcdctl prints it).
+	Session string
 	// Since is the local time at which this observer first saw this
 	// leader (or the lack of one). It is not a store timestamp.
 	Since time.Time
@@ -28,7 +31,7 @@ func (i LeaderInfo) HasLeader() bool { return i.Token != 0 }
 
 func infoOf(rec backends.Record, since time.Time) LeaderInfo {
 	return LeaderInfo{Election: rec.Election, Identity: string(rec.Value),
-		Token: fencing.Token(rec.Token), Since: since}
+		Token: fencing.Token(rec.Token), Session: rec.Owner, Since: since}
 }
 
 // Leader reads the election's current leader with one linearizable read.

@@ -42,4 +42,3 @@ func (e *LeaseElector) lead(ctx context.Context, l *Leadership, fn func(context.
 	defer stop()
 	return fn(lctx, l)
 }
-

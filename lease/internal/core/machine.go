@@ -50,6 +50,7 @@ type Machine struct {
 	els    map[string]*election
 	nextOp uint64
 	out    []Action
+	keep   bool // keep a session even without campaigns
 }
 
 // New returns a machine with no session and no elections.
@@ -105,6 +106,14 @@ func (m *Machine) Deadline() time.Time {
 		return time.Time{}
 	}
 	return m.sess.deadline
+}
+
+// SessionID returns the live session's ID, or "" if there is none.
+func (m *Machine) SessionID() string {
+	if m.sess.state != live {
+		return ""
+	}
+	return m.sess.id
 }
 
 // Active reports whether the machine still tracks name: campaigning,

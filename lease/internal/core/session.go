@@ -120,9 +120,20 @@ func (m *Machine) tickSession(now time.Time) {
 	}
 }
 
-// wantSession reports whether a campaign is under way: a session is then
-// kept ready, so that a waiter can create the key the moment it goes.
+// WantSession asks for a live session even with no campaign under way. The
+// session is kept from then on.
+func (m *Machine) WantSession(now time.Time) {
+	m.keep = true
+	m.Tick(now)
+}
+
+// wantSession reports whether a session should be made: one was asked for,
+// or a campaign is under way, so that a waiter can create the key the
+// moment it goes.
 func (m *Machine) wantSession() bool {
+	if m.keep {
+		return true
+	}
 	for _, e := range m.els {
 		if e.phase != leading && e.phase != releasing {
 			return true
