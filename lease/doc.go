@@ -1,0 +1,57 @@
+// Package lease elects one leader per election through a linearizable store
+// (etcd, ZooKeeper, Consul) and tells the leader the moment it stops being
+// one.
+//
+// A LeaseElector holds one store session (an etcd lease, a ZooKeeper
+// session, a Consul session) and campaigns for any number of elections over
+// it. Leadership of an election is a compare-and-swap create of its leader
+// key, bound to the session. The winner gets a Leadership carrying a fencing
+// token from the store and a context that is cancelled when the leadership
+// ends. Losers wait on a watch of the key and try again when it goes.
+//
+//	e, err := lease.New(store, lease.Options{TTL: 10 * time.Second})
+//	...
+//	defer e.Close(ctx)
+//	err = e.Run(ctx, "jobs/scheduler", func(ctx context.Context, l *lease.Leadership) error {
+//		return schedule(ctx, l.Token) // stop when ctx is done; send l.Token with every write
+//	})
+//
+// # Timing
+//
+// The elector renews its session every RenewInterval (default TTL/3). It
+// decides loss locally, on its monotonic clock: a leadership ends at the
+// send time of the last successful renewal + TTL − SafetyMargin −
+// ClockDrift×TTL, or as soon as the store reports the session or the key
+// gone, whichever comes first. The store cannot expire the session before
+// the send time of the last renewal + TTL, so the old leader's context is
+// cancelled at least SafetyMargin before anyone else can take the key. No
+// timestamp is ever read from the store. Every store call but a wait is
+// bounded by RequestTimeout, and a renewal also by the deadline itself, so
+// a hung call cannot hold the decision back.
+//
+// # Guarantees
+//
+// Promised, given a linearizable store:
+//   - At most one session holds an election's key at any time, and tokens
+//     of successive terms of an election strictly increase.
+//   - A Leadership's context is cancelled before the store can give the key
+//     to another, provided the local clock runs no more than ClockDrift
+//     slower than the store's and the process is not paused. Run's fn is
+//     never called twice at once, and its return is the only "stopped"
+//     signal, so there is no stop without a start.
+//   - Resign deletes the key only while it holds this term's token, never a
+//     successor's.
+//   - A campaign whose session expires while it waits makes a new session
+//     and goes on; it never reports leadership on a dead session.
+//
+// Not promised:
+//   - That a leader stops acting in time if its process is paused (GC,
+//     SIGSTOP, a VM migration) or its clock jumps beyond the drift allowance.
+//     A lease cannot stop a paused process. Fencing tokens can: a resource
+//     that rejects tokens lower than one it has seen (package fencing) makes
+//     a paused ex-leader harmless.
+//   - That the application stops within SafetyMargin of its context being
+//     cancelled. Choose the margin to cover that.
+//   - Progress while the store is unavailable: campaigns retry every
+//     RetryInterval until their context ends.
+package lease
