@@ -23,7 +23,7 @@
 // incarnation of the same key. Token 0 means "no key".
 //
 // A Record's Revision is the store's position at which the state was read.
-// Passing it to Wait observes every later change and no earlier one.
+// Wait takes the whole Record and returns when the key differs from it.
 package backends
 
 import (
@@ -77,13 +77,17 @@ type Store interface {
 	// Revision.
 	Get(ctx context.Context, election string) (Record, error)
 
-	// Wait blocks until the leader key's state differs from its state at
-	// revision rev, and returns the first state after rev. If the key
-	// changed after rev and before the call, Wait returns without blocking.
-	// It returns an error wrapping ErrCompacted if the store no longer holds
-	// history at rev; the caller should Get again. It returns an error
-	// wrapping ErrCanceled when ctx ends first.
-	Wait(ctx context.Context, election string, rev uint64) (Record, error)
+	// Wait blocks until the state of known.Election's leader key differs
+	// from known (another Token or Value), the state read at
+	// known.Revision, and returns the new state. If the key changed after
+	// known.Revision and before the call, Wait returns without blocking.
+	// It returns the first differing state after known.Revision or a later
+	// one: a change both made and superseded before Wait began to watch
+	// may be skipped. Wait must see a change within a round trip of it,
+	// not on a polling period. It returns an error wrapping ErrCompacted if
+	// the store can no longer tell; the caller should Get again. It returns
+	// an error wrapping ErrCanceled when ctx ends first.
+	Wait(ctx context.Context, known Record) (Record, error)
 
 	// NewSession creates a store session with the given TTL: an etcd lease,
 	// a ZooKeeper session or a Consul session. The TTL has been checked

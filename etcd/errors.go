@@ -22,6 +22,8 @@ func classify(op, election string, ctx context.Context, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrCanceled, ctx.Err())
+	case errorsIs(err, rpctypes.ErrCompacted), errors.Is(err, rpctypes.ErrGRPCCompacted):
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrCompacted, err)
 	case errorsIs(err, rpctypes.ErrLeaseNotFound):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrSessionExpired, err)
 	case errorsIs(err, rpctypes.ErrNoLeader), errorsIs(err, rpctypes.ErrTooManyRequests),

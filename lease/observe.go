@@ -54,9 +54,10 @@ func (e *LeaseElector) Leader(ctx context.Context, election string) (LeaderInfo,
 // Observe streams the election's leader: first the current state, then
 // every change, including "no leader" (a LeaderInfo whose HasLeader is
 // false). It needs no session and does not campaign. The channel is
-// unbuffered: the observer waits for the reader, so no change is skipped,
-// except that after a store error or a compaction the observer re-reads
-// the key and sends the current state if it differs from the last one sent.
+// unbuffered: the observer waits for the reader and then looks for the next
+// change, so a reader always gets the current state, never a stale one,
+// but a change that came and went while the reader was busy (or while the
+// store was unreachable) can be skipped.
 // Store errors are retried every RetryInterval. The channel is closed when
 // ctx ends or the elector closes.
 func (e *LeaseElector) Observe(ctx context.Context, election string) (<-chan LeaderInfo, error) {
@@ -79,20 +80,20 @@ func (e *LeaseElector) Observe(ctx context.Context, election string) (<-chan Lea
 
 func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan<- LeaderInfo) {
 	var last LeaderInfo
-	var rev uint64 // 0: read the key before waiting
+	known := backends.Record{Election: election} // Revision 0: read first
 	first := true
 	for ctx.Err() == nil {
-		rec, err := e.observeStep(ctx, election, rev)
+		rec, err := e.observeStep(ctx, known)
 		switch {
 		case errors.Is(err, backends.ErrCompacted):
-			rev = 0
+			known.Revision = 0
 			continue
 		case err != nil:
-			rev = 0
+			known.Revision = 0
 			e.pause(ctx, e.opts.RetryInterval)
 			continue
 		}
-		rev = rec.Revision
+		known = rec
 		if !first && rec.Token == uint64(last.Token) && string(rec.Value) == last.Identity {
 			continue
 		}
@@ -104,13 +105,13 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 	}
 }
 
-func (e *LeaseElector) observeStep(ctx context.Context, election string, rev uint64) (backends.Record, error) {
-	if rev != 0 {
-		return e.store.Wait(ctx, election, rev)
+func (e *LeaseElector) observeStep(ctx context.Context, known backends.Record) (backends.Record, error) {
+	if known.Revision != 0 {
+		return e.store.Wait(ctx, known)
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
 	defer cancel()
-	return e.store.Get(ctx, election)
+	return e.store.Get(ctx, known.Election)
 }
 
 func (e *LeaseElector) pause(ctx context.Context, d time.Duration) {

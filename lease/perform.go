@@ -124,7 +124,7 @@ func (e *LeaseElector) observe(a core.Action) {
 			rec, err = e.store.Get(ctx, a.Election)
 			cancel()
 		} else {
-			rec, err = e.store.Wait(ctx, a.Election, a.Rev)
+			rec, err = e.store.Wait(ctx, a.Record)
 		}
 		e.post(func(now time.Time) { e.m.Observed(now, a.Election, a.Op, rec, err) })
 	}()

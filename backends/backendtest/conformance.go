@@ -24,6 +24,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"WaitSeesCreate":        testWaitSeesCreate,
 		"WaitReturnsPastChange": testWaitPastChange,
 		"WaitCanceled":          testWaitCanceled,
+		"WaitIgnoresOthers":     testWaitIgnoresOthers,
 		"CloseReleasesKeys":     testCloseReleases,
 		"ExpiredSession":        testExpiredSession,
 		"TTLExpiry":             testTTLExpiry,

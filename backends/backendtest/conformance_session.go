@@ -61,7 +61,7 @@ func testTTLExpiry(t *testing.T, h Harness) {
 	if err := a.KeepAlive(Context(t, 10*time.Second)); err != nil {
 		t.Fatalf("KeepAlive: %v", err)
 	}
-	ch := startWait(t, s, el, mustGet(t, s, el).Revision)
+	ch := startWait(t, s, mustGet(t, s, el))
 	got := await(t, ch)
 	gone := time.Since(sent)
 	if got.Exists() {

@@ -3,6 +3,7 @@ package backendtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,11 +15,11 @@ type waitResult struct {
 	err error
 }
 
-func startWait(t *testing.T, s backends.Store, el string, rev uint64) <-chan waitResult {
+func startWait(t *testing.T, s backends.Store, known backends.Record) <-chan waitResult {
 	ch := make(chan waitResult, 1)
 	ctx := Context(t, 30*time.Second)
 	go func() {
-		rec, err := s.Wait(ctx, el, rev)
+		rec, err := s.Wait(ctx, known)
 		ch <- waitResult{rec, err}
 	}()
 	return ch
@@ -44,12 +45,12 @@ func testWaitSeesDelete(t *testing.T, h Harness) {
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
 	before := mustGet(t, s, el)
-	ch := startWait(t, s, el, before.Revision)
+	ch := startWait(t, s, before)
 	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	got := await(t, ch)
-	if got.Exists() || got.Revision <= before.Revision {
+	if got.Exists() || got.Revision <= before.Revision || got.Election != el {
 		t.Fatalf("Wait after delete = %+v, want absent at a revision above %d", got, before.Revision)
 	}
 }
@@ -59,7 +60,7 @@ func testWaitSeesCreate(t *testing.T, h Harness) {
 	a := newSession(t, s)
 	el := Election(t)
 	before := mustGet(t, s, el)
-	ch := startWait(t, s, el, before.Revision)
+	ch := startWait(t, s, before)
 	rec := mustCreate(t, a, el, "alice")
 	got := await(t, ch)
 	if got.Token != rec.Token || got.Owner != a.ID() || string(got.Value) != "alice" {
@@ -76,9 +77,37 @@ func testWaitPastChange(t *testing.T, h Harness) {
 	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
-	got := await(t, startWait(t, s, el, before.Revision))
+	got := await(t, startWait(t, s, before))
 	if got.Exists() {
 		t.Fatalf("Wait from before a delete = %+v, want absent", got)
+	}
+}
+
+// testWaitIgnoresOthers: changes to other elections move the store's
+// revision but do not end a Wait; the next change to its own key does.
+func testWaitIgnoresOthers(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	a := newSession(t, s)
+	el := Election(t)
+	rec := mustCreate(t, a, el, "alice")
+	before := mustGet(t, s, el)
+	for i := range 3 {
+		mustCreate(t, a, fmt.Sprintf("%s-other-%d", el, i), "x")
+	}
+	ch := startWait(t, s, before)
+	for i := range 3 {
+		mustCreate(t, a, fmt.Sprintf("%s-more-%d", el, i), "x")
+	}
+	select {
+	case r := <-ch:
+		t.Fatalf("Wait returned %+v, %v on changes to other keys", r.rec, r.err)
+	default:
+	}
+	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, ch); got.Exists() {
+		t.Fatalf("Wait = %+v, want absent", got)
 	}
 }
 
@@ -89,7 +118,7 @@ func testWaitCanceled(t *testing.T, h Harness) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan error, 1)
 	go func() {
-		_, err := s.Wait(ctx, el, before.Revision)
+		_, err := s.Wait(ctx, before)
 		ch <- err
 	}()
 	cancel()

@@ -25,7 +25,8 @@ const (
 	Create
 	// Get: read Election's key; report with Observed.
 	Get
-	// Wait: wait for Election's key to change after Rev; report with Observed.
+	// Wait: wait for Election's key to differ from Record; report with
+	// Observed.
 	Wait
 	// Delete: delete Election's key if it holds Token; report with Deleted.
 	Delete
@@ -48,7 +49,6 @@ type Action struct {
 	Election string
 	Op       uint64
 	Epoch    uint64
-	Rev      uint64
 	Token    uint64
 	Record   backends.Record
 	Err      error
@@ -69,7 +69,7 @@ func (a Action) String() string {
 	case Get:
 		fmt.Fprintf(&b, " op=%d", a.Op)
 	case Wait:
-		fmt.Fprintf(&b, " op=%d rev=%d", a.Op, a.Rev)
+		fmt.Fprintf(&b, " op=%d rev=%d token=%d", a.Op, a.Record.Revision, a.Record.Token)
 	case Delete:
 		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
 	case Elected:

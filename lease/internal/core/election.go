@@ -22,7 +22,7 @@ type election struct {
 	op       uint64 // the call in flight; results quoting another op are stale
 	inflight bool
 	retryAt  time.Time // when !inflight: reissue the phase's call then
-	rev      uint64    // revision to Wait from; 0 means Get first
+	known    backends.Record // state to Wait for a change from; Revision 0 means Get first
 	token    uint64
 	canceled bool // the campaign was canceled while a Create was in flight
 	lastErr  error
@@ -71,13 +71,13 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		e.token = rec.Token
 		m.resign(name, e, nil)
 	case err == nil:
-		e.phase, e.token, e.rev = leading, rec.Token, rec.Revision
+		e.phase, e.token, e.known = leading, rec.Token, rec
 		m.emit(Action{Kind: Elected, Election: name, Record: rec})
 		m.wait(name, e)
 	case e.canceled:
 		m.forget(name, ErrCanceled)
 	case errors.Is(err, backends.ErrKeyExists):
-		e.phase, e.rev = waiting, rec.Revision
+		e.phase, e.known = waiting, rec
 		m.wait(name, e)
 	case errors.Is(err, backends.ErrSessionExpired):
 		e.lastErr = err
@@ -95,7 +95,7 @@ func (m *Machine) Observed(now time.Time, name string, op uint64, rec backends.R
 	switch {
 	case e == nil:
 	case errors.Is(err, backends.ErrCompacted):
-		e.rev = 0
+		e.known = backends.Record{}
 		m.wait(name, e)
 	case err != nil:
 		e.lastErr = err
@@ -107,7 +107,7 @@ func (m *Machine) Observed(now time.Time, name string, op uint64, rec backends.R
 		m.create(name, e)
 		m.tickSession(now)
 	default:
-		e.rev = rec.Revision
+		e.known = rec
 		m.wait(name, e)
 	}
 }
@@ -158,11 +158,11 @@ func (m *Machine) create(name string, e *election) {
 }
 
 func (m *Machine) wait(name string, e *election) {
-	if e.rev == 0 {
+	if e.known.Revision == 0 {
 		m.call(e, Action{Kind: Get, Election: name})
 		return
 	}
-	m.call(e, Action{Kind: Wait, Election: name, Rev: e.rev})
+	m.call(e, Action{Kind: Wait, Election: name, Record: e.known})
 }
 
 func (m *Machine) resign(name string, e *election, cause error) {
