@@ -21,7 +21,7 @@ type election struct {
 	phase    phase
 	op       uint64 // the call in flight; results quoting another op are stale
 	inflight bool
-	retryAt  time.Time // when !inflight: reissue the phase's call then
+	retryAt  time.Time       // when !inflight: reissue the phase's call then
 	known    backends.Record // state to Wait for a change from; Revision 0 means Get first
 	token    uint64
 	canceled bool // the campaign was canceled while a Create was in flight
