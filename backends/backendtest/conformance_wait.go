@@ -17,7 +17,7 @@ type waitResult struct {
 
 func startWait(t *testing.T, s backends.Store, known backends.Record) <-chan waitResult {
 	ch := make(chan waitResult, 1)
-	ctx := Context(t, 30*time.Second)
+	ctx := Context(t, 2*time.Minute)
 	go func() {
 		rec, err := s.Wait(ctx, known)
 		ch <- waitResult{rec, err}
@@ -27,14 +27,19 @@ func startWait(t *testing.T, s backends.Store, known backends.Record) <-chan wai
 
 func await(t *testing.T, ch <-chan waitResult) backends.Record {
 	t.Helper()
+	return awaitWithin(t, ch, 20*time.Second)
+}
+
+func awaitWithin(t *testing.T, ch <-chan waitResult, d time.Duration) backends.Record {
+	t.Helper()
 	select {
 	case r := <-ch:
 		if r.err != nil {
 			t.Fatalf("Wait: %v", r.err)
 		}
 		return r.rec
-	case <-time.After(20 * time.Second):
-		t.Fatal("Wait did not return within 20s of the change")
+	case <-time.After(d):
+		t.Fatalf("Wait did not return within %v", d)
 	}
 	return backends.Record{}
 }

@@ -29,6 +29,25 @@ type Harness interface {
 	ExpireSession(ctx context.Context, id string) error
 }
 
+// ExpiryGracer is an optional interface of a Harness whose store may keep
+// a silent session's keys for a while after its TTL: Consul invalidates a
+// session anywhere between TTL and 2×TTL, etcd checks expiry every 500 ms.
+// ExpiryGrace returns that extra time for a session of the given TTL. The
+// suites allow TTL + ExpiryGrace (or TTL + 1 s without it) for a crashed
+// holder's key to go.
+type ExpiryGracer interface {
+	ExpiryGrace(ttl time.Duration) time.Duration
+}
+
+// ExpiryBound returns how long after the last renewal the suites allow a
+// store to take to delete a silent session's keys.
+func ExpiryBound(h Harness, ttl time.Duration) time.Duration {
+	if g, ok := h.(ExpiryGracer); ok {
+		return ttl + g.ExpiryGrace(ttl)
+	}
+	return ttl + time.Second
+}
+
 // Election returns an election name unique to t.
 func Election(t testing.TB) string {
 	b := make([]byte, 4)

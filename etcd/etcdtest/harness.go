@@ -71,6 +71,10 @@ func (h *Harness) ExpireSession(ctx context.Context, id string) error {
 	return err
 }
 
+// ExpiryGrace is 500 ms: etcd's lessor looks for expired leases every
+// 500 ms, so a silent lease's keys go up to that long after its TTL.
+func (h *Harness) ExpiryGrace(time.Duration) time.Duration { return 500 * time.Millisecond }
+
 // Close closes the harness's own client.
 func (h *Harness) Close() {
 	if h.admin != nil {

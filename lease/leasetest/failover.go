@@ -50,15 +50,15 @@ func (s *suite) testCrashFailover(t *testing.T) {
 	ch := campaignAsync(t, b, el)
 	cut := time.Now()
 	sever()
-	limit := opts.TTL + opts.RenewInterval
-	stopped := doneWithin(t, la, limit)
+	limit := backendtest.ExpiryBound(s.h, opts.TTL) + opts.RenewInterval
+	stopped := doneWithin(t, la, opts.TTL)
 	w := awaitWin(t, ch, limit+5*time.Second)
 	if !stopped.Before(w.l.Acquired) {
 		t.Fatalf("old leader stopped at %v, after the successor started at %v",
 			stopped.Sub(cut), w.l.Acquired.Sub(cut))
 	}
 	if d := w.at.Sub(cut); d > limit {
-		t.Fatalf("successor after %v, want within TTL + renew interval = %v", d, limit)
+		t.Fatalf("successor after %v, want within TTL + expiry grace + renew interval = %v", d, limit)
 	}
 	if !errors.Is(la.Err(), lease.ErrLost) || w.l.Token <= la.Token {
 		t.Fatalf("old leader's reason %v; tokens %d then %d", la.Err(), la.Token, w.l.Token)
@@ -103,7 +103,7 @@ func (s *suite) testWaiterSessionExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	resign(t, la)
-	w := awaitWin(t, ch, opts.TTL+opts.RenewInterval+5*time.Second)
+	w := awaitWin(t, ch, backendtest.ExpiryBound(s.h, opts.TTL)+opts.RenewInterval+5*time.Second)
 	if w.l.Session == old {
 		t.Fatalf("won on the expired session %s", old)
 	}

@@ -1,0 +1,78 @@
+// Package stores starts real etcd, ZooKeeper and Consul servers in
+// containers, as single nodes or 3-node clusters, for the integration,
+// fault and benchmark suites. It uses testcontainers-go and terminates every
+// container and network it starts when the test ends (the reaper image is
+// not used).
+//
+// Image names come from LEASEHOLD_ETCD_IMAGE, LEASEHOLD_ZOOKEEPER_IMAGE and
+// LEASEHOLD_CONSUL_IMAGE and default to the official images; `make images`
+// builds them locally where no registry is reachable. Set
+// TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 (../shared/testcontainers.env) so
+// that tests talk to published ports on loopback.
+package stores
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// Image names and their defaults.
+var (
+	EtcdImage      = imageFromEnv("LEASEHOLD_ETCD_IMAGE", "gcr.io/etcd-development/etcd:v3.7.3")
+	ZooKeeperImage = imageFromEnv("LEASEHOLD_ZOOKEEPER_IMAGE", "zookeeper:3.8.0")
+	ConsulImage    = imageFromEnv("LEASEHOLD_CONSUL_IMAGE", "hashicorp/consul:1.22.7")
+)
+
+func imageFromEnv(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// startTimeout bounds starting a cluster and waiting for it to serve.
+const startTimeout = 3 * time.Minute
+
+// Require checks that containers can run here and that image is present,
+// and stops the test if not: under CI=true it fails, elsewhere it skips
+// with a message that says how to enable the suite.
+func Require(t testing.TB, image string) {
+	t.Helper()
+	if os.Getenv("TESTCONTAINERS_HOST_OVERRIDE") == "" {
+		stop(t, "TESTCONTAINERS_HOST_OVERRIDE is unset: source ../shared/testcontainers.env (test traffic must stay on loopback)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		stop(t, "no Docker engine: "+err.Error())
+	}
+	defer cli.Close()
+	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
+		stop(t, "Docker engine does not answer: "+err.Error())
+	}
+	if _, err := cli.ImageInspect(ctx, image); err != nil {
+		stop(t, "image "+image+" is missing: run `make images` (it builds or pulls the store images)")
+	}
+}
+
+func stop(t testing.TB, why string) {
+	t.Helper()
+	if strings.EqualFold(os.Getenv("CI"), "true") {
+		t.Fatalf("integration suite cannot run under CI: %s", why)
+	}
+	t.Skipf("integration suite skipped: %s", why)
+}
+
+// startContext returns a context bounding a cluster's start.
+func startContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
