@@ -30,6 +30,9 @@ type LeaseElector struct {
 	io       sync.WaitGroup // store calls and observers
 	closed   sync.Once
 
+	openMu sync.Mutex
+	open   map[backends.Session]bool // sessions made and not yet closed
+
 	// Owned by the loop goroutine.
 	m         *core.Machine
 	sessions  map[uint64]backends.Session
@@ -57,7 +60,8 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		inbox: make(chan func(time.Time), 64), loopDone: make(chan struct{}),
 		m: core.New(opts.config()), sessions: make(map[uint64]backends.Session),
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
-		resigns: make(map[string][]chan error), watches: make(map[string]context.CancelFunc)}
+		resigns: make(map[string][]chan error), watches: make(map[string]context.CancelFunc),
+		open: make(map[backends.Session]bool)}
 	go e.loop()
 	return e, nil
 }
@@ -125,7 +129,7 @@ func (e *LeaseElector) Close(ctx context.Context) error {
 		return nil
 	}
 	var errs []error
-	for _, s := range e.sessions {
+	for s := range e.open {
 		if err := s.Close(ctx); err != nil {
 			errs = append(errs, err)
 		}
@@ -134,6 +138,18 @@ func (e *LeaseElector) Close(ctx context.Context) error {
 		return fmt.Errorf("lease: close: %w", err)
 	}
 	return nil
+}
+
+// track records a session as open (true) or closed (false), so that Close
+// can close every session ever made, whatever the loop saw of it.
+func (e *LeaseElector) track(s backends.Session, open bool) {
+	e.openMu.Lock()
+	defer e.openMu.Unlock()
+	if open {
+		e.open[s] = true
+	} else {
+		delete(e.open, s)
+	}
 }
 
 // post runs f on the loop goroutine. It reports false if the elector closed.

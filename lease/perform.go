@@ -54,7 +54,10 @@ func (e *LeaseElector) createSession(epoch uint64) {
 	e.call(time.Time{}, func(ctx context.Context) {
 		sent := time.Now()
 		s, err := e.store.NewSession(ctx, e.opts.TTL)
-		ok := e.post(func(now time.Time) {
+		if err == nil {
+			e.track(s, true)
+		}
+		e.post(func(now time.Time) {
 			if err != nil {
 				e.m.SessionFailed(now, epoch, err)
 				return
@@ -62,9 +65,6 @@ func (e *LeaseElector) createSession(epoch uint64) {
 			e.sessions[epoch] = s
 			e.m.SessionCreated(now, epoch, s.ID(), s.TTL(), sent)
 		})
-		if !ok && err == nil {
-			_ = s.Close(ctx) // the elector closed meanwhile
-		}
 	})
 }
 
@@ -88,7 +88,11 @@ func (e *LeaseElector) closeSession(epoch uint64) {
 		return
 	}
 	delete(e.sessions, epoch)
-	e.call(time.Time{}, func(ctx context.Context) { _ = s.Close(ctx) })
+	e.call(time.Time{}, func(ctx context.Context) {
+		if s.Close(ctx) == nil {
+			e.track(s, false)
+		}
+	})
 }
 
 func (e *LeaseElector) create(a core.Action, s backends.Session) {

@@ -1,0 +1,112 @@
+package lease_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/embedetcd"
+	"github.com/leasehold/leasehold/lease"
+)
+
+// newStore starts an in-process etcd for the examples; an application
+// passes its own *clientv3.Client to etcd.New instead.
+func newStore() (*etcd.Store, func()) {
+	srv, err := embedetcd.Start()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cli, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
+	store, err := etcd.New(cli, etcd.Options{Prefix: "/example/"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return store, func() { cli.Close(); srv.Close() }
+}
+
+func ExampleLeaseElector_Campaign() {
+	store, stop := newStore()
+	defer stop()
+	e, err := lease.New(store, lease.Options{TTL: 2 * time.Second, Identity: "worker-1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(context.Background())
+
+	ctx := context.Background()
+	l, err := e.Campaign(ctx, "jobs/scheduler")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("leading as", l.Identity, "with a fencing token:", l.Token > 0)
+	// ... act while l.Context() is not done, sending l.Token with each write ...
+	if err := l.Resign(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("resigned:", errors.Is(l.Err(), lease.ErrResigned))
+	// Output:
+	// leading as worker-1 with a fencing token: true
+	// resigned: true
+}
+
+func ExampleLeaseElector_Run() {
+	store, stop := newStore()
+	defer stop()
+	e, err := lease.New(store, lease.Options{TTL: 2 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(context.Background())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	err = e.Run(ctx, "jobs/scheduler", func(ctx context.Context, l *lease.Leadership) error {
+		fmt.Println("started leading")
+		cancel() // a real fn works until ctx is done
+		<-ctx.Done()
+		fmt.Println("stopped leading")
+		return nil
+	})
+	fmt.Println("Run returned:", err)
+	// Output:
+	// started leading
+	// stopped leading
+	// Run returned: context canceled
+}
+
+func ExampleLeaseElector_Observe() {
+	store, stop := newStore()
+	defer stop()
+	candidate, _ := lease.New(store, lease.Options{TTL: 2 * time.Second, Identity: "worker-1"})
+	defer candidate.Close(context.Background())
+	observer, _ := lease.New(store, lease.Options{TTL: 2 * time.Second})
+	defer observer.Close(context.Background())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes, err := observer.Observe(ctx, "jobs/scheduler")
+	if err != nil {
+		log.Fatal(err)
+	}
+	show := func(info lease.LeaderInfo) {
+		if info.HasLeader() {
+			fmt.Println("leader:", info.Identity)
+		} else {
+			fmt.Println("no leader")
+		}
+	}
+	show(<-changes)
+	l, _ := candidate.Campaign(ctx, "jobs/scheduler")
+	show(<-changes)
+	_ = l.Resign(ctx)
+	show(<-changes)
+	// Output:
+	// no leader
+	// leader: worker-1
+	// no leader
+}
