@@ -28,6 +28,7 @@ type LeaseElector struct {
 	inbox    chan func(now time.Time)
 	loopDone chan struct{}
 	io       sync.WaitGroup // store calls and observers
+	slots    chan struct{}  // see maxElectionCalls
 	closed   sync.Once
 
 	openMu sync.Mutex
@@ -61,7 +62,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		m: core.New(opts.config()), sessions: make(map[uint64]backends.Session),
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
 		resigns: make(map[string][]chan error), watches: make(map[string]context.CancelFunc),
-		open: make(map[backends.Session]bool)}
+		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls)}
 	go e.loop()
 	return e, nil
 }

@@ -33,12 +33,27 @@ func (e *LeaseElector) perform(a core.Action) {
 	}
 }
 
+// maxElectionCalls bounds the creates, deletes and reads for elections in
+// flight at once, so that a thousand campaigns started together do not
+// queue the session's renewals behind them. Renewals and session calls do
+// not wait for a slot.
+const maxElectionCalls = 32
+
 // call runs fn in a goroutine owned by the elector with a context bounded by
-// RequestTimeout (and by deadline, if set) and ended by Close.
-func (e *LeaseElector) call(deadline time.Time, fn func(ctx context.Context)) {
+// RequestTimeout (and by deadline, if set) and ended by Close. With slot, fn
+// first waits for one of maxElectionCalls slots; its timeout starts then.
+func (e *LeaseElector) call(deadline time.Time, slot bool, fn func(ctx context.Context)) {
 	e.io.Add(1)
 	go func() {
 		defer e.io.Done()
+		if slot {
+			select {
+			case e.slots <- struct{}{}:
+				defer func() { <-e.slots }()
+			case <-e.ctx.Done():
+				return
+			}
+		}
 		ctx, cancel := context.WithTimeout(e.ctx, e.opts.RequestTimeout)
 		defer cancel()
 		if !deadline.IsZero() {
@@ -51,7 +66,7 @@ func (e *LeaseElector) call(deadline time.Time, fn func(ctx context.Context)) {
 }
 
 func (e *LeaseElector) createSession(epoch uint64) {
-	e.call(time.Time{}, func(ctx context.Context) {
+	e.call(time.Time{}, false, func(ctx context.Context) {
 		sent := time.Now()
 		s, err := e.store.NewSession(ctx, e.opts.TTL)
 		if err == nil {
@@ -69,7 +84,7 @@ func (e *LeaseElector) createSession(epoch uint64) {
 }
 
 func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
-	e.call(e.m.Deadline(), func(ctx context.Context) {
+	e.call(e.m.Deadline(), false, func(ctx context.Context) {
 		sent := time.Now()
 		err := s.KeepAlive(ctx)
 		e.post(func(now time.Time) {
@@ -88,7 +103,7 @@ func (e *LeaseElector) closeSession(epoch uint64) {
 		return
 	}
 	delete(e.sessions, epoch)
-	e.call(time.Time{}, func(ctx context.Context) {
+	e.call(time.Time{}, false, func(ctx context.Context) {
 		if s.Close(ctx) == nil {
 			e.track(s, false)
 		}
@@ -97,7 +112,7 @@ func (e *LeaseElector) closeSession(epoch uint64) {
 
 func (e *LeaseElector) create(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
-	e.call(time.Time{}, func(ctx context.Context) {
+	e.call(time.Time{}, true, func(ctx context.Context) {
 		rec, err := s.Create(ctx, a.Election, []byte(e.opts.Identity))
 		e.post(func(now time.Time) { e.m.Created(now, a.Election, a.Op, rec, err) })
 	})
@@ -105,7 +120,7 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 
 func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
-	e.call(time.Time{}, func(ctx context.Context) {
+	e.call(time.Time{}, true, func(ctx context.Context) {
 		err := s.Delete(ctx, a.Election, a.Token)
 		e.post(func(now time.Time) { e.m.Deleted(now, a.Election, a.Op, err) })
 	})
@@ -124,9 +139,7 @@ func (e *LeaseElector) observe(a core.Action) {
 		var rec backends.Record
 		var err error
 		if a.Kind == core.Get {
-			ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
-			rec, err = e.store.Get(ctx, a.Election)
-			cancel()
+			rec, err = e.get(ctx, a.Election)
 		} else {
 			rec, err = e.store.Wait(ctx, a.Record)
 		}
@@ -139,4 +152,17 @@ func (e *LeaseElector) stopWatch(name string) {
 		cancel()
 		delete(e.watches, name)
 	}
+}
+
+// get reads an election's key in a slot, bounded by RequestTimeout.
+func (e *LeaseElector) get(ctx context.Context, election string) (backends.Record, error) {
+	select {
+	case e.slots <- struct{}{}:
+		defer func() { <-e.slots }()
+	case <-ctx.Done():
+		return backends.Record{}, ctx.Err()
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
+	defer cancel()
+	return e.store.Get(ctx, election)
 }

@@ -101,7 +101,7 @@ func (s *suite) testSharded(t *testing.T) {
 		sessions[l.Session], tokens[l.Token] = true, true
 	}
 	if len(sessions) != 1 || len(tokens) != n {
-		t.Fatalf("%d elections on %d sessions with %d distinct tokens, want 1 session, %d tokens", n, len(sessions), len(tokens), n)
+		t.Fatalf("%d elections on %d sessions (%v) with %d distinct tokens, want 1 session, %d tokens", n, len(sessions), sessions, len(tokens), n)
 	}
 	t.Logf("acquired %d elections on one session in %v", n, took)
 	ctx := backendtest.Context(t, 30*time.Second)

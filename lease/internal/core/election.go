@@ -84,7 +84,7 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		m.sessionLost(now, err)
 	default:
 		e.lastErr = err
-		m.retry(now, e)
+		m.retry(now, name, e)
 	}
 }
 
@@ -99,10 +99,10 @@ func (m *Machine) Observed(now time.Time, name string, op uint64, rec backends.R
 		m.wait(name, e)
 	case err != nil:
 		e.lastErr = err
-		m.retry(now, e)
+		m.retry(now, name, e)
 	case e.phase == leading && rec.Token != e.token:
 		m.emit(Action{Kind: Lost, Election: name, Err: ErrKeyLost})
-		delete(m.els, name)
+		m.drop(name)
 	case e.phase == waiting && (!rec.Exists() || rec.Owner == m.sess.id):
 		m.create(name, e)
 		m.tickSession(now)
@@ -122,7 +122,7 @@ func (m *Machine) Deleted(now time.Time, name string, op uint64, err error) {
 		m.forget(name, nil)
 	default:
 		e.lastErr = err
-		m.retry(now, e)
+		m.retry(now, name, e)
 	}
 }
 
@@ -174,31 +174,39 @@ func (m *Machine) resign(name string, e *election, cause error) {
 }
 
 func (m *Machine) call(e *election, a Action) {
+	delete(m.due, a.Election)
 	e.op, e.inflight, e.retryAt = m.op(), true, time.Time{}
 	a.Op = e.op
 	m.emit(a)
 }
 
-func (m *Machine) retry(now time.Time, e *election) {
+func (m *Machine) retry(now time.Time, name string, e *election) {
 	e.inflight, e.retryAt = false, now.Add(m.cfg.RetryInterval)
+	m.due[name] = e
 }
 
 func (m *Machine) forget(name string, err error) {
-	delete(m.els, name)
+	m.drop(name)
 	m.emit(Action{Kind: Released, Election: name, Err: err})
+}
+
+func (m *Machine) drop(name string) {
+	delete(m.els, name)
+	delete(m.due, name)
 }
 
 func (m *Machine) onSessionLost(name string, e *election, cause error) {
 	switch {
 	case e.phase == leading:
 		m.emit(Action{Kind: Lost, Election: name, Err: cause})
-		delete(m.els, name)
+		m.drop(name)
 	case e.phase == releasing:
 		m.forget(name, nil) // the key goes with the session
 	case e.canceled:
 		m.forget(name, ErrCanceled)
 	case e.phase == creating:
 		e.phase, e.inflight, e.retryAt = needSession, false, time.Time{}
+		delete(m.due, name)
 		e.lastErr = cause
 	}
 }

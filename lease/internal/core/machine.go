@@ -48,6 +48,7 @@ type Machine struct {
 	cfg    Config
 	sess   session
 	els    map[string]*election
+	due    map[string]*election // elections waiting out RetryInterval
 	nextOp uint64
 	out    []Action
 	keep   bool // keep a session even without campaigns
@@ -55,7 +56,7 @@ type Machine struct {
 
 // New returns a machine with no session and no elections.
 func New(cfg Config) *Machine {
-	return &Machine{cfg: cfg, els: make(map[string]*election)}
+	return &Machine{cfg: cfg, els: make(map[string]*election), due: make(map[string]*election)}
 }
 
 // Ready returns the actions produced since the last call, in order.
@@ -73,8 +74,9 @@ func (m *Machine) emit(a Action) { m.out = append(m.out, a) }
 // make a leader.
 func (m *Machine) Tick(now time.Time) {
 	m.tickSession(now)
-	for name, e := range m.els {
-		if !e.inflight && !e.retryAt.IsZero() && !now.Before(e.retryAt) {
+	for name, e := range m.due {
+		if !now.Before(e.retryAt) {
+			delete(m.due, name)
 			e.retryAt = time.Time{}
 			m.resume(now, name, e)
 		}
@@ -91,10 +93,8 @@ func (m *Machine) NextTimer() time.Time {
 		}
 	}
 	earliest(m.sessionTimer())
-	for _, e := range m.els {
-		if !e.inflight {
-			earliest(e.retryAt)
-		}
+	for _, e := range m.due {
+		earliest(e.retryAt)
 	}
 	return next
 }
