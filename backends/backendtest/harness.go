@@ -52,7 +52,12 @@ func ExpiryBound(h Harness, ttl time.Duration) time.Duration {
 func Election(t testing.TB) string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	name := strings.NewReplacer("/", "-", " ", "_", "#", "_").Replace(t.Name())
+	name := strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-') {
+			return r
+		}
+		return '_'
+	}, t.Name())
 	if len(name) > 150 {
 		name = name[:150]
 	}

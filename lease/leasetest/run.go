@@ -42,6 +42,8 @@ func (s *suite) testRunRecampaigns(t *testing.T) {
 		select {
 		case l := <-terms:
 			return l
+		case err := <-done:
+			t.Fatalf("Run returned early: %v", err)
 		case <-time.After(20 * time.Second):
 			t.Fatal("Run's fn did not start within 20s")
 		}
