@@ -2,17 +2,17 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: demo test vet fmt-check
+.PHONY: demo test vet fmt-check images
 
 # The main job: an in-process etcd, three candidates, a crash hand-over and a
 # fenced resource rejecting the stale leader.
 demo:
 	$(GO) run ./cmd/leasehold demo
 
-# Every test, with the race detector. Container suites read
-# ../shared/testcontainers.env when it is there (test traffic stays on
-# loopback).
-test: fmt-check vet
+# Every test, with the race detector, after building any missing store image.
+# Container suites read ../shared/testcontainers.env when it is there (test
+# traffic stays on loopback).
+test: fmt-check vet images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
 	$(GO) test -race -count=1 -timeout 30m ./...
 
@@ -21,3 +21,9 @@ vet:
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+
+# The store images the integration suites run (etcd, ZooKeeper, Consul):
+# present, pulled, or built here when no registry is reachable. See
+# integration/images/build.sh.
+images:
+	bash integration/images/build.sh

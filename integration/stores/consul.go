@@ -29,7 +29,7 @@ func Consul(t testing.TB, n int) []string {
 	ctx := startContext(t)
 	if n == 1 {
 		c, err := tcconsul.Run(ctx, ConsulImage, testcontainers.WithCmd(append([]string{"agent", "-dev", "-client", "0.0.0.0"}, consulHCL...)...))
-		testcontainers.CleanupContainer(t, c)
+		testcontainers.CleanupContainer(t, c, testcontainers.StopTimeout(time.Second))
 		if err != nil {
 			t.Fatalf("start consul: %v", err)
 		}
@@ -63,7 +63,7 @@ func startConsulServer(t testing.TB, ctx context.Context, nw *testcontainers.Doc
 	c, err := testcontainers.Run(ctx, ConsulImage, testcontainers.WithCmd(append(cmd, consulHCL...)...),
 		testcontainers.WithExposedPorts("8500/tcp"), network.WithNetwork([]string{name}, nw),
 		testcontainers.WithWaitStrategy(wait.ForListeningPort("8500/tcp")))
-	testcontainers.CleanupContainer(t, c)
+	testcontainers.CleanupContainer(t, c, testcontainers.StopTimeout(time.Second))
 	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}

@@ -27,7 +27,7 @@ func Etcd(t testing.TB, n int) []string {
 		opts = append(opts, tcetcd.WithNodes(names[0], names[1], names[2:]...))
 	}
 	c, err := tcetcd.Run(ctx, EtcdImage, opts...)
-	testcontainers.CleanupContainer(t, c)
+	testcontainers.CleanupContainer(t, c, testcontainers.StopTimeout(time.Second))
 	if err != nil {
 		t.Fatalf("start etcd x%d: %v", n, err)
 	}

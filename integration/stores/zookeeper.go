@@ -46,7 +46,7 @@ func ZooKeeper(t testing.TB, n int) []string {
 			opts = append(opts, network.WithNetwork([]string{fmt.Sprintf("zk%d", i)}, nw))
 		}
 		c, err := testcontainers.Run(ctx, ZooKeeperImage, opts...)
-		testcontainers.CleanupContainer(t, c)
+		testcontainers.CleanupContainer(t, c, testcontainers.StopTimeout(time.Second))
 		if err != nil {
 			t.Fatalf("start zookeeper %d of %d: %v", i, n, err)
 		}
@@ -91,7 +91,7 @@ func zkMode(ctx context.Context, addr string) (string, error) {
 		return "", err
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(500 * time.Millisecond))
 	if _, err := conn.Write([]byte("srvr")); err != nil {
 		return "", err
 	}

@@ -1,0 +1,135 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// errVanished: the node was deleted between a create and its read-back.
+var errVanished = errors.New("node deleted between create and read")
+
+// createRounds bounds the create-then-read rounds of one Create.
+const createRounds = 3
+
+// Create creates the election's node as an EPHEMERAL node of this session,
+// creating missing parents as persistent nodes, and reads it back: the
+// create fails if the node exists, which makes it a compare-and-swap. If
+// the node exists and this session owns it (ephemeralOwner is this
+// session's ID), as when a create whose reply was lost is retried, Create
+// returns it with a nil error. If another session owns it, the error wraps
+// ErrKeyExists and the Record is the holder's. The token is the node's
+// czxid.
+//
+// If the node is deleted between a create that found it and the read, as
+// when its holder resigns just then, Create creates again, up to three
+// rounds in all. That is no retry of an uncertain request: a create that
+// found the node and a read that found none both surely changed nothing.
+func (ss *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
+	what := fmt.Sprintf("zookeeper: create %q", election)
+	path, err := ss.s.checkedPath(election)
+	if err != nil {
+		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if len(value) > MaxValueSize {
+		return backends.Record{}, fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
+	}
+	if err := ss.gone(what); err != nil {
+		return backends.Record{}, err
+	}
+	rec, err := callFor(ss.s, ctx, func() (backends.Record, error) { return ss.create(election, path, value) })
+	if err := ss.outcome(what, ctx, err); err != nil {
+		return backends.Record{}, err
+	}
+	if rec.Owner != ss.ID() {
+		return rec, fmt.Errorf("%s: %w (held by session %s)", what, backends.ErrKeyExists, rec.Owner)
+	}
+	return rec, nil
+}
+
+// create makes the node, unless it exists, and reads it; again if the node
+// vanished in between.
+func (ss *session) create(election, path string, value []byte) (rec backends.Record, err error) {
+	for range createRounds {
+		if rec, err = ss.createOnce(election, path, value); !errors.Is(err, errVanished) {
+			break
+		}
+	}
+	return rec, err
+}
+
+// createOnce makes the node, unless it exists, and reads it.
+func (ss *session) createOnce(election, path string, value []byte) (backends.Record, error) {
+	conn, acl := ss.l.conn, ss.s.opts.ACL
+	_, err := conn.Create(path, value, zk.FlagEphemeral, acl)
+	if errors.Is(err, zk.ErrNoNode) {
+		if err = makeParents(conn, path, acl); err == nil {
+			_, err = conn.Create(path, value, zk.FlagEphemeral, acl)
+		}
+	}
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return backends.Record{}, err
+	}
+	data, st, err := conn.Get(path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return backends.Record{}, errVanished
+	}
+	if err != nil {
+		return backends.Record{}, err
+	}
+	return record(election, data, st, ss.l)
+}
+
+// makeParents creates the missing ancestors of path as persistent nodes.
+func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
+	for _, p := range ancestors(path) {
+		_, err := conn.Create(p, nil, 0, acl)
+		switch {
+		case errors.Is(err, zk.ErrNoChildrenForEphemerals):
+			return fmt.Errorf("parent %q is a leader node: an election cannot be the parent of another: %w", p, err)
+		case err != nil && !errors.Is(err, zk.ErrNodeExists):
+			return fmt.Errorf("create parent %q: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// Delete reads the election's node and deletes it at the version read if
+// its czxid is token. ZooKeeper has no delete conditioned on czxid; a
+// successor's node can appear at the path only after this one is gone,
+// and no one but its owner deletes a leader node (package lease deletes
+// only through the owning session), so the node read is the node deleted.
+// It returns an error wrapping ErrNotFound if the node is absent or holds
+// another token.
+func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
+	what := fmt.Sprintf("zookeeper: delete %q at token %d", election, token)
+	path, err := ss.s.checkedPath(election)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := ss.gone(what); err != nil {
+		return err
+	}
+	err = ss.s.callErr(ctx, func() error { return deleteNode(ss.l.conn, path, token) })
+	if errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("%s: %w", what, backends.ErrNotFound)
+	}
+	return ss.outcome(what, ctx, err)
+}
+
+// deleteNode deletes the node at path if its czxid is token; ErrNoNode if
+// it is absent or another.
+func deleteNode(conn *zk.Conn, path string, token uint64) error {
+	ok, st, err := conn.Exists(path)
+	if err != nil {
+		return err
+	}
+	if !ok || uint64(st.Czxid) != token {
+		return zk.ErrNoNode
+	}
+	return conn.Delete(path, st.Version)
+}

@@ -1,0 +1,109 @@
+// Package zookeeper is the leasehold adapter for Apache ZooKeeper, built on
+// github.com/go-zookeeper/zk. A Store dials the ensemble itself, from the
+// addresses, ACL and credentials the caller gives it, because in ZooKeeper
+// a session is a connection's: every Session is a go-zookeeper connection
+// of its own.
+//
+// Application code should use package lease; this package only connects it
+// to ZooKeeper.
+//
+//	store, err := zookeeper.New([]string{"zk1:2181", "zk2:2181", "zk3:2181"}, zookeeper.Options{
+//		TickTime: 2 * time.Second, // the servers' tickTime: TTLs from 4s to 40s
+//	})
+//	...
+//	defer store.Close()
+//	e, err := lease.New(store, lease.Options{TTL: 10 * time.Second})
+//
+// # Keys and tokens
+//
+// An election's leader key is the node Prefix + "/" + election (default
+// prefix /leasehold), created as an EPHEMERAL node of the candidate's
+// session; missing parents are created as persistent nodes with the same
+// ACL. The create fails if the node exists, which makes it a
+// compare-and-swap. The fencing token is the node's czxid, which ZooKeeper
+// assigns in strictly increasing order; Record.Owner is its ephemeralOwner,
+// the holder's session ID in hex. A create whose reply was lost is retried
+// by package lease: the retry finds the node, sees this session's ID as its
+// owner and returns it (Curator's protection, without a GUID in the name:
+// a session's connection never carries another session, see below, so a
+// node owned by this session ID is this session's). Election names map to
+// a tree, so an election must not be the parent of another ("a" and
+// "a/b"): an ephemeral node cannot have children.
+//
+// Record.Revision is a zxid: the highest one the connection had received
+// from the server when the read returned (every reply carries the server's
+// last zxid), so it is at or after the state read. go-zookeeper does not
+// expose reply zxids; the Store reads them off the wire (see below).
+//
+// # Sessions
+//
+// NewSession opens a connection with the TTL as session timeout and waits
+// for the session. The server clamps the timeout to its
+// minSessionTimeout..maxSessionTimeout (by default 2×tickTime..20×tickTime):
+// Session.TTL reports what it granted, and NewSession fails if that is less
+// than asked, so a holder's deadline never outlasts its session. Limits
+// reports Options.MinTTL and MaxTTL, by default derived from
+// Options.TickTime in the same way; set them to match zoo.cfg.
+//
+// ZooKeeper renews a session on any request, and go-zookeeper pings on its
+// own every third of the session timeout, which would keep a session alive
+// whether or not its elector still renews it. On a session's connection
+// the Store turns those pings off: it shows go-zookeeper a negotiated
+// timeout of about 12 days (rewriting the handshake on the wire, while
+// still asking the server for the TTL on every reconnect), so that
+// KeepAlive, one request, is the session's only heartbeat and the session
+// expires a TTL after the last renewal the elector sent, as it would on any
+// other store. With go-zookeeper's read timeout gone too, a KeepAlive that
+// gets no reply before its deadline drops the TCP connection itself.
+//
+// While the connection is down and the session not yet expired (Curator's
+// SUSPENDED), calls fail; package lease then ends a leadership at its own
+// deadline, counted from the send time of the last successful KeepAlive,
+// before the server can expire the session. If go-zookeeper reconnects
+// within the session timeout, the session, its nodes and its watches go on.
+// Once the server reports the session expired (Curator's LOST), every call
+// fails with an error wrapping backends.ErrSessionExpired, and the
+// connection never reconnects: go-zookeeper would otherwise open a new
+// session on it without telling anyone. Session.Close sends closeSession,
+// and the server deletes the session's nodes at once.
+//
+// # Watches
+//
+// Wait reads the node with a watch set by the same request (getData, or
+// exists when the node is absent), returns if the node differs from the
+// known Record and otherwise waits for the watch's notification, about a
+// round trip after the change commits. Get and the first read of Wait
+// follow a sync, so they see every change the leader committed before they
+// began. Get and Wait use the Store's own connection, which needs no
+// session of the caller's.
+//
+// # Configuring ZooKeeper
+//
+// A leader's TTL is its session timeout, so it must lie within the servers'
+// minSessionTimeout..maxSessionTimeout: with the default tickTime of 2s,
+// 4s to 40s. For shorter TTLs lower tickTime (tickTime=200 allows 400ms to
+// 4s) or set minSessionTimeout. The server expires sessions in tickTime
+// buckets: a silent session ends between its TTL and TTL + tickTime after
+// its last renewal, so a crashed leader blocks its successor for up to
+// TTL + tickTime; keep tickTime a small fraction of the TTL. In an
+// ensemble a follower passes session renewals to the leader about every
+// tickTime/2; lease's SafetyMargin (default TTL/4, at least tickTime/2 as
+// TTL ≥ 2×tickTime) covers that. Values are limited to MaxValueSize by the
+// servers' jute.maxbuffer.
+//
+// # Guarantees
+//
+// Promised: at most one session holds an election's node; tokens (czxids)
+// of successive holders strictly increase; a session's node goes when the
+// session is closed or expires, and a session expires no sooner than its
+// TTL after the last KeepAlive was sent. Every call returns when its ctx
+// ends.
+//
+// Not promised: Delete is not atomic. ZooKeeper cannot delete on a czxid
+// condition, so Delete reads the node and deletes it at the version read;
+// if a third party deleted the holder's node and another session created
+// one in between, that one would be deleted. Package lease never deletes a
+// node but through the session that owns it. A watch left by a Wait whose
+// ctx ended stays registered until the node's next change: go-zookeeper
+// cannot remove watches.
+package zookeeper

@@ -1,0 +1,54 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+func TestClassify(t *testing.T) {
+	live := context.Background()
+	canceled, cancel := context.WithCancel(live)
+	cancel()
+	cases := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		read bool
+		want error // nil: no class
+	}{
+		{"expired session", live, zk.ErrSessionExpired, false, backends.ErrSessionExpired},
+		{"no server: never sent", live, zk.ErrNoServer, false, backends.ErrUnavailable},
+		{"connection closed: maybe sent", live, zk.ErrConnectionClosed, false, nil},
+		{"closing: maybe sent", live, zk.ErrClosing, false, nil},
+		{"no auth", live, zk.ErrNoAuth, false, nil},
+		{"canceled", canceled, zk.ErrConnectionClosed, false, backends.ErrCanceled},
+		{"read: store connection's session expired", live, zk.ErrSessionExpired, true, backends.ErrUnavailable},
+		{"read: no server", live, zk.ErrNoServer, true, backends.ErrUnavailable},
+		{"read: canceled", canceled, zk.ErrSessionExpired, true, backends.ErrCanceled},
+	}
+	classes := []error{backends.ErrSessionExpired, backends.ErrUnavailable, backends.ErrCanceled,
+		backends.ErrKeyExists, backends.ErrNotFound, backends.ErrCompacted}
+	for _, c := range cases {
+		f := classify
+		if c.read {
+			f = classifyRead
+		}
+		got := f("zookeeper: op", c.ctx, c.err)
+		if !errors.Is(got, c.err) && c.ctx.Err() == nil {
+			t.Errorf("%s: %v does not wrap %v", c.name, got, c.err)
+		}
+		for _, class := range classes {
+			if errors.Is(got, class) != (class == c.want) {
+				t.Errorf("%s: %v: errors.Is(%v) = %v", c.name, got, class, !(class == c.want))
+			}
+		}
+		if c.want == backends.ErrCanceled && !errors.Is(got, context.Canceled) {
+			t.Errorf("%s: %v does not wrap context.Canceled", c.name, got)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package zookeeper
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// errNoRedial is what a session's dialer returns once its session has
+// expired or been closed, so that go-zookeeper cannot open a new session
+// on that connection behind the elector's back.
+var errNoRedial = errors.New("zookeeper: session ended: not reconnecting")
+
+// link is one go-zookeeper connection and what the Store learns about it
+// below go-zookeeper's API, from the frames that cross it (see wireConn).
+//
+// A session link carries one ZooKeeper session for its whole life: it is
+// dialed with the session's TTL as timeout, go-zookeeper's own pings are
+// silenced (KeepAlive is the only heartbeat), and once the session expired
+// or was closed it never dials again. The Store's read link is a plain
+// go-zookeeper connection that pings and renews its session by itself.
+type link struct {
+	conn   *zk.Conn
+	events <-chan zk.Event // closed when go-zookeeper's goroutines end
+	ttl    time.Duration   // session links: the timeout to ask for; 0 for the read link
+
+	zxid    atomic.Int64  // highest zxid the server has sent so far
+	timeout atomic.Int64  // session timeout negotiated at the last handshake, ns
+	expired atomic.Bool   // session link: the server reported the session expired
+	dialed  atomic.Bool   // a TCP connection was made at least once
+	tried   chan struct{} // closed when go-zookeeper has tried every server in vain
+	onTried sync.Once
+	onClose sync.Once
+
+	mu      sync.Mutex
+	closed  bool     // close was called: dial no more
+	current net.Conn // the TCP connection in use, for drop
+}
+
+// dialLink opens a go-zookeeper connection; it does not wait for it.
+// ttl is 0 for the read link and the session timeout for a session link.
+func dialLink(servers []string, timeout, ttl time.Duration, o Options) (*link, error) {
+	l := &link{ttl: ttl, tried: make(chan struct{})}
+	conn, events, err := zk.Connect(servers, timeout, o.connect(l))
+	if err != nil {
+		return nil, err
+	}
+	l.conn, l.events = conn, events
+	return l, nil
+}
+
+// dial is go-zookeeper's Dialer for the link.
+func (l *link) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	if l.expired.Load() {
+		return nil, errNoRedial
+	}
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed { // a connection made after close could outlive it
+		_ = c.Close()
+		return nil, errNoRedial
+	}
+	l.current = c
+	l.dialed.Store(true)
+	return &wireConn{Conn: c, l: l}, nil
+}
+
+// hosts is go-zookeeper's host provider, telling the link when go-zookeeper
+// has been through every server without getting a session (it then fails
+// the requests it holds and pauses for a second).
+type hosts struct {
+	*zk.DNSHostProvider
+	l *link
+}
+
+// Next returns the next server to dial.
+func (h hosts) Next() (server string, retryStart bool) {
+	server, retryStart = h.DNSHostProvider.Next()
+	if retryStart {
+		h.l.onTried.Do(func() { close(h.l.tried) })
+	}
+	return server, retryStart
+}
+
+// noSession says why no server gave the link a session. Only if no TCP
+// connection was ever made is it sure that no connect request was sent.
+func (l *link) noSession() error {
+	if l.dialed.Load() {
+		return errors.New("no server gave a session (a connect request may have reached one)")
+	}
+	return fmt.Errorf("no server reachable: %w", zk.ErrNoServer)
+}
+
+// event is go-zookeeper's event callback; it runs on go-zookeeper's
+// goroutine before that goroutine dials again, and must not block.
+func (l *link) event(ev zk.Event) {
+	if ev.Type == zk.EventSession && ev.State == zk.StateExpired && l.ttl > 0 {
+		l.expired.Store(true)
+	}
+}
+
+// handshake records the server's connect response.
+func (l *link) handshake(timeout time.Duration, sessionID int64) {
+	if sessionID != 0 {
+		l.timeout.Store(int64(timeout))
+	}
+}
+
+// seen records a zxid the server sent.
+func (l *link) seen(zxid int64) {
+	for {
+		old := l.zxid.Load()
+		if zxid <= old || l.zxid.CompareAndSwap(old, zxid) {
+			return
+		}
+	}
+}
+
+// negotiated returns the session timeout of the last handshake.
+func (l *link) negotiated() time.Duration { return time.Duration(l.timeout.Load()) }
+
+// drop closes the TCP connection in use, so that go-zookeeper reconnects
+// (to the next server, within the session if it still lives).
+func (l *link) drop() {
+	l.mu.Lock()
+	c := l.current
+	l.mu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
+}
+
+// close closes the go-zookeeper connection, which sends closeSession if it
+// is connected (go-zookeeper waits up to a second for the answer), drops
+// the TCP connection so that go-zookeeper's reader ends even if the server
+// never answered, and waits for go-zookeeper's goroutines to end. It runs
+// once; later calls wait for the first.
+func (l *link) close() {
+	l.onClose.Do(func() {
+		l.mu.Lock()
+		l.closed = true
+		l.mu.Unlock()
+		l.conn.Close()
+		l.drop()
+		for range l.events { // closed when go-zookeeper's loop returns
+		}
+	})
+}

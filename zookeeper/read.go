@@ -1,0 +1,131 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// Get syncs the server it reads from with the leader and reads the
+// election's node, on the Store's own connection. An absent node gives a
+// Record with Token 0; its Revision is the zxid the server had reached.
+func (s *Store) Get(ctx context.Context, election string) (backends.Record, error) {
+	what := fmt.Sprintf("zookeeper: get %q", election)
+	path, err := s.checkedPath(election)
+	if err != nil {
+		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	}
+	l, err := s.readLink(ctx)
+	if err != nil {
+		return backends.Record{}, classifyRead(what, ctx, err)
+	}
+	rec, err := callFor(s, ctx, func() (backends.Record, error) { return readNode(l, election, path, true) })
+	if err != nil {
+		return backends.Record{}, classifyRead(what, ctx, err)
+	}
+	return rec, nil
+}
+
+// readNode reads the node at path, after a sync if asked.
+func readNode(l *link, election, path string, sync bool) (backends.Record, error) {
+	if sync {
+		if _, err := l.conn.Sync(path); err != nil {
+			return backends.Record{}, err
+		}
+	}
+	data, st, err := l.conn.Get(path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return record(election, nil, nil, l)
+	}
+	if err != nil {
+		return backends.Record{}, err
+	}
+	return record(election, data, st, l)
+}
+
+// Wait reads the election's node and leaves a ZooKeeper watch on it in the
+// same request; if the node differs from known (another Token or Value) it
+// returns what it read, and otherwise it waits for the watch to fire and
+// reads again. The first read follows a sync, so a change already made at
+// the leader is seen at once; a later one is seen when its notification
+// arrives, about a round trip after it commits.
+//
+// ZooKeeper watches fire once and go-zookeeper cannot remove one: a watch
+// left behind when ctx ends stays registered, without any goroutine, until
+// the node's next change or the connection's end. Wait returns an error if
+// go-zookeeper ends the watch (the connection's session expired or the
+// Store closed); the caller should Get again.
+func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
+	what := fmt.Sprintf("zookeeper: wait %q", known.Election)
+	path, err := s.checkedPath(known.Election)
+	if err != nil {
+		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	}
+	l, err := s.readLink(ctx)
+	if err != nil {
+		return backends.Record{}, classifyRead(what, ctx, err)
+	}
+	for sync := true; ; sync = false {
+		w, err := callFor(s, ctx, func() (watched, error) { return watchNode(l, known.Election, path, sync) })
+		if err != nil {
+			return backends.Record{}, classifyRead(what, ctx, err)
+		}
+		if differs(w.rec, known) {
+			return w.rec, nil
+		}
+		if err := awaitEvent(ctx, w.ev); err != nil {
+			return backends.Record{}, classifyRead(what, ctx, err)
+		}
+	}
+}
+
+// watched is a node read with a watch left on it.
+type watched struct {
+	rec backends.Record
+	ev  <-chan zk.Event
+}
+
+// watchNode reads the node at path and sets a watch that fires on its next
+// change: a data watch if it exists (fires on a change or delete), an
+// exists watch if not (fires on a create).
+func watchNode(l *link, election, path string, sync bool) (watched, error) {
+	if sync {
+		if _, err := l.conn.Sync(path); err != nil {
+			return watched{}, err
+		}
+	}
+	data, st, ev, err := l.conn.GetW(path)
+	if !errors.Is(err, zk.ErrNoNode) {
+		if err != nil {
+			return watched{}, err
+		}
+		rec, err := record(election, data, st, l)
+		return watched{rec, ev}, err
+	}
+	ok, _, ev, err := l.conn.ExistsW(path)
+	if err != nil {
+		return watched{}, err
+	}
+	rec, err := record(election, nil, nil, l)
+	if ok { // created since GetW: ev already covers what follows this read
+		rec, err = readNode(l, election, path, false)
+	}
+	return watched{rec, ev}, err
+}
+
+// awaitEvent waits for a watch to fire.
+func awaitEvent(ctx context.Context, ev <-chan zk.Event) error {
+	select {
+	case e := <-ev:
+		if e.Type == zk.EventNotWatching {
+			return fmt.Errorf("watch ended: %w", e.Err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,174 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// NewSession opens a connection of its own and waits for the server to
+// establish a ZooKeeper session on it with the TTL as session timeout. The
+// server clamps the timeout to its minSessionTimeout..maxSessionTimeout:
+// TTL() reports what it granted, and NewSession fails (and ends the
+// session) if that is less than ttl, as the holder's deadline would then
+// outlast the session. An error wraps ErrUnavailable if go-zookeeper
+// could reach none of the servers, or ErrCanceled if ctx ended first.
+func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+	const what = "zookeeper: new session"
+	l, err := dialLink(s.servers, ttl, ttl, s.opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if !s.addLink(l) {
+		l.close()
+		return nil, fmt.Errorf("%s: %w", what, errStoreClosed)
+	}
+	ss := &session{s: s, l: l}
+	if err := ss.open(ctx, ttl); err != nil {
+		s.spawn(func() { s.closeLink(l) }) // ends the session if one was made
+		return nil, classify(what, ctx, err)
+	}
+	return ss, nil
+}
+
+// session is a backends.Session: one ZooKeeper session on a link of its
+// own.
+type session struct {
+	s       *Store
+	l       *link
+	id      int64
+	ttl     time.Duration
+	closing atomic.Bool
+}
+
+// open waits for the session and adds the credentials. It waits for a
+// first request (an exists of "/"), which go-zookeeper sends once it has
+// the session, and gives up once go-zookeeper has tried every server in
+// vain.
+func (ss *session) open(ctx context.Context, ttl time.Duration) error {
+	probe := make(chan error, 1)
+	if !ss.s.spawn(func() { _, _, err := ss.l.conn.Exists("/"); probe <- err }) {
+		return errStoreClosed
+	}
+	select {
+	case err := <-probe:
+		if errors.Is(err, zk.ErrNoServer) {
+			return ss.l.noSession()
+		}
+		if err != nil {
+			return err
+		}
+	case <-ss.l.tried:
+		return ss.l.noSession()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	ss.id, ss.ttl = ss.l.conn.SessionID(), ss.l.negotiated()
+	if ss.ttl < ttl {
+		return fmt.Errorf("the server granted a session timeout of %v, below the TTL %v asked: "+
+			"raise its maxSessionTimeout (default 20×tickTime) or lower Options.MaxTTL", ss.ttl, ttl)
+	}
+	for _, a := range ss.s.opts.Auth {
+		if err := ss.s.callErr(ctx, func() error { return ss.l.conn.AddAuth(a.Scheme, a.Credentials) }); err != nil {
+			return fmt.Errorf("add %s credentials: %w", a.Scheme, err)
+		}
+	}
+	return nil
+}
+
+// ID returns the ZooKeeper session ID in lower-case hex, which is what
+// Record.Owner holds for the nodes it owns (their ephemeralOwner).
+func (ss *session) ID() string { return sessionID(ss.id) }
+
+// TTL returns the session timeout the server negotiated.
+func (ss *session) TTL() time.Duration { return ss.ttl }
+
+// gone returns an error wrapping ErrSessionExpired if the session is known
+// to be over: closed, reported expired by the server, or replaced.
+func (ss *session) gone(what string) error {
+	switch {
+	case ss.closing.Load():
+		return fmt.Errorf("%s: %w: session %s was closed", what, backends.ErrSessionExpired, ss.ID())
+	case ss.l.expired.Load() || ss.l.conn.SessionID() != ss.id:
+		return fmt.Errorf("%s: %w: session %s expired", what, backends.ErrSessionExpired, ss.ID())
+	}
+	return nil
+}
+
+// outcome classifies the result of a call on the session's link. A
+// session known to be over wins over any other outcome.
+func (ss *session) outcome(what string, ctx context.Context, err error) error {
+	if errors.Is(err, zk.ErrSessionExpired) {
+		ss.l.expired.Store(true)
+	}
+	if gone := ss.gone(what); gone != nil {
+		if err != nil {
+			return fmt.Errorf("%w (%v)", gone, err)
+		}
+		return gone
+	}
+	if err == nil {
+		return nil
+	}
+	return classify(what, ctx, err)
+}
+
+// KeepAlive makes one request on the session's connection (an exists of
+// "/"): any request renews a ZooKeeper session, and a reply means the
+// server had the session alive when it processed the request. It is the
+// session's only heartbeat: go-zookeeper's own pings are off on session
+// connections. A KeepAlive that gets no reply before ctx's deadline also
+// drops the TCP connection, so that go-zookeeper reconnects, to another
+// server if this one is gone, and the session goes on if it still lives.
+// While the connection is down KeepAlive fails; it returns an error
+// wrapping ErrSessionExpired once the server reports the session expired.
+func (ss *session) KeepAlive(ctx context.Context) error {
+	what := "zookeeper: keep session " + ss.ID() + " alive"
+	if err := ss.gone(what); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return classify(what, ctx, ctx.Err())
+	}
+	err := ss.s.callErr(ctx, func() error {
+		_, _, err := ss.l.conn.Exists("/")
+		return err
+	})
+	if errors.Is(err, context.DeadlineExceeded) {
+		ss.l.drop()
+	}
+	return ss.outcome(what, ctx, err)
+}
+
+// Close closes the session's connection, which sends closeSession: the
+// server deletes the session's nodes before it answers. A session already
+// expired returns nil at once. If the connection is down, the request
+// cannot be sent: Close returns an error and the server ends the session
+// when its timeout runs out.
+func (ss *session) Close(ctx context.Context) error {
+	what := "zookeeper: close session " + ss.ID()
+	if !ss.closing.CompareAndSwap(false, true) {
+		return nil
+	}
+	if ss.l.expired.Load() || ss.l.conn.SessionID() != ss.id {
+		ss.s.spawn(func() { ss.s.closeLink(ss.l) })
+		return nil
+	}
+	connected := ss.l.conn.State() == zk.StateHasSession
+	switch err := ss.s.call(ctx, func() { ss.s.closeLink(ss.l) }); {
+	case errors.Is(err, errStoreClosed):
+		return nil // Store.Close closes it
+	case err != nil:
+		return classify(what, ctx, err)
+	}
+	if !connected {
+		return fmt.Errorf("%s: not connected: the server ends the session when its %v timeout runs out", what, ss.ttl)
+	}
+	return nil
+}

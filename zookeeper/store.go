@@ -1,0 +1,142 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// Store is a backends.Store on a ZooKeeper ensemble. It is safe for
+// concurrent use. It owns the connections it opens: its own one for Get
+// and Wait, and one per Session. Close it when done.
+type Store struct {
+	servers []string
+	opts    Options
+	read    *link
+	authed  chan struct{} // closed when the read link's credentials are added
+	authErr error         // set before authed is closed
+
+	mu     sync.Mutex
+	closed bool
+	links  map[*link]struct{} // session links not yet closed
+	wg     sync.WaitGroup     // goroutines started by spawn
+}
+
+var _ backends.Store = (*Store)(nil)
+
+// New returns a Store on the ensemble whose client addresses ("host:port")
+// are servers. It fails if servers is empty or a host cannot be resolved,
+// and names the option if opts is invalid. It starts connecting in the
+// background and does not wait for a server: an unreachable ensemble shows
+// up as errors from the calls.
+func New(servers []string, opts Options) (*Store, error) {
+	if len(servers) == 0 {
+		return nil, errors.New("zookeeper: no servers: pass the ensemble's client addresses, e.g. 127.0.0.1:2181")
+	}
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	timeout := min(max(readTimeout, opts.MinTTL), opts.MaxTTL)
+	read, err := dialLink(servers, timeout, 0, opts)
+	if err != nil {
+		return nil, fmt.Errorf("zookeeper: connect to %v: %w", servers, err)
+	}
+	s := &Store{servers: append([]string(nil), servers...), opts: opts, read: read,
+		authed: make(chan struct{}), links: make(map[*link]struct{})}
+	s.spawn(s.authRead)
+	return s, nil
+}
+
+// authRead adds the credentials to the read link.
+func (s *Store) authRead() {
+	defer close(s.authed)
+	for _, a := range s.opts.Auth {
+		if err := s.read.conn.AddAuth(a.Scheme, a.Credentials); err != nil {
+			s.authErr = fmt.Errorf("add %s credentials: %w", a.Scheme, err)
+			return
+		}
+	}
+}
+
+// Name returns "zookeeper".
+func (s *Store) Name() string { return "zookeeper" }
+
+// Limits reports the bounds from Options: TTL between MinTTL and MaxTTL
+// in whole milliseconds, values up to MaxValueSize bytes.
+func (s *Store) Limits() backends.Limits {
+	return backends.Limits{MinTTL: s.opts.MinTTL, MaxTTL: s.opts.MaxTTL,
+		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}
+}
+
+// Path returns the node path of an election: Prefix + "/" + election.
+func (s *Store) Path(election string) string { return s.opts.Prefix + "/" + election }
+
+// checkedPath returns the election's path if it is a valid ZooKeeper path.
+func (s *Store) checkedPath(election string) (string, error) {
+	p := s.Path(election)
+	if err := validatePath(p); err != nil {
+		return "", fmt.Errorf("election %q: %w", election, err)
+	}
+	return p, nil
+}
+
+// readLink returns the read link once its credentials are in.
+func (s *Store) readLink(ctx context.Context) (*link, error) {
+	select {
+	case <-s.authed:
+		return s.read, s.authErr
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Close closes every connection the Store opened, which ends every session
+// still open (and deletes their nodes, if the servers can be reached), and
+// waits for the Store's goroutines and go-zookeeper's. go-zookeeper waits
+// up to a second for the answer to each closeSession, so Close can take
+// that long if a server does not answer. Calls after Close fail. Close is
+// idempotent.
+func (s *Store) Close() {
+	s.mu.Lock()
+	already := s.closed
+	s.closed = true
+	links := []*link{s.read}
+	for l := range s.links {
+		links = append(links, l)
+	}
+	s.mu.Unlock()
+	if already {
+		s.wg.Wait()
+		return
+	}
+	var wg sync.WaitGroup
+	for _, l := range links {
+		wg.Go(l.close)
+	}
+	wg.Wait()
+	s.wg.Wait()
+}
+
+// addLink registers a session link for Close; it fails once closed.
+func (s *Store) addLink(l *link) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.links[l] = struct{}{}
+	return true
+}
+
+// closeLink closes a session link and forgets it.
+func (s *Store) closeLink(l *link) {
+	l.close()
+	s.mu.Lock()
+	delete(s.links, l)
+	s.mu.Unlock()
+}

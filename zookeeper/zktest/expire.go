@@ -1,0 +1,57 @@
+package zktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/leasehold/leasehold/zookeeper/internal/wire"
+)
+
+// closeSession attaches to a session with its ID and password and closes
+// it, on the first server that answers.
+func closeSession(ctx context.Context, servers []string, id int64, password []byte) error {
+	var errs []error
+	for _, srv := range servers {
+		err := closeSessionAt(ctx, srv, id, password)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Errorf("zktest: expire session %x: %w", id, errors.Join(errs...))
+}
+
+func closeSessionAt(ctx context.Context, server string, id int64, password []byte) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", server)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	defer stop()
+	if _, err := conn.Write(wire.AppendConnectRequest(nil, id, password, 0)); err != nil {
+		return err
+	}
+	frame, err := wire.ReadFrame(conn)
+	if err != nil {
+		return fmt.Errorf("%s: connect: %w", server, err)
+	}
+	r, err := wire.ParseConnectResponse(frame)
+	if err != nil || r.SessionID == 0 { // already expired
+		return err
+	}
+	if _, err := conn.Write(wire.AppendCloseRequest(nil, 1)); err != nil {
+		return err
+	}
+	if frame, err = wire.ReadFrame(conn); err != nil {
+		return fmt.Errorf("%s: close session: %w", server, err)
+	}
+	h, err := wire.ParseReplyHeader(frame)
+	if err == nil && h.Err != 0 {
+		err = fmt.Errorf("%s: close session: ZooKeeper error code %d", server, h.Err)
+	}
+	return err
+}

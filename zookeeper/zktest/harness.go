@@ -1,0 +1,129 @@
+// Package zktest connects the conformance and elector suites to a running
+// ZooKeeper ensemble. It dials the servers it is given; starting them is the
+// caller's business (a local server in development, containers in
+// integration tests).
+//
+// Each Store reaches the servers through proxies of its own on 127.0.0.1,
+// so that sever can cut it off the way a crash would: closing a
+// go-zookeeper connection is no crash, as it sends closeSession and the
+// server deletes the session's nodes at once. The proxies also read each
+// session's password from the handshake, which ExpireSession needs to end a
+// session the way ZooKeeper's own tests do.
+package zktest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/zookeeper"
+)
+
+// Harness is a backendtest.Harness on the ZooKeeper ensemble at Servers.
+// Its methods are safe for concurrent use.
+type Harness struct {
+	// Servers are the servers' client addresses, "host:port".
+	Servers []string
+	// TickTime is the servers' tickTime, from which the Stores' TTL limits
+	// follow (see zookeeper.Options). Default zookeeper.DefaultTickTime.
+	TickTime time.Duration
+
+	mu        sync.Mutex
+	passwords map[int64][]byte // session ID → password, from the proxies
+}
+
+var (
+	_ backendtest.Harness      = (*Harness)(nil)
+	_ backendtest.ExpiryGracer = (*Harness)(nil)
+)
+
+// NewStore returns a Store whose connections go through proxies of its
+// own, closed with the Store when t ends. sever closes the proxies and
+// every connection through them: the Store's calls fail from then on and
+// its sessions are left to expire on the servers, as after a crash.
+func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
+	t.Helper()
+	var proxies []*proxy
+	var addrs []string
+	for _, srv := range h.Servers {
+		p, err := startProxy(srv, h.remember)
+		if err != nil {
+			t.Fatalf("zktest: proxy to %s: %v", srv, err)
+		}
+		proxies = append(proxies, p)
+		addrs = append(addrs, p.Addr())
+	}
+	sever := func() {
+		for _, p := range proxies {
+			p.Close()
+		}
+	}
+	s, err := zookeeper.New(addrs, h.Options())
+	if err != nil {
+		sever()
+		t.Fatalf("zktest: %v", err)
+	}
+	t.Cleanup(func() { s.Close(); sever() })
+	return s, sever
+}
+
+// Options returns the store options the harness uses: TickTime, and
+// go-zookeeper's logging off.
+func (h *Harness) Options() zookeeper.Options {
+	return zookeeper.Options{TickTime: h.tickTime(),
+		ConnOptions: []func(*zk.Conn){zk.WithLogger(nopLogger{})}}
+}
+
+// ExpireSession ends the session with the given ID (hex, as Session.ID
+// gives it) the way ZooKeeper's own tests do: it attaches a second
+// connection to the session with its ID and password and closes the
+// session from there. The server deletes the session's nodes before it
+// answers, and the session's own connection learns that its session
+// expired. The session must have been opened through a Store of this
+// harness. An already expired session is not an error.
+func (h *Harness) ExpireSession(ctx context.Context, id string) error {
+	sid, err := strconv.ParseUint(id, 16, 64)
+	if err != nil {
+		return fmt.Errorf("zktest: session id %q is not hex: %w", id, err)
+	}
+	h.mu.Lock()
+	pw, ok := h.passwords[int64(sid)]
+	h.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("zktest: session %s was not opened through this harness", id)
+	}
+	return closeSession(ctx, h.Servers, int64(sid), pw)
+}
+
+// ExpiryGrace is the servers' tickTime: ZooKeeper expires sessions in
+// tickTime buckets, so a silent session ends between its TTL and TTL +
+// tickTime after its last renewal.
+func (h *Harness) ExpiryGrace(time.Duration) time.Duration { return h.tickTime() }
+
+func (h *Harness) tickTime() time.Duration {
+	if h.TickTime == 0 {
+		return zookeeper.DefaultTickTime
+	}
+	return h.TickTime
+}
+
+// remember records a session's password.
+func (h *Harness) remember(sessionID int64, password []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.passwords == nil {
+		h.passwords = make(map[int64][]byte)
+	}
+	h.passwords[sessionID] = password
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Printf(string, ...any) {}

@@ -1,0 +1,126 @@
+package zktest
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/zookeeper/internal/wire"
+)
+
+// fakeServer accepts one connection and runs serve on it.
+func fakeServer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		serve(c)
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return ln.Addr().String()
+}
+
+// connectResponse is a server's connect response for session id.
+func connectResponse(id int64, pw []byte) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(4+4+8+4+len(pw)))
+	b = binary.BigEndian.AppendUint32(b, 0)    // protocol version
+	b = binary.BigEndian.AppendUint32(b, 4000) // timeout, ms
+	b = binary.BigEndian.AppendUint64(b, uint64(id))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(pw)))
+	return append(b, pw...)
+}
+
+// TestProxyLearnsSessionAndSevers: the proxy forwards both ways, reports
+// the session of the connect response, and its Close cuts the client off.
+func TestProxyLearnsSessionAndSevers(t *testing.T) {
+	pw := []byte("0123456789abcdef")
+	addr := fakeServer(t, func(c net.Conn) {
+		_, _ = c.Write(connectResponse(0x42, pw))
+		_, _ = io.Copy(c, c) // echo
+	})
+	got := make(chan []byte, 1)
+	p, err := startProxy(addr, func(id int64, password []byte) {
+		if id == 0x42 {
+			got <- password
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := wire.ReadFrame(c); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case password := <-got:
+		if !bytes.Equal(password, pw) {
+			t.Fatalf("password %q, want %q", password, pw)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the proxy did not report the session")
+	}
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	echo := make([]byte, 4)
+	if _, err := io.ReadFull(c, echo); err != nil || string(echo) != "ping" {
+		t.Fatalf("echo %q, %v", echo, err)
+	}
+	p.Close()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := c.Read(echo); !errors.Is(err, io.EOF) {
+		t.Fatalf("read after the proxy closed: %d bytes, %v; want EOF", n, err)
+	}
+}
+
+// TestCloseSessionSpeaksZooKeeper: ExpireSession's exchange is a connect
+// request with the session's ID and password, then a closeSession.
+func TestCloseSessionSpeaksZooKeeper(t *testing.T) {
+	pw := []byte("0123456789abcdef")
+	seen := make(chan [2][]byte, 1)
+	addr := fakeServer(t, func(c net.Conn) {
+		req, err := wire.ReadFrame(c)
+		if err != nil {
+			return
+		}
+		_, _ = c.Write(connectResponse(0x42, pw))
+		closeReq, err := wire.ReadFrame(c)
+		if err != nil {
+			return
+		}
+		seen <- [2][]byte{req, closeReq}
+		reply := append([]byte{0, 0, 0, 16}, closeReq[4:8]...)
+		_, _ = c.Write(append(reply, make([]byte, 12)...))
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := closeSession(ctx, []string{addr}, 0x42, pw); err != nil {
+		t.Fatal(err)
+	}
+	got := <-seen
+	if want := wire.AppendConnectRequest(nil, 0x42, pw, 0); !bytes.Equal(got[0], want) {
+		t.Errorf("connect request %x, want %x", got[0], want)
+	}
+	if want := wire.AppendCloseRequest(nil, 1); !bytes.Equal(got[1], want) {
+		t.Errorf("close request %x, want %x", got[1], want)
+	}
+}
