@@ -1,0 +1,55 @@
+package consul_test
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/consul/consultest"
+	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/lease"
+	"github.com/leasehold/leasehold/lease/leasetest"
+)
+
+// agentEnv names the variable holding the HTTP address of the Consul agent
+// the suites run against.
+const agentEnv = "LEASEHOLD_CONSUL_ADDR"
+
+// harness returns a harness on the agent named by agentEnv. Without that
+// variable it starts a dev agent in a container (see package
+// integration/stores), which skips the test where Docker or the image is
+// missing, or fails it when CI=true. The agent must allow more than 200
+// connections per client (limits.http_max_conns_per_client): every waiting
+// or held election holds one blocking query.
+func harness(t *testing.T) *consultest.Harness {
+	t.Helper()
+	if addr := os.Getenv(agentEnv); addr != "" {
+		return &consultest.Harness{Addr: addr}
+	}
+	return &consultest.Harness{Addr: stores.Consul(t, 1)[0]}
+}
+
+// TestAgent runs the suites and the Consul-specific tests on one agent.
+func TestAgent(t *testing.T) {
+	h := harness(t)
+	t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
+	t.Run("Elector", func(t *testing.T) {
+		leasetest.RunElectorTests(t, h, lease.Options{TTL: 10 * time.Second})
+	})
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, *consultest.Harness)
+	}{
+		{"SessionEntry", testSessionEntry},
+		{"InvalidationDeletesKey", testInvalidationDeletesKey},
+		{"LockDelayIsNotKeyExists", testLockDelayIsNotKeyExists},
+		{"CloseDeletesBeforeDestroy", testCloseDeletesBeforeDestroy},
+		{"ForeignFlags", testForeignFlags},
+		{"TakesUnlockedKey", testTakesUnlockedKey},
+		{"APILockHoldsOffElector", testAPILockHoldsOffElector},
+		{"ElectorHoldsOffAPILock", testElectorHoldsOffAPILock},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
+	}
+}

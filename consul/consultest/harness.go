@@ -1,0 +1,100 @@
+// Package consultest connects the conformance and elector suites to a
+// running Consul agent. It talks to the HTTP address it is given; starting
+// an agent is the caller's business (a dev agent in development, containers
+// in integration tests).
+package consultest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/consul"
+)
+
+// Harness is a backendtest.Harness on the Consul agent whose HTTP API is
+// at Addr (host:port). Every Store it makes reaches the agent through a
+// loopback proxy of its own, which the sever function cuts. Its methods
+// may be called from several tests at once.
+type Harness struct {
+	// Addr is the agent's HTTP address, host:port, on loopback.
+	Addr string
+
+	once  sync.Once
+	admin *api.Client
+	err   error
+}
+
+var (
+	_ backendtest.Harness      = (*Harness)(nil)
+	_ backendtest.ExpiryGracer = (*Harness)(nil)
+)
+
+// Client returns a client of the agent at Addr with a transport of its
+// own, whose idle connections are closed when t ends.
+func (h *Harness) Client(t testing.TB) *api.Client {
+	t.Helper()
+	return h.client(t, h.Addr)
+}
+
+func (h *Harness) client(t testing.TB, addr string) *api.Client {
+	t.Helper()
+	c, tr, err := newClient(addr)
+	if err != nil {
+		t.Fatalf("consul client for %s: %v", addr, err)
+	}
+	t.Cleanup(tr.CloseIdleConnections)
+	return c
+}
+
+// NewStore returns a Store whose client reaches the agent through a proxy
+// of its own. sever cuts the proxy's connections and refuses new ones, as
+// a crash would: the Store's calls fail and its sessions are left to
+// expire by TTL, not destroyed. The proxy closes when t ends.
+func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
+	t.Helper()
+	p, err := listen(h.Addr)
+	if err != nil {
+		t.Fatalf("consultest: proxy to %s: %v", h.Addr, err)
+	}
+	t.Cleanup(p.Close)
+	s, err := consul.New(h.client(t, p.Addr()), consul.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, p.Sever
+}
+
+// ExpireSession destroys the session through a separate client, which is
+// what Consul does when a session's TTL runs out: the keys it holds are
+// deleted (the sessions' behavior) and their lock-delay armed.
+func (h *Harness) ExpireSession(ctx context.Context, id string) error {
+	h.once.Do(func() { h.admin, _, h.err = newClient(h.Addr) })
+	if h.err != nil {
+		return h.err
+	}
+	if _, err := h.admin.Session().Destroy(id, (&api.WriteOptions{}).WithContext(ctx)); err != nil {
+		return fmt.Errorf("consultest: destroy session %s: %w", id, err)
+	}
+	return nil
+}
+
+// ExpiryGrace is the TTL itself: Consul's leader invalidates a silent
+// session 2×TTL after the last renewal it handled.
+func (h *Harness) ExpiryGrace(ttl time.Duration) time.Duration { return ttl }
+
+// newClient returns a client of addr with a transport of its own.
+func newClient(addr string) (*api.Client, *http.Transport, error) {
+	cfg := api.DefaultConfig()
+	cfg.Address = addr
+	cfg.Scheme = "http"
+	c, err := api.NewClient(cfg)
+	return c, cfg.Transport, err
+}

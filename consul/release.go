@@ -1,0 +1,56 @@
+package consul
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// txnChunk is the number of keys Close deletes per transaction. Consul
+// takes 128 operations per transaction since 1.22 and 64 before.
+const txnChunk = 64
+
+// Delete deletes the key in a transaction guarded by ModifyIndex == token,
+// so it deletes only the incarnation that token names. Deleting a locked
+// key arms no lock-delay: a waiter can take it at once.
+func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
+	key := ss.s.Key(election)
+	_, err := ss.s.txn(ctx, "delete", election, api.TxnOps{
+		{KV: &api.KVTxnOp{Verb: api.KVCheckIndex, Key: key, Index: token}},
+		{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: key}},
+	})
+	var rb *rolledBack
+	switch {
+	case errors.As(err, &rb) && rb.failedAt(0):
+		err = fmt.Errorf("consul: delete %q at token %d: %w", election, token, backends.ErrNotFound)
+	case errors.As(err, &rb):
+		return fmt.Errorf("consul: delete %q: %w", election, err)
+	case err != nil:
+		return err
+	}
+	ss.forget(key, token)
+	return err
+}
+
+// deleteHeld deletes the keys the session took, up to txnChunk keys per
+// transaction, each only if its ModifyIndex is still the token it was
+// taken with. A transaction that fails or is rolled back (one of its keys
+// changed) is left alone: destroying the session deletes the keys it
+// still holds, with their lock-delay armed.
+func (ss *session) deleteHeld(ctx context.Context) {
+	var ops api.TxnOps
+	for key, token := range ss.takeHeld() {
+		ops = append(ops, &api.TxnOp{KV: &api.KVTxnOp{Verb: api.KVDeleteCAS, Key: key, Index: token}})
+		if len(ops) == txnChunk {
+			_, _ = ss.s.txn(ctx, "close", "", ops)
+			ops = nil
+		}
+	}
+	if len(ops) > 0 {
+		_, _ = ss.s.txn(ctx, "close", "", ops)
+	}
+}

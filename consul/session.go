@@ -1,0 +1,99 @@
+package consul
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// NewSession creates a Consul session with the given TTL, the "delete"
+// behavior, no health checks and the store's lock-delay. It fails without
+// I/O if ttl is outside MinTTL to MaxTTL.
+func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+	if ttl < MinTTL || ttl > MaxTTL {
+		return nil, fmt.Errorf("consul: session TTL %v is out of Consul's range %v to %v", ttl, MinTTL, MaxTTL)
+	}
+	entry := &api.SessionEntry{Name: SessionName, TTL: ttl.String(),
+		Behavior: api.SessionBehaviorDelete, LockDelay: s.lockDelay}
+	id, _, err := s.c.Session().CreateNoChecks(entry, writeOpts(ctx))
+	if err != nil {
+		return nil, classify("create session", "", ctx, err)
+	}
+	return &session{s: s, id: id, ttl: ttl, held: make(map[string]uint64)}, nil
+}
+
+type session struct {
+	s   *Store
+	id  string
+	ttl time.Duration
+
+	mu   sync.Mutex
+	held map[string]uint64 // key -> token of the keys Create took
+}
+
+func (ss *session) ID() string         { return ss.id }
+func (ss *session) TTL() time.Duration { return ss.ttl }
+
+// KeepAlive renews the session once. Consul answers an unknown session
+// with 404, which the api reports as a nil entry.
+func (ss *session) KeepAlive(ctx context.Context) error {
+	entry, _, err := ss.s.c.Session().Renew(ss.id, writeOpts(ctx))
+	if err != nil {
+		return classify("renew session "+ss.id, "", ctx, err)
+	}
+	if entry == nil {
+		return fmt.Errorf("consul: renew session %s: %w", ss.id, backends.ErrSessionExpired)
+	}
+	return nil
+}
+
+// Close deletes the keys the session took (each only if it still holds
+// the token it was taken with), then destroys the session, which deletes
+// any key left. Deleting first keeps the lock-delay unarmed: Consul arms
+// it only for keys a session holds when it is invalidated. Destroying an
+// unknown session succeeds, so closing an expired session returns nil.
+func (ss *session) Close(ctx context.Context) error {
+	ss.deleteHeld(ctx)
+	if _, err := ss.s.c.Session().Destroy(ss.id, writeOpts(ctx)); err != nil {
+		return classify("destroy session "+ss.id, "", ctx, err)
+	}
+	return nil
+}
+
+// hold records that the session took key with token.
+func (ss *session) hold(key string, token uint64) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.held[key] = token
+}
+
+// forget drops key from the held set if it was taken with token.
+func (ss *session) forget(key string, token uint64) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.held[key] == token {
+		delete(ss.held, key)
+	}
+}
+
+// takeHeld empties the set of held keys and returns what it held.
+func (ss *session) takeHeld() map[string]uint64 {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	held := ss.held
+	ss.held = make(map[string]uint64)
+	return held
+}
+
+func writeOpts(ctx context.Context) *api.WriteOptions {
+	return (&api.WriteOptions{}).WithContext(ctx)
+}
+
+func queryOpts(ctx context.Context) *api.QueryOptions {
+	return (&api.QueryOptions{}).WithContext(ctx)
+}

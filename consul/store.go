@@ -1,0 +1,152 @@
+package consul
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// DefaultPrefix is the key prefix used when Options.Prefix is empty.
+const DefaultPrefix = "leasehold/"
+
+// Store limits. Consul grants session TTLs from 10 s (a server's default
+// session_ttl_min) to 24 h, parsed as Go durations, so any duration in
+// range is accepted.
+const (
+	MinTTL = 10 * time.Second
+	MaxTTL = 24 * time.Hour
+	// MaxValueSize stays well below the 512 KiB a Consul transaction
+	// request may take: values travel in it base64-encoded.
+	MaxValueSize = 256 << 10
+)
+
+// Lock-delay and wait-time bounds.
+const (
+	// DefaultLockDelay is the smallest lock-delay the api package can
+	// send: it omits a zero LockDelay, and the server then applies 15 s.
+	DefaultLockDelay = time.Millisecond
+	// MaxLockDelay is Consul's cap on a session's lock-delay.
+	MaxLockDelay = 60 * time.Second
+	// DefaultWaitTime is the wait time of one blocking query in Wait.
+	DefaultWaitTime = 5 * time.Minute
+	// MaxWaitTime is Consul's cap on a blocking query's wait time.
+	MaxWaitTime = 10 * time.Minute
+)
+
+// SessionName is the name given to every session this package creates, as
+// shown by "consul operator" tools and /v1/session/list.
+const SessionName = "leasehold"
+
+// Options configure a Store. The zero value of every field means its
+// default.
+type Options struct {
+	// Prefix is prepended to every election name to form its KV key. It
+	// must be one or more segments of [A-Za-z0-9._-] (not "." or ".."),
+	// each followed by "/", with no leading "/". Default DefaultPrefix.
+	Prefix string
+
+	// LockDelay is the lock-delay of every session: how long Consul
+	// refuses to lock a key after a session holding it was invalidated
+	// (by TTL or Destroy; not after a Delete or a Close). A larger delay
+	// protects api.Lock holders sharing the keys, which have no local
+	// deadline, and slows every crash failover by as much. Default
+	// DefaultLockDelay (1 ms); between 1 ms and MaxLockDelay (60 s), in
+	// whole milliseconds.
+	LockDelay time.Duration
+
+	// WaitTime is how long one blocking query of Wait may block before
+	// Consul answers with the unchanged state and Wait asks again (Consul
+	// adds up to 1/16 at random). The client's http.Client must not time
+	// out sooner. Default
+	// DefaultWaitTime (5 min); between 1 s and MaxWaitTime (10 min).
+	WaitTime time.Duration
+}
+
+// Store is a backends.Store on Consul. It is safe for concurrent use.
+type Store struct {
+	c         *api.Client
+	kv        *api.KV
+	prefix    string
+	lockDelay time.Duration
+	waitTime  time.Duration
+}
+
+var _ backends.Store = (*Store)(nil)
+
+// New returns a Store that uses c. It fails if c is nil or an option is
+// out of range, naming the option and its allowed range. It does no I/O;
+// an unreachable agent shows up as errors from the calls.
+func New(c *api.Client, opts Options) (*Store, error) {
+	if c == nil {
+		return nil, errors.New("consul: client is nil: pass a *api.Client made with api.NewClient")
+	}
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	return &Store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime}, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Prefix == "" {
+		o.Prefix = DefaultPrefix
+	}
+	if o.LockDelay == 0 {
+		o.LockDelay = DefaultLockDelay
+	}
+	if o.WaitTime == 0 {
+		o.WaitTime = DefaultWaitTime
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	switch {
+	case !strings.HasSuffix(o.Prefix, "/") || backends.ValidateElection(strings.TrimSuffix(o.Prefix, "/")) != nil:
+		return fmt.Errorf("consul: Prefix %q must be segments of [A-Za-z0-9._-] each followed by \"/\", like %q", o.Prefix, DefaultPrefix)
+	case o.LockDelay < time.Millisecond || o.LockDelay > MaxLockDelay || o.LockDelay%time.Millisecond != 0:
+		return fmt.Errorf("consul: LockDelay %v must be whole milliseconds between 1ms and %v", o.LockDelay, MaxLockDelay)
+	case o.WaitTime < time.Second || o.WaitTime > MaxWaitTime:
+		return fmt.Errorf("consul: WaitTime %v must be between 1s and %v", o.WaitTime, MaxWaitTime)
+	}
+	return nil
+}
+
+// Name returns "consul".
+func (s *Store) Name() string { return "consul" }
+
+// Limits reports Consul's bounds: TTL between MinTTL and MaxTTL at any
+// granularity, values up to MaxValueSize bytes.
+func (s *Store) Limits() backends.Limits {
+	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, MaxValueSize: MaxValueSize}
+}
+
+// Key returns the KV key of an election.
+func (s *Store) Key(election string) string { return s.prefix + election }
+
+// Get reads the leader key with a consistent read. A key that exists but
+// is not locked by a session is reported absent.
+func (s *Store) Get(ctx context.Context, election string) (backends.Record, error) {
+	p, rev, err := s.read(ctx, election)
+	if err != nil {
+		return backends.Record{}, classify("get", election, ctx, err)
+	}
+	return record(election, p, rev), nil
+}
+
+// read reads the key consistently and returns it (nil if absent) with the
+// index the read was made at.
+func (s *Store) read(ctx context.Context, election string) (*api.KVPair, uint64, error) {
+	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
+	p, meta, err := s.kv.Get(s.Key(election), q)
+	if err != nil {
+		return nil, 0, err
+	}
+	return p, meta.LastIndex, nil
+}

@@ -1,0 +1,32 @@
+package consul
+
+import (
+	"context"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// Wait runs blocking queries on the key from known.Revision until one
+// answers with a state that differs from known. A change made after
+// known.Revision and before the call makes the first query return at once.
+// A query that comes back with the same state (its wait time ran out, or,
+// for an absent key, another key changed) is sent again from the index it
+// returned.
+func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
+	el := known.Election
+	idx := known.Revision
+	for {
+		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
+		p, meta, err := s.kv.Get(s.Key(el), q)
+		if err != nil {
+			return backends.Record{}, classify("wait", el, ctx, err)
+		}
+		rec := record(el, p, meta.LastIndex)
+		if differs(rec, known) {
+			return rec, nil
+		}
+		idx = nextIndex(idx, meta.LastIndex)
+	}
+}
