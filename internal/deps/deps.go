@@ -1,10 +1,7 @@
-// Package deps pins modules that adapters under construction will import.
+// Package deps pins modules that work in progress will import.
 package deps
 
 import (
-	_ "github.com/go-zookeeper/zk"
-	_ "github.com/hashicorp/consul/api"
-	_ "github.com/testcontainers/testcontainers-go"
-	_ "github.com/testcontainers/testcontainers-go/modules/consul"
-	_ "github.com/testcontainers/testcontainers-go/modules/etcd"
+	_ "github.com/Shopify/toxiproxy/v2"
+	_ "github.com/prometheus/client_golang/prometheus"
 )
