@@ -11,7 +11,8 @@ import (
 
 // campaign is a Campaign call waiting for its outcome.
 type campaign struct {
-	done chan campaignResult // buffered: the loop never blocks on it
+	done  chan campaignResult // buffered: the loop never blocks on it
+	start time.Time
 }
 
 type campaignResult struct {
@@ -37,7 +38,7 @@ func (e *LeaseElector) Campaign(ctx context.Context, election string) (*Leadersh
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: campaign: %v: %w", err, ErrInvalidOption)
 	}
-	c := &campaign{done: make(chan campaignResult, 1)}
+	c := &campaign{done: make(chan campaignResult, 1), start: time.Now()}
 	var busy bool
 	if !e.do(func(now time.Time) {
 		if busy = e.m.Active(election); !busy {
@@ -81,17 +82,32 @@ func (e *LeaseElector) elected(name string, rec backends.Record) {
 	delete(e.campaigns, name)
 	l := newLeadership(e, c, rec)
 	e.held[name] = l
+	e.health.held.Add(1)
+	e.opts.Metrics.Leading(name, true)
 	if c != nil {
+		e.opts.Metrics.Acquired(name, time.Since(c.start))
 		c.finish(l, nil)
 	}
+	e.log.Info("leadership won", "election", name, "token", rec.Token, "session", rec.Owner)
 }
 
 func (e *LeaseElector) lost(name string, cause error) {
 	e.stopWatch(name)
 	if l := e.held[name]; l != nil {
-		delete(e.held, name)
-		l.end(cause)
+		e.ended(name, l, cause)
 	}
+}
+
+// ended ends a leadership: its context first, then the bookkeeping.
+func (e *LeaseElector) ended(name string, l *Leadership, cause error) {
+	delete(e.held, name)
+	l.end(cause)
+	e.health.held.Add(-1)
+	reason := Reason(cause)
+	e.opts.Metrics.Leading(name, false)
+	e.opts.Metrics.Lost(name, reason)
+	e.log.Info("leadership lost", "election", name, "token", l.Token, "session", l.Session,
+		"reason", reason, "err", cause)
 }
 
 func (e *LeaseElector) released(name string, err error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -29,6 +30,8 @@ type LeaseElector struct {
 	loopDone chan struct{}
 	io       sync.WaitGroup // store calls and observers
 	slots    chan struct{}  // see maxElectionCalls
+	log      *slog.Logger
+	health   health
 	closed   sync.Once
 
 	openMu sync.Mutex
@@ -62,7 +65,8 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		m: core.New(opts.config()), sessions: make(map[uint64]backends.Session),
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
 		resigns: make(map[string][]chan error), watches: make(map[string]context.CancelFunc),
-		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls)}
+		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
+		log: opts.Logger.With("identity", opts.Identity), health: health{base: time.Now()}}
 	go e.loop()
 	return e, nil
 }
@@ -192,6 +196,7 @@ func (e *LeaseElector) loop() {
 		for _, a := range e.m.Ready() {
 			e.perform(a)
 		}
+		e.health.setDeadline(e.m.Deadline())
 		e.notifyReady()
 		resetTimer(timer, e.m.NextTimer())
 		select {
@@ -215,9 +220,10 @@ func resetTimer(t *time.Timer, at time.Time) {
 
 // shutdown ends what the loop owns when the elector closes.
 func (e *LeaseElector) shutdown() {
-	for _, l := range e.held {
-		l.end(ErrClosed)
+	for name, l := range e.held {
+		e.ended(name, l, ErrClosed)
 	}
+	e.health.setDeadline(time.Time{})
 	for _, c := range e.campaigns {
 		c.finish(nil, ErrClosed)
 	}

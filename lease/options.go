@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -57,6 +58,14 @@ type Options struct {
 	// Identity is the value stored in the leader key while this elector
 	// leads, shown to observers. Default "hostname/pid/random".
 	Identity string
+
+	// Logger receives structured logs with election, identity, token and
+	// session attributes: leadership won and lost at Info, renewal and
+	// session trouble at Warn, routine events at Debug. Default: no logs.
+	Logger *slog.Logger
+
+	// Metrics receives measurements (see Metrics). Default: none.
+	Metrics Metrics
 }
 
 func (o Options) withDefaults() Options {
@@ -82,6 +91,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Identity == "" {
 		o.Identity = defaultIdentity()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Metrics == nil {
+		o.Metrics = noMetrics{}
 	}
 	return o
 }

@@ -71,6 +71,9 @@ func (e *LeaseElector) createSession(epoch uint64) {
 		s, err := e.store.NewSession(ctx, e.opts.TTL)
 		if err == nil {
 			e.track(s, true)
+			e.log.Debug("session created", "session", s.ID(), "ttl", s.TTL())
+		} else {
+			e.log.Warn("session creation failed", "err", err)
 		}
 		e.post(func(now time.Time) {
 			if err != nil {
@@ -87,6 +90,11 @@ func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
 	e.call(e.m.Deadline(), false, func(ctx context.Context) {
 		sent := time.Now()
 		err := s.KeepAlive(ctx)
+		if err == nil {
+			e.opts.Metrics.Renewed(time.Since(sent))
+		} else {
+			e.log.Warn("session renewal failed", "session", s.ID(), "err", err)
+		}
 		e.post(func(now time.Time) {
 			if err != nil {
 				e.m.RenewFailed(now, epoch, err)
@@ -103,6 +111,7 @@ func (e *LeaseElector) closeSession(epoch uint64) {
 		return
 	}
 	delete(e.sessions, epoch)
+	e.log.Debug("session closing", "session", s.ID())
 	e.call(time.Time{}, false, func(ctx context.Context) {
 		if s.Close(ctx) == nil {
 			e.track(s, false)

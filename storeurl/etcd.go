@@ -1,0 +1,81 @@
+package storeurl
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/url"
+	"os"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/leasehold/leasehold/etcd"
+)
+
+func openEtcd(ctx context.Context, hosts []string, u *url.URL, opts Options) (*Opened, error) {
+	cfg := clientv3.Config{DialTimeout: opts.DialTimeout, Username: opts.Username,
+		Password: opts.Password, Logger: zap.NewNop(), Context: ctx}
+	scheme := "http://"
+	if opts.tls() || u.Scheme == "etcds" {
+		tc, err := tlsConfig(opts)
+		if err != nil {
+			return nil, err
+		}
+		cfg.TLS, scheme = tc, "https://"
+	}
+	for _, h := range hosts {
+		cfg.Endpoints = append(cfg.Endpoints, scheme+h)
+	}
+	c, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("etcd %v: %w", cfg.Endpoints, err)
+	}
+	s, err := etcd.New(c, etcd.Options{Prefix: prefix(u.Path, "/", etcd.DefaultPrefix)})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &Opened{Store: s, close: c.Close}, nil
+}
+
+// prefix turns a URL path into a key prefix that starts with lead and ends
+// in "/"; an empty path gives def.
+func prefix(path, lead, def string) string {
+	if path == "" || path == "/" {
+		return def
+	}
+	if path[len(path)-1] != '/' {
+		path += "/"
+	}
+	if lead == "" {
+		return path[1:]
+	}
+	return path
+}
+
+func tlsConfig(opts Options) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if opts.CACert != "" {
+		pem, err := os.ReadFile(opts.CACert)
+		if err != nil {
+			return nil, fmt.Errorf("--cacert: %w", err)
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--cacert %s: no PEM certificate in it", opts.CACert)
+		}
+	}
+	if (opts.Cert == "") != (opts.Key == "") {
+		return nil, fmt.Errorf("--cert and --key go together: got cert %q, key %q", opts.Cert, opts.Key)
+	}
+	if opts.Cert != "" {
+		kp, err := tls.LoadX509KeyPair(opts.Cert, opts.Key)
+		if err != nil {
+			return nil, fmt.Errorf("--cert/--key: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{kp}
+	}
+	return tc, nil
+}

@@ -1,0 +1,32 @@
+package storeurl
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/leasehold/leasehold/zookeeper"
+)
+
+func openZooKeeper(hosts []string, u *url.URL, opts Options) (*Opened, error) {
+	if opts.tls() {
+		return nil, errNoTLS
+	}
+	zo := zookeeper.Options{Prefix: strings.TrimSuffix(u.Path, "/")}
+	if v := u.Query().Get("tick"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("zk URL: tick=%q: want the servers' tickTime as a duration, e.g. tick=2s", v)
+		}
+		zo.TickTime = d
+	}
+	if opts.ZKDigest != "" {
+		zo.Auth = []zookeeper.Auth{{Scheme: "digest", Credentials: []byte(opts.ZKDigest)}}
+	}
+	s, err := zookeeper.New(hosts, zo)
+	if err != nil {
+		return nil, err
+	}
+	return &Opened{Store: s, close: func() error { s.Close(); return nil }}, nil
+}
