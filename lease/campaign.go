@@ -146,8 +146,9 @@ type Leadership struct {
 
 func newLeadership(e *LeaseElector, c *campaign, rec backends.Record) *Leadership {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	id, _ := decodeValue(rec.Value)
 	return &Leadership{Election: rec.Election, Token: fencing.Token(rec.Token),
-		Identity: string(rec.Value), Session: rec.Owner, Acquired: time.Now(), e: e, c: c, ctx: ctx, cancel: cancel}
+		Identity: id, Session: rec.Owner, Acquired: time.Now(), e: e, c: c, ctx: ctx, cancel: cancel}
 }
 
 // Context returns a context that is cancelled the moment the leadership is

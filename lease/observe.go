@@ -21,16 +21,22 @@ type LeaderInfo struct {
 	// Session is the ID of the store session holding the key (etcd: the
 	// lease ID in hex, as etcdctl prints it).
 	Session string
-	// Since is the local time at which this observer first saw this
-	// leader (or the lack of one). It is not a store timestamp.
+	// Since is when the leader took the key, by its own clock, as it wrote
+	// it into the key; for a key not written by this package (Consul's
+	// api.Lock, say) or no leader, the local time this observer first saw
+	// the state. It is for display only: nothing here decides by it.
 	Since time.Time
 }
 
 // HasLeader reports whether the election had a leader.
 func (i LeaderInfo) HasLeader() bool { return i.Token != 0 }
 
-func infoOf(rec backends.Record, since time.Time) LeaderInfo {
-	return LeaderInfo{Election: rec.Election, Identity: string(rec.Value),
+func infoOf(rec backends.Record, seen time.Time) LeaderInfo {
+	id, since := decodeValue(rec.Value)
+	if since.IsZero() {
+		since = seen
+	}
+	return LeaderInfo{Election: rec.Election, Identity: id,
 		Token: fencing.Token(rec.Token), Session: rec.Owner, Since: since}
 }
 
@@ -94,7 +100,7 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 			continue
 		}
 		known = rec
-		if !first && rec.Token == uint64(last.Token) && string(rec.Value) == last.Identity {
+		if !first && rec.Token == uint64(last.Token) {
 			continue
 		}
 		first, last = false, infoOf(rec, time.Now())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -108,6 +109,10 @@ func defaultIdentity() string {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
+// valueOverhead is what the leader key's value holds beyond the identity:
+// a newline and an RFC 3339 time.
+const valueOverhead = 1 + len("2006-01-02T15:04:05.999999999Z")
+
 func (o Options) config() core.Config {
 	return core.Config{TTL: o.TTL, Margin: o.SafetyMargin, Drift: o.ClockDrift,
 		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval}
@@ -133,8 +138,10 @@ func (o Options) validate(lim backends.Limits) error {
 	case o.RenewInterval >= o.config().Hold(o.TTL):
 		return bad("RenewInterval %v must be below TTL − SafetyMargin − ClockDrift×TTL = %v",
 			o.RenewInterval, o.config().Hold(o.TTL))
-	case lim.MaxValueSize > 0 && len(o.Identity) > lim.MaxValueSize:
-		return bad("Identity is %d bytes; the store allows at most %d", len(o.Identity), lim.MaxValueSize)
+	case lim.MaxValueSize > 0 && len(o.Identity)+valueOverhead > lim.MaxValueSize:
+		return bad("Identity is %d bytes; the store allows at most %d", len(o.Identity), lim.MaxValueSize-valueOverhead)
+	case strings.ContainsRune(o.Identity, '\n'):
+		return bad("Identity %q contains a newline", o.Identity)
 	}
 	return nil
 }

@@ -122,7 +122,7 @@ func (e *LeaseElector) closeSession(epoch uint64) {
 func (e *LeaseElector) create(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	e.call(time.Time{}, true, func(ctx context.Context) {
-		rec, err := s.Create(ctx, a.Election, []byte(e.opts.Identity))
+		rec, err := s.Create(ctx, a.Election, encodeValue(e.opts.Identity, time.Now()))
 		e.post(func(now time.Time) { e.m.Created(now, a.Election, a.Op, rec, err) })
 	})
 }

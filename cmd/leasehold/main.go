@@ -1,12 +1,17 @@
-// Command leasehold runs leader elections on a store.
+// Command leasehold runs leader elections on etcd, ZooKeeper or Consul.
 //
-//	leasehold demo   start an in-process etcd and show an election, a crash
-//	                 failover and a fenced resource rejecting a stale leader
+//	leasehold run --store URL --election NAME -- CMD ARGS...
+//	leasehold status --store URL --election NAME
+//	leasehold observe --store URL --election NAME
+//	leasehold demo
+//
+// Run `leasehold COMMAND -h` for a command's flags.
 package main
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,31 +20,55 @@ import (
 const usage = `usage: leasehold <command> [flags]
 
 commands:
-  demo    start an in-process etcd and three candidates; kill the leader,
-          show the hand-over with increasing fencing tokens, and a guarded
-          resource rejecting the stale leader's write
+  run       campaign and run a command while leading; stop it (SIGTERM, then
+            SIGKILL) before the store could hand leadership to anyone else
+  status    print an election's leader, fencing token, session and since when
+  observe   stream an election's leader changes, including "no leader"
+  demo      start an in-process etcd and three candidates; kill the leader,
+            show the hand-over with increasing fencing tokens, and a guarded
+            resource rejecting the stale leader's write
+
+Store URLs: etcd://host:port[,host:port]/prefix, zk://host:port[,...]/prefix[?tick=2s],
+consul://host:port/prefix. Run 'leasehold <command> -h' for its flags.
 `
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs one command line and returns the exit code. Errors are printed
+// on one line.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var code int
 	var err error
-	switch os.Args[1] {
+	switch args[0] {
+	case "run":
+		code, err = runRun(ctx, args[1:], stderr)
+	case "status":
+		code, err = runStatus(ctx, args[1:], stdout, stderr)
+	case "observe":
+		code, err = runObserve(ctx, args[1:], stdout, stderr)
 	case "demo":
-		err = runDemo(ctx, os.Stdout, os.Args[2:])
+		if err = runDemo(ctx, stdout, args[1:]); err != nil {
+			code = 1
+		}
 	case "help", "-h", "--help":
-		fmt.Print(usage)
-		return
+		fmt.Fprint(stdout, usage)
 	default:
-		fmt.Fprintf(os.Stderr, "leasehold: unknown command %q\n%s", os.Args[1], usage)
-		os.Exit(2)
+		code, err = 2, fmt.Errorf("unknown command %q: want run, status, observe or demo (see leasehold -h)", args[0])
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "leasehold:", err)
-		os.Exit(1)
+	if err != nil && err != errHelp {
+		fmt.Fprintln(stderr, "leasehold:", err)
 	}
+	if err == errHelp {
+		code = 0
+	}
+	return code
 }

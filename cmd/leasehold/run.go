@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/leasehold/leasehold/lease"
+)
+
+const runUsage = `usage: leasehold run --store URL --election NAME [flags] -- CMD [ARGS...]
+
+Campaigns for the election and runs CMD while this process leads, with
+LEASEHOLD_ELECTION, LEASEHOLD_TOKEN (the fencing token) and
+LEASEHOLD_IDENTITY in its environment. When leadership is lost, CMD's
+process group gets SIGTERM and, after --grace, SIGKILL: the grace ends
+before the store could hand the election to anyone else. When CMD exits,
+leasehold resigns and exits with CMD's code (--on-exit=exit) or starts CMD
+again while still leading (--on-exit=restart).
+
+flags:
+`
+
+// runFlags are the flags of leasehold run.
+type runFlags struct {
+	common
+	grace          time.Duration
+	onLoss, onExit string
+}
+
+func runRun(ctx context.Context, args []string, stderr io.Writer) (int, error) {
+	var f runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	f.register(fs)
+	fs.DurationVar(&f.grace, "grace", 0, "time between SIGTERM and SIGKILL on loss; must be below the margin (default margin/2)")
+	fs.StringVar(&f.onLoss, "on-loss", "recampaign", "after losing leadership: recampaign or exit (code 3)")
+	fs.StringVar(&f.onExit, "on-exit", "exit", "when CMD exits while leading: exit (resign, exit with its code) or restart")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); fs.PrintDefaults() }
+	if err := parse(fs, args); err != nil {
+		return 2, err
+	}
+	cmd := fs.Args()
+	if err := f.check(); err != nil {
+		return 2, err
+	}
+	if err := f.validate(cmd); err != nil {
+		return 2, err
+	}
+	e, closeAll, err := f.open(ctx, stderr)
+	if err != nil {
+		return 1, err
+	}
+	defer closeAll()
+	if err := f.checkGrace(e.Options()); err != nil {
+		return 2, err
+	}
+	r := &runner{f: &f, e: e, cmd: cmd, stderr: stderr}
+	return r.loop(ctx)
+}
+
+func (f *runFlags) validate(cmd []string) error {
+	switch {
+	case len(cmd) == 0:
+		return errors.New("no command: put it after --, e.g. leasehold run --store URL --election jobs/a -- ./job.sh")
+	case f.onLoss != "recampaign" && f.onLoss != "exit":
+		return fmt.Errorf("--on-loss %q: want recampaign or exit", f.onLoss)
+	case f.onExit != "exit" && f.onExit != "restart":
+		return fmt.Errorf("--on-exit %q: want exit or restart", f.onExit)
+	}
+	return nil
+}
+
+// checkGrace defaults the grace to half the margin and checks that SIGKILL
+// comes before the store could free the key.
+func (f *runFlags) checkGrace(o lease.Options) error {
+	if f.grace == 0 {
+		f.grace = o.SafetyMargin / 2
+	}
+	if f.grace <= 0 || f.grace >= o.SafetyMargin {
+		return fmt.Errorf("--grace %v must be above 0 and below the margin %v (raise --margin for a longer grace)",
+			f.grace, o.SafetyMargin)
+	}
+	return nil
+}
