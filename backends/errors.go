@@ -23,4 +23,8 @@ var (
 	// context's own error too, so errors.Is(err, context.Canceled) and
 	// errors.Is(err, context.DeadlineExceeded) also work.
 	ErrCanceled = errors.New("canceled")
+	// ErrNotLeader: a guarded write (GuardedWriter) found the election's
+	// leader key absent or holding another token, and wrote nothing: the
+	// leadership the token names has ended, or never was.
+	ErrNotLeader = errors.New("token does not hold the leader key")
 )

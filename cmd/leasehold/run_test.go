@@ -231,4 +231,3 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
-
