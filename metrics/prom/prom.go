@@ -1,0 +1,79 @@
+// Package prom exports an elector's measurements to Prometheus. It is the
+// only package of leasehold that imports the Prometheus client: pass
+// New(reg) as lease.Options.Metrics.
+package prom
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/leasehold/leasehold/lease"
+)
+
+// Metrics is a lease.Metrics that updates Prometheus collectors:
+//
+//	leasehold_leader{election}                  1 while this elector leads, else 0
+//	leasehold_transitions_total{election}       leaderships won
+//	leasehold_losses_total{election,reason}     leaderships ended, by lease.Reason
+//	leasehold_acquire_seconds{election}         histogram: Campaign call to win
+//	leasehold_renew_seconds                     histogram: renewal round trip
+//
+// It is safe for concurrent use.
+type Metrics struct {
+	leader      *prometheus.GaugeVec
+	transitions *prometheus.CounterVec
+	losses      *prometheus.CounterVec
+	acquire     *prometheus.HistogramVec
+	renew       prometheus.Histogram
+}
+
+var _ lease.Metrics = (*Metrics)(nil)
+
+// New creates the collectors and registers them with reg. It fails if reg
+// already holds collectors of these names (one Metrics per registry; share
+// it among electors of a process).
+func New(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		leader: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "leasehold_leader",
+			Help: "1 while this process leads the election, else 0."}, []string{"election"}),
+		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "leasehold_transitions_total",
+			Help: "Leaderships this process won."}, []string{"election"}),
+		losses: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "leasehold_losses_total",
+			Help: "Leaderships this process lost, by reason."}, []string{"election", "reason"}),
+		acquire: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "leasehold_acquire_seconds",
+			Help: "Time from a Campaign call to the win.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)},
+			[]string{"election"}),
+		renew: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "leasehold_renew_seconds",
+			Help: "Round trip of a successful session renewal.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
+	}
+	for _, c := range []prometheus.Collector{m.leader, m.transitions, m.losses, m.acquire, m.renew} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// Leading sets leasehold_leader and counts a transition on a win.
+func (m *Metrics) Leading(election string, leading bool) {
+	if leading {
+		m.leader.WithLabelValues(election).Set(1)
+		m.transitions.WithLabelValues(election).Inc()
+		return
+	}
+	m.leader.WithLabelValues(election).Set(0)
+}
+
+// Acquired observes leasehold_acquire_seconds.
+func (m *Metrics) Acquired(election string, d time.Duration) {
+	m.acquire.WithLabelValues(election).Observe(d.Seconds())
+}
+
+// Renewed observes leasehold_renew_seconds.
+func (m *Metrics) Renewed(d time.Duration) { m.renew.Observe(d.Seconds()) }
+
+// Lost counts leasehold_losses_total.
+func (m *Metrics) Lost(election, reason string) {
+	m.losses.WithLabelValues(election, reason).Inc()
+}

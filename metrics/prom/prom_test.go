@@ -1,0 +1,73 @@
+package prom_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/embedetcd"
+	"github.com/leasehold/leasehold/lease"
+	"github.com/leasehold/leasehold/metrics/prom"
+)
+
+// TestElectorMetrics runs an elector on a real etcd and checks what the
+// collectors say after a win and a resign.
+func TestElectorMetrics(t *testing.T) {
+	srv, err := embedetcd.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cli, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	store, _ := etcd.New(cli, etcd.Options{})
+	reg := prometheus.NewRegistry()
+	m, err := prom.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := lease.New(store, lease.Options{TTL: 2 * time.Second, RenewInterval: 200 * time.Millisecond, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	l, err := e.Campaign(ctx, "jobs/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `
+# HELP leasehold_leader 1 while this process leads the election, else 0.
+# TYPE leasehold_leader gauge
+leasehold_leader{election="jobs/a"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "leasehold_leader"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want = `
+# HELP leasehold_losses_total Leaderships this process lost, by reason.
+# TYPE leasehold_losses_total counter
+leasehold_losses_total{election="jobs/a",reason="resigned"} 1
+# HELP leasehold_transitions_total Leaderships this process won.
+# TYPE leasehold_transitions_total counter
+leasehold_transitions_total{election="jobs/a"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "leasehold_losses_total", "leasehold_transitions_total"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := testutil.GatherAndCount(reg, "leasehold_acquire_seconds"); err != nil || n != 1 {
+		t.Fatalf("acquire histogram series: %d (%v), want 1", n, err)
+	}
+}
