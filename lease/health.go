@@ -31,14 +31,12 @@ func (h *health) setDeadline(d time.Time) {
 func (e *LeaseElector) Healthz(tolerance time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		h := &e.health
-		late := time.Duration(0)
 		if d := h.deadline.Load(); d != 0 && h.held.Load() > 0 {
-			late = time.Since(h.base) - time.Duration(d)
-		}
-		if late > tolerance {
-			http.Error(w, fmt.Sprintf("leader is %v past its renewal deadline", late.Round(time.Millisecond)),
-				http.StatusInternalServerError)
-			return
+			if late := time.Since(h.base) - time.Duration(d); late > tolerance {
+				http.Error(w, fmt.Sprintf("leader is %v past its renewal deadline", late.Round(time.Millisecond)),
+					http.StatusInternalServerError)
+				return
+			}
 		}
 		fmt.Fprintln(w, "ok")
 	})
