@@ -110,7 +110,9 @@ func (r *runner) start(l *lease.Leadership) (*child, error) {
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	c.Env = append(os.Environ(), "LEASEHOLD_ELECTION="+l.Election,
 		"LEASEHOLD_TOKEN="+strconv.FormatUint(uint64(l.Token), 10), "LEASEHOLD_IDENTITY="+l.Identity)
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so that a loss stops everything it started;
+	// SIGKILL if leasehold itself dies, so that no child outlives it.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := c.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
 	}
