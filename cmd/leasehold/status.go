@@ -55,6 +55,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil && !errors.Is(err, lease.ErrNoLeader) {
 		return 1, err
 	}
+	info.Election = c.election
 	printInfo(stdout, info, *asJSON)
 	if !info.HasLeader() {
 		return exitNoLeader, nil
