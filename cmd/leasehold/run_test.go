@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasehold/leasehold/integration/stores"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
@@ -153,25 +154,46 @@ func etcdServer(t *testing.T) string {
 // ignoreTERM is a child that survives SIGTERM, so only SIGKILL ends it.
 const ignoreTERM = `trap "" TERM; test -n "$LEASEHOLD_TOKEN" || exit 9; while :; do sleep 0.05; done`
 
-// TestRunKillsChildBeforeSuccessor: the leader's link to etcd is cut; its
-// child, which ignores SIGTERM, is SIGKILLed and gone before the
+// storeCase is a real store for the run tests: its address, URL scheme and
+// query, and the TTL to use.
+type storeCase struct {
+	name, scheme, query string
+	addr                func(t *testing.T) string
+	ttl                 time.Duration
+}
+
+var storeCases = []storeCase{
+	{"etcd", "etcd", "", etcdServer, 2 * time.Second},
+	{"zookeeper", "zk", "?tick=200ms", func(t *testing.T) string { return stores.ZooKeeper(t, 1)[0] }, 2 * time.Second},
+	{"consul", "consul", "", func(t *testing.T) string { return stores.Consul(t, 1)[0] }, 10 * time.Second},
+}
+
+// TestRunKillsChildBeforeSuccessor: on each store, the leader's link is
+// cut; its child, which ignores SIGTERM, is SIGKILLed and gone before the
 // successor's child starts.
 func TestRunKillsChildBeforeSuccessor(t *testing.T) {
-	srv := etcdServer(t)
+	for _, sc := range storeCases {
+		t.Run(sc.name, func(t *testing.T) { testKillsChildBeforeSuccessor(t, sc) })
+	}
+}
+
+func testKillsChildBeforeSuccessor(t *testing.T, sc storeCase) {
+	srv := sc.addr(t)
 	px := newProxy(t, srv)
-	common := []string{"--election", "jobs/x", "--ttl", "2s", "--log-level", "error"}
-	a := start(t, append(append([]string{"run", "--store", "etcd://" + px.l.Addr().String() + "/t", "--identity", "A"}, common...), "--", "sh", "-c", ignoreTERM)...)
-	a.stderr.await(t, "started child", 10*time.Second)
-	b := start(t, append(append([]string{"run", "--store", "etcd://" + srv + "/t", "--identity", "B"}, common...), "--", "sh", "-c", ignoreTERM)...)
+	url := func(addr string) string { return sc.scheme + "://" + addr + "/t" + sc.query }
+	common := []string{"--election", "jobs/x", "--ttl", sc.ttl.String(), "--log-level", "error"}
+	a := start(t, append(append([]string{"run", "--store", url(px.l.Addr().String()), "--identity", "A"}, common...), "--", "sh", "-c", ignoreTERM)...)
+	a.stderr.await(t, "started child", 20*time.Second)
+	b := start(t, append(append([]string{"run", "--store", url(srv), "--identity", "B"}, common...), "--", "sh", "-c", ignoreTERM)...)
 	cut := time.Now()
 	px.cut()
-	stopped := stamp(t, a.stderr.await(t, "stopped", 5*time.Second))
-	started := stamp(t, b.stderr.await(t, "started child", 10*time.Second))
+	stopped := stamp(t, a.stderr.await(t, "stopped", sc.ttl+5*time.Second))
+	started := stamp(t, b.stderr.await(t, "started child", 3*sc.ttl+5*time.Second))
 	if !stopped.Before(started) {
 		t.Fatalf("old child gone at %v, new child started at %v: overlap", stopped, started)
 	}
-	t.Logf("cut → old child SIGKILLed and gone after %v; successor's child started after %v (gap %v)",
-		stopped.Sub(cut), started.Sub(cut), started.Sub(stopped))
+	t.Logf("%s, TTL %v: cut → old child SIGKILLed and gone after %v; successor's child started after %v (gap %v)",
+		sc.name, sc.ttl, stopped.Sub(cut), started.Sub(cut), started.Sub(stopped))
 }
 
 // TestRunExitsWithChild: when the child exits, leasehold resigns and exits
