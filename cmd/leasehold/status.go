@@ -32,31 +32,46 @@ flags:
 // exitNoLeader is status's exit code when the election has no leader.
 const exitNoLeader = 4
 
-func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	var c common
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	c.register(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), statusUsage); fs.PrintDefaults() }
+// query is the flags of status and observe.
+type query struct {
+	common
+	json bool
+}
+
+// open parses args and opens the elector; code is the exit code on error.
+func (q *query) open(ctx context.Context, name, usage string, args []string, stderr io.Writer) (*lease.LeaseElector, func(), int, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	q.register(fs)
+	fs.BoolVar(&q.json, "json", false, "print JSON, one object per line")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), usage); fs.PrintDefaults() }
 	if err := parse(fs, args); err != nil {
-		return 2, err
+		return nil, nil, 2, err
 	}
-	if err := c.check(); err != nil {
-		return 2, err
+	if err := q.check(); err != nil {
+		return nil, nil, 2, err
 	}
-	e, closeAll, err := c.open(ctx, stderr)
+	e, closeAll, err := q.common.open(ctx, stderr)
 	if err != nil {
-		return 1, err
+		return nil, nil, 1, err
+	}
+	return e, closeAll, 0, nil
+}
+
+func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	var q query
+	e, closeAll, code, err := q.open(ctx, "status", statusUsage, args, stderr)
+	if err != nil {
+		return code, err
 	}
 	defer closeAll()
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	info, err := e.Leader(rctx, c.election)
+	info, err := e.Leader(rctx, q.election)
 	if err != nil && !errors.Is(err, lease.ErrNoLeader) {
 		return 1, err
 	}
-	info.Election = c.election
-	printInfo(stdout, info, *asJSON)
+	info.Election = q.election
+	printInfo(stdout, info, q.json)
 	if !info.HasLeader() {
 		return exitNoLeader, nil
 	}
@@ -64,29 +79,19 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 }
 
 func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	var c common
-	fs := flag.NewFlagSet("observe", flag.ContinueOnError)
-	c.register(fs)
-	asJSON := fs.Bool("json", false, "print one JSON object per line")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), observeUsage); fs.PrintDefaults() }
-	if err := parse(fs, args); err != nil {
-		return 2, err
-	}
-	if err := c.check(); err != nil {
-		return 2, err
-	}
-	e, closeAll, err := c.open(ctx, stderr)
+	var q query
+	e, closeAll, code, err := q.open(ctx, "observe", observeUsage, args, stderr)
 	if err != nil {
-		return 1, err
+		return code, err
 	}
 	defer closeAll()
-	ch, err := e.Observe(ctx, c.election)
+	ch, err := e.Observe(ctx, q.election)
 	if err != nil {
 		return 1, err
 	}
 	for info := range ch {
-		info.Election = c.election
-		printInfo(stdout, info, *asJSON)
+		info.Election = q.election
+		printInfo(stdout, info, q.json)
 	}
 	return 0, nil
 }
