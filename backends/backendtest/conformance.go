@@ -11,9 +11,7 @@ import (
 )
 
 // RunConformanceTests runs the contract of backends.Store and
-// backends.Session against the store h connects to, and that of
-// backends.GuardedWriter if the store implements it (the GuardedPut test
-// skips, naming the store, if it does not).
+// backends.Session against the store h connects to.
 func RunConformanceTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
 		"GetAbsent":             testGetAbsent,
@@ -31,7 +29,6 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"ExpiredSession":        testExpiredSession,
 		"TTLExpiry":             testTTLExpiry,
 		"SeveredConnection":     testSevered,
-		"GuardedPut":            runGuardedTests,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
