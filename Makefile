@@ -42,3 +42,14 @@ bench: images
 bench-quick: images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
 	out=$$(mktemp -d) && cd bench && BENCH_QUICK=1 BENCH_OUT=$$out $(GO) test -count=1 -run TestBench -timeout 5m .
+
+# The fault suite in soak mode: LEASEHOLD_SOAK_CYCLES fault cycles per
+# backend (default 200), bounded by SOAK_TIMEOUT; writes docs/faults.md.
+# Needs Docker and the store images (make images).
+SOAK_CYCLES ?= 200
+SOAK_TIMEOUT ?= 6h
+.PHONY: soak
+soak: images
+	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
+	LEASEHOLD_SOAK_CYCLES=$(SOAK_CYCLES) LEASEHOLD_FAULTS_REPORT=$(CURDIR)/docs/faults.md \
+	$(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -run TestFaults -v ./integration/faults/

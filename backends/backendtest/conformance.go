@@ -11,7 +11,9 @@ import (
 )
 
 // RunConformanceTests runs the contract of backends.Store and
-// backends.Session against the store h connects to.
+// backends.Session against the store h connects to, and that of
+// backends.GuardedWriter if the store implements it (the GuardedPut test
+// skips, naming the store, if it does not).
 func RunConformanceTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
 		"GetAbsent":             testGetAbsent,
@@ -29,6 +31,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"ExpiredSession":        testExpiredSession,
 		"TTLExpiry":             testTTLExpiry,
 		"SeveredConnection":     testSevered,
+		"GuardedPut":            runGuardedTests,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,40 @@
+package etcd_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/etcd"
+)
+
+// TestGuardedPutLands: an accepted GuardedPut is in etcd at DataKey, and a
+// refused one leaves the value as it was.
+func TestGuardedPutLands(t *testing.T) {
+	c := harness.Dial(t)
+	s, err := etcd.New(c, etcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := backendtest.Context(t, 10*time.Second)
+	ss, err := s.NewSession(ctx, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close(ctx)
+	el := backendtest.Election(t)
+	rec, err := ss.Create(ctx, el, []byte("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.GuardedPut(ctx, el, rec.Token, "lands", []byte("yes")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.GuardedPut(ctx, el, rec.Token+1, "lands", []byte("no")); err == nil {
+		t.Fatal("GuardedPut with another token succeeded")
+	}
+	resp, err := c.Get(ctx, s.DataKey("lands"))
+	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "yes" {
+		t.Fatalf("etcd holds %v, %v at %s; want the accepted value \"yes\"", resp, err, s.DataKey("lands"))
+	}
+}

@@ -1,0 +1,45 @@
+package history
+
+// Kind says what an Event records.
+type Kind string
+
+// Event kinds.
+const (
+	// Lead: Candidate began to believe it leads, with Token.
+	Lead Kind = "lead"
+	// Unlead: Candidate stopped acting on its leadership with Token.
+	Unlead Kind = "unlead"
+	// Write: Candidate sent a write with Token at Sent; the Guard judged
+	// it and it was Accepted or not. At is when the answer came.
+	Write Kind = "write"
+	// Fault: the fault named Fault began, aimed at Candidate if any.
+	Fault Kind = "fault"
+	// Heal: the fault named Fault ended.
+	Heal Kind = "heal"
+	// Pause: Candidate's process was stopped (SIGSTOP).
+	Pause Kind = "pause"
+	// Crash: Candidate's process was killed; its leadership, if any,
+	// ends here.
+	Crash Kind = "crash"
+)
+
+// Guard kinds of a Write.
+const (
+	// GuardFence: a resource protected by a fencing.Guard.
+	GuardFence = "fence"
+	// GuardStore: a guarded store write (backends.GuardedWriter).
+	GuardStore = "store"
+)
+
+// Event is one entry of a history; see Kind for which fields each kind
+// uses.
+type Event struct {
+	Kind      Kind   `json:"kind"`                // what happened
+	At        Time   `json:"at"`                  // when it was recorded
+	Candidate string `json:"candidate,omitempty"` // who did it, or was its target
+	Token     uint64 `json:"token,omitempty"`     // Lead, Unlead, Write: the term's token
+	Guard     string `json:"guard,omitempty"`     // Write: GuardFence or GuardStore
+	Sent      Time   `json:"sent,omitempty"`      // Write: when it was sent
+	Accepted  bool   `json:"accepted,omitempty"`  // Write: whether the guard accepted it
+	Fault     string `json:"fault,omitempty"`     // Fault, Heal: the fault's name
+}

@@ -1,0 +1,93 @@
+package faults
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/consul"
+	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/zookeeper"
+)
+
+// backend says how to run the suite on one store.
+type backend struct {
+	name string
+	ttl  time.Duration
+	// recovery is the store's own time to free a silent session's key
+	// after its TTL (the ExpiryGrace of its conformance harness).
+	recovery time.Duration
+	// cycles is the default number of fault cycles.
+	cycles int
+	// start starts a single-node store and returns its address.
+	start func(t *testing.T) string
+	// observer returns a Store in the test process, dialed directly.
+	observer func(t *testing.T, addr string) backends.Store
+	// args are the candidate's flags for this backend.
+	args []string
+}
+
+var allBackends = []backend{
+	{name: "etcd", ttl: 2 * time.Second, recovery: 500 * time.Millisecond, cycles: 10,
+		start:    func(t *testing.T) string { return stripScheme(stores.Etcd(t, 1)[0]) },
+		observer: etcdObserver, args: []string{"-backend", "etcd", "-ttl", "2s"}},
+	{name: "zookeeper", ttl: 2 * time.Second, recovery: stores.ZooKeeperTick, cycles: 10,
+		start:    func(t *testing.T) string { return stores.ZooKeeper(t, 1)[0] },
+		observer: zkObserver,
+		args:     []string{"-backend", "zookeeper", "-ttl", "2s", "-tick", stores.ZooKeeperTick.String()}},
+	{name: "consul", ttl: 10 * time.Second, recovery: 10 * time.Second, cycles: 5,
+		start:    func(t *testing.T) string { return stores.Consul(t, 1)[0] },
+		observer: consulObserver, args: []string{"-backend", "consul", "-ttl", "10s"}},
+}
+
+// stripScheme turns "http://127.0.0.1:1234" into "127.0.0.1:1234".
+func stripScheme(ep string) string {
+	for _, p := range []string{"http://", "https://"} {
+		if len(ep) > len(p) && ep[:len(p)] == p {
+			return ep[len(p):]
+		}
+	}
+	return ep
+}
+
+func etcdObserver(t *testing.T, addr string) backends.Store {
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{addr}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := etcd.New(c, etcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func zkObserver(t *testing.T, addr string) backends.Store {
+	s, err := zookeeper.New([]string{addr}, zookeeper.Options{TickTime: stores.ZooKeeperTick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func consulObserver(t *testing.T, addr string) backends.Store {
+	cfg := api.DefaultConfig()
+	cfg.Address, cfg.Scheme = addr, "http"
+	c, err := api.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := consul.New(c, consul.Options{})
+	if err != nil {
+		t.Fatal(fmt.Errorf("consul store: %w", err))
+	}
+	return s
+}

@@ -1,0 +1,190 @@
+// Command candidate is one candidate process of the fault suite
+// (package integration/faults): it campaigns for one election through
+// package lease and, while it believes it leads, writes every -every to a
+// fenced HTTP resource and to a guarded store write, recording each
+// leadership and each write in a history file (package history). After
+// each leadership it makes one straggling write with the old token (see
+// writer.straggle). It stops
+// on SIGTERM, resigning if it leads. The suite builds and runs it; it is
+// not meant for other use.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/consul"
+	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/fencing"
+	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/lease"
+	"github.com/leasehold/leasehold/zookeeper"
+)
+
+type config struct {
+	backend, addr, election, id, hist, fence string
+	ttl, tick, every                         time.Duration
+	straggle                                 bool
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.backend, "backend", "etcd", "etcd, zookeeper or consul")
+	flag.StringVar(&c.addr, "addr", "", "store address (host:port) to dial")
+	flag.StringVar(&c.election, "election", "faults", "election name")
+	flag.StringVar(&c.id, "id", "", "candidate id (its identity)")
+	flag.StringVar(&c.hist, "history", "", "history file to append to")
+	flag.StringVar(&c.fence, "fence", "", "URL of the fenced resource")
+	flag.DurationVar(&c.ttl, "ttl", 2*time.Second, "lease TTL")
+	flag.DurationVar(&c.tick, "tick", 200*time.Millisecond, "ZooKeeper tickTime")
+	flag.DurationVar(&c.every, "every", 10*time.Millisecond, "write period while leading")
+	flag.BoolVar(&c.straggle, "straggle", true, "write once more with the old token after each leadership ends")
+	flag.Parse()
+	if err := run(c); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "candidate", c.id+":", err)
+		os.Exit(1)
+	}
+}
+
+func run(c config) error {
+	rec, err := history.Create(c.hist, c.id)
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
+	store, closeStore, err := dial(c)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	w := &writer{c: c, rec: rec, gw: store.(backends.GuardedWriter), http: &http.Client{}}
+	err = e.Run(ctx, c.election, w.lead)
+	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return errors.Join(err, e.Close(cctx))
+}
+
+// dial makes the store the candidate campaigns on, through addr.
+func dial(c config) (backends.Store, func(), error) {
+	switch c.backend {
+	case "etcd":
+		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{c.addr}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := etcd.New(cli, etcd.Options{})
+		return s, func() { cli.Close() }, err
+	case "zookeeper":
+		s, err := zookeeper.New([]string{c.addr}, zookeeper.Options{TickTime: c.tick})
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, s.Close, nil
+	case "consul":
+		cfg := api.DefaultConfig()
+		cfg.Address, cfg.Scheme = c.addr, "http"
+		cli, err := api.NewClient(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := consul.New(cli, consul.Options{})
+		return s, func() {}, err
+	}
+	return nil, nil, fmt.Errorf("unknown backend %q", c.backend)
+}
+
+// writer acts while the candidate leads.
+type writer struct {
+	c    config
+	rec  *history.Recorder
+	gw   backends.GuardedWriter
+	http *http.Client
+}
+
+// lead records the leadership and writes every c.every until ctx ends;
+// then it records that it stopped acting.
+func (w *writer) lead(ctx context.Context, l *lease.Leadership) error {
+	tok := uint64(l.Token)
+	_ = w.rec.Record(history.Event{Kind: history.Lead, Token: tok})
+	t := time.NewTicker(w.c.every)
+	defer t.Stop()
+	for n := 0; ; n++ {
+		select {
+		case <-ctx.Done():
+			_ = w.rec.Record(history.Event{Kind: history.Unlead, Token: tok})
+			w.straggle(l.Token, n)
+			return nil
+		case <-t.C:
+		}
+		w.fenced(ctx, l.Token)
+		w.guarded(ctx, tok, n)
+	}
+}
+
+// straggle makes one more write to each guard with the ended term's
+// token, after the candidate stopped acting: the write of a process that
+// was paused between its last check and its write. The guards must reject
+// it once a successor is known (history check c).
+func (w *writer) straggle(tok fencing.Token, n int) {
+	if !w.c.straggle {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), w.c.ttl/3)
+	defer cancel()
+	w.fenced(ctx, tok)
+	w.guarded(ctx, uint64(tok), n)
+}
+
+// fenced sends one write to the fenced resource and records its outcome
+// (a request that got no answer is not recorded: nothing was accepted
+// that the candidate knows of).
+func (w *writer) fenced(ctx context.Context, tok fencing.Token) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.c.fence, strings.NewReader(w.c.id))
+	if err != nil {
+		return
+	}
+	fencing.SetHeader(req.Header, tok)
+	sent := history.Now()
+	resp, err := w.http.Do(req)
+	if err != nil {
+		return
+	}
+	resp.Body.Close()
+	_ = w.rec.Record(history.Event{Kind: history.Write, Guard: history.GuardFence, Token: uint64(tok),
+		Sent: sent, Accepted: resp.StatusCode == http.StatusOK})
+}
+
+// guarded makes one guarded store write and records its outcome; an
+// error other than ErrNotLeader (outcome unknown) is not recorded.
+func (w *writer) guarded(ctx context.Context, tok uint64, n int) {
+	cctx, cancel := context.WithTimeout(ctx, w.c.ttl/3)
+	defer cancel()
+	sent := history.Now()
+	err := w.gw.GuardedPut(cctx, w.c.election, tok, "faults/value", fmt.Appendf(nil, "%s %d %d", w.c.id, tok, n))
+	if err != nil && !errors.Is(err, backends.ErrNotLeader) {
+		return
+	}
+	_ = w.rec.Record(history.Event{Kind: history.Write, Guard: history.GuardStore, Token: tok,
+		Sent: sent, Accepted: err == nil})
+}

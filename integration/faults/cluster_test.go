@@ -1,0 +1,176 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/leasehold/leasehold/history"
+)
+
+// buildCandidate builds the candidate program into a temporary directory.
+func buildCandidate(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "candidate")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/leasehold/leasehold/integration/faults/candidate")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build candidate: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// cluster is the candidate processes of one run, each behind a toxiproxy
+// proxy of its own to the store.
+type cluster struct {
+	t        *testing.T
+	bin, dir string
+	upstream string
+	args     []string // backend flags
+	tox      *toxiproxy.ApiServer
+	next     int
+	cands    map[string]*candidate // by id; running ones
+	hists    []string              // every history file
+}
+
+type candidate struct {
+	id    string
+	cmd   *exec.Cmd
+	proxy *toxiproxy.Proxy
+	done  chan struct{} // closed when the process has exited
+}
+
+func newCluster(t *testing.T, bin, upstream string, args []string) *cluster {
+	m := toxiproxy.NewMetricsContainer(prometheus.NewRegistry())
+	c := &cluster{t: t, bin: bin, dir: t.TempDir(), upstream: upstream, args: args,
+		tox: toxiproxy.NewServer(m, zerolog.Nop()), cands: map[string]*candidate{}}
+	t.Cleanup(c.killAll)
+	return c
+}
+
+// start starts one more candidate.
+func (c *cluster) start() *candidate {
+	c.next++
+	id := fmt.Sprintf("c%d", c.next)
+	p := toxiproxy.NewProxy(c.tox, id, "127.0.0.1:0", c.upstream)
+	if err := p.Start(); err != nil {
+		c.t.Fatalf("proxy for %s: %v", id, err)
+	}
+	hist := filepath.Join(c.dir, id+".jsonl")
+	if err := os.WriteFile(hist, nil, 0o644); err != nil { // there even if it dies at once
+		c.t.Fatal(err)
+	}
+	logf, err := os.Create(filepath.Join(c.dir, id+".log"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	args := append([]string{"-id", id, "-addr", p.Listen, "-history", hist}, c.args...)
+	cmd := exec.Command(c.bin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("start %s: %v", id, err)
+	}
+	cd := &candidate{id: id, cmd: cmd, proxy: p, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); logf.Close(); close(cd.done) }()
+	c.cands[id] = cd
+	c.hists = append(c.hists, hist)
+	return cd
+}
+
+// signal sends sig to a candidate's process (one this test started).
+func (cd *candidate) signal(sig syscall.Signal) error { return cd.cmd.Process.Signal(sig) }
+
+// kill SIGKILLs a candidate and waits for its exit.
+func (c *cluster) kill(cd *candidate) {
+	_ = cd.signal(syscall.SIGKILL)
+	<-cd.done
+	cd.proxy.Stop()
+	delete(c.cands, cd.id)
+}
+
+// stopAll asks every candidate to stop (SIGTERM: it resigns and exits)
+// and waits up to 10 s each before killing it.
+func (c *cluster) stopAll() {
+	for _, cd := range c.cands {
+		_ = cd.signal(syscall.SIGCONT)
+		_ = cd.signal(syscall.SIGTERM)
+	}
+	for _, cd := range c.cands {
+		select {
+		case <-cd.done:
+		case <-time.After(10 * time.Second):
+			c.t.Errorf("candidate %s did not stop within 10s of SIGTERM; killing it", cd.id)
+		}
+		c.kill(cd)
+	}
+}
+
+// killAll kills what is left, at cleanup.
+func (c *cluster) killAll() {
+	for _, cd := range c.cands {
+		_ = cd.signal(syscall.SIGCONT)
+		c.kill(cd)
+	}
+}
+
+// logs returns the tail of every candidate's log, for a failure message.
+func (c *cluster) logs() string {
+	var b strings.Builder
+	for i := 1; i <= c.next; i++ {
+		out, _ := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("c%d.log", i)))
+		if len(out) > 2000 {
+			out = out[len(out)-2000:]
+		}
+		hist, _ := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("c%d.jsonl", i)))
+		if len(hist) > 1000 {
+			hist = hist[len(hist)-1000:]
+		}
+		fmt.Fprintf(&b, "--- c%d log:\n%s--- c%d history tail:\n%s", i, out, i, hist)
+	}
+	return b.String()
+}
+
+// toxic adds a latency toxic in both directions of a candidate's link.
+// A latency of an hour is a black hole that loses nothing: removing the
+// toxic delivers what it held.
+func (cd *candidate) toxic(latency, jitter time.Duration) error {
+	for _, stream := range []string{"upstream", "downstream"} {
+		js := fmt.Sprintf(`{"name":"fault_%s","type":"latency","stream":%q,"attributes":{"latency":%d,"jitter":%d}}`,
+			stream, stream, latency.Milliseconds(), jitter.Milliseconds())
+		if _, err := cd.proxy.Toxics.AddToxicJson(strings.NewReader(js)); err != nil {
+			return fmt.Errorf("add toxic to %s: %w", cd.id, err)
+		}
+	}
+	return nil
+}
+
+// heal removes the toxics of toxic.
+func (cd *candidate) heal() error {
+	for _, stream := range []string{"upstream", "downstream"} {
+		if err := cd.proxy.Toxics.RemoveToxic(context.Background(), "fault_"+stream); err != nil {
+			return fmt.Errorf("remove toxic from %s: %w", cd.id, err)
+		}
+	}
+	return nil
+}
+
+// record is the driver's history: faults, heals, pauses and crashes.
+type record struct {
+	t *testing.T
+	r *history.Recorder
+}
+
+func (r record) add(e history.Event) {
+	if err := r.r.Record(e); err != nil {
+		r.t.Fatal(err)
+	}
+}

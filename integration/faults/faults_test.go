@@ -1,0 +1,304 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/fencing"
+	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/lease"
+)
+
+const election = "faults"
+
+// fault is one kind of fault, applied to the current leader and healed
+// before it returns.
+type fault struct {
+	name  string
+	apply func(r *run, cd *candidate)
+}
+
+var faultKinds = []fault{
+	{"cut", func(r *run, cd *candidate) { r.linkFault("cut", cd, time.Hour, 0) }},
+	{"latency-low", func(r *run, cd *candidate) { r.linkFault("latency-low", cd, r.b.ttl/20, r.b.ttl/40) }},
+	{"latency-high", func(r *run, cd *candidate) { r.linkFault("latency-high", cd, r.b.ttl/2, r.b.ttl/10) }},
+	{"pause", (*run).pause},
+	{"kill", (*run).kill},
+}
+
+// results gathers every backend's outcome for the report.
+var results struct {
+	sync.Mutex
+	byBackend []outcome
+}
+
+func TestFaults(t *testing.T) {
+	want := selected()
+	bin := buildCandidate(t)
+	for _, b := range allBackends {
+		if want[b.name] {
+			t.Run(b.name, func(t *testing.T) { runBackend(t, b, bin) })
+		}
+	}
+	writeReport(t)
+}
+
+// selected returns the backends named by LEASEHOLD_FAULTS_BACKENDS, or all.
+func selected() map[string]bool {
+	m := map[string]bool{}
+	v := os.Getenv("LEASEHOLD_FAULTS_BACKENDS")
+	for _, b := range allBackends {
+		m[b.name] = v == ""
+	}
+	for name := range strings.SplitSeq(v, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			m[name] = true
+		}
+	}
+	return m
+}
+
+// cycles returns LEASEHOLD_SOAK_CYCLES, or def.
+func cycles(t *testing.T, def int) int {
+	v := os.Getenv("LEASEHOLD_SOAK_CYCLES")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 100000 {
+		t.Fatalf("LEASEHOLD_SOAK_CYCLES=%q: want a number of cycles from 1 to 100000", v)
+	}
+	return n
+}
+
+// run is one backend's run.
+type run struct {
+	t      *testing.T
+	b      backend
+	c      *cluster
+	obs    *lease.LeaseElector // observes, never campaigns
+	fenced *tokens             // tokens the fenced resource admitted
+	drv    record
+	ran    map[string]int
+	start  time.Time
+}
+
+func runBackend(t *testing.T, b backend, bin string) {
+	addr := b.start(t)
+	guard := &fencing.Guard{}
+	seen := &tokens{next: map[fencing.Token]chan struct{}{}}
+	fence := httptest.NewServer(guard.Middleware(http.HandlerFunc(func(_ http.ResponseWriter, req *http.Request) {
+		if tok, err := fencing.FromHeader(req.Header); err == nil {
+			seen.admit(tok)
+		}
+	})))
+	t.Cleanup(fence.Close)
+	args := append([]string{"-election", election, "-fence", fence.URL}, b.args...)
+	obs, err := lease.New(b.observer(t, addr), lease.Options{TTL: b.ttl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = obs.Close(context.Background()) })
+	r := &run{t: t, b: b, c: newCluster(t, bin, addr, args), obs: obs, fenced: seen, ran: map[string]int{}, start: time.Now()}
+	drvPath := filepath.Join(r.c.dir, "driver.jsonl")
+	rec, err := history.Create(drvPath, "driver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	r.drv = record{t, rec}
+	for range 3 {
+		r.c.start()
+	}
+	n := cycles(t, b.cycles)
+	for i := 0; i < n && r.timeLeft(); i++ {
+		f := faultKinds[i%len(faultKinds)]
+		f.apply(r, r.leader())
+		r.ran[f.name]++
+		if t.Failed() {
+			break
+		}
+	}
+	r.leader() // a leader after the last heal
+	r.c.stopAll()
+	evs, err := history.ReadFiles(append(r.c.hists, drvPath)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.judge(evs)
+}
+
+// timeLeft reports whether another cycle fits before the test's deadline,
+// keeping a margin for the last heal, the shutdown and the other backends.
+func (r *run) timeLeft() bool {
+	dl, ok := r.t.Deadline()
+	return !ok || time.Until(dl) > 20*r.b.ttl+2*time.Minute
+}
+
+// leader waits for a leader among the running candidates that acts (the
+// fenced resource admits a write with its token after the call: the store
+// may show a key whose holder has not yet learnt that it won, or one that
+// already stopped) and returns it,
+// or fails the test after a generous bound.
+func (r *run) leader() *candidate {
+	bound := 3*(r.b.ttl+r.b.recovery) + 30*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	ch, err := r.obs.Observe(ctx, election)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var cand *candidate
+	var acting <-chan struct{}
+	for {
+		select {
+		case info, ok := <-ch:
+			if !ok {
+				r.t.Fatalf("no acting leader among the running candidates within %v\n%s", bound, r.c.logs())
+			}
+			cand, acting = r.c.cands[info.Identity], nil
+			if info.HasLeader() && cand != nil {
+				acting = r.fenced.wait(info.Token)
+			}
+		case <-acting:
+			return cand
+		}
+	}
+}
+
+// tokens tells when the fenced resource admits a token: wait(tok) is
+// closed at the next admission of tok after the call, which shows that its
+// holder acts now.
+type tokens struct {
+	mu   sync.Mutex
+	next map[fencing.Token]chan struct{}
+}
+
+// admit wakes the waiters for tok.
+func (s *tokens) admit(tok fencing.Token) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.next[tok]; ok {
+		close(c)
+		delete(s.next, tok)
+	}
+}
+
+// wait returns a channel closed at the next admission of tok.
+func (s *tokens) wait(tok fencing.Token) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.next[tok]
+	if !ok {
+		c = make(chan struct{})
+		s.next[tok] = c
+	}
+	return c
+}
+
+// hold keeps a fault in place for 1.5×TTL.
+func (r *run) hold() { time.Sleep(r.b.ttl * 3 / 2) }
+
+// linkFault adds latency (an hour: a cut) to the leader's link, holds it
+// and heals it.
+func (r *run) linkFault(name string, cd *candidate, latency, jitter time.Duration) {
+	r.drv.add(history.Event{Kind: history.Fault, Fault: name, Candidate: cd.id})
+	if err := cd.toxic(latency, jitter); err != nil {
+		r.t.Fatal(err)
+	}
+	r.hold()
+	if err := cd.heal(); err != nil {
+		r.t.Fatal(err)
+	}
+	r.drv.add(history.Event{Kind: history.Heal, Fault: name, Candidate: cd.id})
+}
+
+// pause SIGSTOPs the leader, holds, and SIGCONTs it.
+func (r *run) pause(cd *candidate) {
+	r.drv.add(history.Event{Kind: history.Fault, Fault: "pause", Candidate: cd.id})
+	if err := cd.signal(syscall.SIGSTOP); err != nil {
+		r.t.Fatal(err)
+	}
+	r.drv.add(history.Event{Kind: history.Pause, Candidate: cd.id})
+	r.hold()
+	if err := cd.signal(syscall.SIGCONT); err != nil {
+		r.t.Fatal(err)
+	}
+	r.drv.add(history.Event{Kind: history.Heal, Fault: "pause", Candidate: cd.id})
+}
+
+// kill SIGKILLs the leader and starts a replacement.
+func (r *run) kill(cd *candidate) {
+	r.drv.add(history.Event{Kind: history.Fault, Fault: "kill", Candidate: cd.id})
+	r.c.kill(cd)
+	r.drv.add(history.Event{Kind: history.Crash, Candidate: cd.id})
+	r.drv.add(history.Event{Kind: history.Heal, Fault: "kill", Candidate: cd.id})
+	r.c.start()
+}
+
+// judge checks the merged history and keeps the outcome for the report.
+func (r *run) judge(evs []history.Event) {
+	renew := r.b.ttl / 3
+	cfg := history.Config{Drift: 10 * time.Millisecond, Recovery: r.b.ttl + renew + r.b.recovery}
+	rep := history.Check(evs, cfg)
+	if os.Getenv("LEASEHOLD_FAULTS_DEBUG") != "" {
+		r.t.Logf("timeline:\n%s", timeline(evs))
+	}
+	for _, v := range rep.Violations {
+		r.t.Errorf("violation: %v", v)
+	}
+	if len(rep.Violations) > 0 {
+		r.t.Logf("candidate logs:\n%s", r.c.logs())
+	}
+	total := 0
+	for _, n := range r.ran {
+		total += n
+	}
+	if len(rep.Leaderships) <= total/2 || rep.Writes[history.GuardFence].Accepted == 0 || rep.Writes[history.GuardStore].Accepted == 0 {
+		r.t.Errorf("the run shows too little activity to judge: %d leaderships over %d faults, writes %+v",
+			len(rep.Leaderships), total, rep.Writes)
+	}
+	o := outcome{backend: r.b.name, ttl: r.b.ttl, cfg: cfg, ran: r.ran, report: rep, took: time.Since(r.start)}
+	r.t.Logf("%s: %d fault cycles in %v, %d violations, %d leaderships, writes %+v",
+		r.b.name, total, o.took.Round(time.Second), len(rep.Violations), len(rep.Leaderships), rep.Writes)
+	results.Lock()
+	results.byBackend = append(results.byBackend, o)
+	results.Unlock()
+}
+
+// stopping collects, per fault kind, the durations of one FaultStat field.
+func stopping(rep history.Report, field func(history.FaultStat) time.Duration) map[string][]time.Duration {
+	m := map[string][]time.Duration{}
+	for _, f := range rep.Faults {
+		if d := field(f); d >= 0 {
+			m[f.Fault] = append(m[f.Fault], d)
+		}
+	}
+	for _, ds := range m {
+		slices.Sort(ds)
+	}
+	return m
+}
+
+// timeline renders the history without its writes, in seconds from its
+// first event, for debugging (LEASEHOLD_FAULTS_DEBUG=1).
+func timeline(evs []history.Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Kind != history.Write {
+			fmt.Fprintf(&b, "%8.3fs %-7s %-4s token=%d %s\n", e.At.Sub(evs[0].At).Seconds(), e.Kind, e.Candidate, e.Token, e.Fault)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,122 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+var _ backends.GuardedWriter = (*Store)(nil)
+
+// errNotHeld: the leader node is absent or another incarnation.
+var errNotHeld = errors.New("leader node is absent or holds another token")
+
+// DataPath returns the node at which GuardedPut keeps key:
+// Prefix + "/" + backends.DataSegment + "/" + key.
+func (s *Store) DataPath(key string) string {
+	return s.opts.Prefix + "/" + backends.DataSegment + "/" + key
+}
+
+// GuardedPut syncs, reads the leader node and, if its czxid is token, runs
+// one multi-op: a check that the node's version is still the one read, and
+// the write of key (a setData, or a create with missing parents made
+// first). ZooKeeper's check op compares a node's version, not its czxid,
+// so the multi alone cannot tell this incarnation from a successor's
+// (both would be at version 0). The adapter closes most of that gap by
+// sending the multi on the leader node's own session when this Store holds
+// it, as when the elector runs on this Store: ZooKeeper orders the
+// session's requests with its expiry, so a write ordered after the
+// session's end is refused (ErrNotLeader). What remains non-atomic: if the
+// node is deleted by a resign (or by a third party) after the read and a
+// successor creates its node before the multi commits, the multi can
+// still commit; and when this Store does not hold the owning session, the
+// same holds for an expiry in that window. The window is one round trip
+// of a request sent while the token still held.
+func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+	what := fmt.Sprintf("zookeeper: guarded put %q at token %d", election, token)
+	if err := backends.ValidateElection(key); err != nil {
+		return fmt.Errorf("%s: data key: %w", what, err)
+	}
+	if token == 0 {
+		return fmt.Errorf("%s: %w", what, backends.ErrNotLeader)
+	}
+	path, err := s.checkedPath(election)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	read, err := s.readLink(ctx)
+	if err != nil {
+		return classifyRead(what, ctx, err)
+	}
+	err = s.callErr(ctx, func() error { return s.guardedPut(read, path, s.DataPath(key), token, value) })
+	if errors.Is(err, errNotHeld) {
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrNotLeader, err)
+	}
+	if err != nil {
+		return classifyRead(what, ctx, err)
+	}
+	return nil
+}
+
+// guardedPut reads the leader node and writes dpath in a multi guarded by
+// the node's version, on the owner's session link if the Store has it.
+func (s *Store) guardedPut(read *link, path, dpath string, token uint64, value []byte) error {
+	if _, err := read.conn.Sync(path); err != nil {
+		return err
+	}
+	ok, st, err := read.conn.Exists(path)
+	if err != nil {
+		return err
+	}
+	if !ok || uint64(st.Czxid) != token {
+		return errNotHeld
+	}
+	l := s.sessionLink(st.EphemeralOwner, read)
+	write, err := s.dataOp(l.conn, dpath, value)
+	if err != nil {
+		return err
+	}
+	mr, err := l.conn.Multi(&zk.CheckVersionRequest{Path: path, Version: st.Version}, write)
+	switch {
+	case len(mr) > 0 && (errors.Is(mr[0].Error, zk.ErrNoNode) || errors.Is(mr[0].Error, zk.ErrBadVersion)):
+		return errNotHeld
+	case l != read && errors.Is(err, zk.ErrSessionExpired):
+		return fmt.Errorf("the owning session expired: %w", errNotHeld)
+	}
+	return err
+}
+
+// sessionLink returns the live session link of this Store that carries
+// session id, or fallback if there is none.
+func (s *Store) sessionLink(id int64, fallback *link) *link {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for l := range s.links {
+		if l.conn.SessionID() == id && !l.expired.Load() {
+			return l
+		}
+	}
+	return fallback
+}
+
+// dataOp returns the multi operation that writes value at dpath: a setData
+// if the node exists, else a create (its missing parents made now). If
+// another writer creates or deletes the node in between, the multi fails
+// with a plain error.
+func (s *Store) dataOp(conn *zk.Conn, dpath string, value []byte) (any, error) {
+	ok, _, err := conn.Exists(dpath)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return &zk.SetDataRequest{Path: dpath, Data: value, Version: -1}, nil
+	}
+	if err := makeParents(conn, dpath, s.opts.ACL); err != nil {
+		return nil, err
+	}
+	return &zk.CreateRequest{Path: dpath, Data: value, Acl: s.opts.ACL}, nil
+}
