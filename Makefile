@@ -15,9 +15,11 @@ demo:
 test: fmt-check vet images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
 	$(GO) test -race -count=1 -timeout 30m ./...
+	$(MAKE) bench-quick
 
 vet:
 	$(GO) vet ./...
+	cd bench && $(GO) vet ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi

@@ -1,0 +1,81 @@
+package bench
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/bench/internal/env"
+	"github.com/leasehold/leasehold/bench/internal/report"
+	"github.com/leasehold/leasehold/integration/stores"
+)
+
+// TestBench runs every scenario against etcd, ZooKeeper and Consul in
+// containers and writes the results. In quick mode it fails only if a
+// scenario cannot run, never on a timing.
+func TestBench(t *testing.T) {
+	cfg := loadConfig()
+	out := os.Getenv("BENCH_OUT")
+	if out == "" {
+		out = "results"
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := buildCandidate(t)
+	start := time.Now()
+	res := &report.Results{Mode: map[bool]string{true: "quick", false: "full"}[cfg.quick],
+		Started: start.Format(time.RFC3339), Machine: machine()}
+	sts := []*env.Store{
+		{Kind: env.Etcd, Endpoints: stores.Etcd(t, 1)},
+		{Kind: env.ZooKeeper, Endpoints: env.StartZooKeeper(t)},
+		{Kind: env.Consul, Endpoints: stores.Consul(t, 1)},
+	}
+	for _, st := range sts {
+		res.Stores = append(res.Stores, runStore(t, cfg, st, bin))
+	}
+	var wg sync.WaitGroup
+	for i, st := range sts { // idle cost is a count, not a latency: stores in parallel
+		wg.Go(func() { runIdle(t, cfg, st, res.Stores[i]) })
+	}
+	wg.Wait()
+	res.WallSeconds = time.Since(start).Seconds()
+	if err := report.Write(out, res); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("results in %s (%.0f s)", out, res.WallSeconds)
+	if readme := os.Getenv("BENCH_README"); readme != "" && !cfg.quick {
+		if err := report.SpliceReadme(readme, report.Markdown(res)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, s := range res.Stores {
+		for _, e := range s.Errors {
+			if cfg.quick {
+				t.Errorf("%s: %s", s.Name, e)
+			} else {
+				t.Logf("%s: %s", s.Name, e)
+			}
+		}
+	}
+}
+
+// buildCandidate builds cmd/candidate for the crash runs.
+func buildCandidate(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "candidate")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/candidate")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build candidate: %v\n%s", err, b)
+	}
+	return bin
+}
+
+func machine() string {
+	return runtime.GOOS + "/" + runtime.GOARCH + ", " + runtime.Version() + ", " +
+		strconv.Itoa(runtime.NumCPU()) + " CPUs, single-node stores in containers on loopback"
+}

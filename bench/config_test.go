@@ -1,0 +1,39 @@
+package bench
+
+import (
+	"os"
+	"time"
+)
+
+// config sizes one run.
+type config struct {
+	quick bool
+	// physN, handN and valkN: physical samples, hand-offs per series for
+	// leasehold and the native peer, and for valkeyrie.
+	physN, handN, valkN int
+	// crashN and consulCrashN: crash samples per series (Consul's take
+	// 20–35 s each); consulCrash false skips Consul's crash runs.
+	crashN, consulCrashN int
+	consulCrash          bool
+	// herdNs and herdK: herd sizes and hand-offs per size.
+	herdNs []int
+	herdK  int
+	// shardMs and shardWindow: sharded election counts and the steady-state
+	// measurement window.
+	shardMs     []int
+	shardWindow time.Duration
+	// idleWindow is each idle measurement's window.
+	idleWindow time.Duration
+}
+
+// loadConfig returns the full configuration, or the quick one when
+// BENCH_QUICK is set.
+func loadConfig() config {
+	if os.Getenv("BENCH_QUICK") != "" {
+		return config{quick: true, physN: 5, handN: 5, valkN: 3, crashN: 1, herdNs: []int{10}, herdK: 2,
+			shardMs: []int{1, 100}, shardWindow: time.Second, idleWindow: time.Second}
+	}
+	return config{physN: 200, handN: 200, valkN: 50, crashN: 5, consulCrashN: 4, consulCrash: true,
+		herdNs: []int{10, 100, 1000}, herdK: 15, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
+		idleWindow: 20 * time.Second}
+}

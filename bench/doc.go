@@ -1,0 +1,10 @@
+// Package bench runs leasehold side by side with the election and lock
+// libraries people use today (etcd's concurrency.Election, Consul's
+// api.Lock, go-zookeeper's zk.Lock and valkeyrie's locks) against the same
+// etcd, ZooKeeper and Consul containers in one run, and writes the results
+// to results/: results.json, results.md and handoff.png.
+//
+// Run it with `make bench` (full) or `make bench-quick` (a few seconds per
+// store; checks only that every scenario runs). The benchmark is TestBench;
+// BENCH_QUICK=1 selects the quick mode and BENCH_OUT the output directory.
+package bench

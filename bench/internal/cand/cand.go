@@ -1,0 +1,75 @@
+// Package cand gives every election library under test one shape: a
+// Candidate that acquires and releases leadership of one election.
+package cand
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/leasehold/leasehold/bench/internal/env"
+)
+
+// Lib names an election library.
+type Lib string
+
+// The libraries under test.
+const (
+	// Leasehold is this project's lease.LeaseElector.
+	Leasehold Lib = "leasehold"
+	// Native is the store's own client recipe: etcd concurrency.Election,
+	// go-zookeeper zk.Lock, Consul api.Lock.
+	Native Lib = "native"
+	// Valkeyrie is valkeyrie's lock on the store.
+	Valkeyrie Lib = "valkeyrie"
+)
+
+// Candidate campaigns for one election. Acquire and Release alternate;
+// Close ends the candidate and its session. A Candidate is used by one
+// goroutine at a time.
+type Candidate interface {
+	// Acquire blocks until the candidate leads or ctx ends.
+	Acquire(ctx context.Context) error
+	// Release gives leadership up and returns once the store freed it.
+	Release(ctx context.Context) error
+	// Close releases everything the candidate holds.
+	Close()
+}
+
+// Opts configure a Candidate.
+type Opts struct {
+	// TTL is the session TTL.
+	TTL time.Duration
+	// LockDelay is Consul's session lock-delay; 0 means Consul's default
+	// (15 s) for api.Lock and the adapter's smallest (1 ms) for leasehold.
+	LockDelay time.Duration
+}
+
+// New returns a candidate for election on st using lib.
+func New(lib Lib, st *env.Store, election string, o Opts) (Candidate, error) {
+	switch lib {
+	case Leasehold:
+		return newLeasehold(st, election, o)
+	case Native:
+		switch st.Kind {
+		case env.Etcd:
+			return newEtcdElection(st, election, o)
+		case env.ZooKeeper:
+			return newZKLock(st, election, o)
+		case env.Consul:
+			return newConsulLock(st, election, o)
+		}
+	case Valkeyrie:
+		return newValkeyrie(st, election, o)
+	}
+	return nil, fmt.Errorf("cand: no %s candidate on %s", lib, st.Kind)
+}
+
+// PeerName is how a native peer is named in results.
+func PeerName(lib Lib, k env.Kind) string {
+	if lib != Native {
+		return string(lib)
+	}
+	return map[env.Kind]string{env.Etcd: "etcd concurrency.Election", env.ZooKeeper: "go-zookeeper zk.Lock",
+		env.Consul: "consul api.Lock"}[k]
+}

@@ -1,0 +1,70 @@
+// Package env describes one store under test: its kind, its endpoints,
+// client constructors for it, and a counter of the requests and watch
+// notifications it serves.
+package env
+
+import (
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// Kind names a store.
+type Kind string
+
+// The stores under test.
+const (
+	Etcd      Kind = "etcd"
+	ZooKeeper Kind = "zookeeper"
+	Consul    Kind = "consul"
+)
+
+// Store is one running store under test. It is safe for concurrent use.
+type Store struct {
+	// Kind is the store's kind.
+	Kind Kind
+	// Endpoints are the client addresses: etcd URLs, ZooKeeper and Consul
+	// host:port pairs.
+	Endpoints []string
+	// consulReqs and consulWakes count the HTTP requests sent by every
+	// Consul client made by ConsulClient, and the blocking queries among
+	// them that returned.
+	consulReqs, consulWakes atomic.Int64
+}
+
+// EtcdClient returns a new etcd client on the store.
+func (s *Store) EtcdClient() (*clientv3.Client, error) {
+	return clientv3.New(clientv3.Config{Endpoints: s.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+}
+
+// ConsulClient returns a new Consul client on the store whose requests are
+// counted by Counts.
+func (s *Store) ConsulClient() (*api.Client, error) {
+	cfg := api.DefaultNonPooledConfig()
+	cfg.Address = s.Endpoints[0]
+	tr := cfg.Transport
+	tr.MaxIdleConnsPerHost = 4096
+	cfg.HttpClient = &http.Client{Transport: &countingTransport{base: tr, s: s}}
+	return api.NewClient(cfg)
+}
+
+// countingTransport counts Consul requests and blocking-query returns.
+type countingTransport struct {
+	base http.RoundTripper
+	s    *Store
+}
+
+// RoundTrip implements http.RoundTripper.
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.s.consulReqs.Add(1)
+	resp, err := c.base.RoundTrip(r)
+	if err == nil && strings.Contains(r.URL.RawQuery, "index=") && r.URL.Query().Get("index") != "" {
+		c.s.consulWakes.Add(1)
+	}
+	return resp, err
+}

@@ -1,0 +1,118 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// goal is one goal of issue 5 evaluated on one store.
+type goal struct {
+	name, store, measured string
+	met                   bool
+}
+
+// Goals renders the goals of issue 5, each met or missed with the ratio
+// measured in this run.
+func Goals(r *Results) string {
+	var gs []goal
+	for _, s := range r.Stores {
+		gs = append(gs, handoffGoals(s)...)
+		gs = append(gs, crashGoal(s), herdGoal(s), shardedGoal(s))
+	}
+	var b strings.Builder
+	b.WriteString("### Goals (issue 5), ratios from this run\n\n| goal | store | measured | verdict |\n|---|---|---|---|\n")
+	for _, g := range gs {
+		v := "**missed**"
+		if g.met {
+			v = "met"
+		}
+		if g.measured == "" {
+			g.measured, v = "not measured", "–"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.name, g.store, g.measured, v)
+	}
+	return b.String()
+}
+
+func handoffGoals(s *Store) []goal {
+	var gs []goal
+	for _, v := range []string{"settled", "fresh"} {
+		lh := s.handoff("leasehold", v)
+		best := Handoff{}
+		for _, h := range s.Handoff {
+			if h.Lib != "leasehold" && h.Variant == v && h.N > 0 && (best.N == 0 || h.P99 < best.P99) {
+				best = h
+			}
+		}
+		g := goal{name: "hand-off p99 ≤ best peer p99 (" + v + ")", store: s.Name}
+		if lh.N > 0 && best.N > 0 {
+			g.measured = fmt.Sprintf("%.2f / %.2f ms (%s) = %s", lh.P99, best.P99, best.Peer, ratio(lh.P99, best.P99))
+			g.met = lh.P99 <= best.P99
+		}
+		gs = append(gs, g)
+		g = goal{name: "hand-off p99 ≤ 2.5× physical p99 (" + v + ")", store: s.Name}
+		if lh.N > 0 && s.Physical.N > 0 {
+			g.measured = ratio(lh.P99, s.Physical.P99)
+			g.met = lh.P99 <= 2.5*s.Physical.P99
+		}
+		gs = append(gs, g)
+	}
+	set, fr := s.handoff("leasehold", "settled"), s.handoff("leasehold", "fresh")
+	g := goal{name: "fresh-waiter p99 ≤ 1.5× settled p99", store: s.Name}
+	if set.N > 0 && fr.N > 0 {
+		g.measured, g.met = ratio(fr.P99, set.P99), fr.P99 <= 1.5*set.P99
+	}
+	return append(gs, g)
+}
+
+func crashGoal(s *Store) goal {
+	limit := 1.2
+	if s.Name == "consul" {
+		limit = 2
+	}
+	g := goal{name: fmt.Sprintf("crash failover worst ≤ %.1f×TTL", limit), store: s.Name}
+	for _, c := range s.Crash {
+		if c.Lib == "leasehold" && c.N > 0 {
+			g.measured = fmt.Sprintf("%.2f s / %.0f s = %.2f×", c.Max/1000, c.TTLSeconds, c.WorstOverTTL)
+			g.met = c.WorstOverTTL <= limit
+		}
+	}
+	return g
+}
+
+func herdGoal(s *Store) goal {
+	g := goal{name: "herd p50 at N=1,000 ≤ 2× N=10", store: s.Name}
+	var lo, hi Herd
+	for _, h := range s.Herd {
+		switch h.N {
+		case 10:
+			lo = h
+		case 1000:
+			hi = h
+		}
+	}
+	if lo.Summary.N > 0 && hi.Summary.N > 0 {
+		g.measured = fmt.Sprintf("%.2f / %.2f ms = %s", hi.P50, lo.P50, ratio(hi.P50, lo.P50))
+		g.met = hi.P50 <= 2*lo.P50
+	}
+	return g
+}
+
+func shardedGoal(s *Store) goal {
+	g := goal{name: "10,000 elections: store req/s ≤ 1 election's + watch traffic; heap ≤ 4 KiB each", store: s.Name}
+	var one, big Sharded
+	for _, h := range s.Sharded {
+		switch h.M {
+		case 1:
+			one = h
+		case 10000:
+			big = h
+		}
+	}
+	if big.Skipped != "" || big.M == 0 || one.M == 0 {
+		return g
+	}
+	g.measured = fmt.Sprintf("%.2f vs %.2f + %.2f req/s; %.0f B heap", big.RequestsPerSec, one.RequestsPerSec, big.NotificationsPerSec, big.HeapBytesPerElect)
+	g.met = big.RequestsPerSec <= one.RequestsPerSec+big.NotificationsPerSec+0.5 && big.HeapBytesPerElect <= 4096
+	return g
+}

@@ -1,0 +1,95 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown renders r as the tables of results.md: goals first, then every
+// scenario.
+func Markdown(r *Results) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run: %s mode, started %s, wall time %.0f s; %s.\n\n", r.Mode, r.Started, r.WallSeconds, r.Machine)
+	b.WriteString(Goals(r))
+	handoffTable(&b, r)
+	crashTable(&b, r)
+	herdTable(&b, r)
+	shardedTable(&b, r)
+	idleTable(&b, r)
+	for _, s := range r.Stores {
+		for _, e := range s.Errors {
+			fmt.Fprintf(&b, "- **error** %s: %s\n", s.Name, e)
+		}
+	}
+	return b.String()
+}
+
+func handoffTable(b *strings.Builder, r *Results) {
+	b.WriteString("\n### Graceful hand-off (ms)\n\n| store | library | waiter | n | p50 | p99 | max | p99 / physical p99 | p99 / native p99 |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Stores {
+		fmt.Fprintf(b, "| %s | physical write→notify (paced %s) | | %d | %.2f | %.2f | %.2f | 1 | |\n", s.Name, "150 ms", s.Physical.N, s.Physical.P50, s.Physical.P99, s.Physical.Max)
+		for _, h := range s.Handoff {
+			nat := s.handoff("native", h.Variant)
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %.2f | %.2f | %.2f | %s | %s |\n", s.Name, h.Peer, h.Variant, h.N, h.P50, h.P99, h.Max,
+				ratio(h.P99, s.Physical.P99), ratio(h.P99, nat.P99))
+		}
+	}
+}
+
+func crashTable(b *strings.Builder, r *Results) {
+	b.WriteString("\n### Crash failover (leader process SIGKILLed)\n\n| store | library | TTL | lock-delay | n | p50 s | max s | max / TTL |\n|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Stores {
+		for _, c := range s.Crash {
+			fmt.Fprintf(b, "| %s | %s | %.0f s | %s | %d | %.2f | %.2f | %.2f |\n", s.Name, c.Peer, c.TTLSeconds, c.LockDelay, c.N, c.P50/1000, c.Max/1000, c.WorstOverTTL)
+		}
+	}
+}
+
+func herdTable(b *strings.Builder, r *Results) {
+	b.WriteString("\n### Herd (leasehold, N waiting candidates, one elector and session each)\n\n| store | N | TTL | electors reach the store by | n | p50 ms | p99 ms | max ms | requests / failover | notifications / failover | background req/s |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Stores {
+		for _, h := range s.Herd {
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f |\n", s.Name, h.N, h.TTL, h.Connections, h.Summary.N, h.P50, h.P99, h.Max,
+				h.RequestsPerFailover, h.NotificationsPerFailover, h.BackgroundRequestsPerSec)
+		}
+	}
+}
+
+func shardedTable(b *strings.Builder, r *Results) {
+	b.WriteString("\n### Sharded (leasehold, M elections on one elector and session)\n\n| store | M | acquire all s | store req/s held | notifications/s | Go heap per election (after GC) |\n|---|---|---|---|---|---|\n")
+	for _, s := range r.Stores {
+		for _, h := range s.Sharded {
+			if h.Skipped != "" {
+				fmt.Fprintf(b, "| %s | %d | skipped: %s | | | |\n", s.Name, h.M, h.Skipped)
+				continue
+			}
+			fmt.Fprintf(b, "| %s | %d | %.3f | %.2f | %.2f | %.0f B |\n", s.Name, h.M, h.AcquireSeconds, h.RequestsPerSec, h.NotificationsPerSec, h.HeapBytesPerElect)
+		}
+	}
+}
+
+func idleTable(b *strings.Builder, r *Results) {
+	b.WriteString("\n### Idle cost (store requests per minute)\n\n| store | library | TTL | idle leader | idle waiting candidate |\n|---|---|---|---|---|\n")
+	for _, s := range r.Stores {
+		for _, i := range s.Idle {
+			fmt.Fprintf(b, "| %s | %s | %s | %.0f | %.0f |\n", s.Name, i.Peer, s.TTL, i.LeaderPerMin, i.CandidatePerMin)
+		}
+	}
+}
+
+// handoff returns the series of lib and variant, or an empty one.
+func (s *Store) handoff(lib, variant string) Handoff {
+	for _, h := range s.Handoff {
+		if h.Lib == lib && h.Variant == variant {
+			return h
+		}
+	}
+	return Handoff{}
+}
+
+func ratio(a, b float64) string {
+	if a == 0 || b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", a/b)
+}

@@ -1,0 +1,141 @@
+// Package report holds the benchmark's results and writes them as JSON,
+// a markdown report and a PNG plot of the hand-off latencies.
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/leasehold/leasehold/bench/internal/stat"
+)
+
+// Results is everything one run measured.
+type Results struct {
+	// Mode is "full" or "quick".
+	Mode string `json:"mode"`
+	// Started is the start time (RFC 3339).
+	Started string `json:"started"`
+	// WallSeconds is the run's wall time.
+	WallSeconds float64 `json:"wall_seconds"`
+	// Machine describes where it ran.
+	Machine string `json:"machine"`
+	// Stores has one entry per store.
+	Stores []*Store `json:"stores"`
+}
+
+// Store is what was measured on one store (a single node in a container).
+type Store struct {
+	// Name is the store: etcd, zookeeper or consul.
+	Name string `json:"store"`
+	// TTL is the session TTL of the hand-off, crash, sharded and idle runs.
+	TTL string `json:"ttl"`
+	// Physical is the paced write-then-notify reference.
+	Physical Latency `json:"physical"`
+	// Handoff has one entry per library and variant.
+	Handoff []Handoff `json:"handoff"`
+	// Crash has one entry per library and lock-delay.
+	Crash []Crash `json:"crash"`
+	// Herd has one entry per N.
+	Herd []Herd `json:"herd"`
+	// Sharded has one entry per number of elections.
+	Sharded []Sharded `json:"sharded"`
+	// Idle has one entry per library.
+	Idle []Idle `json:"idle"`
+	// Errors lists scenarios that failed, with the error.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Latency is a latency summary with its samples in milliseconds.
+type Latency struct {
+	stat.Summary
+	// Samples are the raw samples, in milliseconds, in order.
+	Samples []float64 `json:"samples_ms"`
+}
+
+// Handoff is one graceful hand-off series.
+type Handoff struct {
+	// Lib is the library: leasehold, native or valkeyrie.
+	Lib string `json:"lib"`
+	// Peer is the library's display name.
+	Peer string `json:"peer"`
+	// Variant is settled or fresh.
+	Variant string `json:"variant"`
+	// Latency is release to successor leading.
+	Latency
+}
+
+// Crash is one crash-failover series.
+type Crash struct {
+	// Lib is the library: leasehold or native.
+	Lib string `json:"lib"`
+	// Peer is the library's display name.
+	Peer string `json:"peer"`
+	// LockDelay is Consul's lock-delay ("" elsewhere).
+	LockDelay string `json:"lock_delay,omitempty"`
+	// TTLSeconds is the session TTL.
+	TTLSeconds float64 `json:"ttl_s"`
+	// Latency is SIGKILL to successor leading.
+	Latency
+	// WorstOverTTL is Max / TTL.
+	WorstOverTTL float64 `json:"worst_over_ttl"`
+}
+
+// Herd is one herd run of leasehold with N waiting candidates.
+type Herd struct {
+	// N is the number of candidates.
+	N int `json:"n"`
+	// Connections says how the N electors reach the store.
+	Connections string `json:"connections"`
+	// TTL is the sessions' TTL.
+	TTL string `json:"ttl"`
+	// Latency is resign to successor leading.
+	Latency
+	// RequestsPerFailover is store requests per hand-off cycle, background
+	// subtracted (see scenario.HerdResult).
+	RequestsPerFailover float64 `json:"requests_per_failover"`
+	// NotificationsPerFailover is watch notifications per hand-off cycle.
+	NotificationsPerFailover float64 `json:"notifications_per_failover"`
+	// BackgroundRequestsPerSec is the request rate while all wait.
+	BackgroundRequestsPerSec float64 `json:"background_requests_per_s"`
+	// SetupSeconds is the time until all campaigned and one won.
+	SetupSeconds float64 `json:"setup_s"`
+}
+
+// Sharded is one sharded run: M elections on one leasehold elector.
+type Sharded struct {
+	// M is the number of elections.
+	M int `json:"elections"`
+	// AcquireSeconds is the time to win all of them.
+	AcquireSeconds float64 `json:"acquire_all_s"`
+	// RequestsPerSec is the store's request rate while all are held.
+	RequestsPerSec float64 `json:"requests_per_s"`
+	// NotificationsPerSec is the watch notification rate meanwhile.
+	NotificationsPerSec float64 `json:"notifications_per_s"`
+	// HeapBytesPerElect is live heap growth per election after GC.
+	HeapBytesPerElect float64 `json:"heap_bytes_per_election"`
+	// Skipped says why the run was not made, if it was not.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Idle is the idle cost of one library.
+type Idle struct {
+	// Lib is the library: leasehold or native.
+	Lib string `json:"lib"`
+	// Peer is the library's display name.
+	Peer string `json:"peer"`
+	// LeaderPerMin is the requests per minute of an idle leader alone.
+	LeaderPerMin float64 `json:"leader_requests_per_min"`
+	// CandidatePerMin is the extra requests per minute of one waiting
+	// candidate.
+	CandidatePerMin float64 `json:"candidate_requests_per_min"`
+}
+
+// WriteJSON writes r to dir/results.json.
+func WriteJSON(dir string, r *Results) error {
+	b, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644)
+}

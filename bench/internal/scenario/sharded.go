@@ -1,0 +1,100 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"time"
+
+	"github.com/leasehold/leasehold/bench/internal/cand"
+	"github.com/leasehold/leasehold/bench/internal/env"
+	"github.com/leasehold/leasehold/lease"
+)
+
+// ShardedResult is the outcome of one sharded run.
+type ShardedResult struct {
+	// Acquire is the time to acquire every election.
+	Acquire time.Duration
+	// RequestsPerSec and NotificationsPerSec are the store's steady-state
+	// rates while all elections are held.
+	RequestsPerSec, NotificationsPerSec float64
+	// HeapPerElection is the growth of live heap objects (after GC) per
+	// held election, in bytes, beyond the elector and its session.
+	HeapPerElection float64
+}
+
+// Sharded campaigns for m elections on one elector (one session) and
+// measures the time to win them all, the store's request rate over window
+// while they are held, and the heap per election.
+func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedResult, error) {
+	var r ShardedResult
+	es, closeAll, err := cand.Electors(st, 1, 1, o)
+	if err != nil {
+		return r, err
+	}
+	defer closeAll()
+	ctx, cancel := bg()
+	_, err = es[0].AwaitSession(ctx)
+	cancel()
+	if err != nil {
+		return r, err
+	}
+	h0 := liveHeap() // the elector and its session, before any election
+	prefix := fmt.Sprintf("shard-%d-%d/", m, time.Now().UnixNano())
+	ls, d, err := acquireAll(es[0], prefix, m)
+	if err != nil {
+		return r, err
+	}
+	r.Acquire = d
+	time.Sleep(time.Second) // settle: every holder's watch is open
+	r.HeapPerElection = (liveHeap() - h0) / float64(m)
+	c0, err := st.Counts(context.Background())
+	if err != nil {
+		return r, err
+	}
+	time.Sleep(window)
+	c1, err := st.Counts(context.Background())
+	if err != nil {
+		return r, err
+	}
+	dc := c1.Sub(c0)
+	r.RequestsPerSec, r.NotificationsPerSec = dc.Requests/window.Seconds(), dc.Notifications/window.Seconds()
+	for _, l := range ls {
+		if l.Err() != nil {
+			return r, fmt.Errorf("a sharded leadership ended: %w", l.Err())
+		}
+	}
+	return r, nil
+}
+
+// acquireAll campaigns for m elections at once and waits for all.
+func acquireAll(e *lease.LeaseElector, prefix string, m int) ([]*lease.Leadership, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	ls := make([]*lease.Leadership, m)
+	errs := make([]error, m)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i := range m {
+		wg.Go(func() { ls[i], errs[i] = e.Campaign(ctx, fmt.Sprintf("%s%d", prefix, i)) })
+	}
+	wg.Wait()
+	d := time.Since(t0)
+	for _, err := range errs {
+		if err != nil {
+			return nil, d, err
+		}
+	}
+	return ls, d, nil
+}
+
+// liveHeap returns the bytes of live heap objects after a full GC.
+func liveHeap() float64 {
+	runtime.GC()
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return float64(s[0].Value.Uint64())
+}

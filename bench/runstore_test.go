@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/bench/internal/cand"
+	"github.com/leasehold/leasehold/bench/internal/env"
+	"github.com/leasehold/leasehold/bench/internal/report"
+	"github.com/leasehold/leasehold/bench/internal/scenario"
+	"github.com/leasehold/leasehold/bench/internal/stat"
+)
+
+// ttls are the shortest session TTLs each store allows (ZooKeeper: its
+// tickTime is 200 ms) and the longer ones the herd uses for its
+// thousand sessions.
+var ttls = map[env.Kind]time.Duration{env.Etcd: 2 * time.Second, env.ZooKeeper: 2 * time.Second, env.Consul: 10 * time.Second}
+var herdTTLs = map[env.Kind]time.Duration{env.Etcd: 10 * time.Second, env.ZooKeeper: 4 * time.Second, env.Consul: 10 * time.Second}
+
+// idleMu serialises appends to a Store's results from the idle runs.
+var idleMu sync.Mutex
+
+func latency(d []time.Duration) report.Latency {
+	return report.Latency{Summary: stat.Summarize(d), Samples: stat.Millis(d)}
+}
+
+// runStore runs every latency scenario on st, one after another.
+func runStore(t *testing.T, cfg config, st *env.Store, bin string) *report.Store {
+	ttl := ttls[st.Kind]
+	r := &report.Store{Name: string(st.Kind), TTL: ttl.String()}
+	fail := func(what string, err error) { r.Errors = append(r.Errors, fmt.Sprintf("%s: %v", what, err)) }
+	logf := func(f string, a ...any) { t.Logf("%s: "+f, append([]any{st.Kind}, a...)...) }
+	d, err := scenario.Physical(st, cfg.physN)
+	if err != nil {
+		fail("physical", err)
+	}
+	r.Physical = latency(d)
+	logf("physical %+v", r.Physical.Summary)
+	o := cand.Opts{TTL: ttl}
+	for _, v := range []scenario.Variant{scenario.Settled, scenario.Fresh} {
+		for _, lib := range []cand.Lib{cand.Leasehold, cand.Native, cand.Valkeyrie} {
+			n := cfg.handN
+			if lib == cand.Valkeyrie {
+				n = cfg.valkN
+			}
+			d, err := scenario.Handoff(st, lib, v, n, o)
+			if err != nil {
+				fail(fmt.Sprintf("handoff %s %s", lib, v), err)
+			}
+			h := report.Handoff{Lib: string(lib), Peer: cand.PeerName(lib, st.Kind), Variant: string(v), Latency: latency(d)}
+			r.Handoff = append(r.Handoff, h)
+			logf("handoff %s %s %+v", lib, v, h.Summary)
+		}
+	}
+	runCrash(cfg, st, bin, r, fail, logf)
+	runHerd(cfg, st, r, fail, logf)
+	runSharded(cfg, st, r, fail, logf)
+	return r
+}
+
+// crashCase is one crash-failover series.
+type crashCase struct {
+	lib   cand.Lib
+	delay time.Duration
+	n     int
+}
+
+func runCrash(cfg config, st *env.Store, bin string, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	ttl := ttls[st.Kind]
+	cases := []crashCase{{cand.Leasehold, 0, cfg.crashN}, {cand.Native, 0, cfg.crashN}}
+	if st.Kind == env.Consul {
+		if !cfg.consulCrash {
+			return
+		}
+		n := cfg.consulCrashN
+		cases = []crashCase{{cand.Leasehold, time.Millisecond, n}, {cand.Native, time.Millisecond, n}, {cand.Native, 0, max(1, n/2)}}
+	}
+	for _, c := range cases {
+		d, err := scenario.Crash(st, c.lib, bin, c.n, cand.Opts{TTL: ttl, LockDelay: c.delay})
+		if err != nil {
+			fail(fmt.Sprintf("crash %s", c.lib), err)
+		}
+		cr := report.Crash{Lib: string(c.lib), Peer: cand.PeerName(c.lib, st.Kind), TTLSeconds: ttl.Seconds(), Latency: latency(d)}
+		if st.Kind == env.Consul {
+			cr.LockDelay = "1ms"
+			if c.delay == 0 {
+				cr.LockDelay = "default (15s)"
+			}
+		}
+		cr.WorstOverTTL = stat.Ratio(cr.Max/1000, ttl.Seconds())
+		r.Crash = append(r.Crash, cr)
+		logf("crash %s %s %+v", c.lib, cr.LockDelay, cr.Summary)
+	}
+}
+
+func runHerd(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	ttl := herdTTLs[st.Kind]
+	conns := "10 shared clients, one session per elector"
+	if st.Kind == env.ZooKeeper {
+		conns = "one connection (= session) per elector"
+	}
+	for _, n := range cfg.herdNs {
+		h, err := scenario.Herd(st, n, 10, cfg.herdK, cand.Opts{TTL: ttl})
+		if err != nil {
+			fail(fmt.Sprintf("herd %d", n), err)
+		}
+		r.Herd = append(r.Herd, report.Herd{N: n, Connections: conns, TTL: ttl.String(), Latency: latency(h.Latencies),
+			RequestsPerFailover: h.RequestsPerFailover, NotificationsPerFailover: h.NotificationsPerFailover,
+			BackgroundRequestsPerSec: h.BackgroundRequestsPerSec, SetupSeconds: h.Setup.Seconds()})
+		logf("herd %d %+v req/failover %.1f notif %.1f", n, stat.Summarize(h.Latencies), h.RequestsPerFailover, h.NotificationsPerFailover)
+	}
+}
+
+func runSharded(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	for _, m := range cfg.shardMs {
+		if st.Kind == env.Consul && m > 2000 {
+			r.Sharded = append(r.Sharded, report.Sharded{M: m, Skipped: "every held election keeps one blocking query (one HTTP connection) open; the agent allows 4096 per client address"})
+			continue
+		}
+		s, err := scenario.Sharded(st, m, cfg.shardWindow, cand.Opts{TTL: ttls[st.Kind], LockDelay: time.Millisecond})
+		if err != nil {
+			fail(fmt.Sprintf("sharded %d", m), err)
+		}
+		r.Sharded = append(r.Sharded, report.Sharded{M: m, AcquireSeconds: s.Acquire.Seconds(), RequestsPerSec: s.RequestsPerSec,
+			NotificationsPerSec: s.NotificationsPerSec, HeapBytesPerElect: s.HeapPerElection})
+		logf("sharded %d %+v", m, s)
+	}
+}
+
+// runIdle measures the idle cost of leasehold and the native peer on st.
+func runIdle(t *testing.T, cfg config, st *env.Store, r *report.Store) {
+	for _, lib := range []cand.Lib{cand.Leasehold, cand.Native} {
+		o := cand.Opts{TTL: ttls[st.Kind], LockDelay: time.Millisecond}
+		i, err := scenario.Idle(st, lib, cfg.idleWindow, o)
+		idleMu.Lock()
+		if err != nil {
+			r.Errors = append(r.Errors, fmt.Sprintf("idle %s: %v", lib, err))
+		}
+		r.Idle = append(r.Idle, report.Idle{Lib: string(lib), Peer: cand.PeerName(lib, st.Kind),
+			LeaderPerMin: i.LeaderPerMin, CandidatePerMin: i.CandidatePerMin})
+		idleMu.Unlock()
+		t.Logf("%s: idle %s %+v", st.Kind, lib, i)
+	}
+}
