@@ -69,3 +69,44 @@ func TestOpenEtcd(t *testing.T) {
 		t.Fatalf("Get on %s = %+v, %v", o.Name(), rec, err)
 	}
 }
+
+// TestOpenEtcdWrongPassword: with auth enabled on etcd, a wrong password
+// fails Open with etcd's own reason, and the right one works.
+func TestOpenEtcdWrongPassword(t *testing.T) {
+	srv, err := embedetcd.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	admin, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	for _, step := range []func() error{
+		func() error { _, err := admin.UserAdd(ctx, "root", "right"); return err },
+		func() error { _, err := admin.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := admin.AuthEnable(ctx); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url := "etcd://" + strings.TrimPrefix(srv.Endpoint, "http://") + "/jobs"
+	if o, err := Open(ctx, url, Options{Username: "root", Password: "wrong"}); err == nil {
+		o.Close()
+		t.Fatal("Open with a wrong password succeeded")
+	} else if !strings.Contains(err.Error(), "authentication failed") {
+		t.Fatalf("Open with a wrong password: %v, want etcd's authentication failure", err)
+	}
+	o, err := Open(ctx, url, Options{Username: "root", Password: "right"})
+	if err != nil {
+		t.Fatalf("Open with the right password: %v", err)
+	}
+	defer o.Close()
+	if _, err := o.Get(ctx, "a"); err != nil {
+		t.Fatalf("Get with the right password: %v", err)
+	}
+}
