@@ -43,7 +43,7 @@ bench: images
 
 bench-quick: images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
-	out=$$(mktemp -d) && cd bench && BENCH_QUICK=1 BENCH_OUT=$$out $(GO) test -count=1 -run TestBench -timeout 5m .
+	out=$$(mktemp -d) && cd bench && BENCH_QUICK=1 BENCH_OUT=$$out $(GO) test -count=1 -run TestBench -timeout 15m .
 
 # The fault suite in soak mode: LEASEHOLD_SOAK_CYCLES fault cycles per
 # backend (default 200), bounded by SOAK_TIMEOUT; writes docs/faults.md.
