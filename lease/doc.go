@@ -36,11 +36,17 @@
 //     of successive terms of an election strictly increase.
 //   - A Leadership's context is cancelled before the store can give the key
 //     to another, provided the local clock runs no more than ClockDrift
-//     slower than the store's and the process is not paused. Run's fn is
+//     slower than the store's and the process is not paused. This covers a
+//     leader whose renewals stop succeeding (a cut link, a slow or failed
+//     store); when the store itself ends the session early or someone else
+//     deletes the key, the key is already free when the leader hears of it,
+//     and fencing tokens cover the overlap. Run's fn is
 //     never called twice at once, and its return is the only "stopped"
 //     signal, so there is no stop without a start.
 //   - Resign deletes the key only while it holds this term's token, never a
-//     successor's.
+//     successor's (on ZooKeeper, which has no delete conditioned on czxid,
+//     unless a third party deletes the node within the round trip between
+//     the adapter's read and its delete).
 //   - A campaign whose session expires while it waits makes a new session
 //     and goes on; it never reports leadership on a dead session.
 //
