@@ -17,6 +17,10 @@ type Config struct {
 	// Recovery is how soon after a Heal some candidate must lead (check
 	// d): TTL + renew interval + the store's own recovery time.
 	Recovery time.Duration
+	// FaultRecovery adds, for the Heals of the named faults, the time the
+	// store itself needs after such a heal before it serves again (a
+	// restarted store cluster); faults not named get Recovery alone.
+	FaultRecovery map[string]time.Duration
 }
 
 // Check names, as in Violation.Check.
@@ -92,7 +96,7 @@ func Check(evs []Event, cfg Config) Report {
 	r.Violations = append(r.Violations, checkTokens(r.Leaderships)...)
 	r.Violations = append(r.Violations, checkOverlap(r.Leaderships, cfg.Drift)...)
 	r.Violations = append(r.Violations, checkStale(evs)...)
-	r.Violations = append(r.Violations, checkRecovery(evs, r.Leaderships, cfg.Recovery)...)
+	r.Violations = append(r.Violations, checkRecovery(evs, r.Leaderships, cfg.Recovery, cfg.FaultRecovery)...)
 	r.Faults = faultStats(evs, r.Leaderships)
 	for _, e := range evs {
 		if e.Kind == Write {
@@ -222,13 +226,14 @@ func leadsByTime(evs []Event) []Event {
 }
 
 // checkRecovery requires a leadership that covers some instant of
-// [heal, heal + bound] after each Heal.
-func checkRecovery(evs []Event, ivs []Interval, bound time.Duration) []Violation {
+// [heal, heal + bound (+ extra[fault])] after each Heal.
+func checkRecovery(evs []Event, ivs []Interval, base time.Duration, extra map[string]time.Duration) []Violation {
 	var vs []Violation
 	for _, e := range evs {
 		if e.Kind != Heal {
 			continue
 		}
+		bound := base + extra[e.Fault]
 		limit := e.At.Add(bound)
 		if !slices.ContainsFunc(ivs, func(iv Interval) bool { return iv.Start <= limit && iv.effEnd() > e.At }) {
 			vs = append(vs, Violation{CheckRecovery, e.At, fmt.Sprintf(

@@ -138,3 +138,20 @@ func TestNotViolations(t *testing.T) {
 		})
 	}
 }
+
+// A fault named in FaultRecovery gets that much more time after its heal;
+// other faults do not.
+func TestFaultRecovery(t *testing.T) {
+	c := cfg
+	c.FaultRecovery = map[string]time.Duration{"store-restart": 2 * time.Second}
+	late := 100*ms + Time(cfg.Recovery) + 500*ms // after Recovery, within Recovery + 2 s
+	for _, tc := range []struct {
+		fault string
+		want  int
+	}{{"store-restart", 0}, {"cut", 1}} {
+		evs := []Event{lead(0, "a", 5), fault(10*ms, tc.fault, "a"), unlead(20*ms, "a", 5), heal(100*ms, tc.fault), lead(late, "b", 6)}
+		if got := len(Check(evs, c).Violations); got != tc.want {
+			t.Errorf("%s healed, leader %v later: %d violations, want %d", tc.fault, time.Duration(late-100*ms), got, tc.want)
+		}
+	}
+}

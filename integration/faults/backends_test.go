@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/consul/api"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/integration/faults/consulclient"
 	"github.com/leasehold/leasehold/integration/stores"
 	"github.com/leasehold/leasehold/zookeeper"
 )
@@ -27,22 +27,38 @@ type backend struct {
 	cycles int
 	// start starts a single-node store and returns its address.
 	start func(t *testing.T) string
-	// observer returns a Store in the test process, dialed directly.
-	observer func(t *testing.T, addr string) backends.Store
+	// cluster starts the 3-node store of the store faults.
+	cluster func(t *testing.T) *stores.Cluster
+	// storeRecovery is the store's own time to serve again after its
+	// leader node is killed or a node is cut off (a new store leader);
+	// restartRecovery the time a whole cluster, started again, takes to
+	// serve (measured; see docs/faults.md).
+	storeRecovery, restartRecovery time.Duration
+	// storeCycles is the default number of store fault cycles.
+	storeCycles int
+	// observer returns a Store in the test process, dialed directly to
+	// every node of the store.
+	observer func(t *testing.T, addrs []string) backends.Store
 	// args are the candidate's flags for this backend.
 	args []string
 }
 
 var allBackends = []backend{
 	{name: "etcd", ttl: 2 * time.Second, recovery: 500 * time.Millisecond, cycles: 10,
-		start:    func(t *testing.T) string { return stripScheme(stores.Etcd(t, 1)[0]) },
+		start:         func(t *testing.T) string { return stripScheme(stores.Etcd(t, 1)[0]) },
+		cluster:       func(t *testing.T) *stores.Cluster { return stores.EtcdCluster(t, 3) },
+		storeRecovery: 3 * time.Second, restartRecovery: 5 * time.Second, storeCycles: 3,
 		observer: etcdObserver, args: []string{"-backend", "etcd", "-ttl", "2s"}},
 	{name: "zookeeper", ttl: 2 * time.Second, recovery: stores.ZooKeeperTick, cycles: 10,
-		start:    func(t *testing.T) string { return stores.ZooKeeper(t, 1)[0] },
+		start:         func(t *testing.T) string { return stores.ZooKeeper(t, 1)[0] },
+		cluster:       func(t *testing.T) *stores.Cluster { return stores.ZooKeeperCluster(t, 3) },
+		storeRecovery: time.Second, restartRecovery: 10 * time.Second, storeCycles: 3,
 		observer: zkObserver,
 		args:     []string{"-backend", "zookeeper", "-ttl", "2s", "-tick", stores.ZooKeeperTick.String()}},
 	{name: "consul", ttl: 10 * time.Second, recovery: 10 * time.Second, cycles: 5,
-		start:    func(t *testing.T) string { return stores.Consul(t, 1)[0] },
+		start:         func(t *testing.T) string { return stores.Consul(t, 1)[0] },
+		cluster:       func(t *testing.T) *stores.Cluster { return stores.ConsulCluster(t, 3) },
+		storeRecovery: 15 * time.Second, restartRecovery: 10 * time.Second, storeCycles: 3,
 		observer: consulObserver, args: []string{"-backend", "consul", "-ttl", "10s"}},
 }
 
@@ -56,8 +72,8 @@ func stripScheme(ep string) string {
 	return ep
 }
 
-func etcdObserver(t *testing.T, addr string) backends.Store {
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{addr}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+func etcdObserver(t *testing.T, addrs []string) backends.Store {
+	c, err := clientv3.New(clientv3.Config{Endpoints: addrs, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +85,8 @@ func etcdObserver(t *testing.T, addr string) backends.Store {
 	return s
 }
 
-func zkObserver(t *testing.T, addr string) backends.Store {
-	s, err := zookeeper.New([]string{addr}, zookeeper.Options{TickTime: stores.ZooKeeperTick})
+func zkObserver(t *testing.T, addrs []string) backends.Store {
+	s, err := zookeeper.New(addrs, zookeeper.Options{TickTime: stores.ZooKeeperTick})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +94,8 @@ func zkObserver(t *testing.T, addr string) backends.Store {
 	return s
 }
 
-func consulObserver(t *testing.T, addr string) backends.Store {
-	cfg := api.DefaultConfig()
-	cfg.Address, cfg.Scheme = addr, "http"
-	c, err := api.NewClient(cfg)
+func consulObserver(t *testing.T, addrs []string) backends.Store {
+	c, err := consulclient.New(addrs, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

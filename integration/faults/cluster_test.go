@@ -29,29 +29,29 @@ func buildCandidate(t *testing.T) string {
 	return bin
 }
 
-// cluster is the candidate processes of one run, each behind a toxiproxy
-// proxy of its own to the store.
+// cluster is the candidate processes of one run, each behind toxiproxy
+// proxies of its own to the store: one per store node.
 type cluster struct {
-	t        *testing.T
-	bin, dir string
-	upstream string
-	args     []string // backend flags
-	tox      *toxiproxy.ApiServer
-	next     int
-	cands    map[string]*candidate // by id; running ones
-	hists    []string              // every history file
+	t         *testing.T
+	bin, dir  string
+	upstreams []string // every store node's address
+	args      []string // backend flags
+	tox       *toxiproxy.ApiServer
+	next      int
+	cands     map[string]*candidate // by id; running ones
+	hists     []string              // every history file
 }
 
 type candidate struct {
-	id    string
-	cmd   *exec.Cmd
-	proxy *toxiproxy.Proxy
-	done  chan struct{} // closed when the process has exited
+	id      string
+	cmd     *exec.Cmd
+	proxies []*toxiproxy.Proxy // one per store node
+	done    chan struct{}      // closed when the process has exited
 }
 
-func newCluster(t *testing.T, bin, upstream string, args []string) *cluster {
+func newCluster(t *testing.T, bin string, upstreams []string, args []string) *cluster {
 	m := toxiproxy.NewMetricsContainer(prometheus.NewRegistry())
-	c := &cluster{t: t, bin: bin, dir: t.TempDir(), upstream: upstream, args: args,
+	c := &cluster{t: t, bin: bin, dir: t.TempDir(), upstreams: upstreams, args: args,
 		tox: toxiproxy.NewServer(m, zerolog.Nop()), cands: map[string]*candidate{}}
 	t.Cleanup(c.killAll)
 	return c
@@ -61,9 +61,14 @@ func newCluster(t *testing.T, bin, upstream string, args []string) *cluster {
 func (c *cluster) start() *candidate {
 	c.next++
 	id := fmt.Sprintf("c%d", c.next)
-	p := toxiproxy.NewProxy(c.tox, id, "127.0.0.1:0", c.upstream)
-	if err := p.Start(); err != nil {
-		c.t.Fatalf("proxy for %s: %v", id, err)
+	var proxies []*toxiproxy.Proxy
+	var listen []string
+	for j, up := range c.upstreams {
+		p := toxiproxy.NewProxy(c.tox, fmt.Sprintf("%s-%d", id, j), "127.0.0.1:0", up)
+		if err := p.Start(); err != nil {
+			c.t.Fatalf("proxy for %s: %v", id, err)
+		}
+		proxies, listen = append(proxies, p), append(listen, p.Listen)
 	}
 	hist := filepath.Join(c.dir, id+".jsonl")
 	if err := os.WriteFile(hist, nil, 0o644); err != nil { // there even if it dies at once
@@ -73,13 +78,13 @@ func (c *cluster) start() *candidate {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	args := append([]string{"-id", id, "-addr", p.Listen, "-history", hist}, c.args...)
+	args := append([]string{"-id", id, "-addr", strings.Join(listen, ","), "-history", hist}, c.args...)
 	cmd := exec.Command(c.bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("start %s: %v", id, err)
 	}
-	cd := &candidate{id: id, cmd: cmd, proxy: p, done: make(chan struct{})}
+	cd := &candidate{id: id, cmd: cmd, proxies: proxies, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); logf.Close(); close(cd.done) }()
 	c.cands[id] = cd
 	c.hists = append(c.hists, hist)
@@ -93,7 +98,9 @@ func (cd *candidate) signal(sig syscall.Signal) error { return cd.cmd.Process.Si
 func (c *cluster) kill(cd *candidate) {
 	_ = cd.signal(syscall.SIGKILL)
 	<-cd.done
-	cd.proxy.Stop()
+	for _, p := range cd.proxies {
+		p.Stop()
+	}
 	delete(c.cands, cd.id)
 }
 
@@ -139,15 +146,18 @@ func (c *cluster) logs() string {
 	return b.String()
 }
 
-// toxic adds a latency toxic in both directions of a candidate's link.
+// toxic adds a latency toxic in both directions of a candidate's links
+// (to every store node).
 // A latency of an hour is a black hole that loses nothing: removing the
 // toxic delivers what it held.
 func (cd *candidate) toxic(latency, jitter time.Duration) error {
-	for _, stream := range []string{"upstream", "downstream"} {
-		js := fmt.Sprintf(`{"name":"fault_%s","type":"latency","stream":%q,"attributes":{"latency":%d,"jitter":%d}}`,
-			stream, stream, latency.Milliseconds(), jitter.Milliseconds())
-		if _, err := cd.proxy.Toxics.AddToxicJson(strings.NewReader(js)); err != nil {
-			return fmt.Errorf("add toxic to %s: %w", cd.id, err)
+	for _, p := range cd.proxies {
+		for _, stream := range []string{"upstream", "downstream"} {
+			js := fmt.Sprintf(`{"name":"fault_%s","type":"latency","stream":%q,"attributes":{"latency":%d,"jitter":%d}}`,
+				stream, stream, latency.Milliseconds(), jitter.Milliseconds())
+			if _, err := p.Toxics.AddToxicJson(strings.NewReader(js)); err != nil {
+				return fmt.Errorf("add toxic to %s: %w", cd.id, err)
+			}
 		}
 	}
 	return nil
@@ -155,9 +165,11 @@ func (cd *candidate) toxic(latency, jitter time.Duration) error {
 
 // heal removes the toxics of toxic.
 func (cd *candidate) heal() error {
-	for _, stream := range []string{"upstream", "downstream"} {
-		if err := cd.proxy.Toxics.RemoveToxic(context.Background(), "fault_"+stream); err != nil {
-			return fmt.Errorf("remove toxic from %s: %w", cd.id, err)
+	for _, p := range cd.proxies {
+		for _, stream := range []string{"upstream", "downstream"} {
+			if err := p.Toxics.RemoveToxic(context.Background(), "fault_"+stream); err != nil {
+				return fmt.Errorf("remove toxic from %s: %w", cd.id, err)
+			}
 		}
 	}
 	return nil

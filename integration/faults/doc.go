@@ -12,15 +12,36 @@
 //   - pause: the leader SIGSTOPped for 1.5×TTL, then SIGCONTed;
 //   - kill: the leader SIGKILLed and a replacement started.
 //
+// A second run per backend (subtest "<backend>-store") does the same on a
+// 3-node store cluster (integration/stores.Cluster), every candidate
+// dialing every node, each through a proxy of its own, and injects the
+// store-side faults, rotating:
+//
+//   - store-kill: the store's own leader node SIGKILLed (docker kill),
+//     started again after 1.5×TTL;
+//   - partition: one node (the one the election leader's client starts
+//     on) cut from the cluster network (docker network disconnect) for
+//     1.5×TTL, then reconnected;
+//   - store-restart: every node stopped at once (docker stop), started
+//     again after 1.5×TTL.
+//
+// After each store fault heals, the suite waits for every node to serve
+// before the next cycle. Check (d) allows, on top of TTL + renewal
+// interval + the store's recovery, the store's own recovery from the
+// fault (backend.storeRecovery, backend.restartRecovery).
+//
 // Every candidate records its history (package history) on the machine's
 // monotonic clock; the suite merges the histories and judges them with
 // history.Check: any violation fails the test.
 //
 // By default (`go test ./integration/faults/`) it runs two cycles of each
-// fault on etcd and ZooKeeper and one on Consul (whose minimum TTL is
-// 10 s), single-node stores. The environment selects more:
+// client-side fault on etcd and ZooKeeper and one on Consul (whose minimum
+// TTL is 10 s), single-node stores, and one cycle of each store fault on
+// every backend. The environment selects more:
 //
-//	LEASEHOLD_SOAK_CYCLES=200        fault cycles per backend (kinds rotate)
+//	LEASEHOLD_SOAK_CYCLES=200        fault cycles per backend and per run (kinds rotate)
+//	LEASEHOLD_FAULTS_STORE=off       no store-fault runs (or a comma-separated
+//	                                 subset of the backends; unset: all)
 //	LEASEHOLD_FAULTS_BACKENDS=etcd   a comma-separated subset of etcd,zookeeper,consul
 //	LEASEHOLD_FAULTS_REPORT=docs/faults.md   where to write the markdown report
 //

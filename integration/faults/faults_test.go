@@ -17,6 +17,7 @@ import (
 
 	"github.com/leasehold/leasehold/fencing"
 	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/integration/stores"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -37,6 +38,19 @@ var faultKinds = []fault{
 	{"kill", (*run).kill},
 }
 
+// storeFaultKinds are the store-side faults, run on 3-node store clusters
+// (run.store): each is aimed at the store, and its Fault event names the
+// election leader of the moment so that the report measures how that
+// leader fared.
+var storeFaultKinds = []fault{
+	{"store-kill", (*run).storeKill},
+	{"partition", (*run).partition},
+	{"store-restart", (*run).storeRestart},
+}
+
+// allFaultKinds is every kind, in report order.
+var allFaultKinds = append(append([]fault{}, faultKinds...), storeFaultKinds...)
+
 // results gathers every backend's outcome for the report.
 var results struct {
 	sync.Mutex
@@ -48,10 +62,37 @@ func TestFaults(t *testing.T) {
 	bin := buildCandidate(t)
 	for _, b := range allBackends {
 		if want[b.name] {
-			t.Run(b.name, func(t *testing.T) { runBackend(t, b, bin) })
+			t.Run(b.name, func(t *testing.T) { runBackend(t, b, bin, nil) })
+		}
+	}
+	storeWant := storeSelected(want)
+	for _, b := range allBackends {
+		switch {
+		case storeWant[b.name]:
+			t.Run(b.name+"-store", func(t *testing.T) { runBackend(t, b, bin, b.cluster(t)) })
+		case want[b.name]:
+			t.Logf("store faults on %s NOT run: LEASEHOLD_FAULTS_STORE=%q", b.name, os.Getenv("LEASEHOLD_FAULTS_STORE"))
 		}
 	}
 	writeReport(t)
+}
+
+// storeSelected returns the backends whose store faults run:
+// LEASEHOLD_FAULTS_STORE is "off", a comma-separated subset of the selected
+// backends, or unset for all of them.
+func storeSelected(selected map[string]bool) map[string]bool {
+	v := os.Getenv("LEASEHOLD_FAULTS_STORE")
+	switch v {
+	case "":
+		return selected
+	case "off":
+		return nil
+	}
+	m := map[string]bool{}
+	for _, name := range strings.Split(v, ",") {
+		m[name] = selected[name]
+	}
+	return m
 }
 
 // selected returns the backends named by LEASEHOLD_FAULTS_BACKENDS, or all.
@@ -92,10 +133,20 @@ type run struct {
 	drv    record
 	ran    map[string]int
 	start  time.Time
+	store  *stores.Cluster // the 3-node store of the store faults, or nil
+	cycle  int             // the current cycle's number
 }
 
-func runBackend(t *testing.T, b backend, bin string) {
-	addr := b.start(t)
+// runBackend runs the client-side faults on a single-node store, or, with
+// a store cluster, the store faults on it.
+func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster) {
+	var addrs []string
+	kinds, n, name := faultKinds, cycles(t, b.cycles), b.name
+	if store == nil {
+		addrs = []string{b.start(t)}
+	} else {
+		addrs, kinds, n, name = store.Addrs(), storeFaultKinds, cycles(t, b.storeCycles), b.name+" (3 nodes)"
+	}
 	guard := &fencing.Guard{}
 	seen := &tokens{next: map[fencing.Token]chan struct{}{}}
 	fence := httptest.NewServer(guard.Middleware(http.HandlerFunc(func(_ http.ResponseWriter, req *http.Request) {
@@ -105,12 +156,12 @@ func runBackend(t *testing.T, b backend, bin string) {
 	})))
 	t.Cleanup(fence.Close)
 	args := append([]string{"-election", election, "-fence", fence.URL}, b.args...)
-	obs, err := lease.New(b.observer(t, addr), lease.Options{TTL: b.ttl})
+	obs, err := lease.New(b.observer(t, addrs), lease.Options{TTL: b.ttl})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = obs.Close(context.Background()) })
-	r := &run{t: t, b: b, c: newCluster(t, bin, addr, args), obs: obs, fenced: seen, ran: map[string]int{}, start: time.Now()}
+	r := &run{t: t, b: b, c: newCluster(t, bin, addrs, args), obs: obs, fenced: seen, ran: map[string]int{}, start: time.Now(), store: store}
 	drvPath := filepath.Join(r.c.dir, "driver.jsonl")
 	rec, err := history.Create(drvPath, "driver")
 	if err != nil {
@@ -121,9 +172,9 @@ func runBackend(t *testing.T, b backend, bin string) {
 	for range 3 {
 		r.c.start()
 	}
-	n := cycles(t, b.cycles)
 	for i := 0; i < n && r.timeLeft(); i++ {
-		f := faultKinds[i%len(faultKinds)]
+		r.cycle = i
+		f := kinds[i%len(kinds)]
 		f.apply(r, r.leader())
 		r.ran[f.name]++
 		if t.Failed() {
@@ -136,7 +187,7 @@ func runBackend(t *testing.T, b backend, bin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.judge(evs)
+	r.judge(name, kinds, evs)
 }
 
 // timeLeft reports whether another cycle fits before the test's deadline,
@@ -153,6 +204,9 @@ func (r *run) timeLeft() bool {
 // or fails the test after a generous bound.
 func (r *run) leader() *candidate {
 	bound := 3*(r.b.ttl+r.b.recovery) + 30*time.Second
+	if r.store != nil {
+		bound += 3 * (r.b.storeRecovery + r.b.restartRecovery)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	ch, err := r.obs.Observe(ctx, election)
@@ -248,9 +302,15 @@ func (r *run) kill(cd *candidate) {
 }
 
 // judge checks the merged history and keeps the outcome for the report.
-func (r *run) judge(evs []history.Event) {
+func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 	renew := r.b.ttl / 3
 	cfg := history.Config{Drift: 10 * time.Millisecond, Recovery: r.b.ttl + renew + r.b.recovery}
+	if r.store != nil {
+		// The store's own recovery: a new store leader after a kill or a
+		// partition, a whole cluster serving again after a restart.
+		cfg.FaultRecovery = map[string]time.Duration{"store-kill": r.b.storeRecovery, "partition": r.b.storeRecovery,
+			"store-restart": r.b.restartRecovery + r.b.storeRecovery}
+	}
 	rep := history.Check(evs, cfg)
 	if os.Getenv("LEASEHOLD_FAULTS_DEBUG") != "" {
 		r.t.Logf("timeline:\n%s", timeline(evs))
@@ -269,9 +329,9 @@ func (r *run) judge(evs []history.Event) {
 		r.t.Errorf("the run shows too little activity to judge: %d leaderships over %d faults, writes %+v",
 			len(rep.Leaderships), total, rep.Writes)
 	}
-	o := outcome{backend: r.b.name, ttl: r.b.ttl, cfg: cfg, ran: r.ran, report: rep, took: time.Since(r.start)}
+	o := outcome{backend: name, kinds: kinds, ttl: r.b.ttl, cfg: cfg, ran: r.ran, report: rep, took: time.Since(r.start)}
 	r.t.Logf("%s: %d fault cycles in %v, %d violations, %d leaderships, writes %+v",
-		r.b.name, total, o.took.Round(time.Second), len(rep.Violations), len(rep.Leaderships), rep.Writes)
+		name, total, o.took.Round(time.Second), len(rep.Violations), len(rep.Leaderships), rep.Writes)
 	results.Lock()
 	results.byBackend = append(results.byBackend, o)
 	results.Unlock()

@@ -16,6 +16,7 @@ type outcome struct {
 	ttl     time.Duration
 	cfg     history.Config
 	ran     map[string]int
+	kinds   []fault // the kinds this run rotates through
 	report  history.Report
 	took    time.Duration
 }
@@ -41,15 +42,19 @@ func render(os []outcome) string {
 	var b strings.Builder
 	b.WriteString("# Fault suite results\n\n")
 	b.WriteString("Written by `integration/faults` (`make soak`). Three candidate processes per store, each on its own\n")
-	b.WriteString("toxiproxy link to a single-node store in a container; every fault is aimed at the current leader and\n")
-	b.WriteString("healed after 1.5×TTL (a kill is healed at once by starting a replacement). The history checker\n")
-	b.WriteString("(package `history`) judges the merged histories: (a) tokens increase, (b) no overlap beyond the\n")
-	b.WriteString("drift allowance, (c) no stale write accepted by a `fencing.Guard` or a guarded store write, (d) a\n")
-	b.WriteString("leader within TTL + renew interval + the store's recovery time after each heal.\n\n")
+	b.WriteString("toxiproxy links to the store in containers. Client-side faults (cut, latency, pause, kill) run on a\n")
+	b.WriteString("single-node store and are aimed at the current leader, healed after 1.5×TTL (a kill is healed at\n")
+	b.WriteString("once by starting a replacement). Store faults run on a 3-node cluster (\"(3 nodes)\" rows), each\n")
+	b.WriteString("candidate reaching every node: the store's leader node killed (store-kill), one node cut from the\n")
+	b.WriteString("cluster network (partition), every node stopped (store-restart), each healed after 1.5×TTL. The\n")
+	b.WriteString("history checker (package `history`) judges the merged histories: (a) tokens increase, (b) no\n")
+	b.WriteString("overlap beyond the drift allowance, (c) no stale write accepted by a `fencing.Guard` or a guarded\n")
+	b.WriteString("store write, (d) a leader within TTL + renew interval + the store's recovery time after each heal\n")
+	b.WriteString("(for store faults, plus the store's own recovery from the fault).\n\n")
 	b.WriteString("| store | TTL | fault cycles run | violations | writes accepted / rejected (fence · store) | run time |\n|---|---|---|---|---|---|\n")
 	for _, o := range os {
 		total, kinds := 0, []string{}
-		for _, f := range faultKinds {
+		for _, f := range o.kinds {
 			total += o.ran[f.name]
 			kinds = append(kinds, fmt.Sprintf("%s %d", f.name, o.ran[f.name]))
 		}
@@ -64,7 +69,7 @@ func render(os []outcome) string {
 	for _, o := range os {
 		stops := stopping(o.report, func(f history.FaultStat) time.Duration { return f.Stop })
 		news := stopping(o.report, func(f history.FaultStat) time.Duration { return f.NewLeader })
-		for _, f := range faultKinds {
+		for _, f := range allFaultKinds {
 			if o.ran[f.name] == 0 {
 				continue
 			}
@@ -77,7 +82,22 @@ func render(os []outcome) string {
 	}
 	b.WriteString("\nA paused leader \"acts\" until it runs again and sees its deadline passed; its late writes must be\n")
 	b.WriteString("rejected (check c), which the violations column covers. Latency below the renewal deadline should\n")
-	b.WriteString("leave the leader in place (no new leader).\n")
+	b.WriteString("leave the leader in place (no new leader). For store faults the times are those of the election\n")
+	b.WriteString("leader of the moment; \"—\" means it kept leading through the fault.\n")
+	stores := false
+	for _, o := range os {
+		stores = stores || o.cfg.FaultRecovery != nil
+	}
+	if stores {
+		b.WriteString("\n" + storeFaultNotes)
+	}
+	for _, o := range os {
+		if fr := o.cfg.FaultRecovery; fr != nil {
+			fmt.Fprintf(&b, "\n%s: check (d) allowed %v after each heal, plus the store's own recovery: %v after store-kill and\n"+
+				"partition (a new store leader), %v after store-restart (the cluster serving again, then a store leader).\n",
+				o.backend, o.cfg.Recovery.Round(time.Millisecond), fr["store-kill"], fr["store-restart"])
+		}
+	}
 	return b.String()
 }
 
@@ -88,3 +108,30 @@ func medMax(ds []time.Duration) string {
 	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	return fmt.Sprintf("%v / %v", r(ds[len(ds)/2]), r(ds[len(ds)-1]))
 }
+
+// storeFaultNotes explains the store faults and their recovery allowances
+// in the report.
+const storeFaultNotes = `The store faults, in detail (integration/faults/store_faults_test.go):
+
+- **store-kill**: the node that is the store's own leader (etcd raft leader, ZooKeeper leader, Consul
+  raft leader; asked of each node) is SIGKILLed with ` + "`" + `docker kill` + "`" + `; the two others elect a new store
+  leader while the fault holds (1.5×TTL), then the node is started again and rejoins.
+- **partition**: one node is disconnected from the cluster network (` + "`" + `docker network disconnect` + "`" + `) and
+  reconnected after 1.5×TTL. It is the node the election leader's client starts on (candidate cN on
+  node N-1 mod 3): the one a Consul candidate talks to until it fails over; etcd's client balances
+  over all nodes; ZooKeeper's picks one at random. The cut node reaches neither its peers nor, via its
+  published port, any client: clients fail over to the majority.
+- **store-restart**: every node is stopped at once (` + "`" + `docker stop` + "`" + `, SIGTERM then SIGKILL after 1 s) and
+  all are started again after 1.5×TTL; data survive (same containers).
+
+Check (d) allows, after the heal of a store fault, the store's own recovery on top of TTL + renew
+interval + the backend's recovery. Measured on these machines (integration/stores TestClusterFaults
+and the fault suite's log): a new store leader after a leader kill or partition in ~2.0 s (etcd),
+0.2–1.3 s (ZooKeeper), ~11 s (Consul, raft_multiplier = 1; more than the ~2 s of STORES.md); a whole
+cluster serving again after a restart in 0.1–2.0 s (etcd), 2.3–5.7 s (ZooKeeper), 1.0–3.3 s
+(Consul). Allowed: store-kill/partition +3 s (etcd), +1 s (ZooKeeper), +15 s (Consul); store-restart
++8 s (etcd), +11 s (ZooKeeper), +25 s (Consul) (restart + a new store leader). After a store-restart
+the old holder's session outlives the outage (etcd extends leases on a new store leader; Consul
+restarts session timers, invalidating between TTL and 2×TTL), so the new leader comes up to ~2×TTL
+after the heal on Consul.
+`

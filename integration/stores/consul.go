@@ -76,7 +76,10 @@ func startConsulServer(t testing.TB, ctx context.Context, nw *testcontainers.Doc
 	return addr
 }
 
-// consulReady waits until every server reports a leader and n raft peers.
+// consulReady waits until every server reports a leader and n raft peers,
+// and the catalog holds every agent's node: an agent answers
+// "Missing node registration" to a session create until its node is
+// registered, which follows the leader's election by a moment.
 func consulReady(t testing.TB, ctx context.Context, addrs []string, n int) []string {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -95,8 +98,10 @@ func consulReady(t testing.TB, ctx context.Context, addrs []string, n int) []str
 func consulHasQuorum(ctx context.Context, addr string, n int) bool {
 	var leader string
 	var peers []string
+	var nodes []json.RawMessage
 	return getJSON(ctx, "http://"+addr+"/v1/status/leader", &leader) == nil && leader != "" &&
-		getJSON(ctx, "http://"+addr+"/v1/status/peers", &peers) == nil && len(peers) == n
+		getJSON(ctx, "http://"+addr+"/v1/status/peers", &peers) == nil && len(peers) == n &&
+		getJSON(ctx, "http://"+addr+"/v1/catalog/nodes", &nodes) == nil && len(nodes) >= n
 }
 
 func getJSON(ctx context.Context, url string, v any) error {

@@ -1,6 +1,9 @@
 // Package stores starts real etcd, ZooKeeper and Consul servers in
 // containers, as single nodes or 3-node clusters, for the integration,
-// fault and benchmark suites. It uses testcontainers-go and terminates every
+// fault and benchmark suites. Etcd, ZooKeeper and Consul return the client
+// addresses; EtcdCluster, ZooKeeperCluster and ConsulCluster return a
+// Cluster whose nodes a test can kill, stop, restart and cut from their
+// network, and whose store leader it can find (the store faults). It uses testcontainers-go and terminates every
 // container and network it starts when the test ends (the reaper image is
 // not used).
 //

@@ -18,11 +18,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/hashicorp/consul/api"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
@@ -31,6 +31,7 @@ import (
 	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/fencing"
 	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/integration/faults/consulclient"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/zookeeper"
 )
@@ -44,7 +45,7 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.backend, "backend", "etcd", "etcd, zookeeper or consul")
-	flag.StringVar(&c.addr, "addr", "", "store address (host:port) to dial")
+	flag.StringVar(&c.addr, "addr", "", "store addresses (host:port), comma-separated: one per store node")
 	flag.StringVar(&c.election, "election", "faults", "election name")
 	flag.StringVar(&c.id, "id", "", "candidate id (its identity)")
 	flag.StringVar(&c.hist, "history", "", "history file to append to")
@@ -85,26 +86,28 @@ func run(c config) error {
 	return errors.Join(err, e.Close(cctx))
 }
 
-// dial makes the store the candidate campaigns on, through addr.
+// dial makes the store the candidate campaigns on, through the addresses
+// of c.addr (every node of the store).
 func dial(c config) (backends.Store, func(), error) {
+	addrs := strings.Split(c.addr, ",")
 	switch c.backend {
 	case "etcd":
-		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{c.addr}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+		cli, err := clientv3.New(clientv3.Config{Endpoints: addrs, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 		if err != nil {
 			return nil, nil, err
 		}
 		s, err := etcd.New(cli, etcd.Options{})
 		return s, func() { cli.Close() }, err
 	case "zookeeper":
-		s, err := zookeeper.New([]string{c.addr}, zookeeper.Options{TickTime: c.tick})
+		s, err := zookeeper.New(addrs, zookeeper.Options{TickTime: c.tick})
 		if err != nil {
 			return nil, nil, err
 		}
 		return s, s.Close, nil
 	case "consul":
-		cfg := api.DefaultConfig()
-		cfg.Address, cfg.Scheme = c.addr, "http"
-		cli, err := api.NewClient(cfg)
+		// Candidates spread over the servers: c1 starts on the first.
+		n, _ := strconv.Atoi(strings.TrimLeft(c.id, "c"))
+		cli, err := consulclient.New(addrs, max(n-1, 0))
 		if err != nil {
 			return nil, nil, err
 		}

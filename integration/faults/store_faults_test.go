@@ -1,0 +1,109 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/leasehold/leasehold/history"
+)
+
+// storeOpTimeout bounds one docker operation on the store, or waiting for
+// the store to serve or show a leader.
+const storeOpTimeout = 2 * time.Minute
+
+// storeKill SIGKILLs the store's own leader node (docker kill), holds
+// 1.5×TTL with the two others serving, and starts the node again.
+func (r *run) storeKill(cd *candidate) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
+	defer cancel()
+	i := r.storeLeader(ctx)
+	r.drv.add(history.Event{Kind: history.Fault, Fault: "store-kill", Candidate: cd.id})
+	if err := r.store.Kill(ctx, i); err != nil {
+		r.t.Fatalf("kill %s: %v", r.store.Nodes[i].Name, err)
+	}
+	r.hold()
+	if err := r.store.Start(ctx, i); err != nil {
+		r.t.Fatalf("start %s: %v", r.store.Nodes[i].Name, err)
+	}
+	r.drv.add(history.Event{Kind: history.Heal, Fault: "store-kill", Candidate: cd.id})
+	r.storeReady(ctx)
+}
+
+// partition cuts one store node from its network (docker network
+// disconnect) for 1.5×TTL, then reconnects it. The node is the one the
+// leader's client starts on (candidate cN on node N-1 mod 3): the one a
+// Consul candidate talks to until it fails over; etcd's client balances
+// over all nodes, ZooKeeper's picks one at random. A cut node reaches
+// neither its peers nor, through its published port, any client.
+func (r *run) partition(cd *candidate) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
+	defer cancel()
+	n, _ := strconv.Atoi(strings.TrimPrefix(cd.id, "c"))
+	i := max(n-1, 0) % len(r.store.Nodes)
+	r.drv.add(history.Event{Kind: history.Fault, Fault: "partition", Candidate: cd.id})
+	if err := r.store.Disconnect(ctx, i); err != nil {
+		r.t.Fatalf("disconnect %s: %v", r.store.Nodes[i].Name, err)
+	}
+	r.hold()
+	if err := r.store.Reconnect(ctx, i); err != nil {
+		r.t.Fatalf("reconnect %s: %v", r.store.Nodes[i].Name, err)
+	}
+	r.drv.add(history.Event{Kind: history.Heal, Fault: "partition", Candidate: cd.id})
+	r.storeReady(ctx)
+}
+
+// storeRestart stops every store node at once (docker stop: SIGTERM,
+// SIGKILL after 1 s), holds 1.5×TTL, and starts them all again.
+func (r *run) storeRestart(cd *candidate) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
+	defer cancel()
+	r.drv.add(history.Event{Kind: history.Fault, Fault: "store-restart", Candidate: cd.id})
+	errs := make([]error, len(r.store.Nodes))
+	var wg sync.WaitGroup
+	for i := range r.store.Nodes {
+		wg.Go(func() { errs[i] = r.store.Stop(ctx, i, time.Second) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		r.t.Fatalf("stop the %s cluster: %v", r.store.Kind, err)
+	}
+	r.hold()
+	for i, nd := range r.store.Nodes {
+		if err := r.store.Start(ctx, i); err != nil {
+			r.t.Fatalf("start %s: %v", nd.Name, err)
+		}
+	}
+	healed := time.Now()
+	r.drv.add(history.Event{Kind: history.Heal, Fault: "store-restart", Candidate: cd.id})
+	r.storeReady(ctx)
+	r.t.Logf("store-restart: %s cluster serves %v after the start", r.store.Kind, time.Since(healed).Round(time.Millisecond))
+}
+
+// storeLeader waits for the store's own leader node and returns its index.
+func (r *run) storeLeader(ctx context.Context) int {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		i, err := r.store.Leader(ctx)
+		if err == nil {
+			return i
+		}
+		select {
+		case <-ctx.Done():
+			r.t.Fatalf("%s: no store leader: %v", r.store.Kind, err)
+		case <-tick.C:
+		}
+	}
+}
+
+// storeReady waits until every store node serves again, so that the next
+// cycle starts from a whole cluster.
+func (r *run) storeReady(ctx context.Context) {
+	if err := r.store.Ready(ctx); err != nil {
+		r.t.Fatalf("%s cluster does not serve again: %v", r.store.Kind, err)
+	}
+}
