@@ -20,16 +20,21 @@ const storeOpTimeout = 2 * time.Minute
 func (r *run) storeKill(cd *candidate) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
 	defer cancel()
-	i := r.storeLeader(ctx)
-	r.drv.add(history.Event{Kind: history.Fault, Fault: "store-kill", Candidate: cd.id})
-	if err := r.store.Kill(ctx, i); err != nil {
-		r.t.Fatalf("kill %s: %v", r.store.Nodes[i].Name, err)
+	r.nodeFault(ctx, cd, "store-kill", r.storeLeader(ctx), r.store.Kill, r.store.Start)
+}
+
+// nodeFault breaks node i, holds 1.5×TTL, heals it, and waits for the
+// store to serve, recording the fault and the heal.
+func (r *run) nodeFault(ctx context.Context, cd *candidate, fault string, i int, brk, heal func(context.Context, int) error) {
+	r.drv.add(history.Event{Kind: history.Fault, Fault: fault, Candidate: cd.id})
+	if err := brk(ctx, i); err != nil {
+		r.t.Fatalf("%s %s: %v", fault, r.store.Nodes[i].Name, err)
 	}
 	r.hold()
-	if err := r.store.Start(ctx, i); err != nil {
-		r.t.Fatalf("start %s: %v", r.store.Nodes[i].Name, err)
+	if err := heal(ctx, i); err != nil {
+		r.t.Fatalf("heal %s %s: %v", fault, r.store.Nodes[i].Name, err)
 	}
-	r.drv.add(history.Event{Kind: history.Heal, Fault: "store-kill", Candidate: cd.id})
+	r.drv.add(history.Event{Kind: history.Heal, Fault: fault, Candidate: cd.id})
 	r.storeReady(ctx)
 }
 
@@ -44,16 +49,7 @@ func (r *run) partition(cd *candidate) {
 	defer cancel()
 	n, _ := strconv.Atoi(strings.TrimPrefix(cd.id, "c"))
 	i := max(n-1, 0) % len(r.store.Nodes)
-	r.drv.add(history.Event{Kind: history.Fault, Fault: "partition", Candidate: cd.id})
-	if err := r.store.Disconnect(ctx, i); err != nil {
-		r.t.Fatalf("disconnect %s: %v", r.store.Nodes[i].Name, err)
-	}
-	r.hold()
-	if err := r.store.Reconnect(ctx, i); err != nil {
-		r.t.Fatalf("reconnect %s: %v", r.store.Nodes[i].Name, err)
-	}
-	r.drv.add(history.Event{Kind: history.Heal, Fault: "partition", Candidate: cd.id})
-	r.storeReady(ctx)
+	r.nodeFault(ctx, cd, "partition", i, r.store.Disconnect, r.store.Reconnect)
 }
 
 // storeRestart stops every store node at once (docker stop: SIGTERM,
