@@ -52,9 +52,9 @@ bench-quick: images
 # backend (default 200), bounded by SOAK_TIMEOUT; writes docs/faults.md.
 # Needs Docker and the store images (make images).
 SOAK_CYCLES ?= 200
-SOAK_TIMEOUT ?= 6h
+SOAK_TIMEOUT ?= 3h
 .PHONY: soak
 soak: images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
-	LEASEHOLD_SOAK_CYCLES=$(SOAK_CYCLES) LEASEHOLD_FAULTS_REPORT=$(CURDIR)/docs/faults.md \
+	LEASEHOLD_FAULTS_MIXED=1 LEASEHOLD_SOAK_CYCLES=$(SOAK_CYCLES) LEASEHOLD_FAULTS_REPORT=$(CURDIR)/docs/faults.md \
 	$(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -run TestFaults -v ./integration/faults/

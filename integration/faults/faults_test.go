@@ -60,21 +60,42 @@ var results struct {
 func TestFaults(t *testing.T) {
 	want := selected()
 	bin := buildCandidate(t)
+	if os.Getenv("LEASEHOLD_FAULTS_MIXED") != "" {
+		runMixed(t, want, bin)
+		writeReport(t)
+		return
+	}
 	for _, b := range allBackends {
 		if want[b.name] {
-			t.Run(b.name, func(t *testing.T) { runBackend(t, b, bin, nil) })
+			t.Run(b.name, func(t *testing.T) { runBackend(t, b, bin, nil, faultKinds) })
 		}
 	}
 	storeWant := storeSelected(want)
 	for _, b := range allBackends {
 		switch {
 		case storeWant[b.name]:
-			t.Run(b.name+"-store", func(t *testing.T) { runBackend(t, b, bin, b.cluster(t)) })
+			t.Run(b.name+"-store", func(t *testing.T) { runBackend(t, b, bin, b.cluster(t), storeFaultKinds) })
 		case want[b.name]:
 			t.Logf("store faults on %s NOT run: LEASEHOLD_FAULTS_STORE=%q", b.name, os.Getenv("LEASEHOLD_FAULTS_STORE"))
 		}
 	}
 	writeReport(t)
+}
+
+// runMixed runs, for every selected backend, every fault kind (client and
+// store) rotating on one 3-node store cluster; the backends run in
+// parallel. This is the soak's mode (LEASEHOLD_FAULTS_MIXED=1).
+func runMixed(t *testing.T, want map[string]bool, bin string) {
+	t.Run("mixed", func(t *testing.T) {
+		for _, b := range allBackends {
+			if want[b.name] {
+				t.Run(b.name, func(t *testing.T) {
+					t.Parallel()
+					runBackend(t, b, bin, b.cluster(t), allFaultKinds)
+				})
+			}
+		}
+	})
 }
 
 // storeSelected returns the backends whose store faults run:
@@ -137,15 +158,16 @@ type run struct {
 	cycle  int             // the current cycle's number
 }
 
-// runBackend runs the client-side faults on a single-node store, or, with
-// a store cluster, the store faults on it.
-func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster) {
+// runBackend rotates through kinds, aimed at the current leader: on a
+// single-node store it starts when store is nil (client-side kinds only),
+// or on the 3-node store cluster.
+func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kinds []fault) {
 	var addrs []string
-	kinds, n, name := faultKinds, cycles(t, b.cycles), b.name
+	n, name := cycles(t, b.cycles), b.name
 	if store == nil {
 		addrs = []string{b.start(t)}
 	} else {
-		addrs, kinds, n, name = store.Addrs(), storeFaultKinds, cycles(t, b.storeCycles), b.name+" (3 nodes)"
+		addrs, n, name = store.Addrs(), cycles(t, b.storeCycles), b.name+" (3 nodes)"
 	}
 	guard := &fencing.Guard{}
 	seen := &tokens{next: map[fencing.Token]chan struct{}{}}
@@ -177,6 +199,9 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster) {
 		f := kinds[i%len(kinds)]
 		f.apply(r, r.leader())
 		r.ran[f.name]++
+		if (i+1)%25 == 0 {
+			t.Logf("%s: %d fault cycles in %v", name, i+1, time.Since(r.start).Round(time.Second))
+		}
 		if t.Failed() {
 			break
 		}

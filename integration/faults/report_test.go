@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,7 @@ func writeReport(t *testing.T) {
 	if len(results.byBackend) == 0 {
 		return
 	}
+	slices.SortStableFunc(results.byBackend, func(a, b outcome) int { return strings.Compare(a.backend, b.backend) })
 	md := render(results.byBackend)
 	t.Logf("report:\n%s", md)
 	if path := os.Getenv("LEASEHOLD_FAULTS_REPORT"); path != "" {
@@ -42,11 +44,12 @@ func render(os []outcome) string {
 	var b strings.Builder
 	b.WriteString("# Fault suite results\n\n")
 	b.WriteString("Written by `integration/faults` (`make soak`). Three candidate processes per store, each on its own\n")
-	b.WriteString("toxiproxy links to the store in containers. Client-side faults (cut, latency, pause, kill) run on a\n")
-	b.WriteString("single-node store and are aimed at the current leader, healed after 1.5×TTL (a kill is healed at\n")
-	b.WriteString("once by starting a replacement). Store faults run on a 3-node cluster (\"(3 nodes)\" rows), each\n")
-	b.WriteString("candidate reaching every node: the store's leader node killed (store-kill), one node cut from the\n")
-	b.WriteString("cluster network (partition), every node stopped (store-restart), each healed after 1.5×TTL. The\n")
+	b.WriteString("toxiproxy links to the store in containers. Client-side faults (cut, latency, pause, kill) are aimed\n")
+	b.WriteString("at the current leader and healed after 1.5×TTL (a kill is healed at once by starting a replacement).\n")
+	b.WriteString("Store faults: the store's leader node killed (store-kill), one node cut from the cluster network\n")
+	b.WriteString("(partition), every node stopped (store-restart), each healed after 1.5×TTL. \"(3 nodes)\" rows ran on\n")
+	b.WriteString("a 3-node cluster, each candidate reaching every node; in the soak (`make soak`) every kind rotates\n")
+	b.WriteString("there, one cycle after another; the default run puts the client-side kinds on a single node. The\n")
 	b.WriteString("history checker (package `history`) judges the merged histories: (a) tokens increase, (b) no\n")
 	b.WriteString("overlap beyond the drift allowance, (c) no stale write accepted by a `fencing.Guard` or a guarded\n")
 	b.WriteString("store write, (d) a leader within TTL + renew interval + the store's recovery time after each heal\n")
