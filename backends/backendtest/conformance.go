@@ -32,6 +32,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"TTLExpiry":             testTTLExpiry,
 		"SeveredConnection":     testSevered,
 		"GuardedPut":            runGuardedTests,
+		"Queue":                 runQueueTests,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

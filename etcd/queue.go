@@ -1,0 +1,116 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+var _ backends.Queuer = (*Store)(nil)
+
+// QueuePrefix returns the etcd key prefix of election's queue entries:
+// Prefix + backends.QueueSegment + "/" + election + "/~". A session's entry
+// is that prefix + its lease ID in hex, put with the lease; its token is
+// its create revision. No election name segment begins with '~', so the
+// entries of election "a/b" are not under the prefix of "a".
+func (s *Store) QueuePrefix(election string) string {
+	return s.prefix + backends.QueueSegment + "/" + election + "/~"
+}
+
+// Enqueue puts the session's entry with its lease if it is absent, and
+// reads it otherwise, in one transaction.
+func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+	ss, ok := bs.(*session)
+	if !ok || ss.s.c != s.c {
+		return backends.Record{}, fmt.Errorf("etcd: enqueue %q: the session is not one of this store's (%T)", election, bs)
+	}
+	key := s.QueuePrefix(election) + ss.ID()
+	resp, err := s.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, "", clientv3.WithLease(ss.id))).
+		Else(clientv3.OpGet(key)).Commit()
+	if err != nil {
+		return backends.Record{}, classify("enqueue", election, ctx, err)
+	}
+	rec := backends.Record{Election: election, Owner: ss.ID(), Revision: uint64(resp.Header.Revision), Token: uint64(resp.Header.Revision)}
+	if !resp.Succeeded {
+		kvs := resp.Responses[0].GetResponseRange().Kvs
+		if len(kvs) == 0 { // deleted between compare and get: impossible in one txn
+			return backends.Record{}, fmt.Errorf("etcd: enqueue %q: entry vanished inside a transaction", election)
+		}
+		rec.Token = uint64(kvs[0].CreateRevision)
+	}
+	return rec, nil
+}
+
+// Ahead reads, in one range request, the entry with the greatest create
+// revision below token: the newest entry older than the waiter's.
+func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
+	rec := backends.Record{Election: election}
+	if token <= 1 { // MaxCreateRev 0 would mean no bound; nothing is older than revision 1
+		return rec, nil
+	}
+	prefix := s.QueuePrefix(election)
+	resp, err := s.c.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithMaxCreateRev(int64(token)-1),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend), clientv3.WithLimit(1))
+	if err != nil {
+		return rec, classify("queue ahead", election, ctx, err)
+	}
+	rec.Revision = uint64(resp.Header.Revision)
+	if len(resp.Kvs) == 1 {
+		kv := resp.Kvs[0]
+		rec.Token, rec.Owner = uint64(kv.CreateRevision), string(kv.Key[len(prefix):])
+	}
+	return rec, nil
+}
+
+// WaitGone watches the entry's key from the current revision (a synced
+// watcher, as in Wait), reads it once, and returns when it is gone or is
+// another incarnation.
+func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
+	key := s.QueuePrefix(entry.Election) + entry.Owner
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	defer cancel()
+	wch := s.c.Watch(wctx, key, clientv3.WithCreatedNotify())
+	created, ok := <-wch
+	if !ok || created.Err() != nil {
+		return classify("queue wait", entry.Election, ctx, watchErr(ctx, created, ok))
+	}
+	resp, err := s.c.Get(ctx, key)
+	if err != nil {
+		return classify("queue wait", entry.Election, ctx, err)
+	}
+	if len(resp.Kvs) == 0 || uint64(resp.Kvs[0].CreateRevision) != entry.Token {
+		return nil
+	}
+	for resp := range wch {
+		if err := resp.Err(); err != nil {
+			if errorsIs(err, rpctypes.ErrCompacted) {
+				return nil // cannot tell: the caller looks again
+			}
+			return classify("queue wait", entry.Election, ctx, err)
+		}
+		for _, ev := range resp.Events {
+			if ev.Type == clientv3.EventTypeDelete || uint64(ev.Kv.CreateRevision) != entry.Token {
+				return nil
+			}
+		}
+	}
+	return classify("queue wait", entry.Election, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
+}
+
+// Dequeue deletes the entry if its create revision is the entry's token.
+func (s *Store) Dequeue(ctx context.Context, entry backends.Record) error {
+	key := s.QueuePrefix(entry.Election) + entry.Owner
+	_, err := s.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(entry.Token))).
+		Then(clientv3.OpDelete(key)).Commit()
+	if err != nil {
+		return classify("dequeue", entry.Election, ctx, err)
+	}
+	return nil
+}
