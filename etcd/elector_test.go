@@ -11,3 +11,7 @@ import (
 func TestElector(t *testing.T) {
 	leasetest.RunElectorTests(t, harness, lease.Options{TTL: 2 * time.Second})
 }
+
+func TestElectorQueue(t *testing.T) {
+	leasetest.RunElectorTests(t, harness, lease.Options{TTL: 2 * time.Second, Queue: true})
+}

@@ -33,6 +33,7 @@ type LeaseElector struct {
 	log      *slog.Logger
 	health   health
 	closed   sync.Once
+	queue    *queue // nil unless Options.Queue
 
 	openMu sync.Mutex
 	open   map[backends.Session]bool // sessions made and not yet closed
@@ -59,6 +60,14 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	if err := opts.validate(store.Limits()); err != nil {
 		return nil, err
 	}
+	var qu *queue
+	if opts.Queue {
+		q, ok := store.(backends.Queuer)
+		if !ok {
+			return nil, fmt.Errorf("lease: Options.Queue: the %s store does not implement backends.Queuer: %w", store.Name(), ErrInvalidOption)
+		}
+		qu = newQueue(q)
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), loopDone: make(chan struct{}),
@@ -66,7 +75,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
 		resigns: make(map[string][]chan error), watches: make(map[string]context.CancelFunc),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
-		log: opts.Logger.With("identity", opts.Identity), health: health{base: time.Now()}}
+		log: opts.Logger.With("identity", opts.Identity), health: health{base: time.Now()}, queue: qu}
 	go e.loop()
 	return e, nil
 }

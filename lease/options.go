@@ -67,6 +67,18 @@ type Options struct {
 
 	// Metrics receives measurements (see Metrics). Default: none.
 	Metrics Metrics
+
+	// Queue selects the ordered-queue mode: while another holds the
+	// leader key, each waiting election takes a place in a queue in the
+	// store and watches only the entry just ahead of it, as etcd's
+	// concurrency.Election and Curator do; only the head of the queue
+	// watches the leader key. A release then wakes one waiter, not all
+	// of them (see the README's herd figures), at the cost of one more
+	// write and read per waiter and per hand-off. Leadership, tokens and
+	// observers are unchanged, and candidates with and without Queue may
+	// share an election safely (those without simply do not queue). The
+	// store must implement backends.Queuer. Default false.
+	Queue bool
 }
 
 func (o Options) withDefaults() Options {

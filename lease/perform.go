@@ -25,10 +25,12 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.Delete:
 		e.delete(a, e.sessions[a.Epoch])
 	case core.Elected:
+		e.leaveQueue(a.Election, e.liveSession())
 		e.elected(a.Election, a.Record)
 	case core.Lost:
 		e.lost(a.Election, a.Err)
 	case core.Released:
+		e.leaveQueue(a.Election, e.liveSession())
 		e.released(a.Election, a.Err)
 	}
 }
@@ -141,15 +143,22 @@ func (e *LeaseElector) observe(a core.Action) {
 	e.stopWatch(a.Election)
 	ctx, cancel := context.WithCancel(e.ctx)
 	e.watches[a.Election] = cancel
+	var queued backends.Session // in queue mode, the session of a waiting election's entry
+	if s := e.liveSession(); e.queue != nil && a.Kind == core.Wait && a.Record.Exists() && s != nil && a.Record.Owner != s.ID() {
+		queued = s
+	}
 	e.io.Add(1)
 	go func() {
 		defer e.io.Done()
 		defer cancel()
 		var rec backends.Record
 		var err error
-		if a.Kind == core.Get {
+		switch {
+		case a.Kind == core.Get:
 			rec, err = e.get(ctx, a.Election)
-		} else {
+		case queued != nil:
+			rec, err = e.queueWait(ctx, queued, a)
+		default:
 			rec, err = e.store.Wait(ctx, a.Record)
 		}
 		e.post(func(now time.Time) { e.m.Observed(now, a.Election, a.Op, rec, err) })
@@ -165,13 +174,21 @@ func (e *LeaseElector) stopWatch(name string) {
 
 // get reads an election's key in a slot, bounded by RequestTimeout.
 func (e *LeaseElector) get(ctx context.Context, election string) (backends.Record, error) {
-	select {
-	case e.slots <- struct{}{}:
-		defer func() { <-e.slots }()
-	case <-ctx.Done():
-		return backends.Record{}, ctx.Err()
+	var rec backends.Record
+	err := e.slotted(ctx, func(ctx context.Context) (err error) {
+		rec, err = e.store.Get(ctx, election)
+		return err
+	})
+	return rec, err
+}
+
+// liveSession returns the session the machine counts as live, or nil.
+func (e *LeaseElector) liveSession() backends.Session {
+	id := e.m.SessionID()
+	for _, s := range e.sessions {
+		if id != "" && s.ID() == id {
+			return s
+		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
-	defer cancel()
-	return e.store.Get(ctx, election)
+	return nil
 }

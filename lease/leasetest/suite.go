@@ -34,6 +34,7 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"Unreachable", s.testUnreachable},
 		{"RunRecampaigns", s.testRunRecampaigns},
 		{"Sharded", s.testSharded},
+		{"Queue", s.runQueueTests},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)
@@ -49,8 +50,13 @@ type suite struct {
 // and the function that severs its connection.
 func (s *suite) elector(t *testing.T, identity string) (*lease.LeaseElector, func()) {
 	t.Helper()
+	return s.electorOpts(t, identity, s.base)
+}
+
+// electorOpts is elector with opts in place of the suite's base options.
+func (s *suite) electorOpts(t *testing.T, identity string, opts lease.Options) (*lease.LeaseElector, func()) {
+	t.Helper()
 	store, sever := s.h.NewStore(t)
-	opts := s.base
 	opts.Identity = identity
 	e, err := lease.New(store, opts)
 	if err != nil {

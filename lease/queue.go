@@ -1,0 +1,158 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
+)
+
+// queue is the elector's place in the waiting queues of its elections, in
+// the ordered-queue mode (Options.Queue). While an election waits for
+// another holder, the elector keeps one entry in its queue, bound to the
+// session, and watches only the entry ahead of it; at the head it watches
+// the leader key. The entry goes when the election stops waiting (it wins,
+// or its campaign ends) or with the session.
+//
+// Queue calls run in the elector's I/O goroutines; mu guards the state.
+type queue struct {
+	q  backends.Queuer
+	mu sync.Mutex
+	// els holds, per election, the entry and whether the election still
+	// waits; unsure marks an Enqueue whose outcome is unknown, so that
+	// leaving cleans up an entry it may have made.
+	els map[string]*queued
+}
+
+type queued struct {
+	entry  backends.Record // Token 0: none known
+	wanted bool
+	unsure bool
+}
+
+func newQueue(q backends.Queuer) *queue { return &queue{q: q, els: map[string]*queued{}} }
+
+// queueWait is the Wait of a waiting election in queue mode: it takes its
+// place in the queue (once per session), waits until no entry is ahead of
+// it, and then waits on the leader key as Wait does.
+func (e *LeaseElector) queueWait(ctx context.Context, s backends.Session, a core.Action) (backends.Record, error) {
+	entry, err := e.enqueue(s, a.Election)
+	if err != nil {
+		return backends.Record{}, err
+	}
+	for {
+		ahead, err := e.ahead(ctx, a.Election, entry.Token)
+		if err != nil {
+			return backends.Record{}, err
+		}
+		if !ahead.Exists() {
+			return e.store.Wait(ctx, a.Record)
+		}
+		if err := e.queue.q.WaitGone(ctx, ahead); err != nil {
+			return backends.Record{}, err
+		}
+	}
+}
+
+// enqueue returns the election's entry for session s, making it if needed.
+// The call is bounded by RequestTimeout but not cancelled with the wait
+// that asked for it, so that its outcome is known; if the election stopped
+// waiting meanwhile, the entry is removed at once.
+func (e *LeaseElector) enqueue(s backends.Session, election string) (backends.Record, error) {
+	qu := e.queue
+	qu.mu.Lock()
+	st := qu.els[election]
+	if st == nil {
+		st = &queued{}
+		qu.els[election] = st
+	}
+	st.wanted = true
+	if st.entry.Exists() && st.entry.Owner == s.ID() {
+		defer qu.mu.Unlock()
+		return st.entry, nil
+	}
+	qu.mu.Unlock()
+	var entry backends.Record
+	err := e.slotted(e.ctx, func(ctx context.Context) (err error) {
+		entry, err = qu.q.Enqueue(ctx, s, election)
+		return err
+	})
+	qu.mu.Lock()
+	defer qu.mu.Unlock()
+	switch {
+	case err == nil && st.wanted:
+		st.entry, st.unsure = entry, false
+		return entry, nil
+	case err == nil:
+		e.dequeue(entry)
+		return backends.Record{}, context.Canceled
+	case !errors.Is(err, backends.ErrSessionExpired) && !errors.Is(err, backends.ErrUnavailable):
+		st.unsure = true
+	}
+	return backends.Record{}, err
+}
+
+// ahead finds the entry ahead of token, bounded by RequestTimeout.
+func (e *LeaseElector) ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
+	var rec backends.Record
+	err := e.slotted(ctx, func(ctx context.Context) (err error) {
+		rec, err = e.queue.q.Ahead(ctx, election, token)
+		return err
+	})
+	return rec, err
+}
+
+// leaveQueue is called when election stops waiting: it won, or its
+// campaign ended. It removes the election's entry, and one that an
+// Enqueue of unknown outcome may have made.
+func (e *LeaseElector) leaveQueue(election string, s backends.Session) {
+	qu := e.queue
+	if qu == nil {
+		return
+	}
+	qu.mu.Lock()
+	defer qu.mu.Unlock()
+	st := qu.els[election]
+	if st == nil {
+		return
+	}
+	delete(qu.els, election)
+	st.wanted = false
+	switch {
+	case st.entry.Exists():
+		e.dequeue(st.entry)
+	case st.unsure && s != nil:
+		e.call(time.Time{}, true, func(ctx context.Context) {
+			if entry, err := qu.q.Enqueue(ctx, s, election); err == nil {
+				_ = qu.q.Dequeue(ctx, entry)
+			}
+		})
+	}
+}
+
+// dequeue removes entry in the background, best effort: the entry goes
+// with the session anyway.
+func (e *LeaseElector) dequeue(entry backends.Record) {
+	e.call(time.Time{}, true, func(ctx context.Context) {
+		if err := e.queue.q.Dequeue(ctx, entry); err != nil {
+			e.log.Warn("queue entry not removed", "election", entry.Election, "err", err)
+		}
+	})
+}
+
+// slotted runs fn in one of the election-call slots with a context
+// bounded by RequestTimeout.
+func (e *LeaseElector) slotted(ctx context.Context, fn func(context.Context) error) error {
+	select {
+	case e.slots <- struct{}{}:
+		defer func() { <-e.slots }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
+	defer cancel()
+	return fn(ctx)
+}
