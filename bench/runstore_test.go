@@ -96,29 +96,31 @@ func runCrash(cfg config, st *env.Store, bin string, r *report.Store, fail func(
 }
 
 func runHerd(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
-	ttl := herdTTLs[st.Kind]
 	conns := "10 shared clients, one session per elector"
 	if st.Kind == env.ZooKeeper {
 		conns = "one connection (= session) per elector"
 	}
-	for _, n := range cfg.herdNs {
-		h, err := scenario.Herd(st, n, 10, cfg.herdK, cand.Opts{TTL: ttl})
-		if err != nil {
-			fail(fmt.Sprintf("herd %d", n), err)
+	for _, mode := range []string{"key", "queue"} {
+		for _, n := range cfg.herdNs {
+			runHerdN(cfg, st, r, n, mode, conns, fail, logf)
 		}
-		r.Herd = append(r.Herd, report.Herd{N: n, Connections: conns, TTL: ttl.String(), Latency: latency(h.Latencies),
-			RequestsPerFailover: h.RequestsPerFailover, NotificationsPerFailover: h.NotificationsPerFailover,
-			BackgroundRequestsPerSec: h.BackgroundRequestsPerSec, SetupSeconds: h.Setup.Seconds()})
-		logf("herd %d %+v req/failover %.1f notif %.1f", n, stat.Summarize(h.Latencies), h.RequestsPerFailover, h.NotificationsPerFailover)
 	}
+}
+
+func runHerdN(cfg config, st *env.Store, r *report.Store, n int, mode, conns string, fail func(string, error), logf func(string, ...any)) {
+	ttl := herdTTLs[st.Kind]
+	h, err := scenario.Herd(st, n, 10, cfg.herdK, cand.Opts{TTL: ttl, Queue: mode == "queue"})
+	if err != nil {
+		fail(fmt.Sprintf("herd %s %d", mode, n), err)
+	}
+	r.Herd = append(r.Herd, report.Herd{N: n, Mode: mode, Connections: conns, TTL: ttl.String(), Latency: latency(h.Latencies),
+		RequestsPerFailover: h.RequestsPerFailover, NotificationsPerFailover: h.NotificationsPerFailover,
+		BackgroundRequestsPerSec: h.BackgroundRequestsPerSec, SetupSeconds: h.Setup.Seconds()})
+	logf("herd %s %d %+v req/failover %.1f notif %.1f", mode, n, stat.Summarize(h.Latencies), h.RequestsPerFailover, h.NotificationsPerFailover)
 }
 
 func runSharded(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
 	for _, m := range cfg.shardMs {
-		if st.Kind == env.Consul && m > 2000 {
-			r.Sharded = append(r.Sharded, report.Sharded{M: m, Skipped: "every held election keeps one blocking query (one HTTP connection) open; the agent allows 4096 per client address"})
-			continue
-		}
 		s, err := scenario.Sharded(st, m, cfg.shardWindow, cand.Opts{TTL: ttls[st.Kind], LockDelay: time.Millisecond})
 		if err != nil {
 			fail(fmt.Sprintf("sharded %d", m), err)

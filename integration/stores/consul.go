@@ -19,7 +19,7 @@ import (
 // and room for one blocking query per waiting or held election: the
 // default of 200 connections per client would cap the sharded tests.
 var consulHCL = []string{"-hcl", "disable_update_check = true", "-hcl", "performance { raft_multiplier = 1 }",
-	"-hcl", "limits { http_max_conns_per_client = 4096 }"}
+	"-hcl", "limits { http_max_conns_per_client = 16384 }"}
 
 // Consul starts a Consul cluster of n servers (1: a dev agent; 3: three
 // servers bootstrapping together) and returns the HTTP addresses

@@ -43,6 +43,8 @@ type Opts struct {
 	// LockDelay is Consul's session lock-delay; 0 means Consul's default
 	// (15 s) for api.Lock and the adapter's smallest (1 ms) for leasehold.
 	LockDelay time.Duration
+	// Queue selects leasehold's ordered-queue mode (lease.Options.Queue).
+	Queue bool
 }
 
 // New returns a candidate for election on st using lib.

@@ -48,7 +48,7 @@ func (s *Store) ConsulClient() (*api.Client, error) {
 	cfg := api.DefaultNonPooledConfig()
 	cfg.Address = s.Endpoints[0]
 	tr := cfg.Transport
-	tr.MaxIdleConnsPerHost = 4096
+	tr.MaxIdleConnsPerHost = 16384
 	cfg.HttpClient = &http.Client{Transport: &countingTransport{base: tr, s: s}}
 	return api.NewClient(cfg)
 }

@@ -85,6 +85,9 @@ type Crash struct {
 type Herd struct {
 	// N is the number of candidates.
 	N int `json:"n"`
+	// Mode is "key" (every waiter watches the leader key) or "queue"
+	// (lease.Options.Queue: each waiter watches the one ahead of it).
+	Mode string `json:"mode"`
 	// Connections says how the N electors reach the store.
 	Connections string `json:"connections"`
 	// TTL is the sessions' TTL.
