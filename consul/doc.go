@@ -69,6 +69,15 @@
 // by up to 1/16 at random: the client's http.Client must not time out
 // before Options.WaitTime × 17/16.
 //
+// # Queue
+//
+// The Store is a backends.Queuer. A session's entry in an election's queue
+// is the KV key Prefix + "~queue/" + election + "/~" + session ID, locked
+// by the session (so it goes when the session is invalidated), and its
+// token is its CreateIndex. Enqueue locks and reads it in one transaction;
+// Ahead lists the queue's keys; WaitGone is a blocking query on the entry
+// ahead, so a release wakes only the waiter behind it.
+//
 // # Choices
 //
 // Behavior "delete": when Consul invalidates a session (TTL, Destroy), it

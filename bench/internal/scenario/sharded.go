@@ -48,12 +48,11 @@ func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedRe
 		return r, err
 	}
 	r.Acquire = d
-	time.Sleep(time.Second) // settle: every holder's watch is open
-	r.HeapPerElection = (liveHeap() - h0) / float64(m)
-	c0, err := st.Counts(context.Background())
+	c0, err := settle(st, m)
 	if err != nil {
 		return r, err
 	}
+	r.HeapPerElection = (liveHeap() - h0) / float64(m)
 	time.Sleep(window)
 	c1, err := st.Counts(context.Background())
 	if err != nil {
@@ -67,6 +66,30 @@ func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedRe
 		}
 	}
 	return r, nil
+}
+
+// settle waits until the store is quiet after an acquisition: every
+// holder, once elected, opens a watch on its key and reads it once, and at
+// 10,000 elections that tail outlasts a fixed pause. Quiet is fewer than
+// 20 + m/500 requests in one second; settle gives up after a minute and
+// measures anyway. It returns the counts at the end.
+func settle(st *env.Store, m int) (env.Counts, error) {
+	prev, err := st.Counts(context.Background())
+	if err != nil {
+		return prev, err
+	}
+	for range 60 {
+		time.Sleep(time.Second)
+		cur, err := st.Counts(context.Background())
+		if err != nil {
+			return cur, err
+		}
+		if d := cur.Sub(prev); d.Requests < 20+float64(m)/500 {
+			return cur, nil
+		}
+		prev = cur
+	}
+	return prev, nil
 }
 
 // acquireAll campaigns for m elections at once and waits for all.

@@ -1,0 +1,154 @@
+package consul
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+var _ backends.Queuer = (*Store)(nil)
+
+// QueuePrefix returns the KV prefix of election's queue entries:
+// Prefix + backends.QueueSegment + "/" + election + "/~". A session's entry
+// is that prefix + its session ID, locked ("acquired") by the session, so
+// Consul deletes it when the session is invalidated (the sessions'
+// behavior is "delete"). Its token is its CreateIndex and its owner the
+// session ID. No election name segment begins with '~', so the entries of
+// election "a/b" are not under the prefix of "a".
+func (s *Store) QueuePrefix(election string) string {
+	return s.prefix + backends.QueueSegment + "/" + election + "/~"
+}
+
+// Enqueue locks the session's entry with the session and reads it back, in
+// one transaction. Locking a key the session already holds keeps its
+// CreateIndex, so a repeated Enqueue returns the same entry (Token), with a
+// Revision that is the index of the transaction (the entry's ModifyIndex,
+// which the relock moves on). A fresh entry's CreateIndex is the index of
+// the transaction that created it, greater than that of every entry
+// created before. If Consul refuses the lock, Enqueue looks the session
+// up: a session that no longer exists is an error wrapping
+// backends.ErrSessionExpired, and any other refusal a plain error. A
+// refused lock leaves no entry: the transaction is rolled back. bs must be
+// a session made by a Store on the same client.
+func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+	ss, ok := bs.(*session)
+	if !ok || ss.s.c != s.c {
+		return backends.Record{}, fmt.Errorf("consul: enqueue %q: the session is not one of this store's (%T)", election, bs)
+	}
+	key := s.QueuePrefix(election) + ss.id
+	resp, err := s.txn(ctx, "enqueue", election, api.TxnOps{
+		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: key, Session: ss.id}},
+		{KV: &api.KVTxnOp{Verb: api.KVGet, Key: key}},
+	})
+	var rb *rolledBack
+	switch {
+	case errors.As(err, &rb):
+		return backends.Record{}, s.enqueueRefused(ctx, election, ss.id, rb)
+	case err != nil:
+		return backends.Record{}, err
+	}
+	p := lastKV(resp.Results)
+	if p == nil || p.Session != ss.id {
+		return backends.Record{}, fmt.Errorf("consul: enqueue %q: the lock transaction returned %+v, not the entry locked by session %s", election, p, ss.id)
+	}
+	return backends.Record{Election: election, Owner: ss.id, Token: p.CreateIndex, Revision: p.ModifyIndex}, nil
+}
+
+// enqueueRefused explains a lock Consul refused on a queue entry: the
+// session is gone (Consul refuses a lock by an unknown session), or
+// something else went wrong. No other session can hold the entry, whose
+// key is this session's own, nor can a lock-delay be in force on it: that
+// is armed only when the session holding the key is invalidated.
+func (s *Store) enqueueRefused(ctx context.Context, election, id string, rb *rolledBack) error {
+	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
+	info, _, err := s.c.Session().Info(id, q)
+	if err != nil {
+		return classify("enqueue", election, ctx, fmt.Errorf("%w; looking up session %s: %w", rb, id, err))
+	}
+	if info == nil {
+		return fmt.Errorf("consul: enqueue %q: %w: session %s: %w", election, backends.ErrSessionExpired, id, rb)
+	}
+	return fmt.Errorf("consul: enqueue %q: Consul refused to lock the entry of live session %s: %w", election, id, rb)
+}
+
+// Ahead lists election's entries with a consistent read and returns the
+// one with the greatest CreateIndex below token, with the index of the
+// read as its Revision; or, if there is none, a Record with Token 0. Only
+// a key locked by the session it is named after is an entry: a key that
+// no session holds (or any other key under the prefix) is ignored.
+func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
+	prefix := s.QueuePrefix(election)
+	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
+	pairs, meta, err := s.kv.List(prefix, q)
+	if err != nil {
+		return backends.Record{}, classify("queue ahead", election, ctx, err)
+	}
+	rec := backends.Record{Election: election, Revision: meta.LastIndex}
+	for _, p := range pairs {
+		if isEntry(p, prefix) && p.CreateIndex < token && p.CreateIndex > rec.Token {
+			rec.Token, rec.Owner = p.CreateIndex, p.Session
+		}
+	}
+	return rec, nil
+}
+
+// WaitGone runs blocking queries on the entry's key, the first from index
+// 0 (an immediate read), each next one from the index the last returned
+// (see Wait), until the key is absent, is another incarnation (another
+// CreateIndex) or is no longer held by its session; it returns nil then.
+// A query whose wait time runs out with the entry in place is sent again.
+// It returns an error wrapping backends.ErrCanceled when ctx ends first,
+// and any other failure of a query classified, as the other calls do.
+func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
+	prefix := s.QueuePrefix(entry.Election)
+	key := prefix + entry.Owner
+	var idx uint64
+	for {
+		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
+		p, meta, err := s.kv.Get(key, q)
+		if err != nil {
+			return classify("queue wait", entry.Election, ctx, err)
+		}
+		if !isEntry(p, prefix) || p.CreateIndex != entry.Token {
+			return nil
+		}
+		idx = nextIndex(idx, meta.LastIndex)
+	}
+}
+
+// Dequeue reads the entry's key consistently and, if it is still the
+// entry (locked by its owner, with CreateIndex Token), deletes it with a
+// check-and-set on the ModifyIndex it read, so that it never deletes a
+// later incarnation. A key that is absent, another incarnation or no
+// longer held is left alone, and Dequeue returns nil. If the key changes
+// between the read and the delete, Dequeue returns a plain error and the
+// caller may call it again. Deleting the entry arms no lock-delay.
+func (s *Store) Dequeue(ctx context.Context, entry backends.Record) error {
+	prefix := s.QueuePrefix(entry.Election)
+	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
+	p, _, err := s.kv.Get(prefix+entry.Owner, q)
+	if err != nil {
+		return classify("dequeue", entry.Election, ctx, err)
+	}
+	if !isEntry(p, prefix) || p.CreateIndex != entry.Token {
+		return nil
+	}
+	ok, _, err := s.kv.DeleteCAS(&api.KVPair{Key: p.Key, ModifyIndex: p.ModifyIndex}, writeOpts(ctx))
+	switch {
+	case err != nil:
+		return classify("dequeue", entry.Election, ctx, err)
+	case !ok:
+		return fmt.Errorf("consul: dequeue %q: the entry of session %s changed while being deleted; try again", entry.Election, entry.Owner)
+	}
+	return nil
+}
+
+// isEntry reports whether p, read under prefix, is a queue entry: a key
+// locked by the session whose ID follows the prefix.
+func isEntry(p *api.KVPair, prefix string) bool {
+	return p != nil && p.Session != "" && p.Key == prefix+p.Session
+}
