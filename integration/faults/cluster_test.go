@@ -78,7 +78,10 @@ func (c *cluster) start() *candidate {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	args := append([]string{"-id", id, "-addr", strings.Join(listen, ","), "-history", hist}, c.args...)
+	// Odd-numbered candidates wait in the ordered queue, the others watch
+	// the leader key: every run mixes both modes in one election.
+	args := []string{"-id", id, "-addr", strings.Join(listen, ","), "-history", hist, fmt.Sprintf("-queue=%t", c.next%2 == 1)}
+	args = append(args, c.args...)
 	cmd := exec.Command(c.bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {

@@ -30,6 +30,10 @@
 // interval + the store's recovery, the store's own recovery from the
 // fault (backend.storeRecovery, backend.restartRecovery).
 //
+// Odd-numbered candidates (c1, c3, ...) wait in the ordered queue
+// (lease.Options.Queue), the others watch the leader key, so every run
+// mixes both modes in one election.
+//
 // Every candidate records its history (package history) on the machine's
 // monotonic clock; the suite merges the histories and judges them with
 // history.Check: any violation fails the test.
@@ -40,6 +44,9 @@
 // every backend. The environment selects more:
 //
 //	LEASEHOLD_SOAK_CYCLES=200        fault cycles per backend and per run (kinds rotate)
+//	LEASEHOLD_FAULTS_MIXED=1         every kind, client and store, rotating on one
+//	                                 3-node cluster per backend, the backends in
+//	                                 parallel (make soak)
 //	LEASEHOLD_FAULTS_STORE=off       no store-fault runs (or a comma-separated
 //	                                 subset of the backends; unset: all)
 //	LEASEHOLD_FAULTS_BACKENDS=etcd   a comma-separated subset of etcd,zookeeper,consul

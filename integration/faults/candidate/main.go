@@ -39,7 +39,7 @@ import (
 type config struct {
 	backend, addr, election, id, hist, fence string
 	ttl, tick, every                         time.Duration
-	straggle                                 bool
+	straggle, queue                          bool
 }
 
 func main() {
@@ -54,6 +54,7 @@ func main() {
 	flag.DurationVar(&c.tick, "tick", 200*time.Millisecond, "ZooKeeper tickTime")
 	flag.DurationVar(&c.every, "every", 10*time.Millisecond, "write period while leading")
 	flag.BoolVar(&c.straggle, "straggle", true, "write once more with the old token after each leadership ends")
+	flag.BoolVar(&c.queue, "queue", false, "wait in the ordered queue (lease.Options.Queue)")
 	flag.Parse()
 	if err := run(c); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "candidate", c.id+":", err)
@@ -73,7 +74,7 @@ func run(c config) error {
 	}
 	defer closeStore()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log})
+	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log, Queue: c.queue})
 	if err != nil {
 		return err
 	}
