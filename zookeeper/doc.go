@@ -77,6 +77,16 @@
 // began. Get and Wait use the Store's own connection, which needs no
 // session of the caller's.
 //
+// # Queue
+//
+// The Store is a backends.Queuer. An election's queue entries are the
+// children of Prefix + "/~queue/" + election, a persistent node made with
+// the first entry and never deleted (so its sequence counter never starts
+// again): each is an EPHEMERAL_SEQUENTIAL node of its session named "~" +
+// session ID + "-" + the 10-digit sequence number, and its token is that
+// number plus 1. Ahead and WaitGone sync and read on the Store's own
+// connection; WaitGone leaves a getData watch on the entry.
+//
 // # Configuring ZooKeeper
 //
 // A leader's TTL is its session timeout, so it must lie within the servers'

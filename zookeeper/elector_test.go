@@ -14,3 +14,9 @@ func TestElector(t *testing.T) {
 	h := harness(t)
 	leasetest.RunElectorTests(t, h, lease.Options{TTL: max(2*time.Second, 2*h.TickTime)})
 }
+
+// TestElectorQueue runs the ordered-queue tests with the same TTL.
+func TestElectorQueue(t *testing.T) {
+	h := harness(t)
+	leasetest.RunQueueTests(t, h, lease.Options{TTL: max(2*time.Second, 2*h.TickTime)})
+}

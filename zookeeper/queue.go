@@ -1,0 +1,262 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+var _ backends.Queuer = (*Store)(nil)
+
+// seqDigits is the width of the suffix ZooKeeper appends to a sequential
+// node's name: the parent's child version, as %010d.
+const seqDigits = 10
+
+// QueuePath returns the node under which election's queue entries live:
+// Prefix + "/" + backends.QueueSegment + "/" + election. It is a
+// persistent node, made when the first entry is, and never deleted, so
+// that its sequence counter never starts again. A session's entry is its
+// child "~" + session ID + "-" + the 10-digit sequence number ZooKeeper
+// appends, an EPHEMERAL_SEQUENTIAL node of that session; its token is the
+// sequence number plus 1. Children not beginning with '~' are the queue
+// nodes of nested elections ("a/b" under "a") and are no entries.
+func (s *Store) QueuePath(election string) string {
+	return s.opts.Prefix + "/" + backends.QueueSegment + "/" + election
+}
+
+// checkedQueuePath returns the election's queue node if it is a valid
+// ZooKeeper path.
+func (s *Store) checkedQueuePath(election string) (string, error) {
+	p := s.QueuePath(election)
+	if err := validatePath(p); err != nil {
+		return "", fmt.Errorf("election %q: %w", election, err)
+	}
+	return p, nil
+}
+
+// entryPath returns the node of entry: its name is derived from Owner and
+// Token, as Enqueue made it.
+func (s *Store) entryPath(entry backends.Record) (string, error) {
+	q, err := s.checkedQueuePath(entry.Election)
+	if err != nil {
+		return "", err
+	}
+	p := q + "/" + entryName(entry.Owner, entry.Token)
+	if err := validatePath(p); err != nil {
+		return "", fmt.Errorf("entry of %q owned by %q: %w", entry.Election, entry.Owner, err)
+	}
+	return p, nil
+}
+
+// entryPrefix is the name of a session's entry without its sequence
+// suffix: the name Enqueue asks ZooKeeper to append the suffix to.
+func entryPrefix(owner string) string { return "~" + owner + "-" }
+
+// entryName is the full name of the entry of owner at token.
+func entryName(owner string, token uint64) string {
+	return fmt.Sprintf("%s%0*d", entryPrefix(owner), seqDigits, token-1)
+}
+
+// parseEntry parses a child of a queue node: ok is false if it is not an
+// entry (a nested election's queue node, or a name no Enqueue made).
+func parseEntry(name string) (owner string, token uint64, ok bool) {
+	rest, found := strings.CutPrefix(name, "~")
+	if !found {
+		return "", 0, false
+	}
+	owner, seq, found := strings.Cut(rest, "-")
+	if !found || owner == "" || len(seq) != seqDigits {
+		return "", 0, false
+	}
+	n, err := strconv.ParseUint(seq, 10, 63) // digits only: no sign
+	if err != nil {
+		return "", 0, false
+	}
+	return owner, n + 1, true
+}
+
+// Enqueue lists the children of the election's queue node and returns the
+// session's entry if there is one, as after a retry whose reply was lost;
+// otherwise it creates the entry as an EPHEMERAL_SEQUENTIAL node of the
+// session, making the missing parents as persistent nodes first. Both
+// requests go on the session's own connection, so the listing sees every
+// entry the session made before. Token is the entry's sequence number plus
+// 1; Revision is the highest zxid the connection had received. s must be
+// a session of this Store. The error wraps ErrSessionExpired if the
+// session is over; then no entry is made.
+//
+// Two concurrent Enqueue calls of one session on one election may both
+// create an entry (the listing and the create are not one transaction):
+// callers should not overlap them.
+func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+	what := fmt.Sprintf("zookeeper: enqueue %q", election)
+	ss, ok := bs.(*session)
+	if !ok || ss.s != s {
+		return backends.Record{}, fmt.Errorf("%s: the session is not one of this store's (%T)", what, bs)
+	}
+	qpath, err := s.checkedQueuePath(election)
+	if err != nil {
+		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := ss.gone(what); err != nil {
+		return backends.Record{}, err
+	}
+	token, err := callFor(s, ctx, func() (uint64, error) { return ss.enqueue(qpath) })
+	if err := ss.outcome(what, ctx, err); err != nil {
+		return backends.Record{}, err
+	}
+	return backends.Record{Election: election, Owner: ss.ID(), Token: token,
+		Revision: uint64(ss.l.zxid.Load())}, nil
+}
+
+// enqueue returns the token of the session's entry under qpath, creating
+// the entry if there is none.
+func (ss *session) enqueue(qpath string) (uint64, error) {
+	conn, acl, prefix := ss.l.conn, ss.s.opts.ACL, entryPrefix(ss.ID())
+	children, _, err := conn.Children(qpath)
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return 0, err
+	}
+	var token uint64
+	for _, c := range children {
+		if owner, t, ok := parseEntry(c); ok && owner == ss.ID() && (token == 0 || t < token) {
+			token = t
+		}
+	}
+	if token != 0 {
+		return token, nil
+	}
+	path := qpath + "/" + prefix
+	made, err := conn.Create(path, nil, zk.FlagEphemeral|zk.FlagSequence, acl)
+	if errors.Is(err, zk.ErrNoNode) {
+		if err = makeParents(conn, path, acl); err == nil {
+			made, err = conn.Create(path, nil, zk.FlagEphemeral|zk.FlagSequence, acl)
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	owner, token, ok := parseEntry(made[strings.LastIndexByte(made, '/')+1:])
+	if !ok || owner != ss.ID() {
+		return 0, fmt.Errorf("the server named the entry %q: want %s followed by %d digits", made, path, seqDigits)
+	}
+	return token, nil
+}
+
+// Ahead syncs the server it reads from with the leader and lists the
+// children of the election's queue node, on the Store's own connection,
+// and returns the entry with the greatest token below token, its Owner
+// parsed from its name. If there is none, or no queue node, it returns a
+// Record with Token 0. Revision is the highest zxid the connection had
+// received when the listing returned.
+func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
+	what := fmt.Sprintf("zookeeper: queue ahead of %q at token %d", election, token)
+	qpath, err := s.checkedQueuePath(election)
+	if err != nil {
+		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	}
+	rec := backends.Record{Election: election}
+	if token <= 1 {
+		return rec, nil
+	}
+	l, err := s.readLink(ctx)
+	if err != nil {
+		return backends.Record{}, classifyRead(what, ctx, err)
+	}
+	children, err := callFor(s, ctx, func() ([]string, error) {
+		if _, err := l.conn.Sync(qpath); err != nil {
+			return nil, err
+		}
+		children, _, err := l.conn.Children(qpath)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, nil
+		}
+		return children, err
+	})
+	if err != nil {
+		return backends.Record{}, classifyRead(what, ctx, err)
+	}
+	rec.Revision = uint64(l.zxid.Load())
+	for _, c := range children {
+		if owner, t, ok := parseEntry(c); ok && t < token && t > rec.Token {
+			rec.Owner, rec.Token = owner, t
+		}
+	}
+	return rec, nil
+}
+
+// WaitGone syncs the server it reads from with the leader and reads the
+// entry's node (named from its Owner and Token) with a watch, on the
+// Store's own connection. It returns nil at once if the node is absent,
+// and otherwise when the watch fires, about a round trip after the node's
+// deletion (or, early, after any change to it; the caller looks again).
+// It returns an error wrapping ErrCanceled when ctx ends first, and an
+// error if go-zookeeper ends the watch (the connection's session expired
+// or the Store closed). As with Wait, a watch left when ctx ends stays
+// registered until the node goes, which it does with its session at the
+// latest.
+func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
+	what := fmt.Sprintf("zookeeper: queue wait %q at token %d", entry.Election, entry.Token)
+	if entry.Token == 0 {
+		return nil
+	}
+	path, err := s.entryPath(entry)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	l, err := s.readLink(ctx)
+	if err != nil {
+		return classifyRead(what, ctx, err)
+	}
+	ev, err := callFor(s, ctx, func() (<-chan zk.Event, error) {
+		if _, err := l.conn.Sync(path); err != nil {
+			return nil, err
+		}
+		// A getData, not an exists: on an absent node it leaves no watch,
+		// where an exists would leave one for a create that never comes.
+		_, _, ev, err := l.conn.GetW(path)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, nil
+		}
+		return ev, err
+	})
+	if err != nil {
+		return classifyRead(what, ctx, err)
+	}
+	if ev == nil {
+		return nil
+	}
+	if err := awaitEvent(ctx, ev); err != nil {
+		return classifyRead(what, ctx, err)
+	}
+	return nil
+}
+
+// Dequeue deletes the entry's node (named from its Owner and Token; the
+// name is the session's alone, so any version), on the Store's own
+// connection. A missing node is not an error.
+func (s *Store) Dequeue(ctx context.Context, entry backends.Record) error {
+	what := fmt.Sprintf("zookeeper: dequeue %q at token %d", entry.Election, entry.Token)
+	if entry.Token == 0 {
+		return nil
+	}
+	path, err := s.entryPath(entry)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	l, err := s.readLink(ctx)
+	if err != nil {
+		return classifyRead(what, ctx, err)
+	}
+	err = s.callErr(ctx, func() error { return l.conn.Delete(path, -1) })
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return classifyRead(what, ctx, err)
+	}
+	return nil
+}
