@@ -17,8 +17,9 @@ var errVanished = errors.New("node deleted between create and read")
 const createRounds = 3
 
 // Create creates the election's node as an EPHEMERAL node of this session,
-// creating missing parents as persistent nodes, and reads it back: the
-// create fails if the node exists, which makes it a compare-and-swap. If
+// creating missing parents as persistent nodes, and learns its stat in the
+// same request (createStat); the create fails if the node exists, which
+// makes it a compare-and-swap, and then Create reads the node. If
 // the node exists and this session owns it (ephemeralOwner is this
 // session's ID), as when a create whose reply was lost is retried, Create
 // returns it with a nil error. If another session owns it, the error wraps
@@ -62,16 +63,19 @@ func (ss *session) create(election, path string, value []byte) (rec backends.Rec
 	return rec, err
 }
 
-// createOnce makes the node, unless it exists, and reads it.
+// createOnce makes the node and returns it, or, if it exists, reads it.
 func (ss *session) createOnce(election, path string, value []byte) (backends.Record, error) {
 	conn, acl := ss.l.conn, ss.s.opts.ACL
-	_, err := conn.Create(path, value, zk.FlagEphemeral, acl)
+	st, err := createStat(conn, path, value, acl)
 	if errors.Is(err, zk.ErrNoNode) {
 		if err = makeParents(conn, path, acl); err == nil {
-			_, err = conn.Create(path, value, zk.FlagEphemeral, acl)
+			st, err = createStat(conn, path, value, acl)
 		}
 	}
-	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+	if err == nil {
+		return record(election, value, st, ss.l)
+	}
+	if !errors.Is(err, zk.ErrNodeExists) {
 		return backends.Record{}, err
 	}
 	data, st, err := conn.Get(path)
@@ -82,6 +86,25 @@ func (ss *session) createOnce(election, path string, value []byte) (backends.Rec
 		return backends.Record{}, err
 	}
 	return record(election, data, st, ss.l)
+}
+
+// createStat creates an ephemeral node and returns its Stat from the same
+// request, so a won create costs one round trip: a multi of the create and
+// a setData of the same value at version 0, whose answer carries the stat
+// (go-zookeeper has no create2). The node's version is therefore 1.
+func createStat(conn *zk.Conn, path string, value []byte, acl []zk.ACL) (*zk.Stat, error) {
+	res, err := conn.Multi(&zk.CreateRequest{Path: path, Data: value, Acl: acl, Flags: zk.FlagEphemeral},
+		&zk.SetDataRequest{Path: path, Data: value, Version: 0})
+	if len(res) > 0 && res[0].Error != nil {
+		return nil, res[0].Error
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != 2 || res[1].Stat == nil {
+		return nil, fmt.Errorf("create %q: the multi answered %d results without a stat", path, len(res))
+	}
+	return res[1].Stat, nil
 }
 
 // makeParents creates the missing ancestors of path as persistent nodes.

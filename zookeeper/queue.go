@@ -232,7 +232,7 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 	if ev == nil {
 		return nil
 	}
-	if err := awaitEvent(ctx, ev); err != nil {
+	if _, err := awaitEvent(ctx, ev); err != nil {
 		return classifyRead(what, ctx, err)
 	}
 	return nil

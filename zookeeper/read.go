@@ -49,8 +49,9 @@ func readNode(l *link, election, path string, sync bool) (backends.Record, error
 
 // Wait reads the election's node and leaves a ZooKeeper watch on it in the
 // same request; if the node differs from known (another Token or Value) it
-// returns what it read, and otherwise it waits for the watch to fire and
-// reads again. The first read follows a sync, so a change already made at
+// returns what it read, and otherwise it waits for the watch to fire: a
+// deletion of the node read is returned as an absent node at once, any
+// other event is read again. The first read follows a sync, so a change already made at
 // the leader is seen at once; a later one is seen when its notification
 // arrives, about a round trip after it commits.
 //
@@ -77,8 +78,14 @@ func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 		if differs(w.rec, known) {
 			return w.rec, nil
 		}
-		if err := awaitEvent(ctx, w.ev); err != nil {
+		ev, err := awaitEvent(ctx, w.ev)
+		if err != nil {
 			return backends.Record{}, classifyRead(what, ctx, err)
+		}
+		if ev.Type == zk.EventNodeDeleted && w.rec.Exists() {
+			// The node read is gone: that is the change, no need to read
+			// it again (a waiter creates at once).
+			return record(known.Election, nil, nil, l)
 		}
 	}
 }
@@ -117,15 +124,15 @@ func watchNode(l *link, election, path string, sync bool) (watched, error) {
 	return watched{rec, ev}, err
 }
 
-// awaitEvent waits for a watch to fire.
-func awaitEvent(ctx context.Context, ev <-chan zk.Event) error {
+// awaitEvent waits for a watch to fire and returns its event.
+func awaitEvent(ctx context.Context, ev <-chan zk.Event) (zk.Event, error) {
 	select {
 	case e := <-ev:
 		if e.Type == zk.EventNotWatching {
-			return fmt.Errorf("watch ended: %w", e.Err)
+			return e, fmt.Errorf("watch ended: %w", e.Err)
 		}
-		return nil
+		return e, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return zk.Event{}, ctx.Err()
 	}
 }
