@@ -16,6 +16,12 @@
 //		return schedule(ctx, l.Token) // stop when ctx is done; send l.Token with every write
 //	})
 //
+// With Options.Queue, losers instead take a place in a queue in the store,
+// bound to the session, and each watches only the entry ahead of it; only
+// the head of the queue watches the key. A release then wakes one waiter,
+// not all of them. The key, its tokens and the guarantees below are the
+// same in both modes, and candidates of both kinds may share an election.
+//
 // # Timing
 //
 // The elector renews its session every RenewInterval (default TTL/3). It
