@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
 	"os"
 	"strings"
 	"time"
@@ -48,7 +49,10 @@ type Options struct {
 	RenewInterval time.Duration
 
 	// RetryInterval is the wait before retrying a failed store call.
-	// Default RenewInterval/4.
+	// Default RenewInterval/4. Retries of a session creation or of a
+	// campaign's call wait up to a quarter more, at random, so that many
+	// candidates do not retry in step after an outage; a failed renewal
+	// is retried after RetryInterval exactly.
 	RetryInterval time.Duration
 
 	// RequestTimeout bounds every store call except a wait for a change.
@@ -121,13 +125,17 @@ func defaultIdentity() string {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
+// jitter lengthens a retry wait by up to a quarter at random, so that many
+// candidates do not retry in step after an outage.
+func jitter(d time.Duration) time.Duration { return d + mrand.N(d/4+1) }
+
 // valueOverhead is what the leader key's value holds beyond the identity:
 // a newline and an RFC 3339 time.
 const valueOverhead = 1 + len("2006-01-02T15:04:05.999999999Z")
 
 func (o Options) config() core.Config {
 	return core.Config{TTL: o.TTL, Margin: o.SafetyMargin, Drift: o.ClockDrift,
-		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval}
+		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval, Jitter: jitter}
 }
 
 // validate checks defaulted options against the store's limits.

@@ -181,7 +181,7 @@ func (m *Machine) call(e *election, a Action) {
 }
 
 func (m *Machine) retry(now time.Time, name string, e *election) {
-	e.inflight, e.retryAt = false, now.Add(m.cfg.RetryInterval)
+	e.inflight, e.retryAt = false, now.Add(m.cfg.retryWait())
 	m.due[name] = e
 }
 

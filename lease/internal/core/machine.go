@@ -34,6 +34,20 @@ type Config struct {
 	RenewInterval time.Duration
 	// RetryInterval is the wait after a failed store call.
 	RetryInterval time.Duration
+	// Jitter, if set, turns RetryInterval into the wait before one retry
+	// of a session creation or an election call (not of a renewal, which
+	// its deadline bounds), so that many candidates do not retry in step
+	// after an outage. Nil: RetryInterval exactly.
+	Jitter func(time.Duration) time.Duration
+}
+
+// retryWait is the wait before a retry of a session creation or an
+// election call.
+func (c Config) retryWait() time.Duration {
+	if c.Jitter == nil {
+		return c.RetryInterval
+	}
+	return c.Jitter(c.RetryInterval)
 }
 
 // Hold is how long after a renewal was sent the holder may act: the TTL

@@ -144,3 +144,23 @@ func render(m *Machine) string {
 	fmt.Fprintf(&b, "timer=%s deadline=%s\n", at(m.NextTimer()), at(m.Deadline()))
 	return b.String()
 }
+
+// TestRetryJitter: a failed campaign call and a failed session creation
+// are retried after Config.Jitter's wait, not RetryInterval's.
+func TestRetryJitter(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	cfg := Config{TTL: 2 * time.Second, Margin: 500 * time.Millisecond, RenewInterval: 600 * time.Millisecond,
+		RetryInterval: 100 * time.Millisecond, Jitter: func(d time.Duration) time.Duration { return 3 * d }}
+	m := New(cfg)
+	m.Campaign(t0, "a")
+	create := m.Ready()[0]
+	m.SessionFailed(t0, create.Epoch, errors.New("down"))
+	if got := m.NextTimer(); !got.Equal(t0.Add(300 * time.Millisecond)) {
+		t.Fatalf("session retry at %v, want 300ms (the jittered wait)", got.Sub(t0))
+	}
+	m.Tick(t0.Add(300 * time.Millisecond))
+	again := m.Ready()
+	if len(again) != 1 || again[0].Kind != CreateSession {
+		t.Fatalf("after the jittered wait: %v, want one create-session", again)
+	}
+}

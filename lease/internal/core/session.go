@@ -66,7 +66,7 @@ func (m *Machine) SessionFailed(now time.Time, epoch uint64, err error) {
 	if epoch != m.sess.epoch || m.sess.state != creatingSession {
 		return
 	}
-	m.sess = session{epoch: epoch, retryAt: now.Add(m.cfg.RetryInterval)}
+	m.sess = session{epoch: epoch, retryAt: now.Add(m.cfg.retryWait())}
 	for _, e := range m.els {
 		if e.phase == needSession {
 			e.lastErr = fmt.Errorf("create session: %w", err)
