@@ -70,7 +70,8 @@ func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backe
 
 // WaitGone watches the entry's key from the current revision (a synced
 // watcher, as in Wait), reads it once, and returns when it is gone or is
-// another incarnation.
+// another incarnation; events the read already reflects are skipped, as in
+// Wait.
 func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 	key := s.QueuePrefix(entry.Election) + entry.Owner
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
@@ -87,6 +88,7 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 	if len(resp.Kvs) == 0 || uint64(resp.Kvs[0].CreateRevision) != entry.Token {
 		return nil
 	}
+	seen := uint64(resp.Header.Revision)
 	for resp := range wch {
 		if err := resp.Err(); err != nil {
 			if errorsIs(err, rpctypes.ErrCompacted) {
@@ -95,6 +97,9 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 			return classify("queue wait", entry.Election, ctx, err)
 		}
 		for _, ev := range resp.Events {
+			if past(ev, seen) {
+				continue
+			}
 			if ev.Type == clientv3.EventTypeDelete || uint64(ev.Kv.CreateRevision) != entry.Token {
 				return nil
 			}

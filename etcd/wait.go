@@ -18,7 +18,8 @@ import (
 // is synced and sees a change about a round trip after it commits. Reading
 // after the watch is registered covers the changes made before it. The
 // watch requires a leader, so a member cut off from its cluster ends it
-// with an error instead of leaving it silent.
+// with an error instead of leaving it silent. Events at or before the
+// state compared with are skipped (see past).
 func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
 	el := known.Election
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
@@ -28,28 +29,51 @@ func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 	if !ok || created.Err() != nil {
 		return backends.Record{}, classify("wait", el, ctx, watchErr(ctx, created, ok))
 	}
+	seen := known.Revision // events at or before it are reflected in known
 	if uint64(created.Header.Revision) != known.Revision {
 		cur, err := s.Get(ctx, el)
 		if err != nil || differs(cur, known) {
 			return cur, err
 		}
+		seen = max(seen, cur.Revision)
 	}
 	for resp := range wch {
 		if err := resp.Err(); err != nil {
 			return backends.Record{}, classify("wait", el, ctx, err)
 		}
-		for _, ev := range resp.Events {
-			rec := backends.Record{Election: el, Revision: uint64(ev.Kv.ModRevision)}
-			if ev.Type == clientv3.EventTypePut {
-				fill(&rec, ev.Kv)
-			}
-			if differs(rec, known) {
-				return rec, nil
-			}
+		if rec, ok := change(known, seen, resp.Events); ok {
+			return rec, nil
 		}
 	}
 	return backends.Record{}, classify("wait", el, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
 }
+
+// change returns the first state the events give the key that differs
+// from known, skipping events at or before revision seen.
+func change(known backends.Record, seen uint64, evs []*clientv3.Event) (backends.Record, bool) {
+	for _, ev := range evs {
+		if past(ev, seen) {
+			continue
+		}
+		rec := backends.Record{Election: known.Election, Revision: uint64(ev.Kv.ModRevision)}
+		if ev.Type == clientv3.EventTypePut {
+			fill(&rec, ev.Kv)
+		}
+		if differs(rec, known) {
+			return rec, true
+		}
+	}
+	return backends.Record{}, false
+}
+
+// past reports whether ev is at or before revision seen. A watch opened
+// without a revision starts at the revision of the member that serves it,
+// which may lag behind the cluster (a member catching up after a restart
+// or a partition): it then replays events that precede the state Wait
+// compares with, such as the deletion of the key a new holder then
+// created. Taken as news, such an event would tell a new leader that its
+// key is gone.
+func past(ev *clientv3.Event, seen uint64) bool { return uint64(ev.Kv.ModRevision) <= seen }
 
 func differs(a, b backends.Record) bool {
 	return a.Token != b.Token || !bytes.Equal(a.Value, b.Value)

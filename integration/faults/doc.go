@@ -51,6 +51,7 @@
 //	                                 subset of the backends; unset: all)
 //	LEASEHOLD_FAULTS_BACKENDS=etcd   a comma-separated subset of etcd,zookeeper,consul
 //	LEASEHOLD_FAULTS_REPORT=docs/faults.md   where to write the markdown report
+//	LEASEHOLD_FAULTS_KEEP=/tmp/dir   keep every run's histories and candidate logs there
 //
 // A run also stops starting cycles when the test's deadline (-timeout) is
 // near, and reports the cycles it ran. Without Docker or the store images

@@ -213,6 +213,12 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 		t.Fatal(err)
 	}
 	r.judge(name, kinds, evs)
+	if keep := os.Getenv("LEASEHOLD_FAULTS_KEEP"); keep != "" {
+		dst := filepath.Join(keep, strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(name))
+		if err := os.CopyFS(dst, os.DirFS(r.c.dir)); err != nil {
+			t.Errorf("keep the run's histories and logs: %v", err)
+		}
+	}
 }
 
 // timeLeft reports whether another cycle fits before the test's deadline,
