@@ -42,7 +42,7 @@ images:
 .PHONY: bench bench-quick
 bench: images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
-	cd bench && BENCH_OUT=results BENCH_README=../README.md $(GO) test -count=1 -run TestBench -v -timeout 45m .
+	cd bench && BENCH_OUT=results BENCH_README=../README.md $(GO) test -count=1 -run TestBench -v -timeout 60m .
 
 bench-quick: images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
