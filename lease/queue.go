@@ -125,22 +125,48 @@ func (e *LeaseElector) leaveQueue(election string, s backends.Session) {
 	case st.entry.Exists():
 		e.dequeue(st.entry)
 	case st.unsure && s != nil:
-		e.call(time.Time{}, true, func(ctx context.Context) {
-			if entry, err := qu.q.Enqueue(ctx, s, election); err == nil {
-				_ = qu.q.Dequeue(ctx, entry)
+		e.untilDone("queue entry of an uncertain enqueue not removed", election, func(ctx context.Context) error {
+			entry, err := qu.q.Enqueue(ctx, s, election)
+			if errors.Is(err, backends.ErrSessionExpired) {
+				return nil // the entry, if any, went with the session
 			}
+			if err != nil {
+				return err
+			}
+			return qu.q.Dequeue(ctx, entry)
 		})
 	}
 }
 
-// dequeue removes entry in the background, best effort: the entry goes
-// with the session anyway.
+// dequeue removes entry in the background, retrying until it is done or
+// the elector closes. An entry left behind would hold up the waiter behind
+// it until the session ends, so a failure is not left alone.
 func (e *LeaseElector) dequeue(entry backends.Record) {
-	e.call(time.Time{}, true, func(ctx context.Context) {
-		if err := e.queue.q.Dequeue(ctx, entry); err != nil {
-			e.log.Warn("queue entry not removed", "election", entry.Election, "err", err)
-		}
+	e.untilDone("queue entry not removed", entry.Election, func(ctx context.Context) error {
+		return e.queue.q.Dequeue(ctx, entry)
 	})
+}
+
+// untilDone runs fn in a slot, bounded by RequestTimeout, in the
+// background, and again after RetryInterval (with jitter) until it
+// succeeds or the elector closes.
+func (e *LeaseElector) untilDone(what, election string, fn func(context.Context) error) {
+	e.io.Add(1)
+	go func() {
+		defer e.io.Done()
+		for {
+			err := e.slotted(e.ctx, fn)
+			if err == nil || e.ctx.Err() != nil {
+				return
+			}
+			e.log.Warn(what+"; retrying", "election", election, "err", err)
+			select {
+			case <-time.After(jitter(e.opts.RetryInterval)):
+			case <-e.ctx.Done():
+				return
+			}
+		}
+	}()
 }
 
 // slotted runs fn in one of the election-call slots with a context
