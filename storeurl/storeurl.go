@@ -38,9 +38,12 @@ type Options struct {
 	DialTimeout time.Duration
 }
 
-// Opened is a Store with the client it was opened on.
+// Opened is a Store with the client it was opened on. Store is the
+// adapter itself (not a wrapper), so its optional interfaces
+// (backends.GuardedWriter, backends.Queuer) are found by type assertion:
+// pass Opened.Store to lease.New.
 type Opened struct {
-	backends.Store
+	Store backends.Store
 	close func() error
 }
 

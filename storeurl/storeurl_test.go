@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
@@ -65,8 +66,8 @@ func TestOpenEtcd(t *testing.T) {
 	defer o.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if rec, err := o.Get(ctx, "a"); err != nil || rec.Exists() || o.Name() != "etcd" {
-		t.Fatalf("Get on %s = %+v, %v", o.Name(), rec, err)
+	if rec, err := o.Store.Get(ctx, "a"); err != nil || rec.Exists() || o.Store.Name() != "etcd" {
+		t.Fatalf("Get on %s = %+v, %v", o.Store.Name(), rec, err)
 	}
 }
 
@@ -106,7 +107,29 @@ func TestOpenEtcdWrongPassword(t *testing.T) {
 		t.Fatalf("Open with the right password: %v", err)
 	}
 	defer o.Close()
-	if _, err := o.Get(ctx, "a"); err != nil {
+	if _, err := o.Store.Get(ctx, "a"); err != nil {
 		t.Fatalf("Get with the right password: %v", err)
+	}
+}
+
+// TestOpenedStoreIsTheAdapter: Opened.Store is the adapter itself, so
+// lease finds its optional interfaces (a wrapper would hide them, and
+// lease.Options.Queue would then be refused).
+func TestOpenedStoreIsTheAdapter(t *testing.T) {
+	srv, err := embedetcd.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	o, err := Open(context.Background(), "etcd://"+strings.TrimPrefix(srv.Endpoint, "http://")+"/jobs", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if _, ok := o.Store.(backends.Queuer); !ok {
+		t.Errorf("Opened.Store is %T: not a backends.Queuer", o.Store)
+	}
+	if _, ok := o.Store.(backends.GuardedWriter); !ok {
+		t.Errorf("Opened.Store is %T: not a backends.GuardedWriter", o.Store)
 	}
 }

@@ -19,6 +19,7 @@ type common struct {
 	store, election, user, logLevel string
 	identity                        string
 	ttl, margin                     time.Duration
+	queue                           bool
 	tls                             storeurl.Options
 }
 
@@ -31,6 +32,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ttl, "ttl", lease.DefaultTTL, "session TTL (etcd: whole seconds ≥ 2s; ZooKeeper: 2–20 tickTime; Consul: 10s–24h)")
 	fs.DurationVar(&c.margin, "margin", 0, "safety margin: the leader stops this long before the store could free the key (default TTL/4)")
 	fs.StringVar(&c.identity, "identity", "", "value stored in the leader key (default hostname/pid/random)")
+	fs.BoolVar(&c.queue, "queue", false, "wait in line: watch only the candidate ahead, not the leader key (lease.Options.Queue)")
 	fs.StringVar(&c.tls.CACert, "cacert", "", "verify the store's TLS certificate with this CA bundle (etcd, Consul)")
 	fs.StringVar(&c.tls.Cert, "cert", "", "client TLS certificate (etcd, Consul)")
 	fs.StringVar(&c.tls.Key, "key", "", "client TLS key (etcd, Consul)")
@@ -66,8 +68,8 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := lease.New(st, lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity,
-		Logger: c.logger(stderr)})
+	e, err := lease.New(st.Store, lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity,
+		Queue: c.queue, Logger: c.logger(stderr)})
 	if err != nil {
 		st.Close()
 		return nil, nil, err

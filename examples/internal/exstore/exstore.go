@@ -31,7 +31,7 @@ func Open(ctx context.Context, url string) (backends.Store, func(), error) {
 		}
 		return nil, nil, err
 	}
-	return st, func() {
+	return st.Store, func() {
 		st.Close()
 		if srv != nil {
 			srv.Close()
