@@ -79,3 +79,25 @@ func machine() string {
 	return runtime.GOOS + "/" + runtime.GOARCH + ", " + runtime.Version() + ", " +
 		strconv.Itoa(runtime.NumCPU()) + " CPUs, single-node stores in containers on loopback"
 }
+
+// TestRender re-renders results.md, handoff.png and the README section
+// from a results.json (BENCH_RENDER=path), without running anything: for
+// a change of presentation after a long run.
+func TestRender(t *testing.T) {
+	path := os.Getenv("BENCH_RENDER")
+	if path == "" {
+		t.Skip("BENCH_RENDER not set: nothing to re-render")
+	}
+	res, err := report.ReadJSON(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Write(filepath.Dir(path), res); err != nil {
+		t.Fatal(err)
+	}
+	if readme := os.Getenv("BENCH_README"); readme != "" {
+		if err := report.SpliceReadme(readme, report.Markdown(res)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -141,4 +142,17 @@ func WriteJSON(dir string, r *Results) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644)
+}
+
+// ReadJSON reads a results.json that WriteJSON wrote.
+func ReadJSON(path string) (*Results, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
 }
