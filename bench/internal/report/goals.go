@@ -109,7 +109,7 @@ func herdGoal(s *Store, mode string) (goal, bool) {
 			hi = h
 		}
 	}
-	if lo.Summary.N > 0 && hi.Summary.N > 0 {
+	if len(lo.Samples) > 0 && len(hi.Samples) > 0 { // Summary.N is shadowed by Herd.N in the JSON
 		g.measured = fmt.Sprintf("%.2f / %.2f ms = %s", hi.P50, lo.P50, ratio(hi.P50, lo.P50))
 		g.met = hi.P50 <= 2*lo.P50
 	}

@@ -49,7 +49,7 @@ func herdTable(b *strings.Builder, r *Results) {
 	b.WriteString("\n### Herd (leasehold, N waiting candidates, one elector and session each)\n\n| store | mode | N | TTL | electors reach the store by | n | p50 ms | p99 ms | max ms | requests / failover | notifications / failover | background req/s |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Stores {
 		for _, h := range s.Herd {
-			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %d | %.2f | %.2f | %.2f | %s | %.0f | %.0f |\n", s.Name, h.Mode, h.N, h.TTL, h.Connections, h.Summary.N, h.P50, h.P99, h.Max,
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %d | %.2f | %.2f | %.2f | %s | %.0f | %.0f |\n", s.Name, h.Mode, h.N, h.TTL, h.Connections, len(h.Samples), h.P50, h.P99, h.Max,
 				netRequests(h.RequestsPerFailover), h.NotificationsPerFailover, h.BackgroundRequestsPerSec)
 		}
 	}
