@@ -127,8 +127,8 @@ func shardedGoal(s *Store) goal {
 			big = h
 		}
 	}
-	if big.Skipped != "" || big.M == 0 || one.M == 0 {
-		return g
+	if big.Skipped != "" || big.M == 0 || one.M == 0 || big.AcquireSeconds == 0 || one.AcquireSeconds == 0 {
+		return g // not run, or it failed (the run's errors say why)
 	}
 	g.measured = fmt.Sprintf("%.2f vs %.2f + %.2f req/s; %.0f B heap", big.RequestsPerSec, one.RequestsPerSec, big.NotificationsPerSec, big.HeapBytesPerElect)
 	g.met = big.RequestsPerSec <= one.RequestsPerSec+big.NotificationsPerSec+0.5 && big.HeapBytesPerElect <= 4096
