@@ -13,8 +13,7 @@ demo:
 # Container suites read ../shared/testcontainers.env when it is there (test
 # traffic stays on loopback).
 # The fault suite's store-node faults (3-node clusters) run here on etcd
-# only; ZooKeeper's and Consul's run in `make soak` (Consul's take 90 s, and
-# one ZooKeeper store run in 14 failed for a reason not yet found).
+# only; ZooKeeper's and Consul's run in `make soak` (Consul's take 90 s).
 test: fmt-check vet images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
 	LEASEHOLD_FAULTS_STORE=etcd $(GO) test -race -count=1 -timeout 30m ./...

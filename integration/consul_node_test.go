@@ -1,0 +1,72 @@
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/integration/stores"
+)
+
+// TestConsulSessionEndsWithItsNode pins down the Consul behaviour behind
+// the fault soak's two check-(b) violations (docs/faults.md): a session
+// belongs to the node of the agent that created it, and when that node
+// fails Consul invalidates the session, and deletes its keys, long before
+// the session's TTL, even with no health checks. A leader whose agent node
+// fails can therefore lose its key while it still believes it leads, until
+// it next hears from Consul; fencing covers that window. If this test
+// starts failing, Consul changed and the README's Consul notes must too.
+func TestConsulSessionEndsWithItsNode(t *testing.T) {
+	c := stores.ConsulCluster(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	lead, err := c.Leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim, other := (lead+1)%3, (lead+2)%3 // a follower dies: no store re-election
+	a, b := consulClient(t, c.Addrs()[victim]), consulClient(t, c.Addrs()[other])
+	const ttl = 60 * time.Second
+	id, _, err := a.Session().CreateNoChecks(&api.SessionEntry{TTL: ttl.String(), Behavior: api.SessionBehaviorDelete}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := a.KV().Acquire(&api.KVPair{Key: "node-test/k", Session: id}, nil); !ok || err != nil {
+		t.Fatalf("acquire: %v, %v", ok, err)
+	}
+	_, meta, err := b.KV().Get("node-test/k", (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Kill(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	for idx := meta.LastIndex; ; { // blocking queries on the key until it goes
+		p, m, err := b.KV().Get("node-test/k", (&api.QueryOptions{WaitIndex: idx, WaitTime: ttl}).WithContext(ctx))
+		if err != nil {
+			t.Fatalf("key still held %v after its session's node was killed (TTL %v): %v", time.Since(killed), ttl, err)
+		}
+		if p == nil {
+			d := time.Since(killed)
+			t.Logf("session %s's key deleted %v after its node was killed (TTL %v)", id, d.Round(100*time.Millisecond), ttl)
+			if d >= ttl {
+				t.Fatalf("the key outlived the TTL: Consul no longer ends sessions with their node")
+			}
+			return
+		}
+		idx = m.LastIndex
+	}
+}
+
+func consulClient(t *testing.T, addr string) *api.Client {
+	cfg := api.DefaultConfig()
+	cfg.Address = addr
+	cl, err := api.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
