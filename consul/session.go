@@ -12,14 +12,18 @@ import (
 )
 
 // NewSession creates a Consul session with the given TTL, the "delete"
-// behavior, no health checks and the store's lock-delay. It fails without
+// behavior, no health checks and the store's lock-delay, on
+// Options.SessionNode if set (registering it first). It fails without
 // I/O if ttl is outside MinTTL to MaxTTL.
 func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
 	if ttl < MinTTL || ttl > MaxTTL {
 		return nil, fmt.Errorf("consul: session TTL %v is out of Consul's range %v to %v", ttl, MinTTL, MaxTTL)
 	}
 	entry := &api.SessionEntry{Name: SessionName, TTL: ttl.String(),
-		Behavior: api.SessionBehaviorDelete, LockDelay: s.lockDelay}
+		Behavior: api.SessionBehaviorDelete, LockDelay: s.lockDelay, Node: s.node}
+	if err := s.registerNode(ctx); err != nil {
+		return nil, err
+	}
 	id, _, err := s.c.Session().CreateNoChecks(entry, writeOpts(ctx))
 	if err != nil {
 		return nil, classify("create session", "", ctx, err)
@@ -96,4 +100,20 @@ func writeOpts(ctx context.Context) *api.WriteOptions {
 
 func queryOpts(ctx context.Context) *api.QueryOptions {
 	return (&api.QueryOptions{}).WithContext(ctx)
+}
+
+// registerNode puts Options.SessionNode in the catalog, without checks,
+// unless it is there already (SkipNodeUpdate leaves an existing node as it
+// is). It runs until it succeeds once.
+func (s *Store) registerNode(ctx context.Context) error {
+	if s.node == "" || s.nodeReady.Load() {
+		return nil
+	}
+	reg := &api.CatalogRegistration{Node: s.node, Address: "127.0.0.1", SkipNodeUpdate: true,
+		NodeMeta: map[string]string{"registered-by": "leasehold"}}
+	if _, err := s.c.Catalog().Register(reg, writeOpts(ctx)); err != nil {
+		return classify("register session node "+s.node, "", ctx, err)
+	}
+	s.nodeReady.Store(true)
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/consul/api"
@@ -66,6 +67,18 @@ type Options struct {
 	// out sooner. Default
 	// DefaultWaitTime (5 min); between 1 s and MaxWaitTime (10 min).
 	WaitTime time.Duration
+
+	// SessionNode, if set, binds every session to this catalog node
+	// instead of the node of the agent the client talks to. Consul ends a
+	// session when its node fails, within seconds and whatever its TTL, so
+	// a holder whose agent fails may lose its key while it still believes
+	// it leads (see the README). A node no agent runs never fails: the
+	// Store registers it in the catalog, without health checks and only if
+	// it is absent, before its first session, and leaves it there. With
+	// ACLs the token needs node:write on the name. A node name, like
+	// "leasehold-jobs": [A-Za-z0-9-], at most 63 bytes. Default: the
+	// agent's node.
+	SessionNode string
 }
 
 // Store is a backends.Store on Consul. It is safe for concurrent use.
@@ -75,6 +88,8 @@ type Store struct {
 	prefix    string
 	lockDelay time.Duration
 	waitTime  time.Duration
+	node      string      // Options.SessionNode
+	nodeReady atomic.Bool // node is in the catalog
 }
 
 var _ backends.Store = (*Store)(nil)
@@ -90,7 +105,8 @@ func New(c *api.Client, opts Options) (*Store, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	return &Store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime}, nil
+	return &Store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime,
+		node: opts.SessionNode}, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -114,6 +130,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("consul: LockDelay %v must be whole milliseconds between 1ms and %v", o.LockDelay, MaxLockDelay)
 	case o.WaitTime < time.Second || o.WaitTime > MaxWaitTime:
 		return fmt.Errorf("consul: WaitTime %v must be between 1s and %v", o.WaitTime, MaxWaitTime)
+	case o.SessionNode != "" && !validNodeName(o.SessionNode):
+		return fmt.Errorf("consul: SessionNode %q must be 1 to 63 bytes of [A-Za-z0-9-]", o.SessionNode)
 	}
 	return nil
 }
@@ -149,4 +167,19 @@ func (s *Store) read(ctx context.Context, election string) (*api.KVPair, uint64,
 		return nil, 0, err
 	}
 	return p, meta.LastIndex, nil
+}
+
+// validNodeName reports whether name is a node name that is also a valid
+// DNS label, as Consul recommends.
+func validNodeName(name string) bool {
+	if len(name) == 0 || len(name) > 63 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -36,6 +36,8 @@ func TestNewRejects(t *testing.T) {
 		{"LockDelay", consul.Options{LockDelay: consul.MaxLockDelay + time.Millisecond}},
 		{"WaitTime", consul.Options{WaitTime: 500 * time.Millisecond}},
 		{"WaitTime", consul.Options{WaitTime: consul.MaxWaitTime + time.Second}},
+		{"SessionNode", consul.Options{SessionNode: "node.with.dots"}},
+		{"SessionNode", consul.Options{SessionNode: strings.Repeat("n", 64)}},
 	}
 	for _, tc := range cases {
 		if _, err := consul.New(c, tc.opts); err == nil || !strings.Contains(err.Error(), tc.field) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/consul/api"
 
+	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/integration/stores"
 )
 
@@ -69,4 +70,54 @@ func consulClient(t *testing.T, addr string) *api.Client {
 		t.Fatal(err)
 	}
 	return cl
+}
+
+// TestConsulSessionNodeOutlivesAgentNode: with consul.Options.SessionNode
+// the session is bound to a catalog node no agent runs, so killing the
+// agent it was made through leaves the session and its key alone.
+func TestConsulSessionNodeOutlivesAgentNode(t *testing.T) {
+	c := stores.ConsulCluster(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	lead, err := c.Leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim, other := (lead+1)%3, (lead+2)%3
+	st, err := consul.New(consulClient(t, c.Addrs()[victim]), consul.Options{SessionNode: "leasehold-node-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := st.NewSession(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ss.Create(ctx, "node-test", []byte("holder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := consulClient(t, c.Addrs()[other])
+	key := st.Key("node-test")
+	_, meta, err := b.KV().Get(key, (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Kill(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	// Without SessionNode the key goes about 8 s after the kill (above);
+	// here it must still be there 20 s after.
+	const hold = 20 * time.Second
+	deadline := time.Now().Add(hold)
+	for idx := meta.LastIndex; time.Until(deadline) > 0; {
+		p, m, err := b.KV().Get(key, (&api.QueryOptions{WaitIndex: idx, WaitTime: time.Until(deadline)}).WithContext(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == nil || p.Session != rec.Owner {
+			t.Fatalf("key %q lost (%+v) after the session's agent was killed, though the session is on node leasehold-node-test", key, p)
+		}
+		idx = m.LastIndex
+	}
+	t.Logf("key held %v after the agent node was killed; session %s on leasehold-node-test", hold, rec.Owner)
 }

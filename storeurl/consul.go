@@ -23,7 +23,8 @@ func openConsul(hosts []string, u *url.URL, opts Options) (*Opened, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consul %s: %w", hosts[0], err)
 	}
-	s, err := consul.New(c, consul.Options{Prefix: prefix(u.Path, "", consul.DefaultPrefix)})
+	s, err := consul.New(c, consul.Options{Prefix: prefix(u.Path, "", consul.DefaultPrefix),
+		SessionNode: u.Query().Get("session-node")})
 	if err != nil {
 		return nil, err
 	}

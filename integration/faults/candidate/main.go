@@ -112,7 +112,10 @@ func dial(c config) (backends.Store, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s, err := consul.New(cli, consul.Options{})
+		// Sessions on a node of their own: Consul ends a session when
+		// its node fails, and these candidates talk to the servers the
+		// store faults kill (README, "Consul sessions end with their node").
+		s, err := consul.New(cli, consul.Options{SessionNode: "leasehold-faults"})
 		return s, func() {}, err
 	}
 	return nil, nil, fmt.Errorf("unknown backend %q", c.backend)
