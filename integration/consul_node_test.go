@@ -20,14 +20,9 @@ import (
 // it next hears from Consul; fencing covers that window. If this test
 // starts failing, Consul changed and the README's Consul notes must too.
 func TestConsulSessionEndsWithItsNode(t *testing.T) {
-	c := stores.ConsulCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	lead, err := c.Leader(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	victim, other := (lead+1)%3, (lead+2)%3 // a follower dies: no store re-election
+	c, victim, other := followers(ctx, t)
 	a, b := consulClient(t, c.Addrs()[victim]), consulClient(t, c.Addrs()[other])
 	const ttl = 60 * time.Second
 	id, _, err := a.Session().CreateNoChecks(&api.SessionEntry{TTL: ttl.String(), Behavior: api.SessionBehaviorDelete}, nil)
@@ -62,6 +57,17 @@ func TestConsulSessionEndsWithItsNode(t *testing.T) {
 	}
 }
 
+// followers starts a 3-server Consul cluster and names its two followers:
+// the one to kill (no store re-election follows) and the one to ask.
+func followers(ctx context.Context, t *testing.T) (c *stores.Cluster, victim, other int) {
+	c = stores.ConsulCluster(t, 3)
+	lead, err := c.Leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, (lead + 1) % 3, (lead + 2) % 3
+}
+
 func consulClient(t *testing.T, addr string) *api.Client {
 	cfg := api.DefaultConfig()
 	cfg.Address = addr
@@ -76,14 +82,9 @@ func consulClient(t *testing.T, addr string) *api.Client {
 // the session is bound to a catalog node no agent runs, so killing the
 // agent it was made through leaves the session and its key alone.
 func TestConsulSessionNodeOutlivesAgentNode(t *testing.T) {
-	c := stores.ConsulCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	lead, err := c.Leader(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	victim, other := (lead+1)%3, (lead+2)%3
+	c, victim, other := followers(ctx, t)
 	st, err := consul.New(consulClient(t, c.Addrs()[victim]), consul.Options{SessionNode: "leasehold-node-test"})
 	if err != nil {
 		t.Fatal(err)

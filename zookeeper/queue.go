@@ -54,6 +54,23 @@ func (s *Store) entryPath(entry backends.Record) (string, error) {
 	return p, nil
 }
 
+// entryLink returns the entry's node path and the read link to act on it
+// with; a nil link and error for Token 0 (no entry: nothing to do).
+func (s *Store) entryLink(ctx context.Context, what string, entry backends.Record) (string, *link, error) {
+	if entry.Token == 0 {
+		return "", nil, nil
+	}
+	path, err := s.entryPath(entry)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", what, err)
+	}
+	l, err := s.readLink(ctx)
+	if err != nil {
+		return "", nil, classifyRead(what, ctx, err)
+	}
+	return path, l, nil
+}
+
 // entryPrefix is the name of a session's entry without its sequence
 // suffix: the name Enqueue asks ZooKeeper to append the suffix to.
 func entryPrefix(owner string) string { return "~" + owner + "-" }
@@ -203,16 +220,9 @@ func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backe
 // latest.
 func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 	what := fmt.Sprintf("zookeeper: queue wait %q at token %d", entry.Election, entry.Token)
-	if entry.Token == 0 {
-		return nil
-	}
-	path, err := s.entryPath(entry)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	l, err := s.readLink(ctx)
-	if err != nil {
-		return classifyRead(what, ctx, err)
+	path, l, err := s.entryLink(ctx, what, entry)
+	if err != nil || l == nil {
+		return err
 	}
 	ev, err := callFor(s, ctx, func() (<-chan zk.Event, error) {
 		if _, err := l.conn.Sync(path); err != nil {
@@ -243,16 +253,9 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 // connection. A missing node is not an error.
 func (s *Store) Dequeue(ctx context.Context, entry backends.Record) error {
 	what := fmt.Sprintf("zookeeper: dequeue %q at token %d", entry.Election, entry.Token)
-	if entry.Token == 0 {
-		return nil
-	}
-	path, err := s.entryPath(entry)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	l, err := s.readLink(ctx)
-	if err != nil {
-		return classifyRead(what, ctx, err)
+	path, l, err := s.entryLink(ctx, what, entry)
+	if err != nil || l == nil {
+		return err
 	}
 	err = s.callErr(ctx, func() error { return l.conn.Delete(path, -1) })
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {

@@ -50,8 +50,8 @@ func readNode(l *link, election, path string, sync bool) (backends.Record, error
 // Wait reads the election's node and leaves a ZooKeeper watch on it in the
 // same request; if the node differs from known (another Token or Value) it
 // returns what it read, and otherwise it waits for the watch to fire: a
-// deletion of the node read is returned as an absent node at once, any
-// other event is read again. The first read follows a sync, so a change already made at
+// deletion of the node read is confirmed with one exists call and
+// returned as an absent node; any other event is read again. The first read follows a sync, so a change already made at
 // the leader is seen at once; a later one is seen when its notification
 // arrives, about a round trip after it commits.
 //
@@ -83,9 +83,16 @@ func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 			return backends.Record{}, classifyRead(what, ctx, err)
 		}
 		if ev.Type == zk.EventNodeDeleted && w.rec.Exists() {
-			// The node read is gone: that is the change, no need to read
-			// it again (a waiter creates at once).
-			return record(known.Election, nil, nil, l)
+			// The node read is gone: one exists call (not a get, then an
+			// exists) confirms it and carries a zxid at or past the delete
+			// (a notification carries none), so a waiter creates at once.
+			gone, err := callFor(s, ctx, func() (bool, error) { ok, _, err := l.conn.Exists(path); return !ok, err })
+			if err != nil {
+				return backends.Record{}, classifyRead(what, ctx, err)
+			}
+			if gone {
+				return record(known.Election, nil, nil, l)
+			}
 		}
 	}
 }
