@@ -43,14 +43,7 @@ func (s *suite) testQueueTakesTurns(t *testing.T) {
 		e := s.mustElector(t, fmt.Sprintf("w%d", i))
 		pending[e.Identity()] = campaignAsync(t, e, el)
 	}
-	for len(pending) > 0 {
-		resign(t, l)
-		next := awaitAny(t, pending, 10*time.Second)
-		if next.l.Token <= l.Token {
-			t.Fatalf("token %d after %d", next.l.Token, l.Token)
-		}
-		l = next.l
-	}
+	takeTurns(t, l, pending)
 }
 
 // testQueueCanceledWaiters: two of three waiters cancel their campaigns
@@ -100,6 +93,13 @@ func (s *suite) testQueueMixed(t *testing.T) {
 		"plain":  campaignAsync(t, s.electorWith(t, "plain", plain), el),
 		"queued": campaignAsync(t, s.mustElector(t, "queued"), el),
 	}
+	takeTurns(t, l, pending)
+}
+
+// takeTurns resigns l and each winner after it until every pending
+// campaign has won once, each alone and with a greater token.
+func takeTurns(t *testing.T, l *lease.Leadership, pending map[string]<-chan won) {
+	t.Helper()
 	for len(pending) > 0 {
 		resign(t, l)
 		next := awaitAny(t, pending, 10*time.Second)
