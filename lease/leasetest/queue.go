@@ -22,12 +22,9 @@ func RunQueueTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 	s.runQueueTests(t)
 }
 
-// runQueueTests runs the tests of the ordered-queue mode, when base has
-// Options.Queue set.
+// runQueueTests runs the tests of the ordered-queue mode; the suite's base
+// options have Options.Queue set.
 func (s *suite) runQueueTests(t *testing.T) {
-	if !s.base.Queue {
-		t.Skip("Options.Queue not set in the suite's base options: queue-mode tests not run")
-	}
 	t.Run("TakesTurns", s.testQueueTakesTurns)
 	t.Run("CanceledWaiters", s.testQueueCanceledWaiters)
 	t.Run("Mixed", s.testQueueMixed)

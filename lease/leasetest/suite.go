@@ -34,7 +34,12 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"Unreachable", s.testUnreachable},
 		{"RunRecampaigns", s.testRunRecampaigns},
 		{"Sharded", s.testSharded},
-		{"Queue", s.runQueueTests},
+	}
+	if base.Queue { // the queue-mode tests, only where the mode is on
+		tests = append(tests, struct {
+			name string
+			fn   func(*testing.T)
+		}{"Queue", s.runQueueTests})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)
