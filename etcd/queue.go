@@ -74,7 +74,7 @@ func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backe
 // Wait.
 func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 	key := s.QueuePrefix(entry.Election) + entry.Owner
-	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	wctx, cancel := context.WithCancel(requireLeader(ctx))
 	defer cancel()
 	wch := s.c.Watch(wctx, key, clientv3.WithCreatedNotify())
 	created, ok := <-wch
