@@ -31,10 +31,10 @@ func TestBench(t *testing.T) {
 	start := time.Now()
 	res := &report.Results{Mode: map[bool]string{true: "quick", false: "full"}[cfg.quick],
 		Started: start.Format(time.RFC3339), Machine: machine()}
-	sts := []*env.Store{
-		{Kind: env.Etcd, Endpoints: stores.Etcd(t, 1)},
-		{Kind: env.ZooKeeper, Endpoints: env.StartZooKeeper(t)},
-		{Kind: env.Consul, Endpoints: stores.Consul(t, 1)},
+	stores.Bridge = true // no userland proxy between the clients and the stores (see stores.Bridge)
+	var sts []*env.Store
+	for _, k := range cfg.stores {
+		sts = append(sts, startStore(t, k))
 	}
 	for _, st := range sts {
 		res.Stores = append(res.Stores, runStore(t, cfg, st, bin))
@@ -49,7 +49,7 @@ func TestBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("results in %s (%.0f s)", out, res.WallSeconds)
-	if readme := os.Getenv("BENCH_README"); readme != "" && !cfg.quick {
+	if readme := os.Getenv("BENCH_README"); readme != "" && !cfg.quick && len(sts) == 3 {
 		if err := report.SpliceReadme(readme, report.Markdown(res)); err != nil {
 			t.Error(err)
 		}
@@ -100,4 +100,18 @@ func TestRender(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// startStore starts a single-node store of kind k for the run.
+func startStore(t *testing.T, k env.Kind) *env.Store {
+	switch k {
+	case env.Etcd:
+		return &env.Store{Kind: k, Endpoints: stores.Etcd(t, 1)}
+	case env.ZooKeeper:
+		return &env.Store{Kind: k, Endpoints: env.StartZooKeeper(t)}
+	case env.Consul:
+		return &env.Store{Kind: k, Endpoints: stores.Consul(t, 1)}
+	}
+	t.Fatalf("BENCH_STORES: unknown store %q: want a comma-separated subset of etcd,zookeeper,consul", k)
+	return nil
 }

@@ -2,7 +2,10 @@ package bench
 
 import (
 	"os"
+	"strings"
 	"time"
+
+	"github.com/leasehold/leasehold/bench/internal/env"
 )
 
 // config sizes one run.
@@ -24,11 +27,28 @@ type config struct {
 	shardWindow time.Duration
 	// idleWindow is each idle measurement's window.
 	idleWindow time.Duration
+	// stores are the stores to run, from BENCH_STORES (a comma-separated
+	// subset of etcd,zookeeper,consul; default all three). A run on a
+	// subset is for development: its results cover only those stores.
+	stores []env.Kind
 }
 
 // loadConfig returns the full configuration, or the quick one when
 // BENCH_QUICK is set.
 func loadConfig() config {
+	c := sizes()
+	c.stores = []env.Kind{env.Etcd, env.ZooKeeper, env.Consul}
+	if v := os.Getenv("BENCH_STORES"); v != "" {
+		c.stores = nil
+		for _, k := range strings.Split(v, ",") {
+			c.stores = append(c.stores, env.Kind(strings.TrimSpace(k)))
+		}
+	}
+	return c
+}
+
+// sizes returns the full sizes, or the quick ones when BENCH_QUICK is set.
+func sizes() config {
 	if os.Getenv("BENCH_QUICK") != "" {
 		return config{quick: true, physN: 5, handN: 5, valkN: 3, crashN: 1, herdNs: []int{10}, herdK: 2,
 			shardMs: []int{1, 100}, shardWindow: time.Second, idleWindow: time.Second}

@@ -35,7 +35,7 @@ func Consul(t testing.TB, n int) []string {
 		if err != nil {
 			t.Fatalf("start consul: %v", err)
 		}
-		addr, err := c.ApiEndpoint(ctx)
+		addr, err := Endpoint(ctx, c, "8500/tcp")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,6 +32,11 @@ func Etcd(t testing.TB, n int) []string {
 		t.Fatalf("start etcd x%d: %v", n, err)
 	}
 	eps, err := c.ClientEndpoints(ctx)
+	if Bridge && n == 1 {
+		var ep string
+		ep, err = Endpoint(ctx, c, "2379/tcp")
+		eps = []string{"http://" + ep}
+	}
 	if err != nil {
 		t.Fatalf("etcd endpoints: %v", err)
 	}

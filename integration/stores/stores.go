@@ -16,6 +16,7 @@ package stores
 
 import (
 	"context"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -78,4 +79,27 @@ func startContext(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// Bridge, when set before a store is started, makes Etcd (1 node),
+// ZooKeeper and Consul (1 node) return the container's address on its Docker
+// network (container IP and the store's own port) instead of a port
+// published on loopback. Traffic then skips Docker's userland proxy,
+// which relays every connection through two open files of its own (this
+// engine allows it 20,000) and adds a hop to every round trip: the
+// benchmarks, which hold thousands of connections and time round trips,
+// set it. The address is that of the project's own container.
+var Bridge bool
+
+// Endpoint returns the address at which a test reaches port of c: the
+// published loopback port, or with Bridge the container's own address.
+func Endpoint(ctx context.Context, c testcontainers.Container, port string) (string, error) {
+	if !Bridge {
+		return c.PortEndpoint(ctx, port, "")
+	}
+	ip, err := c.ContainerIP(ctx)
+	if err != nil {
+		return "", err
+	}
+	return net.JoinHostPort(ip, strings.TrimSuffix(port, "/tcp")), nil
 }

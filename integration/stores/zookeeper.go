@@ -50,7 +50,7 @@ func ZooKeeper(t testing.TB, n int) []string {
 		if err != nil {
 			t.Fatalf("start zookeeper %d of %d: %v", i, n, err)
 		}
-		if addrs[i-1], err = c.PortEndpoint(ctx, "2181/tcp", ""); err != nil {
+		if addrs[i-1], err = Endpoint(ctx, c, "2181/tcp"); err != nil {
 			t.Fatalf("zookeeper address: %v", err)
 		}
 	}

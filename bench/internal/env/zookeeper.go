@@ -27,7 +27,7 @@ func StartZooKeeper(t testing.TB) []string {
 	if err != nil {
 		t.Fatalf("start zookeeper: %v", err)
 	}
-	addr, err := c.PortEndpoint(ctx, "2181/tcp", "")
+	addr, err := stores.Endpoint(ctx, c, "2181/tcp")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,6 +59,11 @@ func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
 	if err := awaitSessions(es); err != nil {
 		return r, err
 	}
+	// Quiet: the sessions' renewals (one per TTL/3 each, at most) and
+	// little else.
+	if _, err := settle(st, 20+float64(n)*3/o.TTL.Seconds()*1.2); err != nil {
+		return r, err
+	}
 	r.BackgroundRequestsPerSec, err = backgroundRate(st, 2*time.Second)
 	if err != nil {
 		return r, err
@@ -109,7 +114,6 @@ func awaitSessions(es []*lease.LeaseElector) error {
 			return err
 		}
 	}
-	time.Sleep(time.Second) // every waiter has read the key and watches it
 	return nil
 }
 

@@ -48,7 +48,7 @@ func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedRe
 		return r, err
 	}
 	r.Acquire = d
-	c0, err := settle(st, m)
+	c0, err := settle(st, 20+float64(m)/500)
 	if err != nil {
 		return r, err
 	}
@@ -68,24 +68,30 @@ func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedRe
 	return r, nil
 }
 
-// settle waits until the store is quiet after an acquisition: every
-// holder, once elected, opens a watch on its key and reads it once, and at
-// 10,000 elections that tail outlasts a fixed pause. Quiet is fewer than
-// 20 + m/500 requests in one second; settle gives up after a minute and
-// measures anyway. It returns the counts at the end.
-func settle(st *env.Store, m int) (env.Counts, error) {
+// settle waits until the store is quiet: fewer than quiet requests in
+// each of two seconds in a row. After an acquisition every holder opens a watch on its key and
+// reads it once, and after a thousand campaigns in queue mode every waiter
+// takes its place; at these sizes that tail outlasts a fixed pause. settle
+// gives up after a minute and measures anyway. It returns the counts at
+// the end.
+func settle(st *env.Store, quiet float64) (env.Counts, error) {
 	prev, err := st.Counts(context.Background())
 	if err != nil {
 		return prev, err
 	}
+	calm := 0
 	for range 60 {
 		time.Sleep(time.Second)
 		cur, err := st.Counts(context.Background())
 		if err != nil {
 			return cur, err
 		}
-		if d := cur.Sub(prev); d.Requests < 20+float64(m)/500 {
-			return cur, nil
+		if cur.Sub(prev).Requests < quiet {
+			if calm++; calm == 2 {
+				return cur, nil
+			}
+		} else {
+			calm = 0
 		}
 		prev = cur
 	}
