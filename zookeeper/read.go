@@ -50,10 +50,12 @@ func readNode(l *link, election, path string, sync bool) (backends.Record, error
 // Wait reads the election's node and leaves a ZooKeeper watch on it in the
 // same request; if the node differs from known (another Token or Value) it
 // returns what it read, and otherwise it waits for the watch to fire: a
-// deletion of the node read is confirmed with one exists call and
-// returned as an absent node; any other event is read again. The first read follows a sync, so a change already made at
-// the leader is seen at once; a later one is seen when its notification
-// arrives, about a round trip after it commits.
+// deletion of the node read is returned at once as an absent node (see
+// gone), so that a waiter's create follows the notification without a
+// round trip in between; any other event is read again. The first read
+// follows a sync, so a change already made at the leader is seen at once;
+// a later one is seen when its notification arrives, about a round trip
+// after it commits.
 //
 // ZooKeeper watches fire once and go-zookeeper cannot remove one: a watch
 // left behind when ctx ends stays registered, without any goroutine, until
@@ -83,16 +85,7 @@ func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 			return backends.Record{}, classifyRead(what, ctx, err)
 		}
 		if ev.Type == zk.EventNodeDeleted && w.rec.Exists() {
-			// The node read is gone: one exists call (not a get, then an
-			// exists) confirms it and carries a zxid at or past the delete
-			// (a notification carries none), so a waiter creates at once.
-			gone, err := callFor(s, ctx, func() (bool, error) { ok, _, err := l.conn.Exists(path); return !ok, err })
-			if err != nil {
-				return backends.Record{}, classifyRead(what, ctx, err)
-			}
-			if gone {
-				return record(known.Election, nil, nil, l)
-			}
+			return gone(known.Election, w.rec, l), nil
 		}
 	}
 }
@@ -142,4 +135,13 @@ func awaitEvent(ctx context.Context, ev <-chan zk.Event) (zk.Event, error) {
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
 	}
+}
+
+// gone is the absent node that a deletion notification reports for a node
+// read as was. A notification carries no zxid: the deletion's is above
+// the node's mzxid and above the position of the read that set the watch,
+// so the Revision is one more than was's (or the link's zxid, if higher).
+// ZooKeeper's Wait compares Token and Value, never a Revision.
+func gone(election string, was backends.Record, l *link) backends.Record {
+	return backends.Record{Election: election, Revision: max(was.Revision+1, uint64(l.zxid.Load()))}
 }
