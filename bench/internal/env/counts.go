@@ -15,7 +15,7 @@ import (
 type Counts struct {
 	// Requests counts client requests: etcd gRPC messages received
 	// (unary calls and stream messages such as keep-alives and watch
-	// creations); ZooKeeper packets received (pings included); Consul HTTP
+	// creations, not the end of a stream); ZooKeeper packets received (pings included); Consul HTTP
 	// requests sent by the benchmark's clients.
 	Requests float64
 	// Notifications counts watch notifications: etcd Watch stream
@@ -63,6 +63,11 @@ func etcdCounts(ctx context.Context, ep string) (Counts, error) {
 		switch {
 		case strings.HasPrefix(line, "grpc_server_msg_received_total{"):
 			c.Requests += lastFloat(line)
+		case strings.HasPrefix(line, "grpc_server_handled_total{") && !strings.Contains(line, `grpc_type="unary"`):
+			// The server's metrics count the receive that ends a stream
+			// (the client's close or cancel) as a message: a
+			// KeepAliveOnce, one stream with one request, counts 2.
+			c.Requests -= lastFloat(line)
 		case strings.HasPrefix(line, "grpc_server_msg_sent_total{") && strings.Contains(line, `grpc_method="Watch"`):
 			c.Notifications += lastFloat(line)
 		}
