@@ -32,10 +32,9 @@ func Etcd(t testing.TB, n int) []string {
 		t.Fatalf("start etcd x%d: %v", n, err)
 	}
 	eps, err := c.ClientEndpoints(ctx)
-	if Bridge && n == 1 {
-		var ep string
-		ep, err = Endpoint(ctx, c, "2379/tcp")
-		eps = []string{"http://" + ep}
+	if Bridge && n == 1 && err == nil {
+		ep, e := Endpoint(ctx, c, "2379/tcp")
+		eps, err = []string{"http://" + ep}, e
 	}
 	if err != nil {
 		t.Fatalf("etcd endpoints: %v", err)
