@@ -119,9 +119,15 @@ func (ss *session) outcome(what string, ctx context.Context, err error) error {
 	return classify(what, ctx, err)
 }
 
-// KeepAlive makes one request on the session's connection (an exists of
-// "/"): any request renews a ZooKeeper session, and a reply means the
-// server had the session alive when it processed the request. It is the
+// KeepAlive makes one request on the session's connection, a sync of "/":
+// any request renews a ZooKeeper session, and a sync is answered only
+// once the ensemble's leader has processed it, so a reply means the
+// server was in touch with the leader after the request was sent. A read
+// or a ping is not enough: a follower cut off from its leader answers
+// them alone until syncLimit ticks pass, while the leader, which hears of
+// a session's activity only from its followers, lets the session expire a
+// TTL after the last word it had (integration
+// TestZooKeeperRenewalThroughCutOffFollower). It is the
 // session's only heartbeat: go-zookeeper's own pings are off on session
 // connections. A KeepAlive that gets no reply before ctx's deadline also
 // drops the TCP connection, so that go-zookeeper reconnects, to another
@@ -137,7 +143,7 @@ func (ss *session) KeepAlive(ctx context.Context) error {
 		return classify(what, ctx, ctx.Err())
 	}
 	err := ss.s.callErr(ctx, func() error {
-		_, _, err := ss.l.conn.Exists("/")
+		_, err := ss.l.conn.Sync("/")
 		return err
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
