@@ -22,6 +22,8 @@
 //   - partition: one node (the one the election leader's client starts
 //     on) cut from the cluster network (docker network disconnect) for
 //     1.5×TTL, then reconnected;
+//   - isolate: the same node cut from its peers only (iptables drops in
+//     its network namespace), its clients still reaching it, for 1.5×TTL;
 //   - store-restart: every node stopped at once (docker stop), started
 //     again after 1.5×TTL.
 //

@@ -45,6 +45,7 @@ var faultKinds = []fault{
 var storeFaultKinds = []fault{
 	{"store-kill", (*run).storeKill},
 	{"partition", (*run).partition},
+	{"isolate", (*run).isolate},
 	{"store-restart", (*run).storeRestart},
 }
 
@@ -71,6 +72,9 @@ func TestFaults(t *testing.T) {
 		}
 	}
 	storeWant := storeSelected(want)
+	if len(storeWant) > 0 {
+		stores.RequireIsolation(t)
+	}
 	for _, b := range allBackends {
 		switch {
 		case storeWant[b.name]:
@@ -86,6 +90,7 @@ func TestFaults(t *testing.T) {
 // store) rotating on one 3-node store cluster; the backends run in
 // parallel. This is the soak's mode (LEASEHOLD_FAULTS_MIXED=1).
 func runMixed(t *testing.T, want map[string]bool, bin string) {
+	stores.RequireIsolation(t)
 	t.Run("mixed", func(t *testing.T) {
 		for _, b := range allBackends {
 			if want[b.name] {
@@ -339,7 +344,7 @@ func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 	if r.store != nil {
 		// The store's own recovery: a new store leader after a kill or a
 		// partition, a whole cluster serving again after a restart.
-		cfg.FaultRecovery = map[string]time.Duration{"store-kill": r.b.storeRecovery, "partition": r.b.storeRecovery,
+		cfg.FaultRecovery = map[string]time.Duration{"store-kill": r.b.storeRecovery, "partition": r.b.storeRecovery, "isolate": r.b.storeRecovery,
 			"store-restart": r.b.restartRecovery + r.b.storeRecovery}
 	}
 	rep := history.Check(evs, cfg)

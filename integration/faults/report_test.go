@@ -47,7 +47,8 @@ func render(os []outcome) string {
 	b.WriteString("toxiproxy links to the store in containers. Client-side faults (cut, latency, pause, kill) are aimed\n")
 	b.WriteString("at the current leader and healed after 1.5×TTL (a kill is healed at once by starting a replacement).\n")
 	b.WriteString("Store faults: the store's leader node killed (store-kill), one node cut from the cluster network\n")
-	b.WriteString("(partition), every node stopped (store-restart), each healed after 1.5×TTL. \"(3 nodes)\" rows ran on\n")
+	b.WriteString("(partition), one node cut from its peers only (isolate), every node stopped (store-restart), each\n")
+	b.WriteString("healed after 1.5×TTL. \"(3 nodes)\" rows ran on\n")
 	b.WriteString("a 3-node cluster, each candidate reaching every node; in the soak (`make soak`) every kind rotates\n")
 	b.WriteString("there, one cycle after another; the default run puts the client-side kinds on a single node. The\n")
 	b.WriteString("history checker (package `history`) judges the merged histories: (a) tokens increase, (b) no\n")
@@ -124,6 +125,10 @@ const storeFaultNotes = `The store faults, in detail (integration/faults/store_f
   node N-1 mod 3): the one a Consul candidate talks to until it fails over; etcd's client balances
   over all nodes; ZooKeeper's picks one at random. The cut node reaches neither its peers nor, via its
   published port, any client: clients fail over to the majority.
+- **isolate**: the same node is cut from its peers only: iptables rules in its network namespace
+  drop every packet to and from the other nodes (` + "`" + `stores.Cluster.IsolatePeers` + "`" + `), and are removed
+  after 1.5×TTL. Its clients still reach it, and it answers them for as long as it has not noticed
+  (a ZooKeeper follower: syncLimit ticks, 1 s here).
 - **store-restart**: every node is stopped at once (` + "`" + `docker stop` + "`" + `, SIGTERM then SIGKILL after 1 s) and
   all are started again after 1.5×TTL; data survive (same containers).
 
@@ -132,7 +137,7 @@ interval + the backend's recovery. Measured on these machines (integration/store
 and the fault suite's log): a new store leader after a leader kill or partition in ~2.0 s (etcd),
 0.2–1.3 s (ZooKeeper), ~11 s (Consul, raft_multiplier = 1; more than the ~2 s of STORES.md); a whole
 cluster serving again after a restart in 0.1–2.0 s (etcd), 2.3–5.7 s (ZooKeeper), 1.0–3.3 s
-(Consul). Allowed: store-kill/partition +3 s (etcd), +1 s (ZooKeeper), +15 s (Consul); store-restart
+(Consul). Allowed: store-kill/partition/isolate +3 s (etcd), +1 s (ZooKeeper), +15 s (Consul); store-restart
 +8 s (etcd), +11 s (ZooKeeper), +25 s (Consul) (restart + a new store leader). After a store-restart
 the old holder's session outlives the outage (etcd extends leases on a new store leader; Consul
 restarts session timers, invalidating between TTL and 2×TTL), so the new leader comes up to ~2×TTL

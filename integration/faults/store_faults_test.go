@@ -52,6 +52,20 @@ func (r *run) partition(cd *candidate) {
 	r.nodeFault(ctx, cd, "partition", i, r.store.Disconnect, r.store.Reconnect)
 }
 
+// isolate cuts one store node off from its peers but not from its
+// clients (stores.Cluster.IsolatePeers: iptables drops in the node's
+// network namespace) for 1.5×TTL, then lifts the cut. The node is the one
+// partition picks. Unlike a partition, the node keeps answering its
+// clients while it has not yet noticed that it is cut off: a ZooKeeper
+// follower does for syncLimit ticks.
+func (r *run) isolate(cd *candidate) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
+	defer cancel()
+	n, _ := strconv.Atoi(strings.TrimPrefix(cd.id, "c"))
+	i := max(n-1, 0) % len(r.store.Nodes)
+	r.nodeFault(ctx, cd, "isolate", i, r.store.IsolatePeers, r.store.HealPeers)
+}
+
 // storeRestart stops every store node at once (docker stop: SIGTERM,
 // SIGKILL after 1 s), holds 1.5×TTL, and starts them all again.
 func (r *run) storeRestart(cd *candidate) {
