@@ -47,9 +47,14 @@ func (r *run) nodeFault(ctx context.Context, cd *candidate, fault string, i int,
 func (r *run) partition(cd *candidate) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
 	defer cancel()
+	r.nodeFault(ctx, cd, "partition", r.clientNode(cd), r.store.Disconnect, r.store.Reconnect)
+}
+
+// clientNode is the store node candidate cd's client starts on: cN on
+// node N-1 mod 3.
+func (r *run) clientNode(cd *candidate) int {
 	n, _ := strconv.Atoi(strings.TrimPrefix(cd.id, "c"))
-	i := max(n-1, 0) % len(r.store.Nodes)
-	r.nodeFault(ctx, cd, "partition", i, r.store.Disconnect, r.store.Reconnect)
+	return max(n-1, 0) % len(r.store.Nodes)
 }
 
 // isolate cuts one store node off from its peers but not from its
@@ -61,9 +66,7 @@ func (r *run) partition(cd *candidate) {
 func (r *run) isolate(cd *candidate) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeOpTimeout)
 	defer cancel()
-	n, _ := strconv.Atoi(strings.TrimPrefix(cd.id, "c"))
-	i := max(n-1, 0) % len(r.store.Nodes)
-	r.nodeFault(ctx, cd, "isolate", i, r.store.IsolatePeers, r.store.HealPeers)
+	r.nodeFault(ctx, cd, "isolate", r.clientNode(cd), r.store.IsolatePeers, r.store.HealPeers)
 }
 
 // storeRestart stops every store node at once (docker stop: SIGTERM,
