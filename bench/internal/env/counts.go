@@ -15,8 +15,9 @@ import (
 type Counts struct {
 	// Requests counts client requests: etcd gRPC messages received
 	// (unary calls and stream messages such as keep-alives and watch
-	// creations, not the end of a stream); ZooKeeper packets received (pings included); Consul HTTP
-	// requests sent by the benchmark's clients.
+	// creations, not the end of a stream); ZooKeeper packets received
+	// (pings included); Consul HTTP requests sent by the benchmark's
+	// clients.
 	Requests float64
 	// Notifications counts watch notifications: etcd Watch stream
 	// responses sent; ZooKeeper packets sent beyond one per packet

@@ -69,11 +69,11 @@ func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedRe
 }
 
 // settle waits until the store is quiet: fewer than quiet requests in
-// each of two seconds in a row. After an acquisition every holder opens a watch on its key and
-// reads it once, and after a thousand campaigns in queue mode every waiter
-// takes its place; at these sizes that tail outlasts a fixed pause. settle
-// gives up after a minute and measures anyway. It returns the counts at
-// the end.
+// each of two seconds in a row. After an acquisition every holder opens a
+// watch on its key and reads it once, and after a thousand campaigns in
+// queue mode every waiter takes its place; at these sizes that tail
+// outlasts a fixed pause. settle gives up after a minute and measures
+// anyway. It returns the counts at the end.
 func settle(st *env.Store, quiet float64) (env.Counts, error) {
 	prev, err := st.Counts(context.Background())
 	if err != nil {
