@@ -3,6 +3,7 @@ package stores
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -25,17 +26,26 @@ func (c *Cluster) HealPeers(ctx context.Context, i int) error {
 	return c.peerRules(ctx, i, "-D")
 }
 
+// IsolationUnavailable says why IsolatePeers cannot work here, or returns
+// "" if it can: it needs the host's nsenter and iptables, run as root.
+func IsolationUnavailable() string {
+	for _, bin := range []string{"nsenter", "iptables"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			return "IsolatePeers needs " + bin + " on the host: " + err.Error()
+		}
+	}
+	if os.Geteuid() != 0 {
+		return "IsolatePeers needs root (nsenter into a container's network namespace)"
+	}
+	return ""
+}
+
 // RequireIsolation stops the test (skip, or fail under CI=true) if
 // IsolatePeers cannot work here.
 func RequireIsolation(t testing.TB) {
 	t.Helper()
-	for _, bin := range []string{"nsenter", "iptables"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			stop(t, "IsolatePeers needs "+bin+" on the host: "+err.Error())
-		}
-	}
-	if out, err := exec.Command("nsenter", "--version").CombinedOutput(); err != nil {
-		stop(t, fmt.Sprintf("nsenter does not run: %v: %s", err, out))
+	if why := IsolationUnavailable(); why != "" {
+		stop(t, why)
 	}
 }
 
