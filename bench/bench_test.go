@@ -77,7 +77,7 @@ func buildCandidate(t *testing.T) string {
 
 func machine() string {
 	return runtime.GOOS + "/" + runtime.GOARCH + ", " + runtime.Version() + ", " +
-		strconv.Itoa(runtime.NumCPU()) + " CPUs, single-node stores in containers, reached at their Docker bridge address"
+		strconv.Itoa(runtime.NumCPU()) + " CPUs, single-node stores in containers (etcd and ZooKeeper data on Docker volumes; Consul dev agent in memory), reached at their Docker bridge address"
 }
 
 // TestRender re-renders results.md, handoff.png and the README section

@@ -60,7 +60,8 @@ func EtcdCluster(t testing.TB, n int) *Cluster {
 		return []testcontainers.ContainerCustomizer{testcontainers.WithCmd("etcd", "--name="+name,
 			"--initial-advertise-peer-urls=http://"+name+":2380", "--advertise-client-urls=http://"+name+":2379",
 			"--listen-peer-urls=http://0.0.0.0:2380", "--listen-client-urls=http://0.0.0.0:2379",
-			"--initial-cluster-state=new", "--initial-cluster="+strings.Join(peers, ","), "--data-dir=/var/lib/etcd")}
+			"--initial-cluster-state=new", "--initial-cluster="+strings.Join(peers, ","), "--data-dir="+etcdDataDir),
+			DataVolumes(etcdDataDir)}
 	})
 }
 
@@ -77,7 +78,7 @@ func ZooKeeperCluster(t testing.TB, n int) *Cluster {
 		env := map[string]string{"ZOO_MY_ID": fmt.Sprint(i), "ZOO_TICK_TIME": fmt.Sprint(ZooKeeperTick.Milliseconds()),
 			"ZOO_4LW_COMMANDS_WHITELIST": "srvr,ruok,mntr,conf", "ZOO_ADMINSERVER_ENABLED": "false",
 			"ZOO_INIT_LIMIT": "10", "ZOO_SYNC_LIMIT": "5", "ZOO_SERVERS": strings.Join(servers, " ")}
-		return []testcontainers.ContainerCustomizer{testcontainers.WithEnv(env)}
+		return []testcontainers.ContainerCustomizer{testcontainers.WithEnv(env), DataVolumes(ZooKeeperDataDirs...)}
 	})
 }
 
@@ -88,13 +89,13 @@ func ConsulCluster(t testing.TB, n int) *Cluster {
 	Require(t, ConsulImage)
 	return newCluster(t, "consul", n, "8500/tcp", func(i int, name string) []testcontainers.ContainerCustomizer {
 		cmd := []string{"agent", "-server", fmt.Sprintf("-bootstrap-expect=%d", n), "-node=" + name,
-			"-client=0.0.0.0", `-bind={{ GetInterfaceIP "eth0" }}`, "-data-dir=/consul/data"}
+			"-client=0.0.0.0", `-bind={{ GetInterfaceIP "eth0" }}`, "-data-dir=" + consulDataDir}
 		for j := 1; j <= n; j++ {
 			if j != i {
 				cmd = append(cmd, fmt.Sprintf("-retry-join=consul-%d", j))
 			}
 		}
-		return []testcontainers.ContainerCustomizer{testcontainers.WithCmd(append(cmd, consulHCL...)...)}
+		return []testcontainers.ContainerCustomizer{testcontainers.WithCmd(append(cmd, consulHCL...)...), DataVolumes(consulDataDir)}
 	})
 }
 

@@ -21,6 +21,10 @@ import (
 var consulHCL = []string{"-hcl", "disable_update_check = true", "-hcl", "performance { raft_multiplier = 1 }",
 	"-hcl", "limits { http_max_conns_per_client = 16384 }"}
 
+// consulDataDir is the servers' -data-dir (the official image's volume). A
+// dev agent keeps its state in memory.
+const consulDataDir = "/consul/data"
+
 // Consul starts a Consul cluster of n servers (1: a dev agent; 3: three
 // servers bootstrapping together) and returns the HTTP addresses
 // (127.0.0.1:port) of every server once the cluster has a leader and all
@@ -56,14 +60,14 @@ func Consul(t testing.TB, n int) []string {
 func startConsulServer(t testing.TB, ctx context.Context, nw *testcontainers.DockerNetwork, i, n int) string {
 	name := fmt.Sprintf("consul%d", i)
 	cmd := []string{"agent", "-server", fmt.Sprintf("-bootstrap-expect=%d", n), "-node=" + name,
-		"-client=0.0.0.0", `-bind={{ GetInterfaceIP "eth0" }}`, "-data-dir=/consul/data"}
+		"-client=0.0.0.0", `-bind={{ GetInterfaceIP "eth0" }}`, "-data-dir=" + consulDataDir}
 	for j := 1; j <= n; j++ {
 		if j != i {
 			cmd = append(cmd, fmt.Sprintf("-retry-join=consul%d", j))
 		}
 	}
 	c, err := testcontainers.Run(ctx, ConsulImage, testcontainers.WithCmd(append(cmd, consulHCL...)...),
-		testcontainers.WithExposedPorts("8500/tcp"), network.WithNetwork([]string{name}, nw),
+		testcontainers.WithExposedPorts("8500/tcp"), network.WithNetwork([]string{name}, nw), DataVolumes(consulDataDir),
 		testcontainers.WithWaitStrategy(wait.ForListeningPort("8500/tcp")))
 	testcontainers.CleanupContainer(t, c, testcontainers.StopTimeout(time.Second))
 	if err != nil {

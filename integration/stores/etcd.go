@@ -12,13 +12,17 @@ import (
 	"go.uber.org/zap"
 )
 
+// etcdDataDir is where the etcd image keeps its data: the image's working
+// directory, where the members' default data dirs (<name>.etcd) go.
+const etcdDataDir = "/var/lib/etcd"
+
 // Etcd starts an etcd cluster of n members (1 or 3) and returns the
 // members' client endpoints once the cluster serves a linearizable read.
 func Etcd(t testing.TB, n int) []string {
 	t.Helper()
 	Require(t, EtcdImage)
 	ctx := startContext(t)
-	var opts []testcontainers.ContainerCustomizer
+	opts := []testcontainers.ContainerCustomizer{DataVolumes(etcdDataDir)}
 	if n > 1 {
 		names := make([]string, n)
 		for i := range names {

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	mobycontainer "github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 )
@@ -102,4 +104,21 @@ func Endpoint(ctx context.Context, c testcontainers.Container, port string) (str
 		return "", err
 	}
 	return net.JoinHostPort(ip, strings.TrimSuffix(port, "/tcp")), nil
+}
+
+// DataVolumes mounts a fresh anonymous Docker volume at each of dirs, the
+// store's data directories, as the official ZooKeeper and Consul images
+// declare and as anyone runs a store in a container: its log then lives on
+// the host's file system, not in the container's writable layer. On this
+// engine that layer is fuse-overlayfs, where an fsync that takes 0.1 ms on
+// the host's ext4 often stalls for 100 ms or more, and those stalls made
+// the benchmarks' tails (and timing-bound tests) measure the storage
+// driver. A stopped or killed container keeps its volumes; Docker removes
+// them with the container (testcontainers removes volumes on Terminate).
+func DataVolumes(dirs ...string) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithHostConfigModifier(func(hc *mobycontainer.HostConfig) {
+		for _, d := range dirs {
+			hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeVolume, Target: d})
+		}
+	})
 }

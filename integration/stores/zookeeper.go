@@ -17,6 +17,11 @@ import (
 // last from 2 to 20 ticks (400 ms to 4 s).
 const ZooKeeperTick = 200 * time.Millisecond
 
+// ZooKeeperDataDirs are the image's snapshot and transaction log
+// directories (ZOO_DATA_DIR, ZOO_DATA_LOG_DIR; volumes in the official
+// image).
+var ZooKeeperDataDirs = []string{"/data", "/datalog"}
+
 // ZooKeeper starts a ZooKeeper ensemble of n servers (1 or 3) and returns
 // their client addresses (127.0.0.1:port) once every server serves.
 func ZooKeeper(t testing.TB, n int) []string {
@@ -40,7 +45,8 @@ func ZooKeeper(t testing.TB, n int) []string {
 		env := map[string]string{"ZOO_MY_ID": fmt.Sprint(i), "ZOO_TICK_TIME": fmt.Sprint(ZooKeeperTick.Milliseconds()),
 			"ZOO_4LW_COMMANDS_WHITELIST": "srvr,ruok,mntr,conf", "ZOO_ADMINSERVER_ENABLED": "false",
 			"ZOO_INIT_LIMIT": "10", "ZOO_SYNC_LIMIT": "5"}
-		opts := []testcontainers.ContainerCustomizer{testcontainers.WithExposedPorts("2181/tcp"), testcontainers.WithEnv(env)}
+		opts := []testcontainers.ContainerCustomizer{testcontainers.WithExposedPorts("2181/tcp"), testcontainers.WithEnv(env),
+			DataVolumes(ZooKeeperDataDirs...)}
 		if nw != nil {
 			env["ZOO_SERVERS"] = strings.Join(servers, " ")
 			opts = append(opts, network.WithNetwork([]string{fmt.Sprintf("zk%d", i)}, nw))

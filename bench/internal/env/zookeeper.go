@@ -22,7 +22,7 @@ func StartZooKeeper(t testing.TB) []string {
 	env := map[string]string{"ZOO_MY_ID": "1", "ZOO_TICK_TIME": "200", "ZOO_MAX_CLIENT_CNXNS": "0",
 		"ZOO_4LW_COMMANDS_WHITELIST": "srvr,ruok,mntr,conf", "ZOO_ADMINSERVER_ENABLED": "false"}
 	c, err := testcontainers.Run(ctx, stores.ZooKeeperImage, testcontainers.WithExposedPorts("2181/tcp"),
-		testcontainers.WithEnv(env), testcontainers.WithWaitStrategy(wait.ForListeningPort("2181/tcp")))
+		testcontainers.WithEnv(env), stores.DataVolumes(stores.ZooKeeperDataDirs...), testcontainers.WithWaitStrategy(wait.ForListeningPort("2181/tcp")))
 	testcontainers.CleanupContainer(t, c, testcontainers.StopTimeout(time.Second))
 	if err != nil {
 		t.Fatalf("start zookeeper: %v", err)
