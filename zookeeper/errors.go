@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 
 	"github.com/go-zookeeper/zk"
 
@@ -14,18 +15,24 @@ import (
 var errStoreClosed = errors.New("zookeeper: store closed")
 
 // classify wraps an error of a call on a session's connection with the
-// backends class it belongs to. Only zk.ErrNoServer counts as unavailable:
-// go-zookeeper returns it only for requests it drops from its send queue
-// while it cannot reach any server, so they were never sent. An error after
-// a request may have been sent (zk.ErrConnectionClosed, zk.ErrClosing, a
-// timeout) is left unclassified: its outcome is unknown.
+// backends class it belongs to. Two errors count as unavailable, both for
+// requests the server never got: zk.ErrNoServer, which go-zookeeper
+// returns only for requests it drops from its send queue while it cannot
+// reach any server, and a failed write (a *net.OpError "write", as "use of
+// closed network connection" while it reconnects), which go-zookeeper's
+// sendData hands to the request whose frame it could not write whole: a
+// write fails only before its last byte is out, and the server acts on
+// whole frames only. An error after a request may have been sent
+// (zk.ErrConnectionClosed, zk.ErrClosing, a timeout) is left
+// unclassified: its outcome is unknown.
 func classify(what string, ctx context.Context, err error) error {
+	var op *net.OpError
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrCanceled, ctx.Err())
 	case errors.Is(err, zk.ErrSessionExpired):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrSessionExpired, err)
-	case errors.Is(err, zk.ErrNoServer):
+	case errors.Is(err, zk.ErrNoServer), errors.As(err, &op) && op.Op == "write":
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)

@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"context"
 	"errors"
+	"net"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -25,6 +26,8 @@ func TestClassify(t *testing.T) {
 		{"no server: never sent", live, zk.ErrNoServer, false, backends.ErrUnavailable},
 		{"connection closed: maybe sent", live, zk.ErrConnectionClosed, false, nil},
 		{"closing: maybe sent", live, zk.ErrClosing, false, nil},
+		{"write failed: never whole", live, &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}, false, backends.ErrUnavailable},
+		{"read failed: maybe sent", live, &net.OpError{Op: "read", Net: "tcp", Err: net.ErrClosed}, false, nil},
 		{"no auth", live, zk.ErrNoAuth, false, nil},
 		{"canceled", canceled, zk.ErrConnectionClosed, false, backends.ErrCanceled},
 		{"read: store connection's session expired", live, zk.ErrSessionExpired, true, backends.ErrUnavailable},
