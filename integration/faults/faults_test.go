@@ -60,7 +60,7 @@ func usable(t *testing.T, kinds []fault) []fault {
 	if why == "" {
 		return kinds
 	}
-	if strings.EqualFold(os.Getenv("CI"), "true") {
+	if stores.UnderCI() {
 		t.Fatalf("the isolate fault cannot run under CI: %s", why)
 	}
 	t.Logf("isolate fault NOT run: %s", why)

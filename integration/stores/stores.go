@@ -70,11 +70,15 @@ func Require(t testing.TB, image string) {
 
 func stop(t testing.TB, why string) {
 	t.Helper()
-	if strings.EqualFold(os.Getenv("CI"), "true") {
+	if UnderCI() {
 		t.Fatalf("integration suite cannot run under CI: %s", why)
 	}
 	t.Skipf("integration suite skipped: %s", why)
 }
+
+// UnderCI reports whether the tests run under CI (CI=true), where a suite
+// or fault that cannot run is a failure, not a skip.
+func UnderCI() bool { return strings.EqualFold(os.Getenv("CI"), "true") }
 
 // startContext returns a context bounding a cluster's start.
 func startContext(t testing.TB) context.Context {
