@@ -27,4 +27,10 @@ var (
 	// leader key absent or holding another token, and wrote nothing: the
 	// leadership the token names has ended, or never was.
 	ErrNotLeader = errors.New("token does not hold the leader key")
+	// ErrPermission: the store refused the request for lack of rights or
+	// credentials (etcd: permission denied or authentication failed;
+	// ZooKeeper: NOAUTH or AUTH_FAILED; Consul: ACL not found or permission
+	// denied). It is permanent: package lease does not retry it and fails
+	// the call at once. Adapters keep the store's own words in the message.
+	ErrPermission = errors.New("permission denied by the store")
 )
