@@ -16,17 +16,19 @@ import (
 // to. Only a request that surely did not reach Consul's state (the
 // connection was refused, or Consul answered 429 before handling it)
 // counts as unavailable; any other failure, a 500 included, may come after the
-// request was applied and is left unclassified (outcome unknown).
+// request was applied and is left unclassified (outcome unknown). A 403 is
+// Consul's answer to a request its ACLs refuse (an unknown token: "ACL not
+// found"; a token without the rights: "Permission denied"), before acting:
+// it is permanent.
 func classify(op, election string, ctx context.Context, err error) error {
-	what := "consul: " + op
-	if election != "" {
-		what = fmt.Sprintf("consul: %s %q", op, election)
-	}
+	what := opName(op, election)
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrCanceled, ctx.Err())
 	case notSent(err):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
+	case forbidden(err):
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -39,4 +41,25 @@ func notSent(err error) bool {
 	}
 	var st api.StatusError
 	return errors.As(err, &st) && st.Code == http.StatusTooManyRequests
+}
+
+// forbidden reports whether err is Consul's 403: its ACLs refused the
+// request.
+func forbidden(err error) bool {
+	var st api.StatusError
+	return errors.As(err, &st) && st.Code == http.StatusForbidden
+}
+
+// aclRefusals are the words with which Consul reports an ACL refusal in a
+// transaction's operation errors, which carry no code: Consul's own
+// acl.IsErrPermissionDenied and acl.IsErrNotFound match on them too.
+var aclRefusals = []string{"Permission denied", "ACL not found"}
+
+// opName names an operation for an error: "consul: op" or, for an
+// election's, `consul: op "election"`.
+func opName(op, election string) string {
+	if election == "" {
+		return "consul: " + op
+	}
+	return fmt.Sprintf("consul: %s %q", op, election)
 }

@@ -2,7 +2,9 @@ package consul
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -44,14 +46,18 @@ func (ss *session) ID() string         { return ss.id }
 func (ss *session) TTL() time.Duration { return ss.ttl }
 
 // KeepAlive renews the session once. Consul answers an unknown session
-// with 404, which the api reports as a nil entry.
+// with 404 (or, in a race, 200 with no entry) and a token without
+// session:write with 403. It goes through the raw API because
+// api.Session.Renew drops the body of an error answer, Consul's words.
 func (ss *session) KeepAlive(ctx context.Context) error {
-	entry, _, err := ss.s.c.Session().Renew(ss.id, writeOpts(ctx))
-	if err != nil {
-		return classify("renew session "+ss.id, "", ctx, err)
-	}
-	if entry == nil {
+	var entries []*api.SessionEntry
+	_, err := ss.s.c.Raw().Write("/v1/session/renew/"+ss.id, nil, &entries, writeOpts(ctx))
+	var st api.StatusError
+	switch {
+	case errors.As(err, &st) && st.Code == http.StatusNotFound, err == nil && len(entries) == 0:
 		return fmt.Errorf("consul: renew session %s: %w", ss.id, backends.ErrSessionExpired)
+	case err != nil:
+		return classify("renew session "+ss.id, "", ctx, err)
 	}
 	return nil
 }

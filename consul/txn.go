@@ -6,17 +6,26 @@ import (
 	"strings"
 
 	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
 )
 
-// txn runs ops in one transaction. A rollback is a *rolledBack error;
-// any other failure is classified.
+// txn runs ops in one transaction. A rollback is a *rolledBack error,
+// unless Consul's ACLs refused an operation: that is an error wrapping
+// backends.ErrPermission (Consul answers it with a 409 too, and a rollback
+// read as "the key changed" would be retried forever). Any other failure
+// is classified.
 func (s *Store) txn(ctx context.Context, op, election string, ops api.TxnOps) (*api.TxnResponse, error) {
 	ok, resp, _, err := s.c.Txn().Txn(ops, queryOpts(ctx))
 	if err != nil {
 		return nil, classify(op, election, ctx, err)
 	}
 	if !ok {
-		return resp, &rolledBack{resp.Errors}
+		rb := &rolledBack{resp.Errors}
+		if rb.denied() {
+			return resp, fmt.Errorf("%s: %w: %s", opName(op, election), backends.ErrPermission, rb)
+		}
+		return resp, rb
 	}
 	return resp, nil
 }
@@ -40,6 +49,18 @@ func (rb *rolledBack) failedAt(i int) bool {
 	for _, e := range rb.errs {
 		if e != nil && e.OpIndex == i {
 			return true
+		}
+	}
+	return false
+}
+
+// denied reports whether Consul's ACLs refused one of the operations.
+func (rb *rolledBack) denied() bool {
+	for _, e := range rb.errs {
+		for _, words := range aclRefusals {
+			if e != nil && strings.Contains(e.What, words) {
+				return true
+			}
 		}
 	}
 	return false

@@ -10,11 +10,19 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// classify wraps an etcd client error with the backends class it belongs
-// to. Only errors the server returns before acting count as unavailable; a
-// transport failure may come after the request was applied, so it is left
-// unclassified (outcome unknown).
-func classify(op, election string, ctx context.Context, err error) error {
+// classify wraps an etcd client error of s with the backends class it
+// belongs to (see classifyErr).
+func (s *Store) classify(op, election string, ctx context.Context, err error) error {
+	return classifyErr(op, election, ctx, err, s.c.Token != "")
+}
+
+// classifyErr wraps an etcd client error with the backends class it
+// belongs to. Only errors the server returns before acting count as
+// unavailable; a transport failure may come after the request was applied,
+// so it is left unclassified (outcome unknown). fixedToken says the client
+// authenticates with a token it was given (clientv3.Config.Token), which
+// clientv3 cannot renew.
+func classifyErr(op, election string, ctx context.Context, err error, fixedToken bool) error {
 	what := "etcd: " + op
 	if election != "" {
 		what = fmt.Sprintf("etcd: %s %q", op, election)
@@ -29,8 +37,32 @@ func classify(op, election string, ctx context.Context, err error) error {
 	case errorsIs(err, rpctypes.ErrNoLeader), errorsIs(err, rpctypes.ErrTooManyRequests),
 		errorsIs(err, rpctypes.ErrNotCapable):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
+	case denied(err, fixedToken):
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// permanentAuth are the etcd errors that no retry can cure: the user lacks
+// the rights (permission denied), the credentials are wrong (authentication
+// failed, user not found), or the client sent none to a server with auth
+// on (user name is empty: clientv3 itself re-authenticates when it has a
+// user name and password, so only a client without them sees it).
+var permanentAuth = []error{rpctypes.ErrPermissionDenied, rpctypes.ErrAuthFailed,
+	rpctypes.ErrUserEmpty, rpctypes.ErrUserNotFound, rpctypes.ErrInvalidAuthMgmt,
+	rpctypes.ErrRoleNotGranted, rpctypes.ErrPermissionNotGranted}
+
+// denied reports whether err is a permanent refusal for lack of rights or
+// credentials. An invalid auth token or an old auth revision is not: with a
+// user name and password, clientv3 fetches a new token and retries by
+// itself. With a fixed token (fixedToken) it cannot, and they are.
+func denied(err error, fixedToken bool) bool {
+	for _, target := range permanentAuth {
+		if errorsIs(err, target) {
+			return true
+		}
+	}
+	return fixedToken && (errorsIs(err, rpctypes.ErrInvalidAuthToken) || errorsIs(err, rpctypes.ErrAuthOldRevision))
 }
 
 // errorsIs compares etcd errors, which cross the wire as gRPC statuses, by

@@ -29,7 +29,7 @@ func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, k
 		If(clientv3.Compare(clientv3.CreateRevision(s.Key(election)), "=", int64(token))).
 		Then(clientv3.OpPut(s.DataKey(key), string(value))).Commit()
 	if err != nil {
-		return classify("guarded put", election, ctx, err)
+		return s.classify("guarded put", election, ctx, err)
 	}
 	if !resp.Succeeded {
 		return fmt.Errorf("etcd: guarded put %q at token %d: %w", election, token, backends.ErrNotLeader)

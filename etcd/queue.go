@@ -34,7 +34,7 @@ func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election strin
 		Then(clientv3.OpPut(key, "", clientv3.WithLease(ss.id))).
 		Else(clientv3.OpGet(key)).Commit()
 	if err != nil {
-		return backends.Record{}, classify("enqueue", election, ctx, err)
+		return backends.Record{}, s.classify("enqueue", election, ctx, err)
 	}
 	rec := backends.Record{Election: election, Owner: ss.ID(), Revision: uint64(resp.Header.Revision), Token: uint64(resp.Header.Revision)}
 	if !resp.Succeeded {
@@ -58,7 +58,7 @@ func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backe
 	resp, err := s.c.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithMaxCreateRev(int64(token)-1),
 		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend), clientv3.WithLimit(1))
 	if err != nil {
-		return rec, classify("queue ahead", election, ctx, err)
+		return rec, s.classify("queue ahead", election, ctx, err)
 	}
 	rec.Revision = uint64(resp.Header.Revision)
 	if len(resp.Kvs) == 1 {
@@ -79,11 +79,11 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 	wch := s.c.Watch(wctx, key, clientv3.WithCreatedNotify())
 	created, ok := <-wch
 	if !ok || created.Err() != nil {
-		return classify("queue wait", entry.Election, ctx, watchErr(ctx, created, ok))
+		return s.classify("queue wait", entry.Election, ctx, watchErr(ctx, created, ok))
 	}
 	resp, err := s.c.Get(ctx, key)
 	if err != nil {
-		return classify("queue wait", entry.Election, ctx, err)
+		return s.classify("queue wait", entry.Election, ctx, err)
 	}
 	if len(resp.Kvs) == 0 || uint64(resp.Kvs[0].CreateRevision) != entry.Token {
 		return nil
@@ -94,7 +94,7 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 			if errorsIs(err, rpctypes.ErrCompacted) {
 				return nil // cannot tell: the caller looks again
 			}
-			return classify("queue wait", entry.Election, ctx, err)
+			return s.classify("queue wait", entry.Election, ctx, err)
 		}
 		for _, ev := range resp.Events {
 			if past(ev, seen) {
@@ -105,7 +105,7 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 			}
 		}
 	}
-	return classify("queue wait", entry.Election, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
+	return s.classify("queue wait", entry.Election, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
 }
 
 // Dequeue deletes the entry if its create revision is the entry's token.
@@ -115,7 +115,7 @@ func (s *Store) Dequeue(ctx context.Context, entry backends.Record) error {
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(entry.Token))).
 		Then(clientv3.OpDelete(key)).Commit()
 	if err != nil {
-		return classify("dequeue", entry.Election, ctx, err)
+		return s.classify("dequeue", entry.Election, ctx, err)
 	}
 	return nil
 }

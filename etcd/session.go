@@ -16,7 +16,7 @@ func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Ses
 	secs := int64((ttl + time.Second - 1) / time.Second)
 	resp, err := s.c.Grant(ctx, secs)
 	if err != nil {
-		return nil, classify("grant lease", "", ctx, err)
+		return nil, s.classify("grant lease", "", ctx, err)
 	}
 	return &session{s: s, id: resp.ID, ttl: time.Duration(resp.TTL) * time.Second}, nil
 }
@@ -39,7 +39,7 @@ func (ss *session) Create(ctx context.Context, election string, value []byte) (b
 		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id))).
 		Else(clientv3.OpGet(key)).Commit()
 	if err != nil {
-		return backends.Record{}, classify("create", election, ctx, err)
+		return backends.Record{}, ss.s.classify("create", election, ctx, err)
 	}
 	rev := resp.Header.Revision
 	rec := backends.Record{Election: election, Revision: uint64(rev)}
@@ -65,7 +65,7 @@ func (ss *session) Delete(ctx context.Context, election string, token uint64) er
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(token))).
 		Then(clientv3.OpDelete(key)).Commit()
 	if err != nil {
-		return classify("delete", election, ctx, err)
+		return ss.s.classify("delete", election, ctx, err)
 	}
 	if !resp.Succeeded {
 		return fmt.Errorf("etcd: delete %q at token %d: %w", election, token, backends.ErrNotFound)
@@ -77,7 +77,7 @@ func (ss *session) Delete(ctx context.Context, election string, token uint64) er
 func (ss *session) KeepAlive(ctx context.Context) error {
 	resp, err := ss.s.c.KeepAliveOnce(ctx, ss.id)
 	if err != nil {
-		return classify("keep lease "+ss.ID()+" alive", "", ctx, err)
+		return ss.s.classify("keep lease "+ss.ID()+" alive", "", ctx, err)
 	}
 	if resp.TTL <= 0 {
 		return fmt.Errorf("etcd: keep lease %s alive: %w", ss.ID(), backends.ErrSessionExpired)
@@ -89,7 +89,7 @@ func (ss *session) KeepAlive(ctx context.Context) error {
 func (ss *session) Close(ctx context.Context) error {
 	_, err := ss.s.c.Revoke(ctx, ss.id)
 	if err != nil && !errorsIs(err, rpctypes.ErrLeaseNotFound) {
-		return classify("revoke lease "+ss.ID(), "", ctx, err)
+		return ss.s.classify("revoke lease "+ss.ID(), "", ctx, err)
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ func (s *Store) Key(election string) string { return s.prefix + election }
 func (s *Store) Get(ctx context.Context, election string) (backends.Record, error) {
 	resp, err := s.c.Get(ctx, s.Key(election))
 	if err != nil {
-		return backends.Record{}, classify("get", election, ctx, err)
+		return backends.Record{}, s.classify("get", election, ctx, err)
 	}
 	rec := backends.Record{Election: election, Revision: uint64(resp.Header.Revision)}
 	if len(resp.Kvs) == 1 {

@@ -29,7 +29,7 @@ func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 	wch := s.c.Watch(wctx, s.Key(el), clientv3.WithCreatedNotify())
 	created, ok := <-wch
 	if !ok || created.Err() != nil {
-		return backends.Record{}, classify("wait", el, ctx, watchErr(ctx, created, ok))
+		return backends.Record{}, s.classify("wait", el, ctx, watchErr(ctx, created, ok))
 	}
 	seen := known.Revision // events at or before it are reflected in known
 	if uint64(created.Header.Revision) != known.Revision {
@@ -41,13 +41,13 @@ func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 	}
 	for resp := range wch {
 		if err := resp.Err(); err != nil {
-			return backends.Record{}, classify("wait", el, ctx, err)
+			return backends.Record{}, s.classify("wait", el, ctx, err)
 		}
 		if rec, ok := change(known, seen, resp.Events); ok {
 			return rec, nil
 		}
 	}
-	return backends.Record{}, classify("wait", el, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
+	return backends.Record{}, s.classify("wait", el, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
 }
 
 // change returns the first state the events give the key that differs

@@ -1,0 +1,60 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// TestClassify: each etcd error lands in its class, or in none. Auth
+// errors clientv3 cures by itself (a new token for a user with a
+// password) are not permanent; with a fixed token they are.
+func TestClassify(t *testing.T) {
+	live := context.Background()
+	canceled, cancel := context.WithCancel(live)
+	cancel()
+	watchDenied := rpctypes.Error(status.Error(codes.FailedPrecondition, "etcdserver: permission denied"))
+	cases := []struct {
+		name       string
+		ctx        context.Context
+		err        error
+		fixedToken bool
+		want       error // nil: no class
+	}{
+		{"permission denied (wire)", live, rpctypes.ErrGRPCPermissionDenied, false, backends.ErrPermission},
+		{"permission denied (client)", live, rpctypes.ErrPermissionDenied, false, backends.ErrPermission},
+		{"permission denied (watch cancel)", live, watchDenied, false, backends.ErrPermission},
+		{"authentication failed", live, rpctypes.ErrGRPCAuthFailed, false, backends.ErrPermission},
+		{"no credentials: user name is empty", live, rpctypes.ErrGRPCUserEmpty, false, backends.ErrPermission},
+		{"user not found", live, rpctypes.ErrGRPCUserNotFound, false, backends.ErrPermission},
+		{"invalid auth management", live, rpctypes.ErrGRPCInvalidAuthMgmt, false, backends.ErrPermission},
+		{"invalid token, password: clientv3 renews", live, rpctypes.ErrGRPCInvalidAuthToken, false, nil},
+		{"old auth revision, password: clientv3 renews", live, rpctypes.ErrGRPCAuthOldRevision, false, nil},
+		{"invalid fixed token", live, rpctypes.ErrGRPCInvalidAuthToken, true, backends.ErrPermission},
+		{"old auth revision, fixed token", live, rpctypes.ErrGRPCAuthOldRevision, true, backends.ErrPermission},
+		{"lease not found", live, rpctypes.ErrGRPCLeaseNotFound, false, backends.ErrSessionExpired},
+		{"no leader", live, rpctypes.ErrGRPCNoLeader, false, backends.ErrUnavailable},
+		{"compacted", live, rpctypes.ErrGRPCCompacted, false, backends.ErrCompacted},
+		{"timeout: maybe applied", live, rpctypes.ErrGRPCTimeout, false, nil},
+		{"canceled first", canceled, rpctypes.ErrGRPCPermissionDenied, false, backends.ErrCanceled},
+	}
+	classes := []error{backends.ErrPermission, backends.ErrSessionExpired, backends.ErrUnavailable,
+		backends.ErrCanceled, backends.ErrCompacted, backends.ErrKeyExists, backends.ErrNotFound}
+	for _, c := range cases {
+		got := classifyErr("op", "e", c.ctx, c.err, c.fixedToken)
+		for _, class := range classes {
+			if errors.Is(got, class) != (class == c.want) {
+				t.Errorf("%s: %v: errors.Is(%v) = %v", c.name, got, class, class != c.want)
+			}
+		}
+		if c.ctx.Err() == nil && !errors.Is(got, c.err) {
+			t.Errorf("%s: %v does not wrap the store's error %v", c.name, got, c.err)
+		}
+	}
+}
