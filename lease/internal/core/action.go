@@ -35,11 +35,17 @@ const (
 	// Lost: the leadership of Election ended; Err says why.
 	Lost
 	// Released: the campaign or resign of Election finished and the
-	// machine forgot it; Err is nil or says why the campaign stopped.
+	// machine forgot it; Err is nil or says why the campaign stopped, or
+	// why a resign could not delete the key (a permanent error).
 	Released
+	// SessionDenied: a session could not be made for a permanent reason
+	// (Err wraps backends.ErrPermission); the campaigns that needed it
+	// were released with it, and those waiting for a session should fail
+	// with it too. The session is no longer kept (see WantSession).
+	SessionDenied
 )
 
-var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released"}
+var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released", "session-denied"}
 
 func (k Kind) String() string { return kindNames[k] }
 

@@ -76,6 +76,8 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		m.wait(name, e)
 	case e.canceled:
 		m.forget(name, ErrCanceled)
+	case permanent(err):
+		m.forget(name, err)
 	case errors.Is(err, backends.ErrKeyExists):
 		e.phase, e.known = waiting, rec
 		m.wait(name, e)
@@ -97,6 +99,10 @@ func (m *Machine) Observed(now time.Time, name string, op uint64, rec backends.R
 	case errors.Is(err, backends.ErrCompacted):
 		e.known = backends.Record{}
 		m.wait(name, e)
+	case permanent(err) && e.phase == leading:
+		m.resign(name, e, err)
+	case permanent(err):
+		m.forget(name, err)
 	case err != nil:
 		e.lastErr = err
 		m.retry(now, name, e)
@@ -120,6 +126,8 @@ func (m *Machine) Deleted(now time.Time, name string, op uint64, err error) {
 	case e == nil:
 	case err == nil, errors.Is(err, backends.ErrNotFound), errors.Is(err, backends.ErrSessionExpired):
 		m.forget(name, nil)
+	case permanent(err):
+		m.forget(name, err)
 	default:
 		e.lastErr = err
 		m.retry(now, name, e)

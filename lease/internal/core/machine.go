@@ -2,11 +2,30 @@
 // no I/O, starts no goroutines and never reads a clock: the driver passes the
 // time and the outcome of every store call in, and carries out the Actions
 // that come out (see Ready). One goroutine must own a Machine.
+//
+// # Permanent errors
+//
+// A store error wrapping backends.ErrPermission (the store refused for
+// lack of rights or credentials) is never retried; it ends what it hit at
+// once, with the error as it came:
+//   - from a session creation: every campaign (SessionDenied, then each
+//     is Released with it);
+//   - from a Create, or a Get or Wait while campaigning: that campaign
+//     (Released);
+//   - from a Get or Wait while leading (the holder can no longer watch
+//     its key): the leadership (Lost), and the key is deleted as on a
+//     resign;
+//   - from a renewal (the holder's rights were revoked): the session, as
+//     if it had expired, and so every leadership on it (Lost);
+//   - from the Delete of a resign: the resign (Released with it); the key
+//     goes when the session ends.
 package core
 
 import (
 	"errors"
 	"time"
+
+	"github.com/leasehold/leasehold/backends"
 )
 
 // Reasons a leadership or session ends.
@@ -141,6 +160,9 @@ func (m *Machine) LastErr(name string) error {
 	}
 	return nil
 }
+
+// permanent reports whether err is one no retry can cure.
+func permanent(err error) bool { return errors.Is(err, backends.ErrPermission) }
 
 func (m *Machine) op() uint64 {
 	m.nextOp++

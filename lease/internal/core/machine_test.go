@@ -70,6 +70,7 @@ var scriptErrs = map[string]error{
 	"compacted":   backends.ErrCompacted,
 	"unavailable": backends.ErrUnavailable,
 	"timeout":     errors.New("deadline exceeded after send"),
+	"denied":      fmt.Errorf("%w: etcdserver: permission denied", backends.ErrPermission),
 }
 
 func scriptErr(t *testing.T, d *datadriven.TestData) error {

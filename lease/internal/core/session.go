@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -60,13 +61,19 @@ func (m *Machine) SessionCreated(now time.Time, epoch uint64, id string, ttl tim
 	}
 }
 
-// SessionFailed reports that CreateSession for epoch failed.
+// SessionFailed reports that CreateSession for epoch failed. A permanent
+// error fails every campaign at once (see SessionDenied); any other is
+// retried after RetryInterval.
 func (m *Machine) SessionFailed(now time.Time, epoch uint64, err error) {
 	m.Tick(now)
 	if epoch != m.sess.epoch || m.sess.state != creatingSession {
 		return
 	}
 	m.sess = session{epoch: epoch, retryAt: now.Add(m.cfg.retryWait())}
+	if permanent(err) {
+		m.sessionDenied(fmt.Errorf("create session: %w", err))
+		return
+	}
 	for _, e := range m.els {
 		if e.phase == needSession {
 			e.lastErr = fmt.Errorf("create session: %w", err)
@@ -89,15 +96,17 @@ func (m *Machine) Renewed(now time.Time, epoch uint64, sentAt time.Time) {
 }
 
 // RenewFailed reports that the Renew for epoch failed. An error wrapping
-// backends.ErrSessionExpired ends the session at once; any other is retried
-// after RetryInterval while the deadline allows.
+// backends.ErrSessionExpired or a permanent one (the holder's rights were
+// revoked: the session cannot be kept, so its leaderships cannot be safely
+// either) ends the session at once; any other is retried after
+// RetryInterval while the deadline allows.
 func (m *Machine) RenewFailed(now time.Time, epoch uint64, err error) {
 	m.Tick(now)
 	if epoch != m.sess.epoch || m.sess.state != live {
 		return
 	}
 	m.sess.renewing = false
-	if errors.Is(err, backends.ErrSessionExpired) {
+	if errors.Is(err, backends.ErrSessionExpired) || permanent(err) {
 		m.sessionLost(now, err)
 		return
 	}
@@ -152,4 +161,23 @@ func (m *Machine) sessionLost(now time.Time, cause error) {
 		m.onSessionLost(name, e, cause)
 	}
 	m.tickSession(now)
+}
+
+// sessionDenied gives up on making a session: the session is no longer
+// kept, and every campaign (an election neither leading nor releasing;
+// none can be leading without a session) is released with err, in name
+// order.
+func (m *Machine) sessionDenied(err error) {
+	m.keep = false
+	m.emit(Action{Kind: SessionDenied, Err: err})
+	var names []string
+	for name, e := range m.els {
+		if e.phase != leading && e.phase != releasing {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		m.forget(name, err)
+	}
 }
