@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -119,8 +120,12 @@ func (e *LeaseElector) ended(name string, l *Leadership, cause error) {
 	reason := Reason(cause)
 	e.opts.Metrics.Leading(name, false)
 	e.opts.Metrics.Lost(name, reason)
-	e.log.Info("leadership lost", "election", name, "token", l.Token, "session", l.Session,
-		"reason", reason, "err", cause)
+	lvl := slog.LevelInfo
+	if permanent(cause) {
+		lvl = slog.LevelError
+	}
+	e.log.Log(e.ctx, lvl, "leadership lost", "election", name, "token", l.Token,
+		"session", l.Session, "reason", reason, "err", cause)
 }
 
 func (e *LeaseElector) released(name string, err error) {
@@ -129,8 +134,13 @@ func (e *LeaseElector) released(name string, err error) {
 		delete(e.campaigns, name)
 		c.finish(nil, fmt.Errorf("lease: campaign %q: %w", name, err))
 	}
+	var rerr error // for resigns: nil, or why the store refused the delete
+	if permanent(err) {
+		e.log.Error("election refused by the store", "election", name, "err", err)
+		rerr = fmt.Errorf("lease: resign %q: %w", name, err)
+	}
 	for _, w := range e.resigns[name] {
-		w <- nil
+		w <- rerr
 	}
 	delete(e.resigns, name)
 }
@@ -183,8 +193,10 @@ func (l *Leadership) end(cause error) {
 // Resign ends the leadership at once (its context is cancelled with
 // ErrResigned) and deletes the leader key if it still holds this term's
 // token, never a successor's. It waits until the key is deleted or ctx
-// ends; the deletion goes on after ctx ends. Resigning a leadership that
-// already ended returns nil.
+// ends; the deletion goes on after ctx ends. If the store refuses the
+// delete for a permanent reason, Resign returns that error (wrapping
+// backends.ErrPermission) and the key stays until the session ends.
+// Resigning a leadership that already ended returns nil.
 func (l *Leadership) Resign(ctx context.Context) error {
 	w := make(chan error, 1)
 	if !l.e.post(func(now time.Time) {

@@ -45,7 +45,7 @@ type LeaseElector struct {
 	held      map[string]*Leadership
 	resigns   map[string][]chan error
 	watches   map[string]context.CancelFunc
-	ready     []chan string // AwaitSession calls
+	ready     []chan awaited // AwaitSession calls
 }
 
 // New returns an elector on store. It checks opts against the store's
@@ -95,9 +95,11 @@ func (e *LeaseElector) SessionID() string {
 // AwaitSession makes sure the elector has a live store session, creating
 // one if needed, and returns its ID once it has. A candidate with a live
 // session can take the leader key the moment it is freed, so this is the
-// elector's readiness. It fails when ctx ends or the elector closes.
+// elector's readiness. It fails when ctx ends, the elector closes, or the
+// store refuses the session for a permanent reason (an error wrapping
+// backends.ErrPermission, with the store's words).
 func (e *LeaseElector) AwaitSession(ctx context.Context) (string, error) {
-	w := make(chan string, 1)
+	w := make(chan awaited, 1)
 	if !e.do(func(now time.Time) {
 		e.ready = append(e.ready, w)
 		e.m.WantSession(now)
@@ -105,8 +107,11 @@ func (e *LeaseElector) AwaitSession(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("lease: await session: %w", ErrClosed)
 	}
 	select {
-	case id := <-w:
-		return id, nil
+	case r := <-w:
+		if r.err != nil {
+			return "", fmt.Errorf("lease: await session: %w", r.err)
+		}
+		return r.id, nil
 	case <-ctx.Done():
 		return "", fmt.Errorf("lease: await session: %w", ctx.Err())
 	case <-e.loopDone:
@@ -119,11 +124,22 @@ func (e *LeaseElector) notifyReady() {
 		return
 	}
 	if id := e.m.SessionID(); id != "" {
-		for _, w := range e.ready {
-			w <- id
-		}
-		e.ready = nil
+		e.answerReady(awaited{id: id})
 	}
+}
+
+// awaited is the answer to an AwaitSession call: a session ID or why
+// there will be none.
+type awaited struct {
+	id  string
+	err error
+}
+
+func (e *LeaseElector) answerReady(r awaited) {
+	for _, w := range e.ready {
+		w <- r
+	}
+	e.ready = nil
 }
 
 // Options returns the options in effect, defaults filled in.

@@ -30,6 +30,7 @@ const (
 	ReasonRenewDeadline  = "renew_deadline"
 	ReasonSessionExpired = "session_expired"
 	ReasonKeyLost        = "key_lost"
+	ReasonPermission     = "permission"
 	ReasonClosed         = "closed"
 	ReasonOther          = "other"
 )
@@ -46,6 +47,8 @@ func Reason(cause error) string {
 		return ReasonSessionExpired
 	case errors.Is(cause, ErrKeyLost):
 		return ReasonKeyLost
+	case errors.Is(cause, backends.ErrPermission):
+		return ReasonPermission
 	case errors.Is(cause, ErrClosed):
 		return ReasonClosed
 	}

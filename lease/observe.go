@@ -26,6 +26,12 @@ type LeaderInfo struct {
 	// api.Lock, say) or no leader, the local time this observer first saw
 	// the state. It is for display only: nothing here decides by it.
 	Since time.Time
+	// Err is set only on the last value Observe sends before it closes its
+	// channel because the store refused to let it read (an error wrapping
+	// backends.ErrPermission, with the store's words); its other fields
+	// are then zero but Election. Like the last response of an etcd watch
+	// that failed, it says why the stream ended.
+	Err error
 }
 
 // HasLeader reports whether the election had a leader.
@@ -64,8 +70,12 @@ func (e *LeaseElector) Leader(ctx context.Context, election string) (LeaderInfo,
 // change, so a reader always gets the current state, never a stale one,
 // but a change that came and went while the reader was busy (or while the
 // store was unreachable) can be skipped.
-// Store errors are retried every RetryInterval. The channel is closed when
-// ctx ends or the elector closes.
+// Store errors are retried every RetryInterval, but for a permanent one
+// (the store refused for lack of rights or credentials): then Observe
+// sends a last LeaderInfo whose Err wraps backends.ErrPermission and
+// closes the channel, within one round trip. Otherwise the channel is
+// closed when ctx ends or the elector closes; a reader that finds it
+// closed without such a value knows it was one of those.
 func (e *LeaseElector) Observe(ctx context.Context, election string) (<-chan LeaderInfo, error) {
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: observe: %v: %w", err, ErrInvalidOption)
@@ -94,6 +104,10 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 		case errors.Is(err, backends.ErrCompacted):
 			known.Revision = 0
 			continue
+		case permanent(err):
+			e.log.Error("observe refused by the store", "election", election, "err", err)
+			e.send(ctx, ch, LeaderInfo{Election: election, Err: fmt.Errorf("lease: observe %q: %w", election, err)})
+			return
 		case err != nil:
 			known.Revision = 0
 			e.pause(ctx, e.opts.RetryInterval)
@@ -104,10 +118,15 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 			continue
 		}
 		first, last = false, infoOf(rec, time.Now())
-		select {
-		case ch <- last:
-		case <-ctx.Done():
-		}
+		e.send(ctx, ch, last)
+	}
+}
+
+// send hands info to the reader, unless ctx ends first.
+func (e *LeaseElector) send(ctx context.Context, ch chan<- LeaderInfo, info LeaderInfo) {
+	select {
+	case ch <- info:
+	case <-ctx.Done():
 	}
 }
 

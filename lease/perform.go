@@ -32,6 +32,8 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.Released:
 		e.leaveQueue(a.Election, e.liveSession())
 		e.released(a.Election, a.Err)
+	case core.SessionDenied:
+		e.answerReady(awaited{err: a.Err})
 	}
 }
 
@@ -75,7 +77,7 @@ func (e *LeaseElector) createSession(epoch uint64) {
 			e.track(s, true)
 			e.log.Debug("session created", "session", s.ID(), "ttl", s.TTL())
 		} else {
-			e.log.Warn("session creation failed", "err", err)
+			e.log.Log(ctx, levelOf(err), "session creation failed", "err", err)
 		}
 		e.post(func(now time.Time) {
 			if err != nil {
@@ -95,7 +97,7 @@ func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
 		if err == nil {
 			e.opts.Metrics.Renewed(time.Since(sent))
 		} else {
-			e.log.Warn("session renewal failed", "session", s.ID(), "err", err)
+			e.log.Log(ctx, levelOf(err), "session renewal failed", "session", s.ID(), "err", err)
 		}
 		e.post(func(now time.Time) {
 			if err != nil {

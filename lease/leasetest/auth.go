@@ -1,0 +1,203 @@
+package leasetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/lease"
+)
+
+// AuthHarness connects the auth suite to one store with access control
+// on (etcd RBAC, Consul ACLs with default_policy = "deny", ZooKeeper
+// ACLs). Its methods may be called from several tests at once.
+type AuthHarness interface {
+	// Holder returns a Store with every right the elector needs under
+	// the adapter's prefix, on a connection of its own closed when t ends.
+	Holder(t testing.TB) backends.Store
+	// Refused returns the clients short of those rights.
+	Refused() []AuthCase
+	// Revocable returns a Store with every right, like Holder's but for
+	// a principal of its own, and a function that takes its write rights
+	// away (as an operator would while it leads).
+	Revocable(t testing.TB) (store backends.Store, revoke func(context.Context) error)
+}
+
+// AuthCase is a client short of the rights the elector needs.
+type AuthCase struct {
+	// Name names the case in test names, e.g. "read-only".
+	Name string
+	// Store returns a Store for the case, on a connection of its own
+	// closed when t ends, and a function that writes value at election's
+	// leader key through that connection's own client, as a plain write
+	// (not through the adapter); it returns an error wrapping
+	// backends.ErrPermission if the store refused it for want of rights.
+	Store func(t testing.TB) (store backends.Store, overwrite func(ctx context.Context, election string, value []byte) error)
+	// KeyRead: the case may read the leader keys (Leader and Observe work).
+	KeyRead bool
+	// KeyWrite: the case may write the leader keys; it lacks another right
+	// (say, Consul's session:write), so only its campaigns are refused and
+	// the attacks on the holder's key are not tried.
+	KeyWrite bool
+}
+
+// RunAuthTests runs the auth suite: a holder with every right leads; each
+// refused client's Campaign, its delete of the holder's key at the
+// holder's token (the resign of another's term), its overwrite of the key
+// and its guarded write each fail at once with an error wrapping
+// backends.ErrPermission, with no hang, and the holder keeps its key and
+// its term; a holder whose rights are revoked loses its leadership with
+// an error wrapping backends.ErrPermission. base holds the options of
+// every elector; "at once" is within 2×RequestTimeout, set as a context
+// deadline, so a hang shows as context.DeadlineExceeded.
+func RunAuthTests(t *testing.T, h AuthHarness, base lease.Options) {
+	s := &authSuite{h: h, base: base}
+	t.Run("Refused", s.testRefused)
+	t.Run("Revoked", s.testRevoked)
+}
+
+type authSuite struct {
+	h    AuthHarness
+	base lease.Options
+}
+
+func (s *authSuite) elector(t *testing.T, store backends.Store, identity string) *lease.LeaseElector {
+	t.Helper()
+	opts := s.base
+	opts.Identity = identity
+	e, err := lease.New(store, opts)
+	if err != nil {
+		t.Fatalf("lease.New: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = e.Close(ctx)
+	})
+	return e
+}
+
+// bound is the context every refused call runs under: 2×RequestTimeout.
+func (s *authSuite) bound(t *testing.T, e *lease.LeaseElector) context.Context {
+	return backendtest.Context(t, 2*e.Options().RequestTimeout)
+}
+
+func (s *authSuite) testRefused(t *testing.T) {
+	el := backendtest.Election(t)
+	holderStore := s.h.Holder(t)
+	holder := s.elector(t, holderStore, "holder")
+	l := campaign(t, holder, el)
+	for _, c := range s.h.Refused() {
+		t.Run(c.Name, func(t *testing.T) {
+			store, overwrite := c.Store(t)
+			e := s.elector(t, store, "mallory")
+			_, err := e.Campaign(s.bound(t, e), el)
+			wantPermission(t, "Campaign", err)
+			s.checkReads(t, e, c, el, l)
+			if !c.KeyWrite {
+				s.attack(t, e, store, overwrite, el, l)
+			}
+			holderKeeps(t, holderStore, l)
+		})
+	}
+}
+
+// checkReads: Leader and Observe show the holder to a client that may
+// read, and fail with ErrPermission, the stream closing, for one that may
+// not.
+func (s *authSuite) checkReads(t *testing.T, e *lease.LeaseElector, c AuthCase, el string, l *lease.Leadership) {
+	t.Helper()
+	info, err := e.Leader(s.bound(t, e), el)
+	if c.KeyRead {
+		if err != nil || info.Token != l.Token {
+			t.Fatalf("Leader: %+v, %v; want the holder's token %d", info, err, l.Token)
+		}
+		return
+	}
+	wantPermission(t, "Leader", err)
+	ctx := s.bound(t, e)
+	ch, err := e.Observe(ctx, el)
+	if err != nil {
+		t.Fatalf("Observe: %v", err)
+	}
+	select {
+	case last := <-ch:
+		wantPermission(t, "Observe's last value", last.Err)
+	case <-ctx.Done():
+		t.Fatalf("Observe sent nothing within %v", e.Options().RequestTimeout*2)
+	}
+	if _, open := <-ch; open {
+		t.Fatal("Observe's channel stayed open after the refusal")
+	}
+}
+
+// attack tries to resign the holder's term (a delete at its token), to
+// overwrite its key and to make a guarded write at its token.
+func (s *authSuite) attack(t *testing.T, e *lease.LeaseElector, store backends.Store,
+	overwrite func(context.Context, string, []byte) error, el string, l *lease.Leadership) {
+	t.Helper()
+	wantPermission(t, "overwrite", overwrite(s.bound(t, e), el, []byte("mallory")))
+	if g, ok := store.(backends.GuardedWriter); ok {
+		wantPermission(t, "GuardedPut", g.GuardedPut(s.bound(t, e), el, uint64(l.Token), "d", []byte("x")))
+	}
+	sess, err := store.NewSession(s.bound(t, e), e.Options().TTL)
+	if err != nil { // a store that refuses the session refuses the rest with it
+		wantPermission(t, "NewSession", err)
+		return
+	}
+	t.Cleanup(func() { _ = sess.Close(context.Background()) })
+	wantPermission(t, "Delete at the holder's token", sess.Delete(s.bound(t, e), el, uint64(l.Token)))
+}
+
+// holderKeeps checks that the holder still leads with the same term and
+// that its key is still the one it took.
+func holderKeeps(t *testing.T, holder backends.Store, l *lease.Leadership) {
+	t.Helper()
+	if err := l.Err(); err != nil {
+		t.Fatalf("the holder's leadership ended: %v", err)
+	}
+	rec, err := holder.Get(backendtest.Context(t, 10*time.Second), l.Election)
+	if err != nil || rec.Token != uint64(l.Token) || rec.Owner != l.Session {
+		t.Fatalf("holder's key: %+v, %v; want token %d of session %s", rec, err, l.Token, l.Session)
+	}
+}
+
+// testRevoked: a holder whose write rights are taken away while it leads
+// loses the leadership, with the store's refusal as the cause, and does
+// not wait for its deadline to say so.
+func (s *authSuite) testRevoked(t *testing.T) {
+	store, revoke := s.h.Revocable(t)
+	e := s.elector(t, store, "revokee")
+	l := campaign(t, e, backendtest.Election(t))
+	if err := revoke(backendtest.Context(t, 10*time.Second)); err != nil {
+		t.Fatalf("revoke: %v", err)
+	}
+	opts := e.Options()
+	select {
+	case <-l.Done():
+	case <-time.After(opts.TTL + 2*opts.RequestTimeout):
+		t.Fatalf("the leadership outlived its rights by %v", opts.TTL+2*opts.RequestTimeout)
+	}
+	wantPermission(t, "the leadership's cause", l.Err())
+	if got := lease.Reason(l.Err()); got != lease.ReasonPermission {
+		t.Fatalf("Reason = %q, want %q", got, lease.ReasonPermission)
+	}
+}
+
+// wantPermission fails unless err wraps backends.ErrPermission and the
+// call did not merely run out of time.
+func wantPermission(t *testing.T, what string, err error) {
+	t.Helper()
+	switch {
+	case err == nil:
+		t.Fatalf("%s: no error, want one wrapping backends.ErrPermission", what)
+	case errors.Is(err, context.DeadlineExceeded):
+		t.Fatalf("%s: hung until the deadline: %v", what, err)
+	case !errors.Is(err, backends.ErrPermission):
+		t.Fatalf("%s: %v, want an error wrapping backends.ErrPermission", what, err)
+	}
+	t.Logf("%s: %v", what, err)
+}
