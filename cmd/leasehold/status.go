@@ -24,7 +24,8 @@ flags:
 const observeUsage = `usage: leasehold observe --store URL --election NAME [--json]
 
 Prints the election's leader, then every change, including "no leader",
-until interrupted.
+until interrupted. Exits 1 at once if the store refuses for want of rights
+or credentials.
 
 flags:
 `
@@ -90,6 +91,9 @@ func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return 1, err
 	}
 	for info := range ch {
+		if info.Err != nil { // the store refused: permanent
+			return 1, info.Err
+		}
 		info.Election = q.election
 		printInfo(stdout, info, q.json)
 	}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/etcd/etcdtest"
+	"github.com/leasehold/leasehold/internal/embedetcd"
+)
+
+// refusal is one command a store refuses for want of rights: its name,
+// its flags besides --store, --election and --ttl (and the child after
+// "--" for run), and the store's words its one error line must carry.
+type refusal struct {
+	name, cmd string
+	flags     []string
+	words     string
+}
+
+// TestRefusedExitsAtOnce: on etcd with RBAC on the prefix, run, observe and
+// status as a user without the rights (or with no credentials) print the
+// store's refusal on one line and exit 1 at once, where they used to hang
+// silently.
+func TestRefusedExitsAtOnce(t *testing.T) {
+	srv, err := embedetcd.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	h := &etcdtest.AuthHarness{Endpoints: []string{srv.Endpoint}}
+	h.Setup(t)
+	store := "etcd://" + strings.TrimPrefix(srv.Endpoint, "http://") + "/leasehold"
+	as := func(user string) []string { return []string{"--user", user + ":" + etcdtest.Password(user)} }
+	checkRefusals(t, store, []refusal{
+		{"run as a reader", "run", append(as("reader"), "--", "true"), "etcdserver: permission denied"},
+		{"run without credentials", "run", []string{"--", "true"}, "etcdserver: user name is empty"},
+		{"observe as nobody", "observe", as("nobody"), "etcdserver: permission denied"},
+		{"status as nobody", "status", as("nobody"), "etcdserver: permission denied"},
+	})
+}
+
+// checkRefusals runs each refusal against store and checks that it exits 1
+// within 5 s (the TTL is 2 s, so a request times out after 667 ms) with
+// one "leasehold:" line carrying the store's words.
+func checkRefusals(t *testing.T, store string, cases []refusal) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			began := time.Now()
+			in := start(t, append([]string{c.cmd, "--store", store, "--election", "jobs/guarded", "--ttl", "2s"}, c.flags...)...)
+			if code := in.exit(t, 5*time.Second); code != 1 {
+				t.Fatalf("exit %d, want 1\n%s", code, in.stderr.all.String())
+			}
+			out := in.stderr.all.String()
+			var final []string
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(line, "leasehold: ") {
+					final = append(final, line)
+				}
+			}
+			if len(final) != 1 || !strings.Contains(final[0], c.words) {
+				t.Fatalf("stderr %q, want one leasehold: line with %q", out, c.words)
+			}
+			t.Logf("exit 1 after %v: %s", time.Since(began).Round(time.Millisecond), final[0])
+		})
+	}
+}
