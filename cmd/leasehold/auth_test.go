@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasehold/leasehold/consul/consultest"
 	"github.com/leasehold/leasehold/etcd/etcdtest"
+	"github.com/leasehold/leasehold/integration/stores"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
@@ -32,7 +34,7 @@ func TestRefusedExitsAtOnce(t *testing.T) {
 	h.Setup(t)
 	store := "etcd://" + strings.TrimPrefix(srv.Endpoint, "http://") + "/leasehold"
 	as := func(user string) []string { return []string{"--user", user + ":" + etcdtest.Password(user)} }
-	checkRefusals(t, store, []refusal{
+	checkRefusals(t, store, "2s", []refusal{
 		{"run as a reader", "run", append(as("reader"), "--", "true"), "etcdserver: permission denied"},
 		{"run without credentials", "run", []string{"--", "true"}, "etcdserver: user name is empty"},
 		{"observe as nobody", "observe", as("nobody"), "etcdserver: permission denied"},
@@ -40,15 +42,15 @@ func TestRefusedExitsAtOnce(t *testing.T) {
 	})
 }
 
-// checkRefusals runs each refusal against store and checks that it exits 1
-// within 5 s (the TTL is 2 s, so a request times out after 667 ms) with
-// one "leasehold:" line carrying the store's words.
-func checkRefusals(t *testing.T, store string, cases []refusal) {
+// checkRefusals runs each refusal against store with the given TTL and
+// checks that it exits 1 within 5 s (a request may take TTL/3) with one
+// "leasehold:" line carrying the store's words.
+func checkRefusals(t *testing.T, store, ttl string, cases []refusal) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			began := time.Now()
-			in := start(t, append([]string{c.cmd, "--store", store, "--election", "jobs/guarded", "--ttl", "2s"}, c.flags...)...)
+			in := start(t, append([]string{c.cmd, "--store", store, "--election", "jobs/guarded", "--ttl", ttl}, c.flags...)...)
 			if code := in.exit(t, 5*time.Second); code != 1 {
 				t.Fatalf("exit %d, want 1\n%s", code, in.stderr.all.String())
 			}
@@ -65,4 +67,21 @@ func checkRefusals(t *testing.T, store string, cases []refusal) {
 			t.Logf("exit 1 after %v: %s", time.Since(began).Round(time.Millisecond), final[0])
 		})
 	}
+}
+
+// TestRefusedExitsAtOnceConsul: on Consul with ACLs (default_policy =
+// "deny"), run with a token without session:write or with read-only KV,
+// and observe and status with a token without rights, print Consul's
+// refusal on one line and exit 1 at once.
+func TestRefusedExitsAtOnceConsul(t *testing.T) {
+	h := &consultest.AuthHarness{Addr: stores.ConsulACL(t), ManagementToken: stores.ConsulManagementToken}
+	h.Setup(t)
+	store := "consul://" + h.Addr + "/leasehold"
+	as := func(name string) []string { return []string{"--token", h.Token(name)} }
+	checkRefusals(t, store, "10s", []refusal{
+		{"run without session:write", "run", append(as("no-session-write"), "--", "true"), "lacks permission 'session:write'"},
+		{"run with read-only KV", "run", append(as("read-only-kv"), "--", "true"), "lacks permission 'key:write'"},
+		{"observe without rights", "observe", as("no-rights"), "Permission denied"},
+		{"status with an unknown token", "status", as("unknown-token"), "ACL not found"},
+	})
 }
