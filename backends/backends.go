@@ -24,6 +24,17 @@
 //
 // A Record's Revision is the store's position at which the state was read.
 // Wait takes the whole Record and returns when the key differs from it.
+//
+// # Errors
+//
+// Every method classifies its errors into the classes of errors.go. In
+// particular, any method, on Store, Session or an optional interface,
+// returns an error wrapping ErrPermission when the store refuses the
+// request for want of rights or credentials, with the store's own words
+// in the message; such a request did nothing. It is the one permanent
+// class: package lease never retries it. An error the store's client cures
+// by itself on the next call (etcd's clientv3 fetching a new auth token)
+// must not wrap it.
 package backends
 
 import (

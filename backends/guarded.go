@@ -19,9 +19,9 @@ type GuardedWriter interface {
 	// ValidateElection checks an election name; the adapter keeps the
 	// value under its prefix in a namespace of its own (DataSegment),
 	// apart from the leader keys. Like every adapter call it makes one
-	// attempt: an error that wraps neither ErrNotLeader nor ErrUnavailable
-	// leaves the outcome unknown. Implementations must be safe for
-	// concurrent use.
+	// attempt: an error that wraps none of ErrNotLeader, ErrUnavailable
+	// and ErrPermission leaves the outcome unknown. Implementations must
+	// be safe for concurrent use.
 	GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error
 }
 

@@ -29,7 +29,10 @@ func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l
 // Campaign waits on a watch of the key, not by polling. Store errors are
 // retried every RetryInterval until ctx ends; the error then wraps ctx's
 // error and the last store error. If the session expires while Campaign
-// waits, a new session is made and the campaign goes on.
+// waits, a new session is made and the campaign goes on. A permanent
+// store error (one wrapping backends.ErrPermission: the store refused for
+// want of rights or credentials) is not retried: Campaign returns it at
+// once, with the store's words.
 //
 // Campaign fails with ErrBusy if the election is already campaigning or held
 // on this elector. A Campaign cancelled just as it won releases the key.
