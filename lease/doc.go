@@ -76,6 +76,5 @@
 // renewal or watch of its key is refused (its rights were revoked) loses
 // the leadership at once, with the refusal as the cause (Reason
 // "permission"). The elector logs the refusals its own calls meet at
-// error level. Other errors are retried
-// as above.
+// error level. Other errors are retried as above.
 package lease
