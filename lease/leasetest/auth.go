@@ -96,6 +96,9 @@ func (s *authSuite) testRefused(t *testing.T) {
 			e := s.elector(t, store, "mallory")
 			_, err := e.Campaign(s.bound(t, e), el)
 			wantPermission(t, "Campaign", err)
+			if _, err := e.AwaitSession(s.bound(t, e)); err != nil {
+				wantPermission(t, "AwaitSession", err) // a session refused, not a hang
+			}
 			s.checkReads(t, e, c, el, l)
 			if !c.KeyWrite {
 				s.attack(t, e, store, overwrite, el, l)
