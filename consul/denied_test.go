@@ -100,6 +100,11 @@ func TestDeniedCalls(t *testing.T) {
 		_, err := s.Wait(ctx, backends.Record{Election: "e", Revision: 5})
 		wantDenied(t, "Wait", err, aclNotFound)
 	})
+	t.Run("Create with an unknown token", func(t *testing.T) {
+		ss, _ := fakeSession(t, map[string]http.HandlerFunc{"PUT /v1/txn": forbidden(aclNotFound)})
+		_, err := ss.Create(ctx, "e", nil)
+		wantDenied(t, "Create", err, aclNotFound)
+	})
 	t.Run("GuardedPut", func(t *testing.T) {
 		s, _ := newFake(t, map[string]http.HandlerFunc{"PUT /v1/txn": txnDenied(1)})
 		wantDenied(t, "GuardedPut", s.GuardedPut(ctx, "e", 7, "d", []byte("x")), "key:write")
@@ -116,5 +121,15 @@ func TestLockDelayIsNotDenied(t *testing.T) {
 	_, err := ss.Create(context.Background(), "e", nil)
 	if err == nil || errors.Is(err, backends.ErrPermission) {
 		t.Fatalf("Create refused by lock-delay: %v, want a plain error", err)
+	}
+}
+
+// TestTxnTooManyRequests: a transaction Consul refuses with 429 surely did
+// not happen: unavailable, as for every other call (api.Txn would have
+// dropped the code).
+func TestTxnTooManyRequests(t *testing.T) {
+	ss, _ := fakeSession(t, map[string]http.HandlerFunc{"PUT /v1/txn": reply(http.StatusTooManyRequests, "rate limit exceeded")})
+	if err := ss.Delete(context.Background(), "e", 7); !errors.Is(err, backends.ErrUnavailable) {
+		t.Fatalf("Delete answered 429: %v, want ErrUnavailable", err)
 	}
 }

@@ -2,7 +2,10 @@ package consul
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/hashicorp/consul/api"
@@ -14,20 +17,25 @@ import (
 // unless Consul's ACLs refused an operation: that is an error wrapping
 // backends.ErrPermission (Consul answers it with a 409 too, and a rollback
 // read as "the key changed" would be retried forever). Any other failure
-// is classified.
+// is classified. It goes through the raw API because api.Txn drops the
+// status code of any other answer (a 403, a 429) and keeps only its body.
 func (s *Store) txn(ctx context.Context, op, election string, ops api.TxnOps) (*api.TxnResponse, error) {
-	ok, resp, _, err := s.c.Txn().Txn(ops, queryOpts(ctx))
-	if err != nil {
+	var resp api.TxnResponse
+	_, err := s.c.Raw().Write("/v1/txn", ops, &resp, writeOpts(ctx))
+	var st api.StatusError
+	switch {
+	case err == nil:
+		return &resp, nil
+	case !errors.As(err, &st) || st.Code != http.StatusConflict:
 		return nil, classify(op, election, ctx, err)
+	case json.Unmarshal([]byte(st.Body), &resp) != nil:
+		return nil, fmt.Errorf("%s: a rolled back transaction's answer is not JSON: %w", opName(op, election), err)
 	}
-	if !ok {
-		rb := &rolledBack{resp.Errors}
-		if rb.denied() {
-			return resp, fmt.Errorf("%s: %w: %s", opName(op, election), backends.ErrPermission, rb)
-		}
-		return resp, rb
+	rb := &rolledBack{resp.Errors}
+	if rb.denied() {
+		return &resp, fmt.Errorf("%s: %w: %s", opName(op, election), backends.ErrPermission, rb)
 	}
-	return resp, nil
+	return &resp, rb
 }
 
 // lastKV returns the key read by the last operation of a transaction.
