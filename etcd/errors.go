@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"google.golang.org/grpc/status"
 
 	"github.com/leasehold/leasehold/backends"
 )
@@ -66,10 +67,17 @@ func denied(err error, fixedToken bool) bool {
 }
 
 // errorsIs compares etcd errors, which cross the wire as gRPC statuses, by
-// their etcd error type.
+// their etcd error type. A watch the server refuses (a user without read
+// rights) ends with the status's text only: clientv3 keeps its cancel
+// reason as a plain error, which is compared with the text of target's
+// status.
 func errorsIs(err, target error) bool {
 	if errors.Is(err, target) {
 		return true
 	}
-	return errors.Is(rpctypes.Error(err), rpctypes.Error(target))
+	if errors.Is(rpctypes.Error(err), rpctypes.Error(target)) {
+		return true
+	}
+	ee, ok := target.(rpctypes.EtcdError)
+	return ok && err != nil && err.Error() == status.Error(ee.Code(), ee.Error()).Error()
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/leasehold/leasehold/backends"
 )
@@ -19,7 +17,10 @@ func TestClassify(t *testing.T) {
 	live := context.Background()
 	canceled, cancel := context.WithCancel(live)
 	cancel()
-	watchDenied := rpctypes.Error(status.Error(codes.FailedPrecondition, "etcdserver: permission denied"))
+	// A refused watch: clientv3 keeps the cancel reason, the status's
+	// text, as a plain error.
+	watchDenied := errors.New(rpctypes.ErrGRPCPermissionDenied.Error())
+	watchNoUser := errors.New(rpctypes.ErrGRPCUserEmpty.Error())
 	cases := []struct {
 		name       string
 		ctx        context.Context
@@ -30,6 +31,8 @@ func TestClassify(t *testing.T) {
 		{"permission denied (wire)", live, rpctypes.ErrGRPCPermissionDenied, false, backends.ErrPermission},
 		{"permission denied (client)", live, rpctypes.ErrPermissionDenied, false, backends.ErrPermission},
 		{"permission denied (watch cancel)", live, watchDenied, false, backends.ErrPermission},
+		{"user name is empty (watch cancel)", live, watchNoUser, false, backends.ErrPermission},
+		{"another plain error", live, errors.New("etcdserver: permission denied, or so it says"), false, nil},
 		{"authentication failed", live, rpctypes.ErrGRPCAuthFailed, false, backends.ErrPermission},
 		{"no credentials: user name is empty", live, rpctypes.ErrGRPCUserEmpty, false, backends.ErrPermission},
 		{"user not found", live, rpctypes.ErrGRPCUserNotFound, false, backends.ErrPermission},

@@ -99,7 +99,7 @@ func (s *authSuite) testRefused(t *testing.T) {
 			if _, err := e.AwaitSession(s.bound(t, e)); err != nil {
 				wantPermission(t, "AwaitSession", err) // a session refused, not a hang
 			}
-			s.checkReads(t, e, c, el, l)
+			s.checkReads(t, e, store, c, el, l)
 			if !c.KeyWrite {
 				s.attack(t, e, store, overwrite, el, l)
 			}
@@ -109,9 +109,9 @@ func (s *authSuite) testRefused(t *testing.T) {
 }
 
 // checkReads: Leader and Observe show the holder to a client that may
-// read, and fail with ErrPermission, the stream closing, for one that may
-// not.
-func (s *authSuite) checkReads(t *testing.T, e *lease.LeaseElector, c AuthCase, el string, l *lease.Leadership) {
+// read; Leader, the adapter's Wait and Observe fail with ErrPermission,
+// the stream closing, for one that may not.
+func (s *authSuite) checkReads(t *testing.T, e *lease.LeaseElector, store backends.Store, c AuthCase, el string, l *lease.Leadership) {
 	t.Helper()
 	info, err := e.Leader(s.bound(t, e), el)
 	if c.KeyRead {
@@ -121,6 +121,8 @@ func (s *authSuite) checkReads(t *testing.T, e *lease.LeaseElector, c AuthCase, 
 		return
 	}
 	wantPermission(t, "Leader", err)
+	_, err = store.Wait(s.bound(t, e), backends.Record{Election: el, Revision: 1})
+	wantPermission(t, "Wait", err)
 	ctx := s.bound(t, e)
 	ch, err := e.Observe(ctx, el)
 	if err != nil {
