@@ -117,8 +117,31 @@
 // Every call makes one attempt and honours its context. An error wraps
 // backends.ErrUnavailable only when the request surely did not happen: the
 // connection was refused, or Consul answered 429 Too Many Requests (its
-// per-client connection limit or its rate limiter) where the api reports
-// the status, which it does not for transactions and renewals. A 500 from
-// Consul is not a lost session: only a renewal answered "not found" is
-// backends.ErrSessionExpired.
+// per-client connection limit or its rate limiter). Transactions and
+// renewals go through the api's raw calls, because api.Txn and
+// api.Session.Renew drop the status code or the body of such answers. A
+// 500 from Consul is not a lost session: only a renewal answered "not
+// found" is backends.ErrSessionExpired.
+//
+// # ACLs
+//
+// With ACLs on (default_policy = "deny"), the client's token needs, for an
+// elector: key_prefix "<Prefix>" write (the leader keys, the queue entries
+// and the guarded data all live under Prefix) and session write on the
+// node its sessions are bound to (session_prefix "" write, or
+// session "<node>" write; with Options.SessionNode also node:write on that
+// name); key_prefix "<Prefix>" read suffices for Leader and Observe. A
+// request the ACLs refuse fails with an error wrapping
+// backends.ErrPermission and Consul's words: a 403 ("Permission denied",
+// or "ACL not found" for an unknown token), and a transaction rolled back
+// with those words in its operation errors (Consul answers 409 then, as
+// for a failed check; Consul's own code tells them apart by the same
+// words, as its op errors carry no code). Package lease does not retry
+// it.
+//
+// What the ACLs do not do: every token with key write on Prefix may
+// delete or overwrite any election's key there with a plain KV call, and
+// every token with session write on the node may destroy the holder's
+// session; candidates of one prefix must trust each other. Leadership is
+// protected from tokens without those rights.
 package consul
