@@ -8,6 +8,21 @@
 // revision read + 1, so a waiter is in etcd's synced watcher group and sees a
 // delete about one round trip after it commits.
 //
+// # Auth
+//
+// With etcd's authentication on, an elector's user needs readwrite on the
+// key range of Prefix (leader keys, queue entries and guarded data all
+// live under it); read on it suffices for Leader and Observe. Granting a
+// lease needs a logged-in user but no key rights. A request etcd refuses
+// (permission denied, authentication failed, a client without
+// credentials) fails with an error wrapping backends.ErrPermission and
+// etcd's words; an expired or invalid token is not such a refusal when the
+// client logs in with a user name and password, as clientv3 then gets a
+// new token and retries by itself, but it is with a fixed
+// clientv3.Config.Token. etcd refuses a keep-alive of a lease whose keys
+// its user may no longer write, so revoking a leader's write rights ends
+// its leadership at its next renewal.
+//
 // Application code should use package lease; this package only connects it
 // to etcd.
 package etcd
