@@ -85,3 +85,33 @@ func TestRefusedExitsAtOnceConsul(t *testing.T) {
 		{"status with an unknown token", "status", as("unknown-token"), "ACL not found"},
 	})
 }
+
+// TestRunRevokedExits: a leader whose write rights are revoked loses the
+// leadership at its next renewal (the child is stopped), and its new
+// campaign is refused: run exits 1 with etcd's words.
+func TestRunRevokedExits(t *testing.T) {
+	srv, err := embedetcd.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	h := &etcdtest.AuthHarness{Endpoints: []string{srv.Endpoint}}
+	h.Setup(t)
+	_, revoke := h.Revocable(t)
+	store := "etcd://" + strings.TrimPrefix(srv.Endpoint, "http://") + "/leasehold"
+	in := start(t, "run", "--store", store, "--election", "jobs/revoked", "--ttl", "2s",
+		"--user", "revokee:"+etcdtest.Password("revokee"), "--", "sh", "-c", "sleep 60")
+	in.stderr.await(t, "started child", 10*time.Second)
+	if err := revoke(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	in.stderr.await(t, "leadership lost", 5*time.Second)
+	if code := in.exit(t, 5*time.Second); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, in.stderr.all.String())
+	}
+	out := in.stderr.all.String()
+	if !strings.Contains(out, "etcdserver: permission denied") {
+		t.Fatalf("stderr %q lacks etcd's words", out)
+	}
+	t.Logf("stderr:\n%s", out)
+}
