@@ -94,6 +94,9 @@ func ExampleLeaseElector_Observe() {
 		log.Fatal(err)
 	}
 	show := func(info lease.LeaderInfo) {
+		if info.Err != nil { // the store refused to let us read; the channel is closed
+			log.Fatal(info.Err)
+		}
 		if info.HasLeader() {
 			fmt.Println("leader:", info.Identity)
 		} else {
