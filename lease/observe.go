@@ -70,12 +70,11 @@ func (e *LeaseElector) Leader(ctx context.Context, election string) (LeaderInfo,
 // change, so a reader always gets the current state, never a stale one,
 // but a change that came and went while the reader was busy (or while the
 // store was unreachable) can be skipped.
-// Store errors are retried every RetryInterval, but for a permanent one
-// (the store refused for lack of rights or credentials): then Observe
-// sends a last LeaderInfo whose Err wraps backends.ErrPermission and
-// closes the channel, within one round trip. Otherwise the channel is
-// closed when ctx ends or the elector closes; a reader that finds it
-// closed without such a value knows it was one of those.
+// Store errors are retried every RetryInterval, except a permanent one
+// (the store refused for want of rights or credentials): Observe then
+// sends a last LeaderInfo whose Err wraps backends.ErrPermission, within
+// one round trip, and closes the channel. Otherwise the channel is closed
+// only when ctx ends or the elector closes.
 func (e *LeaseElector) Observe(ctx context.Context, election string) (<-chan LeaderInfo, error) {
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: observe: %v: %w", err, ErrInvalidOption)
