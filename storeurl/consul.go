@@ -1,6 +1,7 @@
 package storeurl
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 
@@ -9,19 +10,29 @@ import (
 	"github.com/leasehold/leasehold/consul"
 )
 
-func openConsul(hosts []string, u *url.URL, opts Options) (*Opened, error) {
+func openConsul(ctx context.Context, hosts []string, u *url.URL, opts Options) (*Opened, error) {
 	if len(hosts) != 1 {
 		return nil, fmt.Errorf("consul URL: one agent address, got %d: clients talk to their local agent", len(hosts))
 	}
+	if err := checkHosts("consul", hosts, false); err != nil {
+		return nil, err
+	}
 	cfg := api.DefaultConfig()
-	cfg.Address, cfg.Token = hosts[0], opts.Token
-	if opts.tls() {
-		cfg.Scheme = "https"
-		cfg.TLSConfig = api.TLSConfig{CAFile: opts.CACert, CertFile: opts.Cert, KeyFile: opts.Key}
+	cfg.Address, cfg.Token, cfg.Scheme = hosts[0], opts.Token, "http"
+	if useTLS(u.Scheme, opts) {
+		tc, err := tlsConfig(opts)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Scheme, cfg.Transport.TLSClientConfig = "https", tc
 	}
 	c, err := api.NewClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("consul %s: %w", hosts[0], err)
+	}
+	if err := probeConsul(ctx, c, cfg.Scheme+"://"+hosts[0], opts.DialTimeout); err != nil {
+		cfg.Transport.CloseIdleConnections()
+		return nil, err
 	}
 	s, err := consul.New(c, consul.Options{Prefix: prefix(u.Path, "", consul.DefaultPrefix),
 		SessionNode: u.Query().Get("session-node")})

@@ -15,10 +15,13 @@ import (
 )
 
 func openEtcd(ctx context.Context, hosts []string, u *url.URL, opts Options) (*Opened, error) {
+	if err := checkHosts("etcd", hosts, false); err != nil {
+		return nil, err
+	}
 	cfg := clientv3.Config{DialTimeout: opts.DialTimeout, Username: opts.Username,
 		Password: opts.Password, Logger: zap.NewNop(), Context: ctx}
 	scheme := "http://"
-	if opts.tls() || u.Scheme == "etcds" {
+	if useTLS(u.Scheme, opts) {
 		tc, err := tlsConfig(opts)
 		if err != nil {
 			return nil, err
@@ -31,6 +34,10 @@ func openEtcd(ctx context.Context, hosts []string, u *url.URL, opts Options) (*O
 	c, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("etcd %v: %w", cfg.Endpoints, err)
+	}
+	if err := probeEtcd(ctx, c, cfg.Endpoints, opts.DialTimeout); err != nil {
+		c.Close()
+		return nil, err
 	}
 	s, err := etcd.New(c, etcd.Options{Prefix: prefix(u.Path, "/", etcd.DefaultPrefix)})
 	if err != nil {

@@ -7,13 +7,19 @@
 //
 // The path is the key prefix (default: the adapter's). Credentials and TLS
 // files come in Options, not in the URL, so that they stay out of process
-// listings and logs. This package links all three adapters; an application
+// listings and logs. TLS is on, for every store, when any of Options.CACert,
+// Cert and Key is set, or with the schemes etcds, zks and consuls (which
+// verify the servers with the system's roots unless CACert is set).
+//
+// Open checks the addresses (a host, and a port in 1..65535) and makes a
+// first contact with the store within Options.DialTimeout: an error then
+// names the endpoint and the cause (refused, unreachable, a TLS failure),
+// not a deadline. This package links all three adapters; an application
 // that uses one store imports that adapter directly instead.
 package storeurl
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -26,7 +32,7 @@ import (
 type Options struct {
 	// CACert, Cert and Key are PEM files for TLS: CACert verifies the
 	// servers, Cert and Key authenticate the client. Setting any of them
-	// turns TLS on. etcd and Consul only.
+	// turns TLS on.
 	CACert, Cert, Key string
 	// Username and Password authenticate to etcd.
 	Username, Password string
@@ -34,7 +40,7 @@ type Options struct {
 	Token string
 	// ZKDigest is "user:password" for ZooKeeper digest authentication.
 	ZKDigest string
-	// DialTimeout bounds connecting. Default 5 s.
+	// DialTimeout bounds the first contact Open makes with the store. Default 5 s.
 	DialTimeout time.Duration
 }
 
@@ -67,14 +73,12 @@ func Open(ctx context.Context, raw string, opts Options) (*Opened, error) {
 	switch u.Scheme {
 	case "etcd", "etcds":
 		return openEtcd(ctx, hosts, u, opts)
-	case "zk", "zookeeper":
+	case "zk", "zookeeper", "zks":
 		return openZooKeeper(hosts, u, opts)
-	case "consul":
-		return openConsul(hosts, u, opts)
+	case "consul", "consuls":
+		return openConsul(ctx, hosts, u, opts)
 	}
 	return nil, fmt.Errorf("store URL %q: unknown scheme %q: want etcd, zk or consul", raw, u.Scheme)
 }
 
 func (o Options) tls() bool { return o.CACert != "" || o.Cert != "" || o.Key != "" }
-
-var errNoTLS = errors.New("TLS options are not supported for ZooKeeper by go-zookeeper")

@@ -10,10 +10,17 @@ import (
 )
 
 func openZooKeeper(hosts []string, u *url.URL, opts Options) (*Opened, error) {
-	if opts.tls() {
-		return nil, errNoTLS
+	if err := checkHosts("zk", hosts, true); err != nil {
+		return nil, err
 	}
 	zo := zookeeper.Options{Prefix: strings.TrimSuffix(u.Path, "/")}
+	if useTLS(u.Scheme, opts) {
+		tc, err := tlsConfig(opts)
+		if err != nil {
+			return nil, err
+		}
+		zo.TLS = tc
+	}
 	if v := u.Query().Get("tick"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -26,6 +33,10 @@ func openZooKeeper(hosts []string, u *url.URL, opts Options) (*Opened, error) {
 	}
 	s, err := zookeeper.New(hosts, zo)
 	if err != nil {
+		return nil, err
+	}
+	if err := probeZooKeeper(hosts, zo.TLS, opts.DialTimeout); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return &Opened{Store: s, close: func() error { s.Close(); return nil }}, nil

@@ -1,6 +1,8 @@
 package zookeeper
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -28,6 +30,7 @@ type link struct {
 	conn   *zk.Conn
 	events <-chan zk.Event // closed when go-zookeeper's goroutines end
 	ttl    time.Duration   // session links: the timeout to ask for; 0 for the read link
+	tls    *tls.Config     // Options.TLS: nil for plain TCP
 
 	zxid    atomic.Int64  // highest zxid the server has sent so far
 	timeout atomic.Int64  // session timeout negotiated at the last handshake, ns
@@ -45,7 +48,7 @@ type link struct {
 // dialLink opens a go-zookeeper connection; it does not wait for it.
 // ttl is 0 for the read link and the session timeout for a session link.
 func dialLink(servers []string, timeout, ttl time.Duration, o Options) (*link, error) {
-	l := &link{ttl: ttl, tried: make(chan struct{})}
+	l := &link{ttl: ttl, tls: o.TLS, tried: make(chan struct{})}
 	conn, events, err := zk.Connect(servers, timeout, o.connect(l))
 	if err != nil {
 		return nil, err
@@ -59,7 +62,7 @@ func (l *link) dial(network, addr string, timeout time.Duration) (net.Conn, erro
 	if l.expired.Load() {
 		return nil, errNoRedial
 	}
-	c, err := net.DialTimeout(network, addr, timeout)
+	c, err := l.connect(network, addr, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +75,17 @@ func (l *link) dial(network, addr string, timeout time.Duration) (net.Conn, erro
 	l.current = c
 	l.dialed.Store(true)
 	return &wireConn{Conn: c, l: l}, nil
+}
+
+// connect makes a TCP connection to addr, or with TLS a TLS connection
+// whose handshake is done, within timeout.
+func (l *link) connect(network, addr string, timeout time.Duration) (net.Conn, error) {
+	if l.tls == nil {
+		return net.DialTimeout(network, addr, timeout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return (&tls.Dialer{Config: l.tls}).DialContext(ctx, network, addr)
 }
 
 // hosts is go-zookeeper's host provider, telling the link when go-zookeeper

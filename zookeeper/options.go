@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"time"
@@ -66,6 +67,13 @@ type Options struct {
 	// negotiated timeout is below the TTL asked fails to open, so a
 	// MaxTTL above the servers' makes NewSession fail instead of lying.
 	MinTTL, MaxTTL time.Duration
+
+	// TLS, if set, is the client configuration of every connection the
+	// Store opens: each one is a TLS connection to a server's
+	// secureClientPort (ZooKeeper 3.5 and later, with the Netty connection
+	// factory). Its ServerName defaults to the host of the address
+	// dialed. Default nil: plain TCP.
+	TLS *tls.Config
 
 	// ConnOptions are passed to zk.Connect for every connection the Store
 	// opens, e.g. zk.WithLogger(l) or zk.WithLogInfo(false). The Store

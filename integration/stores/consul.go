@@ -109,13 +109,18 @@ func consulHasQuorum(ctx context.Context, addr string, n int) bool {
 }
 
 func getJSON(ctx context.Context, url string, v any) error {
+	return getJSONWith(ctx, http.DefaultClient, url, v)
+}
+
+// getJSONWith GETs url with hc and decodes the JSON answer into v.
+func getJSONWith(ctx context.Context, hc *http.Client, url string, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,95 @@
+package storeurl
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOpenClosedPort: Open on a loopback port where nothing listens fails
+// at once, for every store, naming the address and the refusal, not a
+// deadline.
+func TestOpenClosedPort(t *testing.T) {
+	addr := closedPort(t)
+	for _, scheme := range []string{"etcd", "zk", "consul"} {
+		t.Run(scheme, func(t *testing.T) {
+			start := time.Now()
+			o, err := Open(context.Background(), scheme+"://"+addr+"/x", Options{DialTimeout: 3 * time.Second})
+			if err == nil {
+				o.Close()
+				t.Fatal("Open succeeded")
+			}
+			t.Logf("%v after %v", err, time.Since(start).Round(time.Millisecond))
+			if msg := err.Error(); !strings.Contains(msg, addr) || !strings.Contains(msg, "refused") {
+				t.Errorf("Open: %v, want it to name %s and the refusal", err, addr)
+			}
+		})
+	}
+}
+
+// TestDialTimeout: Open gives up on an address that never answers after
+// --dial-timeout, and says so.
+func TestDialTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // accepts (the backlog does) but never answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	for _, scheme := range []string{"etcd", "zk", "consul"} {
+		t.Run(scheme, func(t *testing.T) {
+			const timeout = 700 * time.Millisecond
+			start := time.Now()
+			o, err := Open(context.Background(), scheme+"://"+addr+"/x", Options{DialTimeout: timeout})
+			took := time.Since(start)
+			if err == nil {
+				o.Close()
+				t.Fatal("Open succeeded")
+			}
+			t.Logf("%v after %v", err, took.Round(time.Millisecond))
+			if took < timeout || took > timeout+2*time.Second {
+				t.Errorf("Open failed after %v, want about the dial timeout %v", took, timeout)
+			}
+			if msg := err.Error(); !strings.Contains(msg, addr) || !strings.Contains(msg, "dial-timeout") {
+				t.Errorf("Open: %v, want it to name %s and the dial timeout", err, addr)
+			}
+		})
+	}
+}
+
+// closedPort returns a loopback address where nothing listens.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+func TestCheckHosts(t *testing.T) {
+	for _, c := range []struct {
+		hosts   []string
+		deflt   bool
+		wantErr string
+	}{
+		{[]string{"a:1", "[::1]:65535"}, false, ""},
+		{[]string{"a"}, true, ""},
+		{[]string{"a"}, false, "no port"},
+		{[]string{"a:99999"}, false, "1..65535"},
+		{[]string{"a:0"}, true, "1..65535"},
+		{[]string{"a:x"}, false, "1..65535"},
+		{[]string{":2181"}, true, "no host"},
+		{[]string{""}, true, "no host"},
+		{[]string{"a:1", "a:"}, true, "1..65535"},
+	} {
+		err := checkHosts("x", c.hosts, c.deflt)
+		if (err == nil) != (c.wantErr == "") || err != nil && !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("checkHosts(%q, %v) = %v, want %q", c.hosts, c.deflt, err, c.wantErr)
+		}
+	}
+}
