@@ -33,13 +33,13 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.margin, "margin", 0, "safety margin: the leader stops this long before the store could free the key (default TTL/4)")
 	fs.StringVar(&c.identity, "identity", "", "value stored in the leader key (default hostname/pid/random)")
 	fs.BoolVar(&c.queue, "queue", false, "wait in line: watch only the candidate ahead, not the leader key (lease.Options.Queue)")
-	fs.StringVar(&c.tls.CACert, "cacert", "", "verify the store's TLS certificate with this CA bundle (etcd, Consul)")
-	fs.StringVar(&c.tls.Cert, "cert", "", "client TLS certificate (etcd, Consul)")
-	fs.StringVar(&c.tls.Key, "key", "", "client TLS key (etcd, Consul)")
+	fs.StringVar(&c.tls.CACert, "cacert", "", "verify the store's TLS certificate with this CA bundle; any of --cacert, --cert, --key turns TLS on")
+	fs.StringVar(&c.tls.Cert, "cert", "", "client TLS certificate (mutual TLS)")
+	fs.StringVar(&c.tls.Key, "key", "", "client TLS key (mutual TLS)")
 	fs.StringVar(&c.user, "user", "", "etcd user[:password]; without a password, LEASEHOLD_PASSWORD is used")
 	fs.StringVar(&c.tls.Token, "token", os.Getenv("CONSUL_HTTP_TOKEN"), "Consul ACL token (env CONSUL_HTTP_TOKEN)")
 	fs.StringVar(&c.tls.ZKDigest, "zk-digest", os.Getenv("LEASEHOLD_ZK_DIGEST"), "ZooKeeper digest auth user:password (env LEASEHOLD_ZK_DIGEST)")
-	fs.DurationVar(&c.tls.DialTimeout, "dial-timeout", 5*time.Second, "time allowed to connect to the store")
+	fs.DurationVar(&c.tls.DialTimeout, "dial-timeout", 5*time.Second, "time allowed for the first contact with the store (connect, TLS handshake, first answer)")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 }
 

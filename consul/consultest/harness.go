@@ -6,6 +6,7 @@ package consultest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"sync"
@@ -26,6 +27,9 @@ import (
 type Harness struct {
 	// Addr is the agent's HTTP address, host:port, on loopback.
 	Addr string
+	// TLS, if set, is the clients' TLS configuration: they speak HTTPS
+	// to Addr. Default nil: HTTP.
+	TLS *tls.Config
 
 	once  sync.Once
 	admin *api.Client
@@ -46,7 +50,7 @@ func (h *Harness) Client(t testing.TB) *api.Client {
 
 func (h *Harness) client(t testing.TB, addr string) *api.Client {
 	t.Helper()
-	c, tr, err := newClient(addr)
+	c, tr, err := newClient(addr, h.TLS)
 	if err != nil {
 		t.Fatalf("consul client for %s: %v", addr, err)
 	}
@@ -76,7 +80,7 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 // what Consul does when a session's TTL runs out: the keys it holds are
 // deleted (the sessions' behavior) and their lock-delay armed.
 func (h *Harness) ExpireSession(ctx context.Context, id string) error {
-	h.once.Do(func() { h.admin, _, h.err = newClient(h.Addr) })
+	h.once.Do(func() { h.admin, _, h.err = newClient(h.Addr, h.TLS) })
 	if h.err != nil {
 		return h.err
 	}
@@ -90,11 +94,15 @@ func (h *Harness) ExpireSession(ctx context.Context, id string) error {
 // session 2×TTL after the last renewal it handled.
 func (h *Harness) ExpiryGrace(ttl time.Duration) time.Duration { return ttl }
 
-// newClient returns a client of addr with a transport of its own.
-func newClient(addr string) (*api.Client, *http.Transport, error) {
+// newClient returns a client of addr with a transport of its own, over
+// HTTPS with tc if it is not nil.
+func newClient(addr string, tc *tls.Config) (*api.Client, *http.Transport, error) {
 	cfg := api.DefaultConfig()
 	cfg.Address = addr
 	cfg.Scheme = "http"
+	if tc != nil {
+		cfg.Scheme, cfg.Transport.TLSClientConfig = "https", tc.Clone()
+	}
 	c, err := api.NewClient(cfg)
 	return c, cfg.Transport, err
 }

@@ -6,6 +6,7 @@ package etcdtest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"strconv"
 	"sync"
@@ -23,6 +24,9 @@ import (
 // Harness is a backendtest.Harness on the etcd cluster at Endpoints.
 type Harness struct {
 	Endpoints []string
+	// TLS, if set, is the clients' TLS configuration (Endpoints are then
+	// https:// URLs). Default nil: plaintext.
+	TLS *tls.Config
 
 	once  sync.Once
 	admin *clientv3.Client
@@ -34,13 +38,17 @@ var _ backendtest.Harness = (*Harness)(nil)
 // Dial returns a client of the cluster, closed when t ends.
 func (h *Harness) Dial(t testing.TB) *clientv3.Client {
 	t.Helper()
-	c, err := clientv3.New(clientv3.Config{Endpoints: h.Endpoints, DialTimeout: 5 * time.Second,
-		Logger: zap.NewNop()})
+	c, err := clientv3.New(h.config())
 	if err != nil {
 		t.Fatalf("etcd client for %v: %v", h.Endpoints, err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// config is the configuration of the harness's clients.
+func (h *Harness) config() clientv3.Config {
+	return clientv3.Config{Endpoints: h.Endpoints, TLS: h.TLS, DialTimeout: 5 * time.Second, Logger: zap.NewNop()}
 }
 
 // NewStore returns a Store on a client of its own; sever closes that client.
@@ -61,8 +69,7 @@ func (h *Harness) ExpireSession(ctx context.Context, id string) error {
 		return fmt.Errorf("etcdtest: session id %q is not a lease id: %w", id, err)
 	}
 	h.once.Do(func() {
-		h.admin, h.err = clientv3.New(clientv3.Config{Endpoints: h.Endpoints,
-			DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+		h.admin, h.err = clientv3.New(h.config())
 	})
 	if h.err != nil {
 		return h.err

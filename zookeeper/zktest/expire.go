@@ -4,17 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"crypto/tls"
 
 	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
 
 // closeSession attaches to a session with its ID and password and closes
 // it, on the first server that answers.
-func closeSession(ctx context.Context, servers []string, id int64, password []byte) error {
+func closeSession(ctx context.Context, servers []string, tc *tls.Config, id int64, password []byte) error {
 	var errs []error
 	for _, srv := range servers {
-		err := closeSessionAt(ctx, srv, id, password)
+		err := closeSessionAt(ctx, srv, tc, id, password)
 		if err == nil {
 			return nil
 		}
@@ -23,9 +23,8 @@ func closeSession(ctx context.Context, servers []string, id int64, password []by
 	return fmt.Errorf("zktest: expire session %x: %w", id, errors.Join(errs...))
 }
 
-func closeSessionAt(ctx context.Context, server string, id int64, password []byte) error {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", server)
+func closeSessionAt(ctx context.Context, server string, tc *tls.Config, id int64, password []byte) error {
+	conn, err := dial(ctx, server, tc)
 	if err != nil {
 		return err
 	}

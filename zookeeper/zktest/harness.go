@@ -13,6 +13,7 @@ package zktest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"strconv"
 	"sync"
@@ -34,6 +35,11 @@ type Harness struct {
 	// TickTime is the servers' tickTime, from which the Stores' TTL limits
 	// follow (see zookeeper.Options). Default zookeeper.DefaultTickTime.
 	TickTime time.Duration
+	// TLS, if set, makes the harness speak TLS: the Stores dial their
+	// proxies with TLS.Client (as zookeeper.Options.TLS), and the proxies
+	// serve them with TLS.Server and dial the servers' TLS client ports
+	// with TLS.Client. Default nil: plain TCP.
+	TLS *TLS
 
 	mu        sync.Mutex
 	passwords map[int64][]byte // session ID → password, from the proxies
@@ -53,7 +59,7 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 	var proxies []*proxy
 	var addrs []string
 	for _, srv := range h.Servers {
-		p, err := startProxy(srv, h.remember)
+		p, err := startProxy(srv, h.remember, h.proxyTLS())
 		if err != nil {
 			t.Fatalf("zktest: proxy to %s: %v", srv, err)
 		}
@@ -77,8 +83,28 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 // Options returns the store options the harness uses: TickTime, and
 // go-zookeeper's logging off.
 func (h *Harness) Options() zookeeper.Options {
-	return zookeeper.Options{TickTime: h.tickTime(),
+	return zookeeper.Options{TickTime: h.tickTime(), TLS: h.clientTLS(),
 		ConnOptions: []func(*zk.Conn){zk.WithLogger(nopLogger{})}}
+}
+
+// TLS are the harness's TLS configurations: Client is a client's, which
+// trusts the servers' CA and presents a certificate they accept; Server is
+// what the proxies present to the Stores, and whose client CAs they
+// require.
+type TLS struct{ Client, Server *tls.Config }
+
+func (h *Harness) clientTLS() *tls.Config {
+	if h.TLS == nil {
+		return nil
+	}
+	return h.TLS.Client
+}
+
+func (h *Harness) proxyTLS() proxyTLS {
+	if h.TLS == nil {
+		return proxyTLS{}
+	}
+	return proxyTLS{Server: h.TLS.Server, Client: h.TLS.Client}
 }
 
 // ExpireSession ends the session with the given ID (hex, as Session.ID
@@ -99,7 +125,7 @@ func (h *Harness) ExpireSession(ctx context.Context, id string) error {
 	if !ok {
 		return fmt.Errorf("zktest: session %s was not opened through this harness", id)
 	}
-	return closeSession(ctx, h.Servers, int64(sid), pw)
+	return closeSession(ctx, h.Servers, h.clientTLS(), int64(sid), pw)
 }
 
 // ExpiryGrace is the servers' tickTime: ZooKeeper expires sessions in

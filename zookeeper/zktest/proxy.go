@@ -1,19 +1,26 @@
 package zktest
 
 import (
+	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
 
 // proxy forwards TCP connections from a loopback port to one server and
-// reports the session of each connect response it forwards.
+// reports the session of each connect response it forwards. With TLS it
+// terminates TLS on both sides: it serves its clients with tlsConfig.Server
+// and dials the server with tlsConfig.Client, so that it can read the
+// handshake.
 type proxy struct {
 	ln      net.Listener
 	target  string
 	session func(id int64, password []byte)
+	up      *tls.Config // the server's side; nil for TCP
 
 	mu     sync.Mutex
 	closed bool
@@ -21,12 +28,19 @@ type proxy struct {
 	wg     sync.WaitGroup
 }
 
-func startProxy(target string, session func(int64, []byte)) (*proxy, error) {
+// proxyTLS are a proxy's TLS configurations: Server for its clients,
+// Client for the server it forwards to. Both are nil for plain TCP.
+type proxyTLS struct{ Server, Client *tls.Config }
+
+func startProxy(target string, session func(int64, []byte), tc proxyTLS) (*proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &proxy{ln: ln, target: target, session: session, conns: make(map[net.Conn]struct{})}
+	if tc.Server != nil {
+		ln = tls.NewListener(ln, tc.Server)
+	}
+	p := &proxy{ln: ln, target: target, session: session, up: tc.Client, conns: make(map[net.Conn]struct{})}
 	p.wg.Go(p.accept)
 	return p, nil
 }
@@ -54,7 +68,7 @@ func (p *proxy) accept() {
 		if err != nil {
 			return
 		}
-		server, err := net.Dial("tcp", p.target)
+		server, err := dial(context.Background(), p.target, p.up)
 		if err != nil {
 			_ = client.Close()
 			continue
@@ -109,4 +123,14 @@ func (p *proxy) pipe(src, dst net.Conn, fromServer bool) {
 		}
 	}
 	_, _ = io.Copy(dst, src)
+}
+
+// dial connects to addr, over TLS with tc if it is not nil, within 5 s.
+func dial(ctx context.Context, addr string, tc *tls.Config) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if tc != nil {
+		return (&tls.Dialer{Config: tc}).DialContext(ctx, "tcp", addr)
+	}
+	return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 }

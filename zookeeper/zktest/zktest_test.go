@@ -57,7 +57,7 @@ func TestProxyLearnsSessionAndSevers(t *testing.T) {
 		if id == 0x42 {
 			got <- password
 		}
-	})
+	}, proxyTLS{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestCloseSessionSpeaksZooKeeper(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := closeSession(ctx, []string{addr}, 0x42, pw); err != nil {
+	if err := closeSession(ctx, []string{addr}, nil, 0x42, pw); err != nil {
 		t.Fatal(err)
 	}
 	got := <-seen

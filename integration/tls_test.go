@@ -1,0 +1,152 @@
+package integration
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/consul"
+	"github.com/leasehold/leasehold/consul/consultest"
+	"github.com/leasehold/leasehold/etcd/etcdtest"
+	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/lease"
+	"github.com/leasehold/leasehold/storeurl"
+	"github.com/leasehold/leasehold/zookeeper/zktest"
+)
+
+// TestTLS runs each store with mutual TLS (one server each, with a test
+// PKI generated here): the conformance suite over TLS, a campaign and a
+// resign through package lease and storeurl, and the failures a user
+// meets first (no client certificate, one from another CA, the wrong CA,
+// plaintext to the TLS port), each of which must fail at Open, name the
+// endpoint and say what failed.
+func TestTLS(t *testing.T) {
+	certs := stores.NewCerts(t)
+	t.Run("etcd", func(t *testing.T) {
+		addr := stores.EtcdTLS(t, certs)
+		h := &etcdtest.Harness{Endpoints: []string{"https://" + addr}, TLS: certs.ClientTLS(t)}
+		t.Cleanup(h.Close)
+		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
+		tlsStore(t, "etcd", addr, certs, 2*time.Second)
+	})
+	t.Run("consul", func(t *testing.T) {
+		addr := stores.ConsulTLS(t, certs)
+		h := &consultest.Harness{Addr: addr, TLS: certs.ClientTLS(t)}
+		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
+		tlsStore(t, "consul", addr, certs, consul.MinTTL)
+	})
+	t.Run("zookeeper", func(t *testing.T) {
+		addr := stores.ZooKeeperTLS(t, certs)
+		h := &zktest.Harness{Servers: []string{addr}, TickTime: stores.ZooKeeperTick,
+			TLS: &zktest.TLS{Client: certs.ClientTLS(t), Server: certs.ServerTLS(t)}}
+		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
+		tlsStore(t, "zk", addr, certs, 2*time.Second)
+	})
+}
+
+// tlsStore runs the storeurl cases on the TLS server of scheme at addr.
+func tlsStore(t *testing.T, scheme, addr string, certs *stores.Certs, ttl time.Duration) {
+	query := ""
+	if scheme == "zk" {
+		query = "?tick=" + stores.ZooKeeperTick.String()
+	}
+	url := scheme + "://" + addr + "/tls" + query
+	mutual := storeurl.Options{CACert: certs.CA, Cert: certs.Client, Key: certs.ClientKey, DialTimeout: 5 * time.Second}
+	t.Run("CampaignResign", func(t *testing.T) { campaignResign(t, url, mutual, ttl) })
+	t.Run("Failures", func(t *testing.T) { tlsFailures(t, scheme, addr, url, certs) })
+}
+
+// campaignResign opens the store through storeurl with mutual TLS, wins
+// an election, sees itself as leader and resigns.
+func campaignResign(t *testing.T, url string, opts storeurl.Options, ttl time.Duration) {
+	ctx := backendtest.Context(t, 30*time.Second)
+	o, err := storeurl.Open(ctx, url, opts)
+	if err != nil {
+		t.Fatalf("Open %s with mutual TLS: %v", url, err)
+	}
+	defer o.Close()
+	e, err := lease.New(o.Store, lease.Options{TTL: ttl, Identity: "tls-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	election := backendtest.Election(t)
+	l, err := e.Campaign(ctx, election)
+	if err != nil {
+		t.Fatalf("Campaign over TLS: %v", err)
+	}
+	if info, err := e.Leader(ctx, election); err != nil || info.Identity != "tls-test" || info.Token != l.Token {
+		t.Errorf("Leader over TLS = %+v, %v; want tls-test with token %d", info, err, l.Token)
+	}
+	if err := l.Resign(ctx); err != nil {
+		t.Fatalf("Resign over TLS: %v", err)
+	}
+	if info, err := e.Leader(ctx, election); err != nil || info.HasLeader() {
+		t.Errorf("Leader after Resign = %+v, %v; want none", info, err)
+	}
+}
+
+// tlsFailures: each misconfiguration fails Open well within the dial
+// timeout, with an error that names the endpoint and the cause.
+func tlsFailures(t *testing.T, scheme, addr, url string, c *stores.Certs) {
+	closed := closedPort(t)
+	cases := []struct {
+		name string
+		url  string
+		opts storeurl.Options
+		want []string // each must appear in the error, besides the address
+	}{
+		{"no client certificate", url, storeurl.Options{CACert: c.CA}, []string{"tls"}},
+		{"certificate from another CA", url, storeurl.Options{CACert: c.CA, Cert: c.OtherClient, Key: c.OtherClientKey}, []string{"tls"}},
+		{"wrong CA", url, storeurl.Options{CACert: c.OtherCA, Cert: c.Client, Key: c.ClientKey}, []string{"certificate", "unknown authority"}},
+		{"plaintext to the TLS port", url, storeurl.Options{}, nil},
+		{"closed port", strings.Replace(url, addr, closed, 1), storeurl.Options{CACert: c.CA, Cert: c.Client, Key: c.ClientKey}, []string{"refused"}},
+		{"port 99999", strings.Replace(url, addr, "127.0.0.1:99999", 1), storeurl.Options{}, []string{"1..65535"}},
+	}
+	const timeout = 4 * time.Second
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.DialTimeout = timeout
+			start := time.Now()
+			o, err := storeurl.Open(context.Background(), tc.url, tc.opts)
+			took := time.Since(start)
+			if err == nil {
+				o.Close()
+				t.Fatalf("Open %s succeeded", tc.url)
+			}
+			t.Logf("%s: after %v: %v", scheme, took.Round(time.Millisecond), err)
+			msg := err.Error()
+			where := addr
+			if !strings.Contains(tc.url, addr) {
+				where = strings.TrimPrefix(tc.url, scheme+"://")
+				where = where[:strings.Index(where, "/")]
+			}
+			if !strings.Contains(msg, where) {
+				t.Errorf("the error does not name the endpoint %s", where)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(strings.ToLower(msg), w) {
+					t.Errorf("the error does not say %q", w)
+				}
+			}
+			if took >= timeout {
+				t.Errorf("Open took %v, the whole dial timeout: want the failure at first contact", took)
+			}
+		})
+	}
+}
+
+// closedPort returns a loopback address where nothing listens.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
