@@ -2,11 +2,16 @@ package integration
 
 import (
 	"context"
+	"crypto/x509"
+	"errors"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/consul/consultest"
@@ -14,6 +19,7 @@ import (
 	"github.com/leasehold/leasehold/integration/stores"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/storeurl"
+	"github.com/leasehold/leasehold/zookeeper"
 	"github.com/leasehold/leasehold/zookeeper/zktest"
 )
 
@@ -44,6 +50,7 @@ func TestTLS(t *testing.T) {
 			TLS: &zktest.TLS{Client: certs.ClientTLS(t), Server: certs.ServerTLS(t)}}
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "zk", addr, certs, 2*time.Second)
+		t.Run("SessionError", func(t *testing.T) { zkSessionError(t, addr, certs) })
 	})
 }
 
@@ -136,6 +143,28 @@ func tlsFailures(t *testing.T, scheme, addr, url string, c *stores.Certs) {
 				t.Errorf("Open took %v, the whole dial timeout: want the failure at first contact", took)
 			}
 		})
+	}
+}
+
+// zkSessionError: the adapter itself (without storeurl's probe) says why
+// no session could be made: here, a server certificate from an unknown
+// authority.
+func zkSessionError(t *testing.T, addr string, certs *stores.Certs) {
+	tc := certs.ClientTLS(t)
+	tc.RootCAs = x509.NewCertPool()
+	s, err := zookeeper.New([]string{addr}, zookeeper.Options{TickTime: stores.ZooKeeperTick, TLS: tc,
+		ConnOptions: []func(*zk.Conn){zk.WithLogInfo(false)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ss, err := s.NewSession(backendtest.Context(t, 10*time.Second), 2*time.Second)
+	if err == nil {
+		ss.Close(context.Background())
+		t.Fatal("NewSession with a CA that did not sign the server's certificate succeeded")
+	}
+	if !errors.Is(err, backends.ErrUnavailable) || !strings.Contains(err.Error(), "unknown authority") {
+		t.Fatalf("NewSession: %v, want ErrUnavailable naming the certificate failure", err)
 	}
 }
 

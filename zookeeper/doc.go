@@ -56,6 +56,12 @@
 // other store. With go-zookeeper's read timeout gone too, a KeepAlive that
 // gets no reply before its deadline drops the TCP connection itself.
 //
+// With Options.TLS every connection is TLS to the servers' secureClientPort
+// (ZooKeeper 3.5 or later, serverCnxnFactory
+// org.apache.zookeeper.server.NettyServerCnxnFactory; ssl.clientAuth=need
+// for mutual TLS): the Store dials TLS and reads and rewrites the frames
+// above it, as it does above TCP.
+//
 // While the connection is down and the session not yet expired (Curator's
 // SUSPENDED), calls fail; package lease then ends a leadership at its own
 // deadline, counted from the send time of the last successful KeepAlive,

@@ -43,6 +43,7 @@ type link struct {
 	mu      sync.Mutex
 	closed  bool     // close was called: dial no more
 	current net.Conn // the TCP connection in use, for drop
+	failure error    // the last dial or read failure, for noSession
 }
 
 // dialLink opens a go-zookeeper connection; it does not wait for it.
@@ -64,6 +65,7 @@ func (l *link) dial(network, addr string, timeout time.Duration) (net.Conn, erro
 	}
 	c, err := l.connect(network, addr, timeout)
 	if err != nil {
+		l.failed(err)
 		return nil, err
 	}
 	l.mu.Lock()
@@ -105,13 +107,31 @@ func (h hosts) Next() (server string, retryStart bool) {
 	return server, retryStart
 }
 
-// noSession says why no server gave the link a session. Only if no TCP
-// connection was ever made is it sure that no connect request was sent.
-func (l *link) noSession() error {
-	if l.dialed.Load() {
-		return errors.New("no server gave a session (a connect request may have reached one)")
+// failed records the last failure of a connection: a dial (refused, a TLS
+// handshake) or a read (the server closed it, a TLS alert).
+func (l *link) failed(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.failure = err
 	}
-	return fmt.Errorf("no server reachable: %w", zk.ErrNoServer)
+}
+
+// noSession says why no server gave the link a session, with the last
+// connection failure. Only if no TCP connection was ever made is it sure
+// that no connect request was sent.
+func (l *link) noSession() error {
+	l.mu.Lock()
+	last := l.failure
+	l.mu.Unlock()
+	why := ""
+	if last != nil {
+		why = fmt.Sprintf(" (last failure: %v)", last)
+	}
+	if l.dialed.Load() {
+		return fmt.Errorf("no server gave a session%s (a connect request may have reached one)", why)
+	}
+	return fmt.Errorf("no server reachable%s: %w", why, zk.ErrNoServer)
 }
 
 // event is go-zookeeper's event callback; it runs on go-zookeeper's

@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"encoding/binary"
+	"errors"
 	"net"
 	"time"
 
@@ -30,6 +31,9 @@ type wireConn struct {
 func (c *wireConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.in.scan(p[:n], c.patchIn, c.frameIn)
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		c.l.failed(err)
+	}
 	return n, err
 }
 

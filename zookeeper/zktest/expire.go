@@ -2,9 +2,9 @@ package zktest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"crypto/tls"
 
 	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
