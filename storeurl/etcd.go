@@ -35,7 +35,7 @@ func openEtcd(ctx context.Context, hosts []string, u *url.URL, opts Options) (*O
 	if err != nil {
 		return nil, fmt.Errorf("etcd %v: %w", cfg.Endpoints, err)
 	}
-	if err := probeEtcd(ctx, c, cfg.Endpoints, opts.DialTimeout); err != nil {
+	if err := probeEtcd(ctx, c, cfg.Endpoints, cfg.TLS != nil, opts.DialTimeout); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -62,17 +62,18 @@ func checkHost(h string, defaultPort bool) error {
 // connection's failure (refused, TLS handshake, ...), and without waiting
 // for readiness the call fails as soon as every endpoint's first
 // connection attempt has.
-func probeEtcd(ctx context.Context, c *clientv3.Client, endpoints []string, timeout time.Duration) error {
+func probeEtcd(ctx context.Context, c *clientv3.Client, endpoints []string, tlsOn bool, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	_, err := pb.NewMaintenanceClient(c.ActiveConnection()).Status(ctx, &pb.StatusRequest{})
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case ctx.Err() != nil:
-		return fmt.Errorf("etcd %v: no answer within --dial-timeout %v: %s", endpoints, timeout, status.Convert(err).Message())
 	}
-	return fmt.Errorf("etcd %v: %s", endpoints, status.Convert(err).Message())
+	msg := status.Convert(err).Message()
+	if ctx.Err() != nil {
+		return fmt.Errorf("etcd %v: no answer within --dial-timeout %v: %s", endpoints, timeout, msg)
+	}
+	return fmt.Errorf("etcd %v: %s%s", endpoints, msg, tlsHint(endpoints, tlsOn))
 }
 
 // probeConsul asks the agent for the cluster's leader within timeout.
@@ -112,7 +113,7 @@ func probeZooKeeper(hosts []string, tc *tls.Config, timeout time.Duration) error
 				return nil
 			}
 		case <-p.failed:
-			return p.err(hosts, "every server failed")
+			return fmt.Errorf("%w%s", p.err(hosts, "every server failed"), tlsHint(hosts, tc != nil))
 		case <-deadline.C:
 			return p.err(hosts, fmt.Sprintf("no session within --dial-timeout %v", timeout))
 		}
@@ -166,9 +167,6 @@ func (p *zkProbe) dial(network, addr string, _ time.Duration) (net.Conn, error) 
 func (p *zkProbe) fail(addr string, err error) {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		err = fmt.Errorf("the server closed the connection before answering (%w)", err)
-		if p.tls == nil {
-			err = fmt.Errorf("%w; a TLS port does so to a plaintext client", err)
-		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -216,3 +214,42 @@ func (c *probeConn) Read(b []byte) (int, error) {
 type nopLogger struct{}
 
 func (nopLogger) Printf(string, ...any) {}
+
+// tlsHint returns, for a plaintext first contact that failed, a note
+// naming the addresses that speak TLS: the URL then wants TLS. It returns
+// "" with TLS on, or if no address speaks TLS.
+func tlsHint(addrs []string, tlsOn bool) string {
+	if tlsOn {
+		return ""
+	}
+	var speak []string
+	for _, a := range addrs {
+		if i := strings.Index(a, "://"); i >= 0 {
+			a = a[i+3:]
+		}
+		if speaksTLS(a) {
+			speak = append(speak, a)
+		}
+	}
+	if len(speak) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s answers a TLS handshake: the server wants TLS; use --cacert or the scheme's TLS form, etcds, zks or consuls)", strings.Join(speak, ", "))
+}
+
+// speaksTLS reports whether addr answers a TLS ClientHello with a TLS
+// record: a handshake that completes, or an alert (as a server that
+// requires a client certificate sends). Nothing is sent after the
+// handshake, so the server's certificate need not be verified.
+func speaksTLS(addr string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // a probe: no data is sent
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err == nil {
+		_ = c.Close()
+		return true
+	}
+	var op *net.OpError // a TLS alert from the server is a "remote error"
+	return errors.As(err, &op) && op.Op == "remote error"
+}
