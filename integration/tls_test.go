@@ -91,8 +91,8 @@ func campaignResign(t *testing.T, url string, opts storeurl.Options, ttl time.Du
 	if err := l.Resign(ctx); err != nil {
 		t.Fatalf("Resign over TLS: %v", err)
 	}
-	if info, err := e.Leader(ctx, election); err != nil || info.HasLeader() {
-		t.Errorf("Leader after Resign = %+v, %v; want none", info, err)
+	if info, err := e.Leader(ctx, election); !errors.Is(err, lease.ErrNoLeader) {
+		t.Errorf("Leader after Resign = %+v, %v; want ErrNoLeader", info, err)
 	}
 }
 

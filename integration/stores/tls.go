@@ -64,7 +64,8 @@ func EtcdTLS(t testing.TB, c *Certs) string {
 }
 
 // ConsulTLS starts a Consul dev agent whose HTTP API is served only over
-// HTTPS (ports { http = -1, https = 8501 }) and requires a client
+// HTTPS (ports { http = -1, https = 8501 }; no gRPC port, which a dev
+// agent with TLS would otherwise refuse to serve in plaintext) and requires a client
 // certificate the test CA signed (verify_incoming), and returns its HTTPS
 // address (127.0.0.1:port) once it has a leader and its node.
 func ConsulTLS(t testing.TB, c *Certs) string {
@@ -74,7 +75,7 @@ func ConsulTLS(t testing.TB, c *Certs) string {
 	tlsHCL := fmt.Sprintf(`tls { defaults { ca_file = "%[1]s/ca.pem" cert_file = "%[1]s/server.pem" `+
 		`key_file = "%[1]s/server-key.pem" verify_incoming = true } }`, tlsDir)
 	cmd := append([]string{"agent", "-dev", "-client", "0.0.0.0", "-hcl", tlsHCL,
-		"-hcl", "ports { http = -1 https = 8501 }"}, consulHCL...)
+		"-hcl", "ports { http = -1 https = 8501 grpc = -1 grpc_tls = -1 }"}, consulHCL...)
 	ctr, err := testcontainers.Run(ctx, ConsulImage, testcontainers.WithCmd(cmd...),
 		testcontainers.WithExposedPorts("8501/tcp"), tlsFiles(c))
 	testcontainers.CleanupContainer(t, ctr, testcontainers.StopTimeout(time.Second))
@@ -87,19 +88,24 @@ func ConsulTLS(t testing.TB, c *Certs) string {
 	}
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: c.ClientTLS(t)}}
 	defer hc.CloseIdleConnections()
-	if err := waitFor(ctx, func() bool { return consulServes(ctx, hc, "https://"+addr) }); err != nil {
+	if err := waitFor(ctx, func() error { return consulServes(ctx, hc, "https://"+addr) }); err != nil {
 		t.Fatalf("consul with TLS at %s: no leader: %v", addr, err)
 	}
 	return addr
 }
 
-// consulServes reports whether the agent at base has a leader and its
-// node in the catalog.
-func consulServes(ctx context.Context, hc *http.Client, base string) bool {
+// consulServes checks that the agent at base has a leader and its node in
+// the catalog.
+func consulServes(ctx context.Context, hc *http.Client, base string) error {
 	var leader string
 	var nodes []map[string]any
-	return getJSONWith(ctx, hc, base+"/v1/status/leader", &leader) == nil && leader != "" &&
-		getJSONWith(ctx, hc, base+"/v1/catalog/nodes", &nodes) == nil && len(nodes) > 0
+	if err := getJSONWith(ctx, hc, base+"/v1/status/leader", &leader); err != nil || leader == "" {
+		return fmt.Errorf("leader %q: %v", leader, err)
+	}
+	if err := getJSONWith(ctx, hc, base+"/v1/catalog/nodes", &nodes); err != nil || len(nodes) == 0 {
+		return fmt.Errorf("%d nodes: %v", len(nodes), err)
+	}
+	return nil
 }
 
 // ZooKeeperTLSConfig are the zoo.cfg lines (ZOO_CFG_EXTRA) of a server
@@ -144,34 +150,37 @@ func ZooKeeperTLS(t testing.TB, c *Certs) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := waitFor(ctx, func() bool { return tlsAnswers(ctx, addr, c.ClientTLS(t)) }); err != nil {
+	if err := waitFor(ctx, func() error { return tlsAnswers(ctx, addr, c.ClientTLS(t)) }); err != nil {
 		t.Fatalf("zookeeper TLS port %s: no TLS handshake: %v", addr, err)
 	}
 	return addr
 }
 
-// tlsAnswers reports whether a TLS handshake with addr succeeds.
-func tlsAnswers(ctx context.Context, addr string, tc *tls.Config) bool {
+// tlsAnswers makes a TLS handshake with addr.
+func tlsAnswers(ctx context.Context, addr string, tc *tls.Config) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	conn, err := (&tls.Dialer{Config: tc}).DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return false
+		return err
 	}
-	_ = conn.Close()
-	return true
+	return conn.Close()
 }
 
-// waitFor polls ok every 100 ms until it holds or ctx ends.
-func waitFor(ctx context.Context, ok func() bool) error {
+// waitFor polls check every 100 ms until it succeeds or ctx ends; the
+// error then names check's last failure.
+func waitFor(ctx context.Context, check func() error) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for !ok() {
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
 		case <-tick.C:
 		}
 	}
-	return nil
 }
