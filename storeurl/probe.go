@@ -165,8 +165,14 @@ func (p *zkProbe) dial(network, addr string, _ time.Duration) (net.Conn, error) 
 
 // fail records err as addr's last failure.
 func (p *zkProbe) fail(addr string, err error) {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	var op *net.OpError
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		err = fmt.Errorf("the server closed the connection before answering (%w)", err)
+	case p.tls != nil && errors.As(err, &op) && op.Op == "remote error" && len(p.tls.Certificates) == 0:
+		err = fmt.Errorf("%w (the server refused the TLS handshake: it may require a client certificate, --cert and --key)", err)
+	case p.tls != nil && errors.As(err, &op) && op.Op == "remote error":
+		err = fmt.Errorf("%w (the server refused the TLS handshake: it may not trust the CA of the client certificate)", err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -84,9 +84,13 @@ for entry in $(grep '^server\.' "$config" || true); do
 done
 
 # Debian's jars: zookeeper.jar names its dependencies in its manifest's
-# Class-Path, except the logging backend (slf4j -> log4j 1.2) and the servlet
-# API the AdminServer (Jetty) needs.
+# Class-Path, except the logging backend (slf4j -> log4j 1.2), the servlet
+# API the AdminServer (Jetty) needs, and Netty's codec and resolver, which
+# the Netty connection factory (serverCnxnFactory=...NettyServerCnxnFactory,
+# needed for TLS on secureClientPort) loads: without them every connection
+# to it fails with NoClassDefFoundError io/netty/handler/codec/....
 classpath=/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-log4j12.jar:/usr/share/java/log4j-1.2.jar:/usr/share/java/servlet-api.jar
+classpath+=:/usr/share/java/netty-codec.jar:/usr/share/java/netty-resolver.jar
 # shellcheck disable=SC2086 # JVMFLAGS is a list of flags
 exec java \
 	-Dzookeeper.log.dir="$ZOO_LOG_DIR" \
