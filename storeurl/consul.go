@@ -2,6 +2,7 @@ package storeurl
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net/url"
 
@@ -19,9 +20,10 @@ func openConsul(ctx context.Context, hosts []string, u *url.URL, opts Options) (
 	}
 	cfg := api.DefaultConfig()
 	cfg.Address, cfg.Token, cfg.Scheme = hosts[0], opts.Token, "http"
+	var tc *tls.Config
 	if useTLS(u.Scheme, opts) {
-		tc, err := tlsConfig(opts)
-		if err != nil {
+		var err error
+		if tc, err = tlsConfig(opts); err != nil {
 			return nil, err
 		}
 		cfg.Scheme, cfg.Transport.TLSClientConfig = "https", tc
@@ -30,7 +32,7 @@ func openConsul(ctx context.Context, hosts []string, u *url.URL, opts Options) (
 	if err != nil {
 		return nil, fmt.Errorf("consul %s: %w", hosts[0], err)
 	}
-	if err := probeConsul(ctx, c, cfg.Scheme+"://"+hosts[0], opts.DialTimeout); err != nil {
+	if err := probeConsul(ctx, c, cfg.Scheme+"://"+hosts[0], tc, opts.DialTimeout); err != nil {
 		cfg.Transport.CloseIdleConnections()
 		return nil, err
 	}

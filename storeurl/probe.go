@@ -76,20 +76,54 @@ func probeEtcd(ctx context.Context, c *clientv3.Client, endpoints []string, tlsO
 	return fmt.Errorf("etcd %v: %s%s", endpoints, msg, tlsHint(endpoints, tlsOn))
 }
 
-// probeConsul asks the agent for the cluster's leader within timeout.
-func probeConsul(ctx context.Context, c *api.Client, addr string, timeout time.Duration) error {
+// probeConsul asks the agent for the cluster's leader within timeout. If
+// that fails over TLS, a handshake of its own names the TLS failure: Go's
+// HTTP/2 client may report a refused client certificate only as "client
+// conn could not be established".
+func probeConsul(ctx context.Context, c *api.Client, addr string, tc *tls.Config, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	leader, err := c.Status().LeaderWithQueryOptions((&api.QueryOptions{}).WithContext(ctx))
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return fmt.Errorf("consul %s: no answer within --dial-timeout %v: %w", addr, timeout, err)
+	case err != nil && tc != nil:
+		if terr := tlsFailure(strings.TrimPrefix(addr, "https://"), tc); terr != nil && !strings.Contains(err.Error(), terr.Error()) {
+			return fmt.Errorf("consul %s: TLS: %w (%w)", addr, terr, err)
+		}
+		return fmt.Errorf("consul %s: %w", addr, err)
 	case err != nil:
 		return fmt.Errorf("consul %s: %w", addr, err)
 	case leader == "":
 		return fmt.Errorf("consul %s: the agent answers but knows no cluster leader", addr)
 	}
 	return nil
+}
+
+// tlsFailure makes a TLS handshake with addr and waits briefly for an alert
+// that follows it (with TLS 1.3 a server refuses a client certificate only
+// after the client's side of the handshake is done). It returns the
+// failure, or nil if there was none.
+func tlsFailure(addr string, tc *tls.Config) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c, err := (&tls.Dialer{Config: tc}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	_, err = c.Read(make([]byte, 1))
+	if isTLSAlert(err) {
+		return err
+	}
+	return nil
+}
+
+// isTLSAlert reports whether err is an alert the TLS peer sent.
+func isTLSAlert(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "remote error"
 }
 
 // probeZooKeeper connects to the ensemble as go-zookeeper does (with tc,
@@ -165,13 +199,12 @@ func (p *zkProbe) dial(network, addr string, _ time.Duration) (net.Conn, error) 
 
 // fail records err as addr's last failure.
 func (p *zkProbe) fail(addr string, err error) {
-	var op *net.OpError
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		err = fmt.Errorf("the server closed the connection before answering (%w)", err)
-	case p.tls != nil && errors.As(err, &op) && op.Op == "remote error" && len(p.tls.Certificates) == 0:
+	case p.tls != nil && isTLSAlert(err) && len(p.tls.Certificates) == 0:
 		err = fmt.Errorf("%w (the server refused the TLS handshake: it may require a client certificate, --cert and --key)", err)
-	case p.tls != nil && errors.As(err, &op) && op.Op == "remote error":
+	case p.tls != nil && isTLSAlert(err):
 		err = fmt.Errorf("%w (the server refused the TLS handshake: it may not trust the CA of the client certificate)", err)
 	}
 	p.mu.Lock()
@@ -256,6 +289,5 @@ func speaksTLS(addr string) bool {
 		_ = c.Close()
 		return true
 	}
-	var op *net.OpError // a TLS alert from the server is a "remote error"
-	return errors.As(err, &op) && op.Op == "remote error"
+	return isTLSAlert(err)
 }
