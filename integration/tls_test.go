@@ -46,10 +46,10 @@ func TestTLS(t *testing.T) {
 	})
 	t.Run("zookeeper", func(t *testing.T) {
 		addr := stores.ZooKeeperTLS(t, certs)
-		h := &zktest.Harness{Servers: []string{addr}, TickTime: stores.ZooKeeperTick,
+		h := &zktest.Harness{Servers: []string{addr}, TickTime: stores.ZooKeeperTLSTick,
 			TLS: &zktest.TLS{Client: certs.ClientTLS(t), Server: certs.ServerTLS(t)}}
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
-		tlsStore(t, "zk", addr, certs, 2*time.Second)
+		tlsStore(t, "zk", addr, certs, 2*stores.ZooKeeperTLSTick)
 		t.Run("SessionError", func(t *testing.T) { zkSessionError(t, addr, certs) })
 	})
 }
@@ -58,7 +58,7 @@ func TestTLS(t *testing.T) {
 func tlsStore(t *testing.T, scheme, addr string, certs *stores.Certs, ttl time.Duration) {
 	query := ""
 	if scheme == "zk" {
-		query = "?tick=" + stores.ZooKeeperTick.String()
+		query = "?tick=" + stores.ZooKeeperTLSTick.String()
 	}
 	url := scheme + "://" + addr + "/tls" + query
 	mutual := storeurl.Options{CACert: certs.CA, Cert: certs.Client, Key: certs.ClientKey, DialTimeout: 5 * time.Second}
@@ -161,13 +161,13 @@ func containsAny(s string, subs []string) bool {
 func zkSessionError(t *testing.T, addr string, certs *stores.Certs) {
 	tc := certs.ClientTLS(t)
 	tc.RootCAs = x509.NewCertPool()
-	s, err := zookeeper.New([]string{addr}, zookeeper.Options{TickTime: stores.ZooKeeperTick, TLS: tc,
+	s, err := zookeeper.New([]string{addr}, zookeeper.Options{TickTime: stores.ZooKeeperTLSTick, TLS: tc,
 		ConnOptions: []func(*zk.Conn){zk.WithLogInfo(false)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ss, err := s.NewSession(backendtest.Context(t, 10*time.Second), 2*time.Second)
+	ss, err := s.NewSession(backendtest.Context(t, 10*time.Second), 2*stores.ZooKeeperTLSTick)
 	if err == nil {
 		ss.Close(context.Background())
 		t.Fatal("NewSession with a CA that did not sign the server's certificate succeeded")

@@ -121,6 +121,15 @@ var ZooKeeperTLSConfig = []string{
 	"ssl.clientAuth=need",
 }
 
+// ZooKeeperTLSTick is the tickTime of the server ZooKeeperTLS starts:
+// sessions last 4 s to 40 s. The conformance suite opens its sessions at
+// the smallest TTL and does not renew them; through the zktest harness each
+// session's connection makes two TLS handshakes (to the proxy, and from it
+// to the server). With ZooKeeperTick (a 2 s TTL in the suite) one
+// race-enabled run on a loaded machine failed CreateRace, whose eight
+// unrenewed sessions took 2.9 s to set up, longer than their TTL.
+const ZooKeeperTLSTick = 2 * time.Second
+
 // ZooKeeperTLS starts one ZooKeeper server with a TLS client port
 // (ZooKeeperTLSConfig) and returns that port's address (127.0.0.1:port).
 // The plain client port stays open inside the container for the readiness
@@ -130,7 +139,7 @@ func ZooKeeperTLS(t testing.TB, c *Certs) string {
 	t.Helper()
 	Require(t, ZooKeeperImage)
 	ctx := startContext(t)
-	env := map[string]string{"ZOO_TICK_TIME": fmt.Sprint(ZooKeeperTick.Milliseconds()),
+	env := map[string]string{"ZOO_TICK_TIME": fmt.Sprint(ZooKeeperTLSTick.Milliseconds()),
 		"ZOO_4LW_COMMANDS_WHITELIST": "srvr,ruok", "ZOO_ADMINSERVER_ENABLED": "false",
 		"ZOO_CFG_EXTRA": strings.Join(ZooKeeperTLSConfig, " ")}
 	ctr, err := testcontainers.Run(ctx, ZooKeeperImage, testcontainers.WithEnv(env),
