@@ -27,7 +27,7 @@ type common struct {
 // them where they have a counterpart.
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.store, "store", os.Getenv("LEASEHOLD_STORE"),
-		"store URL: etcd://host:port[,host:port]/prefix, zk://host:port[,...]/prefix[?tick=2s], consul://host:port/prefix (env LEASEHOLD_STORE)")
+		"store URL: etcd://host:port[,host:port]/prefix, zk://host:port[,...]/prefix[?tick=2s], consul://host:port/prefix; etcds, zks, consuls: TLS (env LEASEHOLD_STORE)")
 	fs.StringVar(&c.election, "election", "", "election name: segments of [A-Za-z0-9._-] separated by '/'")
 	fs.DurationVar(&c.ttl, "ttl", lease.DefaultTTL, "session TTL (etcd: whole seconds ≥ 2s; ZooKeeper: 2–20 tickTime; Consul: 10s–24h)")
 	fs.DurationVar(&c.margin, "margin", 0, "safety margin: the leader stops this long before the store could free the key (default TTL/4)")
