@@ -7,6 +7,9 @@
 // container and network it starts when the test ends (the reaper image is
 // not used).
 //
+// EtcdTLS, ConsulTLS and ZooKeeperTLS start one server that speaks only
+// mutual TLS to clients, with a test PKI that NewCerts generates.
+//
 // Image names come from LEASEHOLD_ETCD_IMAGE, LEASEHOLD_ZOOKEEPER_IMAGE and
 // LEASEHOLD_CONSUL_IMAGE and default to the official images; `make images`
 // builds them locally where no registry is reachable. Set
