@@ -85,26 +85,57 @@ func (ss *session) createOnce(election, path string, value []byte) (backends.Rec
 	if err != nil {
 		return backends.Record{}, err
 	}
+	if st.EphemeralOwner == 0 {
+		if st, err = replaceLeftover(conn, path, value, acl, st); err != nil {
+			return backends.Record{}, err
+		}
+		data = value
+	}
 	return record(election, data, st, ss.l)
 }
 
+// replaceLeftover replaces a persistent node found at a leader node's
+// path, a parent that a version of this package which nested election
+// names ("x" for "x/y") left behind, by this session's leader node: one
+// multi deletes it at the version read and creates the node. A leftover
+// with children is still a parent in that layout: the error says to
+// remove it.
+func replaceLeftover(conn *zk.Conn, path string, value []byte, acl []zk.ACL, st *zk.Stat) (*zk.Stat, error) {
+	if st.NumChildren > 0 {
+		return nil, fmt.Errorf("%q is a persistent node with %d children, not a leader node: a parent "+
+			"left by a leasehold version that nested election names; remove it once no such version runs", path, st.NumChildren)
+	}
+	got, err := createStat(conn, path, value, acl, &zk.DeleteRequest{Path: path, Version: st.Version})
+	switch {
+	case errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNotEmpty):
+		return nil, errVanished // changed since read: look again
+	case err != nil:
+		return nil, fmt.Errorf("replace the persistent node left at %q: %w", path, err)
+	}
+	return got, nil
+}
+
 // createStat creates an ephemeral node and returns its Stat from the same
-// request, so a won create costs one round trip: a multi of the create and
-// a setData of the same value at version 0, whose answer carries the stat
-// (go-zookeeper has no create2). The node's version is therefore 1.
-func createStat(conn *zk.Conn, path string, value []byte, acl []zk.ACL) (*zk.Stat, error) {
-	res, err := conn.Multi(&zk.CreateRequest{Path: path, Data: value, Acl: acl, Flags: zk.FlagEphemeral},
+// request, so a won create costs one round trip: a multi of the ops in
+// pre, the create and a setData of the same value at version 0, whose
+// answer carries the stat (go-zookeeper has no create2). The node's
+// version is therefore 1. The error is that of the first op that failed.
+func createStat(conn *zk.Conn, path string, value []byte, acl []zk.ACL, pre ...any) (*zk.Stat, error) {
+	ops := append(pre, &zk.CreateRequest{Path: path, Data: value, Acl: acl, Flags: zk.FlagEphemeral},
 		&zk.SetDataRequest{Path: path, Data: value, Version: 0})
-	if len(res) > 0 && res[0].Error != nil {
-		return nil, res[0].Error
+	res, err := conn.Multi(ops...)
+	for _, r := range res {
+		if r.Error != nil {
+			return nil, r.Error
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(res) != 2 || res[1].Stat == nil {
+	if len(res) != len(ops) || res[len(ops)-1].Stat == nil {
 		return nil, fmt.Errorf("create %q: the multi answered %d results without a stat", path, len(res))
 	}
-	return res[1].Stat, nil
+	return res[len(ops)-1].Stat, nil
 }
 
 // makeParents creates the missing ancestors of path as persistent nodes.
@@ -113,7 +144,7 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 		_, err := conn.Create(p, nil, 0, acl)
 		switch {
 		case errors.Is(err, zk.ErrNoChildrenForEphemerals):
-			return fmt.Errorf("parent %q is a leader node: an election cannot be the parent of another: %w", p, err)
+			return fmt.Errorf("parent %q is an ephemeral node: a leader node of a leasehold version that nested election names? %w", p, err)
 		case err != nil && !errors.Is(err, zk.ErrNodeExists):
 			return fmt.Errorf("create parent %q: %w", p, err)
 		}

@@ -25,17 +25,31 @@ var errStoreClosed = errors.New("zookeeper: store closed")
 // whole frames only. An error after a request may have been sent
 // (zk.ErrConnectionClosed, zk.ErrClosing, a timeout) is left
 // unclassified: its outcome is unknown.
+//
+// Three errors are permanent, ErrPermission: NOAUTH (zk.ErrNoAuth: a
+// node's ACL does not grant the connection's credentials what the request
+// needs), AUTH_FAILED (zk.ErrAuthFailed: the server refused the
+// credentials themselves) and INVALIDACL (zk.ErrInvalidACL: the ACL given
+// to a create is malformed, or uses the auth scheme on a connection with
+// no credentials). None is cured by trying again.
 func classify(what string, ctx context.Context, err error) error {
 	var op *net.OpError
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrCanceled, ctx.Err())
+	case permanent(err):
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
 	case errors.Is(err, zk.ErrSessionExpired):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrSessionExpired, err)
 	case errors.Is(err, zk.ErrNoServer), errors.As(err, &op) && op.Op == "write":
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// permanent reports the errors classify counts as ErrPermission.
+func permanent(err error) bool {
+	return errors.Is(err, zk.ErrNoAuth) || errors.Is(err, zk.ErrAuthFailed) || errors.Is(err, zk.ErrInvalidACL)
 }
 
 // classifyRead is classify for a read on the Store's own connection. Its

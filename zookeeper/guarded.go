@@ -16,9 +16,10 @@ var _ backends.GuardedWriter = (*Store)(nil)
 var errNotHeld = errors.New("leader node is absent or holds another token")
 
 // DataPath returns the node at which GuardedPut keeps key:
-// Prefix + "/" + backends.DataSegment + "/" + key.
+// Prefix + "/" + backends.DataSegment + "/" + the key's node name, escaped
+// as an election's is (see Path), so that keys never nest.
 func (s *Store) DataPath(key string) string {
-	return s.opts.Prefix + "/" + backends.DataSegment + "/" + key
+	return s.opts.Prefix + "/" + backends.DataSegment + "/" + nodeName(key)
 }
 
 // GuardedPut syncs, reads the leader node and, if its czxid is token, runs

@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -48,12 +50,31 @@ type Options struct {
 	// DefaultPrefix.
 	Prefix string
 
-	// ACL is the ACL of every node the Store creates, parents included.
-	// Default zk.WorldACL(zk.PermAll).
+	// ACL is the ACL of every node the Store creates: leader nodes, queue
+	// nodes and entries, guarded-write data nodes, and the missing parents
+	// of all of them, Prefix included. Nodes that exist keep the ACL they
+	// have. Default, without Auth: zk.WorldACL(zk.PermAll) (ZooKeeper's
+	// OPEN_ACL_UNSAFE), which protects nothing: any client can read,
+	// change and delete the nodes, and so end a holder's leadership. With
+	// Auth: zk.AuthACL(zk.PermAll) (CREATOR_ALL_ACL: all rights to the
+	// identities the credentials authenticate, and to no one else) plus
+	// zk.WorldACL(zk.PermRead) (anyone may read leader values) unless
+	// NoWorldRead.
 	ACL []zk.ACL
 
-	// Auth lists credentials added to every connection before use (for
-	// ACLs such as zk.DigestACL). Default none.
+	// NoWorldRead drops world read from the default ACL with Auth: only
+	// the credentials' identities may read the nodes, so observers need
+	// credentials too. It needs Auth and no ACL. Default false.
+	NoWorldRead bool
+
+	// Auth lists credentials added to every connection before use, e.g.
+	// {Scheme: "digest", Credentials: []byte("user:password")}. ZooKeeper
+	// accepts any digest when it is added; a wrong password shows only
+	// where a node's ACL does not match it. So NewSession checks, after
+	// adding the credentials, that they may create and delete nodes under
+	// Prefix (creating Prefix if it is missing), and fails with an error
+	// wrapping backends.ErrPermission that names Prefix and the user (never
+	// the password) if not. Default none.
 	Auth []Auth
 
 	// TickTime is the servers' tickTime. The TTL limits default to what
@@ -75,8 +96,15 @@ type Options struct {
 	// dialed. Default nil: plain TCP.
 	TLS *tls.Config
 
+	// Logger receives go-zookeeper's log lines (connections made and lost,
+	// sessions established), at Debug, or at Warn for failures and errors,
+	// with the attribute "component"="go-zookeeper". Default nil: nothing
+	// is logged, as package lease logs nothing unless given a Logger.
+	Logger *slog.Logger
+
 	// ConnOptions are passed to zk.Connect for every connection the Store
-	// opens, e.g. zk.WithLogger(l) or zk.WithLogInfo(false). The Store
+	// opens, after the logger Logger sets up, so a zk.WithLogger here
+	// replaces it. The Store
 	// sets the dialer, the host provider and the event callback itself: a
 	// zk.WithDialer, zk.WithHostProvider or zk.WithEventCallback here is
 	// overridden. Default none.
@@ -88,7 +116,7 @@ func (o Options) withDefaults() Options {
 		o.Prefix = DefaultPrefix
 	}
 	if o.ACL == nil {
-		o.ACL = zk.WorldACL(zk.PermAll)
+		o.ACL = defaultACL(o.Auth, o.NoWorldRead)
 	}
 	if o.TickTime == 0 {
 		o.TickTime = DefaultTickTime
@@ -102,6 +130,25 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// logger returns Logger, or a logger that discards everything.
+func (o Options) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger
+}
+
+// validateACL checks the ACL options as the caller gave them.
+func (o Options) validateACL() error {
+	switch {
+	case o.NoWorldRead && len(o.Auth) == 0:
+		return errors.New("zookeeper: NoWorldRead needs Auth: without credentials no one could read or change the nodes")
+	case o.NoWorldRead && o.ACL != nil:
+		return errors.New("zookeeper: NoWorldRead and ACL are both set: NoWorldRead only changes the default ACL")
+	}
+	return nil
+}
+
 // validate checks defaulted options.
 func (o Options) validate() error {
 	if err := validatePrefix(o.Prefix); err != nil {
@@ -109,7 +156,7 @@ func (o Options) validate() error {
 	}
 	switch {
 	case len(o.ACL) == 0:
-		return errors.New("zookeeper: ACL is empty: leave it nil for zk.WorldACL(zk.PermAll)")
+		return errors.New("zookeeper: ACL is empty: leave it nil for the default (see Options.ACL)")
 	case o.TickTime < 0:
 		return fmt.Errorf("zookeeper: TickTime %v must be positive", o.TickTime)
 	case o.MinTTL <= 0 || o.MaxTTL < o.MinTTL:
@@ -121,6 +168,9 @@ func (o Options) validate() error {
 		if a.Scheme == "" {
 			return fmt.Errorf("zookeeper: Auth[%d] has no scheme: want e.g. \"digest\"", i)
 		}
+		if user, _, ok := strings.Cut(string(a.Credentials), ":"); a.Scheme == "digest" && (!ok || user == "") {
+			return fmt.Errorf("zookeeper: Auth[%d]: digest credentials must be \"user:password\" with a user", i)
+		}
 	}
 	return nil
 }
@@ -129,6 +179,7 @@ func (o Options) validate() error {
 // Store's own.
 func (o Options) connect(l *link) func(*zk.Conn) {
 	return func(c *zk.Conn) {
+		zk.WithLogger(zkLogger{o.logger()})(c)
 		for _, opt := range o.ConnOptions {
 			opt(c)
 		}

@@ -19,25 +19,22 @@ var _ backends.Queuer = (*Store)(nil)
 const seqDigits = 10
 
 // QueuePath returns the node under which election's queue entries live:
-// Prefix + "/" + backends.QueueSegment + "/" + election. It is a
+// Prefix + "/" + backends.QueueSegment + "/" + the election's node name
+// (see Path). It is a
 // persistent node, made when the first entry is, and never deleted, so
 // that its sequence counter never starts again. A session's entry is its
 // child "~" + session ID + "-" + the 10-digit sequence number ZooKeeper
 // appends, an EPHEMERAL_SEQUENTIAL node of that session; its token is the
-// sequence number plus 1. Children not beginning with '~' are the queue
-// nodes of nested elections ("a/b" under "a") and are no entries.
+// sequence number plus 1. Children not beginning with '~' (queue nodes
+// that older versions nested here, "a/b" under "a") are no entries.
 func (s *Store) QueuePath(election string) string {
-	return s.opts.Prefix + "/" + backends.QueueSegment + "/" + election
+	return s.opts.Prefix + "/" + backends.QueueSegment + "/" + nodeName(election)
 }
 
 // checkedQueuePath returns the election's queue node if it is a valid
 // ZooKeeper path.
 func (s *Store) checkedQueuePath(election string) (string, error) {
-	p := s.QueuePath(election)
-	if err := validatePath(p); err != nil {
-		return "", fmt.Errorf("election %q: %w", election, err)
-	}
-	return p, nil
+	return checkedName("election", election, s.QueuePath)
 }
 
 // entryPath returns the node of entry: its name is derived from Owner and

@@ -17,8 +17,12 @@ import (
 // server clamps the timeout to its minSessionTimeout..maxSessionTimeout:
 // TTL() reports what it granted, and NewSession fails (and ends the
 // session) if that is less than ttl, as the holder's deadline would then
-// outlast the session. An error wraps ErrUnavailable if go-zookeeper
-// could reach none of the servers, or ErrCanceled if ctx ended first.
+// outlast the session. Before it returns, it checks that the credentials
+// (Options.Auth) may create and delete nodes under Prefix, creating
+// Prefix if it is missing: one round trip more. An error wraps
+// ErrUnavailable if go-zookeeper could reach none of the servers,
+// ErrPermission if the server refused the credentials (AUTH_FAILED) or
+// they lack those rights (NOAUTH), or ErrCanceled if ctx ended first.
 func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
 	const what = "zookeeper: new session"
 	l, err := dialLink(s.servers, ttl, ttl, s.opts)
@@ -47,7 +51,8 @@ type session struct {
 	closing atomic.Bool
 }
 
-// open waits for the session and adds the credentials. It waits for a
+// open waits for the session, adds the credentials and checks that they
+// may create and delete nodes under Prefix (checkRights). It waits for a
 // first request (an exists of "/"), which go-zookeeper sends once it has
 // the session, and gives up once go-zookeeper has tried every server in
 // vain.
@@ -74,12 +79,13 @@ func (ss *session) open(ctx context.Context, ttl time.Duration) error {
 		return fmt.Errorf("the server granted a session timeout of %v, below the TTL %v asked: "+
 			"raise its maxSessionTimeout (default 20×tickTime) or lower Options.MaxTTL", ss.ttl, ttl)
 	}
-	for _, a := range ss.s.opts.Auth {
+	o := ss.s.opts
+	for _, a := range o.Auth {
 		if err := ss.s.callErr(ctx, func() error { return ss.l.conn.AddAuth(a.Scheme, a.Credentials) }); err != nil {
-			return fmt.Errorf("add %s credentials: %w", a.Scheme, err)
+			return fmt.Errorf("add %s credentials: %w", identity([]Auth{a}), err)
 		}
 	}
-	return nil
+	return ss.s.callErr(ctx, func() error { return checkRights(ss.l.conn, o.Prefix, o.ACL, o.Auth) })
 }
 
 // ID returns the ZooKeeper session ID in lower-case hex, which is what

@@ -37,6 +37,9 @@ func New(servers []string, opts Options) (*Store, error) {
 	if len(servers) == 0 {
 		return nil, errors.New("zookeeper: no servers: pass the ensemble's client addresses, e.g. 127.0.0.1:2181")
 	}
+	if err := opts.validateACL(); err != nil {
+		return nil, err
+	}
 	opts = opts.withDefaults()
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -57,7 +60,7 @@ func (s *Store) authRead() {
 	defer close(s.authed)
 	for _, a := range s.opts.Auth {
 		if err := s.read.conn.AddAuth(a.Scheme, a.Credentials); err != nil {
-			s.authErr = fmt.Errorf("add %s credentials: %w", a.Scheme, err)
+			s.authErr = fmt.Errorf("add %s credentials: %w", identity([]Auth{a}), err)
 			return
 		}
 	}
@@ -73,14 +76,25 @@ func (s *Store) Limits() backends.Limits {
 		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}
 }
 
-// Path returns the node path of an election: Prefix + "/" + election.
-func (s *Store) Path(election string) string { return s.opts.Prefix + "/" + election }
+// Path returns the node path of an election: Prefix + "/" + its node
+// name, in which '/' and the escape character '%' are escaped so that
+// every election is a child of Prefix and no two nest ("a/b" is node
+// Prefix + "/a%2Fb"; see the package doc, Keys and tokens).
+func (s *Store) Path(election string) string { return s.opts.Prefix + "/" + nodeName(election) }
 
 // checkedPath returns the election's path if it is a valid ZooKeeper path.
 func (s *Store) checkedPath(election string) (string, error) {
-	p := s.Path(election)
+	return checkedName("election", election, s.Path)
+}
+
+// checkedName returns path(name) if name is not empty and the path valid.
+func checkedName(what, name string, path func(string) string) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("%s name is empty", what)
+	}
+	p := path(name)
 	if err := validatePath(p); err != nil {
-		return "", fmt.Errorf("election %q: %w", election, err)
+		return "", fmt.Errorf("%s %q: %w", what, name, err)
 	}
 	return p, nil
 }

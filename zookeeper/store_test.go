@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,10 @@ func TestNewBadInput(t *testing.T) {
 		{[]string{unreachable}, Options{MinTTL: 1500 * time.Microsecond}, "whole milliseconds"},
 		{[]string{unreachable}, Options{Auth: []Auth{{Credentials: []byte("u:p")}}}, "Auth[0]"},
 		{[]string{"no-port-and:bad:host"}, Options{}, "connect to"},
+		{[]string{unreachable}, Options{NoWorldRead: true}, "NoWorldRead needs Auth"},
+		{[]string{unreachable}, Options{NoWorldRead: true, Auth: alice, ACL: zk.WorldACL(zk.PermRead)}, "NoWorldRead and ACL"},
+		{[]string{unreachable}, Options{Auth: []Auth{{Scheme: "digest", Credentials: []byte("secret")}}}, "user:password"},
+		{[]string{unreachable}, Options{Auth: []Auth{{Scheme: "digest", Credentials: []byte(":secret")}}}, "user:password"},
 	}
 	for _, c := range cases {
 		s, err := New(c.servers, c.opts)
@@ -47,9 +52,45 @@ func TestNewBadInput(t *testing.T) {
 			t.Errorf("New(%q, %+v) succeeded, want an error with %q", c.servers, c.opts, c.want)
 			continue
 		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("New(%q, %+v) = %v, want an error with %q", c.servers, c.opts, err, c.want)
+		if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("New(%q, %+v) = %v, want an error with %q and no password", c.servers, c.opts, err, c.want)
 		}
+	}
+}
+
+var alice = []Auth{{Scheme: "digest", Credentials: []byte("alice:secret")}}
+
+// TestDefaultACL: without credentials the nodes are open; with them, all
+// rights go to the credentials' identities and read to the world, unless
+// NoWorldRead; an ACL given is kept.
+func TestDefaultACL(t *testing.T) {
+	creator, world := zk.AuthACL(zk.PermAll), zk.WorldACL(zk.PermAll)
+	worldRead := zk.WorldACL(zk.PermRead)
+	mine := zk.DigestACL(zk.PermAll, "bob", "pw")
+	cases := []struct {
+		opts Options
+		want []zk.ACL
+	}{
+		{Options{}, world},
+		{Options{Auth: alice}, append(slices.Clone(creator), worldRead...)},
+		{Options{Auth: alice, NoWorldRead: true}, creator},
+		{Options{Auth: alice, ACL: mine}, mine},
+		{Options{ACL: mine}, mine},
+	}
+	for _, c := range cases {
+		if got := c.opts.withDefaults().ACL; !slices.Equal(got, c.want) {
+			t.Errorf("ACL of %+v = %v, want %v", c.opts, got, c.want)
+		}
+	}
+}
+
+func TestIdentityHidesPasswords(t *testing.T) {
+	got := identity([]Auth{{Scheme: "digest", Credentials: []byte("alice:secret:x")}, {Scheme: "ip"}})
+	if got != "digest:alice, ip" {
+		t.Fatalf("identity = %q, want \"digest:alice, ip\"", got)
+	}
+	if got := identity(nil); !strings.Contains(got, "world:anyone") {
+		t.Fatalf("identity(nil) = %q, want world:anyone named", got)
 	}
 }
 
@@ -60,8 +101,14 @@ func TestLimitsAndPath(t *testing.T) {
 	if got := s.Limits(); got != want {
 		t.Errorf("Limits = %+v, want %+v", got, want)
 	}
-	if got := s.Path("a/b"); got != "/x/y/a/b" {
-		t.Errorf("Path = %q, want /x/y/a/b", got)
+	if got := s.Path("a/b"); got != "/x/y/a%2Fb" {
+		t.Errorf("Path = %q, want /x/y/a%%2Fb", got)
+	}
+	if got := s.QueuePath("a/b"); got != "/x/y/~queue/a%2Fb" {
+		t.Errorf("QueuePath = %q, want /x/y/~queue/a%%2Fb", got)
+	}
+	if got := s.DataPath("k/v"); got != "/x/y/~data/k%2Fv" {
+		t.Errorf("DataPath = %q, want /x/y/~data/k%%2Fv", got)
 	}
 	d := newUnreachable(t, Options{MaxTTL: time.Minute})
 	if got := d.Limits(); got.MinTTL != 4*time.Second || got.MaxTTL != time.Minute {
@@ -110,9 +157,9 @@ func TestUnreachableCallsEndWithContext(t *testing.T) {
 
 func TestBadElectionPath(t *testing.T) {
 	s := newUnreachable(t, Options{})
-	_, err := s.Get(context.Background(), "a\x00b")
-	if err == nil || !strings.Contains(err.Error(), `"/leasehold/a\x00b"`) {
-		t.Fatalf("Get of a name that is no ZooKeeper path: %v, want an error naming the path", err)
+	_, err := s.Get(context.Background(), "")
+	if err == nil || !strings.Contains(err.Error(), "election name is empty") {
+		t.Fatalf("Get of an empty name: %v, want an error saying so", err)
 	}
 }
 

@@ -32,6 +32,8 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"TTLExpiry":             testTTLExpiry,
 		"SeveredConnection":     testSevered,
 		"GuardedPut":            runGuardedTests,
+		"NameSpace":             func(t *testing.T, h Harness) { testNameSpace(t, h, false) },
+		"NameSpaceQueue":        func(t *testing.T, h Harness) { testNameSpace(t, h, true) },
 		"Queue":                 runQueueTests,
 	}
 	for name, fn := range tests {

@@ -1,0 +1,104 @@
+package zookeeper
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// defaultACL is the ACL of the nodes the Store creates when Options.ACL is
+// nil: without credentials, ZooKeeper's OPEN_ACL_UNSAFE (world:anyone with
+// every permission), which protects nothing; with credentials,
+// CREATOR_ALL_ACL (every permission to the identities the connection
+// authenticated as: the "auth" scheme, which the server expands into them
+// at create time) and, unless noWorldRead, READ_ACL_UNSAFE (world:anyone
+// may read).
+func defaultACL(auth []Auth, noWorldRead bool) []zk.ACL {
+	if len(auth) == 0 {
+		return zk.WorldACL(zk.PermAll)
+	}
+	acl := zk.AuthACL(zk.PermAll)
+	if !noWorldRead {
+		acl = append(acl, zk.WorldACL(zk.PermRead)...)
+	}
+	return acl
+}
+
+// identity names the credentials for errors and logs, never with a
+// secret: "digest:alice" for digest credentials "alice:password", the
+// scheme alone for others, "no credentials (world:anyone)" for none.
+func identity(auth []Auth) string {
+	if len(auth) == 0 {
+		return "no credentials (world:anyone)"
+	}
+	var ids []string
+	for _, a := range auth {
+		if a.Scheme == "digest" {
+			user, _, _ := strings.Cut(string(a.Credentials), ":")
+			ids = append(ids, "digest:"+user)
+			continue
+		}
+		ids = append(ids, a.Scheme)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// probeName is the child of Prefix the rights probe pretends to create and
+// delete: node names of elections never begin with '~'.
+const probeName = "~probe"
+
+// checkRights tells whether the connection's credentials may do what a
+// candidate does under prefix: create and delete its children. ZooKeeper
+// accepts any digest when credentials are added; a wrong password shows
+// only when a node's ACL does not match, so this is where it shows. It
+// sends one multi that creates and deletes a child of prefix and then
+// checks prefix at a version it never has: the server checks each op's
+// ACL before the version check fails, and the failed multi commits
+// nothing. If prefix is missing it is created first (with its missing
+// parents), with acl. The error wraps zk.ErrNoAuth (or zk.ErrInvalidACL,
+// for an ACL the server refuses) and names prefix and the identity.
+func checkRights(conn *zk.Conn, prefix string, acl []zk.ACL, auth []Auth) error {
+	err := probe(conn, prefix, acl)
+	if errors.Is(err, zk.ErrNoNode) {
+		if err = makeParents(conn, prefix+"/"+probeName, acl); err != nil {
+			return rightsError(prefix, auth, err)
+		}
+		err = probe(conn, prefix, acl)
+	}
+	return rightsError(prefix, auth, err)
+}
+
+// probe sends the rights probe; nil if the rights are there.
+func probe(conn *zk.Conn, prefix string, acl []zk.ACL) error {
+	p := prefix + "/" + probeName
+	res, err := conn.Multi(&zk.CreateRequest{Path: p, Acl: acl, Flags: zk.FlagEphemeral},
+		&zk.DeleteRequest{Path: p, Version: -1},
+		&zk.CheckVersionRequest{Path: prefix, Version: math.MaxInt32})
+	for _, r := range res {
+		if r.Error != nil {
+			if errors.Is(r.Error, zk.ErrBadVersion) {
+				return nil // every op before the check passed its ACL
+			}
+			return r.Error
+		}
+	}
+	if err == nil {
+		return fmt.Errorf("the rights probe on %q committed: its version check passed", prefix)
+	}
+	return err
+}
+
+// rightsError explains a permission error of checkRights.
+func rightsError(prefix string, auth []Auth, err error) error {
+	switch {
+	case errors.Is(err, zk.ErrNoAuth):
+		return fmt.Errorf("%s may not create and delete nodes under %q: its ACL (or its parent's) does "+
+			"not grant them (with digest credentials, a wrong password is one cause): %w", identity(auth), prefix, err)
+	case errors.Is(err, zk.ErrInvalidACL):
+		return fmt.Errorf("the server refuses the ACL for nodes under %q (Options.ACL): %w", prefix, err)
+	}
+	return err
+}
