@@ -9,6 +9,7 @@
 //
 //	store, err := zookeeper.New([]string{"zk1:2181", "zk2:2181", "zk3:2181"}, zookeeper.Options{
 //		TickTime: 2 * time.Second, // the servers' tickTime: TTLs from 4s to 40s
+//		Auth:     []zookeeper.Auth{{Scheme: "digest", Credentials: []byte("alice:" + password)}},
 //	})
 //	...
 //	defer store.Close()
@@ -16,19 +17,65 @@
 //
 // # Keys and tokens
 //
-// An election's leader key is the node Prefix + "/" + election (default
-// prefix /leasehold), created as an EPHEMERAL node of the candidate's
-// session; missing parents are created as persistent nodes with the same
-// ACL. The create fails if the node exists, which makes it a
+// An election's leader key is the node Prefix + "/" + its node name
+// (default prefix /leasehold), created as an EPHEMERAL node of the
+// candidate's session; missing parents are created as persistent nodes
+// with the same ACL. The create fails if the node exists, which makes it a
 // compare-and-swap. The fencing token is the node's czxid, which ZooKeeper
 // assigns in strictly increasing order; Record.Owner is its ephemeralOwner,
 // the holder's session ID in hex. A create whose reply was lost is retried
 // by package lease: the retry finds the node, sees this session's ID as its
 // owner and returns it (Curator's protection, without a GUID in the name:
 // a session's connection never carries another session, see below, so a
-// node owned by this session ID is this session's). Election names map to
-// a tree, so an election must not be the parent of another ("a" and
-// "a/b"): an ephemeral node cannot have children.
+// node owned by this session ID is this session's).
+//
+// # Node names
+//
+// Every election is one child of Prefix, so that elections never nest:
+// "a" and "a/b" are independent, as on the other stores. An election's
+// node name is the name with '/', the escape character '%' and every
+// other byte outside [A-Za-z0-9._-] written as '%' and two upper-case hex
+// digits: "a/b" is node Prefix + "/a%2Fb", "p.b" is "p.b". The mapping is
+// one to one and reversible, and a name without '/' is its own node name.
+// Queue nodes (Prefix + "/~queue/" + node name) and guarded-write data
+// nodes (Prefix + "/~data/" + the key's node name) are named the same way.
+//
+// Versions of this package before the mapping nested names: "a/b" was the
+// node Prefix + "/a/b", under a persistent "a". For names without '/'
+// nothing changed. For a name with '/', an old and a new candidate use
+// different nodes and do not see each other: two could lead at once. Stop
+// every old candidate of such elections before starting new ones. A
+// persistent node an old version left at a leader node's path (the parent
+// "x" of an old "x/y") reads as no leader, and a Create replaces it in one
+// multi if it has no children; if it still has some (an old version is
+// running), Create fails saying so.
+//
+// # ACLs and credentials
+//
+// Every node the Store creates gets Options.ACL. Without Options.Auth the
+// default is world:anyone with every permission, which protects nothing:
+// any client of the ensemble can read, overwrite or delete a leader node
+// and so end its holder's leadership. With Auth the default is
+// CREATOR_ALL_ACL (every permission to the identities the credentials
+// authenticate: for digest, that user with that password) plus world
+// read, or CREATOR_ALL_ACL alone with Options.NoWorldRead. ZooKeeper lets
+// whoever may delete children of a node delete any child: so Prefix's ACL
+// is what protects the leader nodes from deletion, and every candidate
+// of a prefix needs the same credentials (or an Options.ACL granting them
+// all). Nodes that already exist keep their ACL, including a Prefix an
+// older version or another tool made open: set it with zkCli's setAcl.
+//
+// ZooKeeper accepts any digest when credentials are added; a wrong
+// password shows only where a node's ACL does not match it. New contacts
+// no server, so the check is at NewSession, the first step of every
+// campaign: after adding the credentials it sends one multi that would
+// create and delete a child of Prefix and then fails on purpose, which
+// commits nothing but tells whether the ACLs allow both; Prefix is created
+// first if missing. NOAUTH there, or AUTH_FAILED when adding the
+// credentials, fails NewSession with an error wrapping
+// backends.ErrPermission that names Prefix and the identity
+// ("digest:alice", never the password). NOAUTH, AUTH_FAILED and
+// INVALIDACL from any other call are ErrPermission too: permanent.
 //
 // Record.Revision is a zxid: the highest one the connection had received
 // from the server when the read returned (every reply carries the server's
