@@ -65,11 +65,13 @@ func (ss *session) create(election, path string, value []byte) (rec backends.Rec
 
 // createOnce makes the node and returns it, or, if it exists, reads it.
 func (ss *session) createOnce(election, path string, value []byte) (backends.Record, error) {
-	conn, acl := ss.l.conn, ss.s.opts.ACL
-	st, err := createStat(conn, path, value, acl)
-	if errors.Is(err, zk.ErrNoNode) {
+	conn, acl, epath := ss.l.conn, ss.s.opts.ACL, ss.s.EpochPath(election)
+	st, err := createStat(conn, path, epath, value, acl)
+	if errors.Is(err, zk.ErrNoNode) { // the prefix or the epoch node is missing
 		if err = makeParents(conn, path, acl); err == nil {
-			st, err = createStat(conn, path, value, acl)
+			if err = makeEpoch(conn, epath, acl); err == nil {
+				st, err = createStat(conn, path, epath, value, acl)
+			}
 		}
 	}
 	if err == nil {
@@ -86,7 +88,7 @@ func (ss *session) createOnce(election, path string, value []byte) (backends.Rec
 		return backends.Record{}, err
 	}
 	if st.EphemeralOwner == 0 {
-		if st, err = replaceLeftover(conn, path, value, acl, st); err != nil {
+		if st, err = replaceLeftover(conn, path, epath, value, acl, st); err != nil {
 			return backends.Record{}, err
 		}
 		data = value
@@ -100,15 +102,19 @@ func (ss *session) createOnce(election, path string, value []byte) (backends.Rec
 // multi deletes it at the version read and creates the node. A leftover
 // with children is still a parent in that layout: the error says to
 // remove it.
-func replaceLeftover(conn *zk.Conn, path string, value []byte, acl []zk.ACL, st *zk.Stat) (*zk.Stat, error) {
+func replaceLeftover(conn *zk.Conn, path, epath string, value []byte, acl []zk.ACL, st *zk.Stat) (*zk.Stat, error) {
 	if st.NumChildren > 0 {
 		return nil, fmt.Errorf("%q is a persistent node with %d children, not a leader node: a parent "+
 			"left by a leasehold version that nested election names; remove it once no such version runs", path, st.NumChildren)
 	}
-	got, err := createStat(conn, path, value, acl, &zk.DeleteRequest{Path: path, Version: st.Version})
+	got, err := createStat(conn, path, epath, value, acl, &zk.DeleteRequest{Path: path, Version: st.Version})
 	switch {
 	case errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNotEmpty):
-		return nil, errVanished // changed since read: look again
+		// changed since read, or no epoch node yet: look again
+		if err := makeEpoch(conn, epath, acl); err != nil {
+			return nil, err
+		}
+		return nil, errVanished
 	case err != nil:
 		return nil, fmt.Errorf("replace the persistent node left at %q: %w", path, err)
 	}
@@ -117,12 +123,13 @@ func replaceLeftover(conn *zk.Conn, path string, value []byte, acl []zk.ACL, st 
 
 // createStat creates an ephemeral node and returns its Stat from the same
 // request, so a won create costs one round trip: a multi of the ops in
-// pre, the create and a setData of the same value at version 0, whose
-// answer carries the stat (go-zookeeper has no create2). The node's
-// version is therefore 1. The error is that of the first op that failed.
-func createStat(conn *zk.Conn, path string, value []byte, acl []zk.ACL, pre ...any) (*zk.Stat, error) {
+// pre, the create, a setData of the same value at version 0, whose answer
+// carries the stat (go-zookeeper has no create2), and the raise of the
+// epoch node's version at epath (bumpEpoch). The node's version is
+// therefore 1. The error is that of the first op that failed.
+func createStat(conn *zk.Conn, path, epath string, value []byte, acl []zk.ACL, pre ...any) (*zk.Stat, error) {
 	ops := append(pre, &zk.CreateRequest{Path: path, Data: value, Acl: acl, Flags: zk.FlagEphemeral},
-		&zk.SetDataRequest{Path: path, Data: value, Version: 0})
+		&zk.SetDataRequest{Path: path, Data: value, Version: 0}, bumpEpoch(epath))
 	res, err := conn.Multi(ops...)
 	for _, r := range res {
 		if r.Error != nil {
@@ -132,10 +139,11 @@ func createStat(conn *zk.Conn, path string, value []byte, acl []zk.ACL, pre ...a
 	if err != nil {
 		return nil, err
 	}
-	if len(res) != len(ops) || res[len(ops)-1].Stat == nil {
+	at := len(pre) + 1
+	if len(res) != len(ops) || res[at].Stat == nil {
 		return nil, fmt.Errorf("create %q: the multi answered %d results without a stat", path, len(res))
 	}
-	return res[len(ops)-1].Stat, nil
+	return res[at].Stat, nil
 }
 
 // makeParents creates the missing ancestors of path as persistent nodes.
@@ -152,13 +160,16 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 	return nil
 }
 
-// Delete reads the election's node and deletes it at the version read if
-// its czxid is token. ZooKeeper has no delete conditioned on czxid; a
-// successor's node can appear at the path only after this one is gone,
-// and no one but its owner deletes a leader node (package lease deletes
-// only through the owning session), so the node read is the node deleted.
-// It returns an error wrapping ErrNotFound if the node is absent or holds
-// another token.
+// Delete reads the election's epoch node and leader node and, if the
+// leader node's czxid is token, deletes it in a multi that checks the
+// epoch node's version too: ZooKeeper has no delete conditioned on czxid,
+// and the check fails if any leader node was created since the read, so
+// the node deleted is the node read (see EpochPath). It returns an error
+// wrapping ErrNotFound if the node is absent, holds another token, or
+// was replaced before the multi. A leader node made by an older version
+// of this package, which raised no epoch, is deleted at the version read,
+// which a successor's node has too: that one case keeps a gap of one
+// round trip.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
 	what := fmt.Sprintf("zookeeper: delete %q at token %d", election, token)
 	path, err := ss.s.checkedPath(election)
@@ -168,22 +179,25 @@ func (ss *session) Delete(ctx context.Context, election string, token uint64) er
 	if err := ss.gone(what); err != nil {
 		return err
 	}
-	err = ss.s.callErr(ctx, func() error { return deleteNode(ss.l.conn, path, token) })
-	if errors.Is(err, zk.ErrNoNode) {
+	err = ss.s.callErr(ctx, func() error { return deleteNode(ss.l.conn, path, ss.s.EpochPath(election), token) })
+	if errors.Is(err, errNotHeld) {
 		return fmt.Errorf("%s: %w", what, backends.ErrNotFound)
 	}
 	return ss.outcome(what, ctx, err)
 }
 
-// deleteNode deletes the node at path if its czxid is token; ErrNoNode if
-// it is absent or another.
-func deleteNode(conn *zk.Conn, path string, token uint64) error {
-	ok, st, err := conn.Exists(path)
+// deleteNode deletes the node at path if its czxid is token, guarded by
+// the epoch node at epath; errNotHeld if it is absent or another.
+func deleteNode(conn *zk.Conn, path, epath string, token uint64) error {
+	h, err := readHeld(conn, path, epath, token)
 	if err != nil {
 		return err
 	}
-	if !ok || uint64(st.Czxid) != token {
-		return zk.ErrNoNode
+	testHookHeld()
+	guards := h.guards(path, epath)
+	res, err := conn.Multi(append(guards, &zk.DeleteRequest{Path: path, Version: -1})...)
+	if guardFailed(res, len(guards)) {
+		return errNotHeld
 	}
-	return conn.Delete(path, st.Version)
+	return err
 }

@@ -22,21 +22,17 @@ func (s *Store) DataPath(key string) string {
 	return s.opts.Prefix + "/" + backends.DataSegment + "/" + nodeName(key)
 }
 
-// GuardedPut syncs, reads the leader node and, if its czxid is token, runs
-// one multi-op: a check that the node's version is still the one read, and
-// the write of key (a setData, or a create with missing parents made
-// first). ZooKeeper's check op compares a node's version, not its czxid,
-// so the multi alone cannot tell this incarnation from a successor's
-// (both would be at version 0). The adapter closes most of that gap by
-// sending the multi on the leader node's own session when this Store holds
-// it, as when the elector runs on this Store: ZooKeeper orders the
-// session's requests with its expiry, so a write ordered after the
-// session's end is refused (ErrNotLeader). What remains non-atomic: if the
-// node is deleted by a resign (or by a third party) after the read and a
-// successor creates its node before the multi commits, the multi can
-// still commit; and when this Store does not hold the owning session, the
-// same holds for an expiry in that window. The window is one round trip
-// of a request sent while the token still held.
+// GuardedPut syncs, reads the election's epoch node and leader node and,
+// if the leader node's czxid is token, runs one multi-op: checks that the
+// epoch node's version is still the one read (no leader node was created
+// since) and the leader node's too (it was not deleted), and the write of
+// key (a setData, or a create with missing parents made first). So the
+// write commits only while the incarnation read holds (see EpochPath);
+// otherwise the error wraps ErrNotLeader. The multi goes on the leader
+// node's own session when this Store holds it, as when the elector runs on
+// this Store. A leader node made by an older version of this package,
+// which raised no epoch, is guarded by its version alone, which a
+// successor's node has too: that one case keeps a gap of one round trip.
 func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
 	what := fmt.Sprintf("zookeeper: guarded put %q at token %d", election, token)
 	if err := backends.ValidateElection(key); err != nil {
@@ -53,7 +49,7 @@ func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, k
 	if err != nil {
 		return classifyRead(what, ctx, err)
 	}
-	err = s.callErr(ctx, func() error { return s.guardedPut(read, path, s.DataPath(key), token, value) })
+	err = s.callErr(ctx, func() error { return s.guardedPut(read, path, s.EpochPath(election), s.DataPath(key), token, value) })
 	if errors.Is(err, errNotHeld) {
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrNotLeader, err)
 	}
@@ -65,25 +61,24 @@ func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, k
 
 // guardedPut reads the leader node and writes dpath in a multi guarded by
 // the node's version, on the owner's session link if the Store has it.
-func (s *Store) guardedPut(read *link, path, dpath string, token uint64, value []byte) error {
+func (s *Store) guardedPut(read *link, path, epath, dpath string, token uint64, value []byte) error {
 	if _, err := read.conn.Sync(path); err != nil {
 		return err
 	}
-	ok, st, err := read.conn.Exists(path)
+	h, err := readHeld(read.conn, path, epath, token)
 	if err != nil {
 		return err
 	}
-	if !ok || uint64(st.Czxid) != token {
-		return errNotHeld
-	}
-	l := s.sessionLink(st.EphemeralOwner, read)
+	l := s.sessionLink(h.leader.EphemeralOwner, read)
 	write, err := s.dataOp(l.conn, dpath, value)
 	if err != nil {
 		return err
 	}
-	mr, err := l.conn.Multi(&zk.CheckVersionRequest{Path: path, Version: st.Version}, write)
+	testHookHeld()
+	guards := h.guards(path, epath)
+	mr, err := l.conn.Multi(append(guards, write)...)
 	switch {
-	case len(mr) > 0 && (errors.Is(mr[0].Error, zk.ErrNoNode) || errors.Is(mr[0].Error, zk.ErrBadVersion)):
+	case guardFailed(mr, len(guards)):
 		return errNotHeld
 	case l != read && errors.Is(err, zk.ErrSessionExpired):
 		return fmt.Errorf("the owning session expired: %w", errNotHeld)

@@ -1,0 +1,108 @@
+package zookeeper
+
+import (
+	"errors"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// epochSegment is the child of Prefix under which each election's epoch
+// node lives.
+const epochSegment = "~epoch"
+
+// testHookHeld runs between readHeld and the multi it guards; tests set
+// it to change the leader node in that window.
+var testHookHeld = func() {}
+
+// heldRounds bounds the reads of readHeld.
+const heldRounds = 3
+
+// EpochPath returns election's epoch node: Prefix + "/~epoch/" + the
+// election's node name (see Path). It is a persistent node, made with the
+// election's first leader node and never deleted, whose data version the
+// multi that creates a leader node raises: the version counts the
+// election's incarnations. ZooKeeper's check op compares versions, not
+// czxids, so a check of the leader node alone cannot tell its incarnation
+// from a successor's (both are at version 1); a check of the epoch node's
+// version can, and Delete and GuardedPut send one in the multi that acts.
+func (s *Store) EpochPath(election string) string {
+	return s.opts.Prefix + "/" + epochSegment + "/" + nodeName(election)
+}
+
+// bumpEpoch is the op, part of every leader node's create multi, that
+// raises the epoch node's version.
+func bumpEpoch(epath string) *zk.SetDataRequest {
+	return &zk.SetDataRequest{Path: epath, Version: -1}
+}
+
+// makeEpoch creates the epoch node at epath and its missing parents, if
+// missing.
+func makeEpoch(conn *zk.Conn, epath string, acl []zk.ACL) error {
+	if err := makeParents(conn, epath, acl); err != nil {
+		return err
+	}
+	if _, err := conn.Create(epath, nil, 0, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return err
+	}
+	return nil
+}
+
+// held is a leader node read as holding a token, with the epoch node read
+// just before it.
+type held struct {
+	leader *zk.Stat
+	epoch  *zk.Stat // nil: no epoch node (a node made by an older version)
+}
+
+// guards returns the multi ops that hold only while the node read is
+// still the leader node: a check of the epoch node's version (no create
+// since), and one of the leader node's (not deleted, not changed).
+func (h held) guards(path, epath string) []any {
+	ops := []any{&zk.CheckVersionRequest{Path: path, Version: h.leader.Version}}
+	if h.epoch != nil {
+		ops = append([]any{&zk.CheckVersionRequest{Path: epath, Version: h.epoch.Version}}, ops...)
+	}
+	return ops
+}
+
+// readHeld reads the epoch node and then the leader node, and returns
+// them if the leader node's czxid is token; errNotHeld if it is absent or
+// another incarnation. The epoch node is read first: a create that
+// follows the leader node's read also follows the epoch's, so the check
+// of its version catches it. If the epoch read precedes token's own
+// create (its mzxid is below token: that create raises it), both are read
+// again. With no epoch node (a leader node created by an older version)
+// the epoch is nil and only the leader node's version guards.
+func readHeld(conn *zk.Conn, path, epath string, token uint64) (held, error) {
+	for range heldRounds {
+		eok, est, err := conn.Exists(epath)
+		if err != nil {
+			return held{}, err
+		}
+		ok, st, err := conn.Exists(path)
+		if err != nil {
+			return held{}, err
+		}
+		if !ok || uint64(st.Czxid) != token {
+			return held{}, errNotHeld
+		}
+		if !eok {
+			return held{leader: st}, nil
+		}
+		if uint64(est.Mzxid) >= token {
+			return held{leader: st, epoch: est}, nil
+		}
+	}
+	return held{}, errors.New("the election's epoch node kept changing while read")
+}
+
+// guardFailed reports whether the multi's results show a guard op of
+// h.guards failed: the leader node read is no longer the leader node.
+func guardFailed(res []zk.MultiResponse, guards int) bool {
+	for i := 0; i < guards && i < len(res); i++ {
+		if errors.Is(res[i].Error, zk.ErrNoNode) || errors.Is(res[i].Error, zk.ErrBadVersion) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,78 @@
+package zookeeper
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// TestEpochClosesTheGap: if the holder's node is deleted and a successor
+// creates its own between the read and the multi of Delete or GuardedPut
+// (the window testHookHeld opens), the multi fails: Delete deletes
+// nothing (ErrNotFound) and GuardedPut writes nothing (ErrNotLeader). A
+// leader node's version cannot tell the two apart (both are 1); the epoch
+// node's can.
+func TestEpochClosesTheGap(t *testing.T) {
+	servers, tick := testServers(t)
+	prefix := uniqueName("/leasehold-epoch-")
+	t.Cleanup(func() { removeTree(t, servers, nil, prefix) })
+	s := newStore(t, servers, Options{TickTime: tick, Prefix: prefix})
+	raw, _, err := zk.Connect(servers, 4*time.Second, zk.WithLogger(nopLogger{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	ctx := testCtx(t)
+	for _, op := range []string{"Delete", "GuardedPut"} {
+		t.Run(op, func(t *testing.T) {
+			el := "gap/" + op
+			a, b := newTestSession(t, s, tick), newTestSession(t, s, tick)
+			first, err := a.Create(ctx, el, []byte("a"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var second backends.Record
+			testHookHeld = func() {
+				testHookHeld = func() {}
+				if err := raw.Delete(s.Path(el), -1); err != nil { // a third party, or a resign
+					t.Errorf("delete in the window: %v", err)
+				}
+				if second, err = b.Create(ctx, el, []byte("b")); err != nil {
+					t.Errorf("successor's Create in the window: %v", err)
+				}
+			}
+			t.Cleanup(func() { testHookHeld = func() {} })
+			switch op {
+			case "Delete":
+				if err := a.Delete(ctx, el, first.Token); !errors.Is(err, backends.ErrNotFound) {
+					t.Fatalf("Delete of a replaced incarnation: %v, want ErrNotFound", err)
+				}
+			case "GuardedPut":
+				err := s.GuardedPut(ctx, el, first.Token, "gap-data", []byte("stale"))
+				if !errors.Is(err, backends.ErrNotLeader) {
+					t.Fatalf("GuardedPut at a replaced incarnation: %v, want ErrNotLeader", err)
+				}
+				if ok, _, err := raw.Exists(s.DataPath("gap-data")); err != nil || ok {
+					t.Fatalf("data node after the refused GuardedPut: exists %v, %v", ok, err)
+				}
+			}
+			if got, err := s.Get(ctx, el); err != nil || got.Token != second.Token || second.Token == 0 {
+				t.Fatalf("Get = %+v, %v; want the successor's token %d", got, err, second.Token)
+			}
+		})
+	}
+}
+
+func newTestSession(t *testing.T, s *Store, tick time.Duration) backends.Session {
+	t.Helper()
+	ss, err := s.NewSession(testCtx(t), max(2*time.Second, 2*tick))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close(testCtx(t)) })
+	return ss
+}
