@@ -37,8 +37,9 @@
 // other byte outside [A-Za-z0-9._-] written as '%' and two upper-case hex
 // digits: "a/b" is node Prefix + "/a%2Fb", "p.b" is "p.b". The mapping is
 // one to one and reversible, and a name without '/' is its own node name.
-// Queue nodes (Prefix + "/~queue/" + node name) and guarded-write data
-// nodes (Prefix + "/~data/" + the key's node name) are named the same way.
+// Queue nodes (Prefix + "/~queue/" + node name), epoch nodes (Prefix +
+// "/~epoch/" + node name, see Guarantees) and guarded-write data nodes
+// (Prefix + "/~data/" + the key's node name) are named the same way.
 //
 // Versions of this package before the mapping nested names: "a/b" was the
 // node Prefix + "/a/b", under a persistent "a". For names without '/'
@@ -162,11 +163,17 @@
 // TTL after the last KeepAlive was sent. Every call returns when its ctx
 // ends.
 //
-// Not promised: Delete is not atomic. ZooKeeper cannot delete on a czxid
-// condition, so Delete reads the node and deletes it at the version read;
-// if a third party deleted the holder's node and another session created
-// one in between, that one would be deleted. Package lease never deletes a
-// node but through the session that owns it. A watch left by a Wait whose
-// ctx ended stays registered until the node's next change: go-zookeeper
-// cannot remove watches.
+// Delete and GuardedPut act only on the incarnation whose token they are
+// given, though ZooKeeper cannot condition a write on a czxid: each
+// election has a persistent epoch node (Store.EpochPath) whose version
+// the multi that creates a leader node raises, and their multis check
+// that version as read before the leader node. A successor's node created
+// between the read and the multi fails the check.
+//
+// Not promised: a leader node made by an older version of this package
+// raised no epoch; Delete and GuardedPut then check its version alone,
+// which a successor's node has too: a gap of one round trip remains for
+// those nodes only. A watch left by a Wait whose ctx ended stays
+// registered until the node's next change: go-zookeeper cannot remove
+// watches.
 package zookeeper
