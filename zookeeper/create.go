@@ -131,12 +131,7 @@ func createStat(conn *zk.Conn, path, epath string, value []byte, acl []zk.ACL, p
 	ops := append(pre, &zk.CreateRequest{Path: path, Data: value, Acl: acl, Flags: zk.FlagEphemeral},
 		&zk.SetDataRequest{Path: path, Data: value, Version: 0}, bumpEpoch(epath))
 	res, err := conn.Multi(ops...)
-	for _, r := range res {
-		if r.Error != nil {
-			return nil, r.Error
-		}
-	}
-	if err != nil {
+	if err := multiErr(res, err); err != nil {
 		return nil, err
 	}
 	at := len(pre) + 1
@@ -199,5 +194,5 @@ func deleteNode(conn *zk.Conn, path, epath string, token uint64) error {
 	if guardFailed(res, len(guards)) {
 		return errNotHeld
 	}
-	return err
+	return multiErr(res, err)
 }

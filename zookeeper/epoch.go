@@ -96,6 +96,17 @@ func readHeld(conn *zk.Conn, path, epath string, token uint64) (held, error) {
 	return held{}, errors.New("the election's epoch node kept changing while read")
 }
 
+// multiErr returns the error of the first op of a multi that failed, or
+// the multi's own error if none did.
+func multiErr(res []zk.MultiResponse, err error) error {
+	for _, r := range res {
+		if r.Error != nil {
+			return r.Error
+		}
+	}
+	return err
+}
+
 // guardFailed reports whether the multi's results show a guard op of
 // h.guards failed: the leader node read is no longer the leader node.
 func guardFailed(res []zk.MultiResponse, guards int) bool {

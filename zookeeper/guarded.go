@@ -83,7 +83,7 @@ func (s *Store) guardedPut(read *link, path, epath, dpath string, token uint64, 
 	case l != read && errors.Is(err, zk.ErrSessionExpired):
 		return fmt.Errorf("the owning session expired: %w", errNotHeld)
 	}
-	return err
+	return multiErr(mr, err)
 }
 
 // sessionLink returns the live session link of this Store that carries
