@@ -51,8 +51,8 @@ type Options struct {
 	Prefix string
 
 	// ACL is the ACL of every node the Store creates: leader nodes, queue
-	// nodes and entries, guarded-write data nodes, and the missing parents
-	// of all of them, Prefix included. Nodes that exist keep the ACL they
+	// nodes and entries, epoch nodes, guarded-write data nodes, and the
+	// missing parents of all of them, Prefix included. Nodes that exist keep the ACL they
 	// have. Default, without Auth: zk.WorldACL(zk.PermAll) (ZooKeeper's
 	// OPEN_ACL_UNSAFE), which protects nothing: any client can read,
 	// change and delete the nodes, and so end a holder's leadership. With
@@ -104,8 +104,7 @@ type Options struct {
 
 	// ConnOptions are passed to zk.Connect for every connection the Store
 	// opens, after the logger Logger sets up, so a zk.WithLogger here
-	// replaces it. The Store
-	// sets the dialer, the host provider and the event callback itself: a
+	// replaces it. The Store sets the dialer, the host provider and the event callback itself: a
 	// zk.WithDialer, zk.WithHostProvider or zk.WithEventCallback here is
 	// overridden. Default none.
 	ConnOptions []func(*zk.Conn)
