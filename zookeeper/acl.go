@@ -46,6 +46,41 @@ func identity(auth []Auth) string {
 	return strings.Join(ids, ", ")
 }
 
+// warnOpenPrefix logs a warning on Options.Logger if Prefix exists with an
+// ACL that lets anyone (world:anyone) create or delete its children, as
+// one made by an older version or another tool may: ZooKeeper lets
+// whoever may delete a node's children delete any of them, so the leader
+// nodes under it are not protected, whatever their own ACL. Nodes that
+// exist keep their ACL; the Store does not change it.
+func (s *Store) warnOpenPrefix() {
+	acl, _, err := s.read.conn.GetACL(s.opts.Prefix)
+	if err != nil {
+		return // absent (made with the ACL later) or unreadable: nothing to say
+	}
+	for _, a := range acl {
+		if a.Scheme == "world" && a.ID == "anyone" && a.Perms&(zk.PermCreate|zk.PermDelete) != 0 {
+			s.opts.logger().Warn("zookeeper: Prefix lets anyone create or delete its children, so any client can "+
+				"delete leader nodes whatever their ACL; set its ACL, e.g. with zkCli setAcl",
+				"prefix", s.opts.Prefix, "acl", fmt.Sprintf("world:anyone:%s", perms(a.Perms)))
+			return
+		}
+	}
+}
+
+// perms renders ZooKeeper permissions as zkCli does, e.g. "cdrwa".
+func perms(p int32) string {
+	var b strings.Builder
+	for _, f := range []struct {
+		bit int32
+		c   byte
+	}{{zk.PermCreate, 'c'}, {zk.PermDelete, 'd'}, {zk.PermRead, 'r'}, {zk.PermWrite, 'w'}, {zk.PermAdmin, 'a'}} {
+		if p&f.bit != 0 {
+			b.WriteByte(f.c)
+		}
+	}
+	return b.String()
+}
+
 // probeName is the child of Prefix the rights probe pretends to create and
 // delete: node names of elections never begin with '~'.
 const probeName = "~probe"

@@ -64,7 +64,9 @@
 // is what protects the leader nodes from deletion, and every candidate
 // of a prefix needs the same credentials (or an Options.ACL granting them
 // all). Nodes that already exist keep their ACL, including a Prefix an
-// older version or another tool made open: set it with zkCli's setAcl.
+// older version or another tool made open: set it with zkCli's setAcl. A
+// Store with credentials logs a warning on Options.Logger when it finds
+// Prefix letting anyone create or delete its children.
 //
 // ZooKeeper accepts any digest when credentials are added; a wrong
 // password shows only where a node's ACL does not match it. New contacts

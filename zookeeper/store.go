@@ -55,14 +55,19 @@ func New(servers []string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// authRead adds the credentials to the read link.
+// authRead adds the credentials to the read link, and then, with
+// credentials, warns about an open Prefix (warnOpenPrefix).
 func (s *Store) authRead() {
-	defer close(s.authed)
 	for _, a := range s.opts.Auth {
 		if err := s.read.conn.AddAuth(a.Scheme, a.Credentials); err != nil {
 			s.authErr = fmt.Errorf("add %s credentials: %w", identity([]Auth{a}), err)
+			close(s.authed)
 			return
 		}
+	}
+	close(s.authed)
+	if len(s.opts.Auth) > 0 {
+		s.warnOpenPrefix()
 	}
 }
 
