@@ -15,8 +15,8 @@ import (
 type chanHandler struct{ ch chan string }
 
 func (h chanHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h chanHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h chanHandler) WithGroup(string) slog.Handler           { return h }
+func (h chanHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h chanHandler) WithGroup(string) slog.Handler            { return h }
 func (h chanHandler) Handle(_ context.Context, r slog.Record) error {
 	line := r.Level.String() + " " + r.Message
 	r.Attrs(func(a slog.Attr) bool { line += " " + a.String(); return true })
