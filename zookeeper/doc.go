@@ -136,7 +136,7 @@
 // # Queue
 //
 // The Store is a backends.Queuer. An election's queue entries are the
-// children of Prefix + "/~queue/" + election, a persistent node made with
+// children of Prefix + "/~queue/" + its node name, a persistent node made with
 // the first entry and never deleted (so its sequence counter never starts
 // again): each is an EPHEMERAL_SEQUENTIAL node of its session named "~" +
 // session ID + "-" + the 10-digit sequence number, and its token is that
