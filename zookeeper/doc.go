@@ -136,9 +136,9 @@
 // # Queue
 //
 // The Store is a backends.Queuer. An election's queue entries are the
-// children of Prefix + "/~queue/" + its node name, a persistent node made with
-// the first entry and never deleted (so its sequence counter never starts
-// again): each is an EPHEMERAL_SEQUENTIAL node of its session named "~" +
+// children of Prefix + "/~queue/" + its node name, a persistent node made
+// with the first entry and never deleted (so its sequence counter never
+// starts again): each is an EPHEMERAL_SEQUENTIAL node of its session named "~" +
 // session ID + "-" + the 10-digit sequence number, and its token is that
 // number plus 1. Ahead and WaitGone sync and read on the Store's own
 // connection; WaitGone leaves a getData watch on the entry.
