@@ -10,6 +10,7 @@ import (
 	"github.com/leasehold/leasehold/integration/stores"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/lease/leasetest"
+	"github.com/leasehold/leasehold/zookeeper/zktest"
 )
 
 // TestEtcdAuth runs the auth suite against etcd in a container of its
@@ -27,4 +28,13 @@ func TestConsulAuth(t *testing.T) {
 	h := &consultest.AuthHarness{Addr: stores.ConsulACL(t), ManagementToken: stores.ConsulManagementToken}
 	h.Setup(t)
 	leasetest.RunAuthTests(t, h, lease.Options{TTL: consul.MinTTL})
+}
+
+// TestZooKeeperAuth runs the auth suite against ZooKeeper in a container of
+// its own with digest ACLs (see zktest.AuthHarness): read-only, no rights,
+// a wrong password, a refused scheme and no credentials.
+func TestZooKeeperAuth(t *testing.T) {
+	h := &zktest.AuthHarness{Servers: stores.ZooKeeper(t, 1), TickTime: stores.ZooKeeperTick}
+	h.Setup(t)
+	leasetest.RunAuthTests(t, h, lease.Options{TTL: 2 * time.Second})
 }
