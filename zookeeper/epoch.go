@@ -14,9 +14,6 @@ const epochSegment = "~epoch"
 // it to change the leader node in that window.
 var testHookHeld = func() {}
 
-// heldRounds bounds the reads of readHeld.
-const heldRounds = 3
-
 // EpochPath returns election's epoch node: Prefix + "/~epoch/" + the
 // election's node name (see Path). It is a persistent node, made with the
 // election's first leader node and never deleted, whose data version the
@@ -69,12 +66,16 @@ func (h held) guards(path, epath string) []any {
 // them if the leader node's czxid is token; errNotHeld if it is absent or
 // another incarnation. The epoch node is read first: a create that
 // follows the leader node's read also follows the epoch's, so the check
-// of its version catches it. If the epoch read precedes token's own
-// create (its mzxid is below token: that create raises it), both are read
-// again. With no epoch node (a leader node created by an older version)
-// the epoch is nil and only the leader node's version guards.
+// of its version catches it. If the epoch read preceded token's own
+// create (its mzxid is below token, and that create raised it), the check
+// would refuse token's own incarnation, so both are read once more; the
+// second epoch read follows the leader node's first read, hence token's
+// create, so if its mzxid is still below token, that create raised no
+// epoch (an older version made the node) and the check still holds. With
+// no epoch node at all the epoch is nil and only the leader node's
+// version guards.
 func readHeld(conn *zk.Conn, path, epath string, token uint64) (held, error) {
-	for range heldRounds {
+	for round := 0; ; round++ {
 		eok, est, err := conn.Exists(epath)
 		if err != nil {
 			return held{}, err
@@ -89,11 +90,10 @@ func readHeld(conn *zk.Conn, path, epath string, token uint64) (held, error) {
 		if !eok {
 			return held{leader: st}, nil
 		}
-		if uint64(est.Mzxid) >= token {
+		if uint64(est.Mzxid) >= token || round > 0 {
 			return held{leader: st, epoch: est}, nil
 		}
 	}
-	return held{}, errors.New("the election's epoch node kept changing while read")
 }
 
 // multiErr returns the error of the first op of a multi that failed, or

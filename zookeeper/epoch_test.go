@@ -76,3 +76,48 @@ func newTestSession(t *testing.T, s *Store, tick time.Duration) backends.Session
 	t.Cleanup(func() { _ = ss.Close(testCtx(t)) })
 	return ss
 }
+
+// TestEpochOlderNodes: a leader node made by an older version, whose
+// create raised no epoch, is still held for Delete and GuardedPut, both
+// when the epoch node exists from an earlier term and when it does not.
+func TestEpochOlderNodes(t *testing.T) {
+	servers, tick := testServers(t)
+	prefix := uniqueName("/leasehold-epoch-old-")
+	t.Cleanup(func() { removeTree(t, servers, nil, prefix) })
+	s := newStore(t, servers, Options{TickTime: tick, Prefix: prefix})
+	raw, _, err := zk.Connect(servers, 4*time.Second, zk.WithLogger(nopLogger{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	ctx := testCtx(t)
+	ss := newTestSession(t, s, tick)
+	for _, el := range []string{"with-epoch", "without-epoch"} {
+		if el == "with-epoch" { // a term of this version first: the epoch node exists
+			rec, err := ss.Create(ctx, el, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ss.Delete(ctx, el, rec.Token); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := raw.Create(s.Path(el), []byte("old"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		_, st, err := raw.Exists(s.Path(el))
+		if err != nil {
+			t.Fatal(err)
+		}
+		token := uint64(st.Czxid)
+		if err := s.GuardedPut(ctx, el, token, "old-"+el, []byte("v")); err != nil {
+			t.Fatalf("%s: GuardedPut at an older version's node: %v", el, err)
+		}
+		if err := ss.Delete(ctx, el, token); err != nil {
+			t.Fatalf("%s: Delete of an older version's node: %v", el, err)
+		}
+		if got, err := s.Get(ctx, el); err != nil || got.Exists() {
+			t.Fatalf("%s: Get after Delete = %+v, %v", el, got, err)
+		}
+	}
+}
