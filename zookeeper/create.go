@@ -161,10 +161,9 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 // and the check fails if any leader node was created since the read, so
 // the node deleted is the node read (see EpochPath). It returns an error
 // wrapping ErrNotFound if the node is absent, holds another token, or
-// was replaced before the multi. A leader node made by an older version
-// of this package, which raised no epoch, is deleted at the version read,
-// which a successor's node has too: that one case keeps a gap of one
-// round trip.
+// was replaced before the multi. Only a successor made by an older
+// version of this package, whose create raised no epoch, can slip into
+// that window unseen.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
 	what := fmt.Sprintf("zookeeper: delete %q at token %d", election, token)
 	path, err := ss.s.checkedPath(election)

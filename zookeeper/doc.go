@@ -173,9 +173,9 @@
 // between the read and the multi fails the check.
 //
 // Not promised: a leader node made by an older version of this package
-// raised no epoch; Delete and GuardedPut then check its version alone,
-// which a successor's node has too: a gap of one round trip remains for
-// those nodes only. A watch left by a Wait whose ctx ended stays
+// raised no epoch, so while older versions still campaign, a successor
+// they create between the read and the multi of a Delete or GuardedPut
+// goes unseen (a window of one round trip, as before). A watch left by a Wait whose ctx ended stays
 // registered until the node's next change: go-zookeeper cannot remove
 // watches.
 package zookeeper

@@ -30,9 +30,9 @@ func (s *Store) DataPath(key string) string {
 // write commits only while the incarnation read holds (see EpochPath);
 // otherwise the error wraps ErrNotLeader. The multi goes on the leader
 // node's own session when this Store holds it, as when the elector runs on
-// this Store. A leader node made by an older version of this package,
-// which raised no epoch, is guarded by its version alone, which a
-// successor's node has too: that one case keeps a gap of one round trip.
+// this Store. Only a successor made by an older version of this package,
+// whose create raised no epoch, can slip into the window between the read
+// and the multi unseen.
 func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
 	what := fmt.Sprintf("zookeeper: guarded put %q at token %d", election, token)
 	if err := backends.ValidateElection(key); err != nil {
