@@ -104,9 +104,9 @@ type Options struct {
 
 	// ConnOptions are passed to zk.Connect for every connection the Store
 	// opens, after the logger Logger sets up, so a zk.WithLogger here
-	// replaces it. The Store sets the dialer, the host provider and the event callback itself: a
-	// zk.WithDialer, zk.WithHostProvider or zk.WithEventCallback here is
-	// overridden. Default none.
+	// replaces it. The Store sets the dialer, the host provider and the
+	// event callback itself: a zk.WithDialer, zk.WithHostProvider or
+	// zk.WithEventCallback here is overridden. Default none.
 	ConnOptions []func(*zk.Conn)
 }
 
