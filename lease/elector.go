@@ -56,8 +56,9 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	if store == nil {
 		return nil, fmt.Errorf("lease: store is nil: %w", ErrInvalidOption)
 	}
+	set := opts
 	opts = opts.withDefaults()
-	if err := opts.validate(store.Limits()); err != nil {
+	if err := opts.validate(set, store.Limits()); err != nil {
 		return nil, err
 	}
 	var qu *queue
