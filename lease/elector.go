@@ -76,7 +76,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
 		resigns: make(map[string][]chan error), watches: make(map[string]context.CancelFunc),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
-		log: opts.Logger.With("identity", opts.Identity), health: health{base: time.Now()}, queue: qu}
+		log: opts.Logger.With("identity", opts.Identity), queue: qu}
 	go e.loop()
 	return e, nil
 }
@@ -218,11 +218,7 @@ func (e *LeaseElector) loop() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		e.m.Tick(time.Now())
-		for _, a := range e.m.Ready() {
-			e.perform(a)
-		}
-		e.health.setDeadline(e.m.Deadline())
+		e.step()
 		e.notifyReady()
 		resetTimer(timer, e.m.NextTimer())
 		select {
@@ -231,6 +227,21 @@ func (e *LeaseElector) loop() {
 		case <-timer.C:
 		case <-e.ctx.Done():
 			e.shutdown()
+			return
+		}
+	}
+}
+
+// step advances the machine to now, carries out its actions and
+// publishes the holder's deadline for Leadership.Valid. It goes round again
+// if publishing found that Valid had already said the deadline passed.
+func (e *LeaseElector) step() {
+	for {
+		e.m.Tick(time.Now())
+		for _, a := range e.m.Ready() {
+			e.perform(a)
+		}
+		if e.publishHold() {
 			return
 		}
 	}
@@ -249,7 +260,7 @@ func (e *LeaseElector) shutdown() {
 	for name, l := range e.held {
 		e.ended(name, l, ErrClosed)
 	}
-	e.health.setDeadline(time.Time{})
+	e.health.hold.Store(nil)
 	for _, c := range e.campaigns {
 		c.finish(nil, ErrClosed)
 	}
