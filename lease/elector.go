@@ -224,6 +224,9 @@ func (e *LeaseElector) loop() {
 		select {
 		case f := <-e.inbox:
 			f(time.Now())
+			// Publish a renewal's new deadline before the actions are
+			// carried out: Valid must not see the old one pass meanwhile.
+			e.publishHold()
 		case <-timer.C:
 		case <-e.ctx.Done():
 			e.shutdown()
