@@ -56,7 +56,8 @@ var notLeadership = func() context.Context {
 
 // Valid reports, at the moment it is called, whether the leadership still
 // holds: nil if it does, otherwise an error wrapping ErrLost and the cause
-// (the one context.Cause(l.Context()) gives, or ErrRenewDeadline). It reads
+// (the one context.Cause(l.Context()) gives, or ErrRenewDeadline if the
+// clock passed the deadline first). It reads
 // the monotonic clock and compares it with the holder's deadline of the
 // session the leadership is bound to (the send time of the last successful
 // renewal + TTL − SafetyMargin − ClockDrift×TTL), so it says no at once
@@ -84,14 +85,14 @@ func (l *Leadership) Valid() error {
 	}
 	h := &l.e.health.hold
 	for {
-		// Load before reading the context: the loop cancels a lost
-		// leadership's context before it publishes another session.
 		p := h.Load()
 		if err := l.Err(); err != nil {
 			return err
 		}
 		switch {
-		case p == nil || p.epoch != l.epoch || p.passed:
+		case p == nil || p.epoch != l.epoch:
+			return l.lostErr(errSessionEnded) // its Lost is on its way
+		case p.passed:
 			return l.lostErr(ErrRenewDeadline)
 		case time.Now().Before(p.deadline):
 			return nil
@@ -101,6 +102,10 @@ func (l *Leadership) Valid() error {
 		// The loop published meanwhile: look again.
 	}
 }
+
+// errSessionEnded: Valid found the leadership's session ended before the
+// elector had cancelled its context (which will say why).
+var errSessionEnded = errors.New("store session ended")
 
 // lostErr is the error of a leadership lost for cause.
 func (l *Leadership) lostErr(cause error) error {
