@@ -183,13 +183,15 @@ func (w *writer) straggle(tok fencing.Token, n int) {
 // fenced checks the leadership and, if it holds, sends one write to the
 // fenced resource. It reports false if the check said no. The write is
 // dated just before the check: a write whose check said yes is dated no
-// later than the check (history check e).
+// later than the check (history check e). Once the check said yes, the
+// write goes out whatever happens to the leadership's context meanwhile,
+// as a real one would: cancelling a request in flight cannot unsend it.
 func (w *writer) fenced(ctx context.Context, l *lease.Leadership) bool {
 	sent := history.Now()
 	if w.holds(l) != nil {
 		return false
 	}
-	w.sendFenced(ctx, l.Token, sent)
+	w.sendFenced(context.WithoutCancel(ctx), l.Token, sent)
 	return true
 }
 
@@ -208,7 +210,7 @@ func (w *writer) guarded(ctx context.Context, l *lease.Leadership, n int) bool {
 			return l.GuardedPut(ctx, key, value)
 		}
 	}
-	return !errors.Is(w.sendGuarded(ctx, uint64(l.Token), n, sent, put), lease.ErrLost)
+	return !errors.Is(w.sendGuarded(context.WithoutCancel(ctx), uint64(l.Token), n, sent, put), lease.ErrLost)
 }
 
 // storePut is the store's own guarded write, unchecked.
@@ -220,6 +222,8 @@ func (w *writer) storePut(ctx context.Context, tok uint64, key string, value []b
 // outcome, dated sent (a request that got no answer is not recorded:
 // nothing was accepted that the candidate knows of).
 func (w *writer) sendFenced(ctx context.Context, tok fencing.Token, sent history.Time) {
+	ctx, cancel := context.WithTimeout(ctx, w.c.ttl/3)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.c.fence, strings.NewReader(w.c.id))
 	if err != nil {
 		return
