@@ -159,3 +159,36 @@ func TestValidWhileRenewing(t *testing.T) {
 		t.Fatalf("Valid after Resign = %v, want ErrLost and ErrResigned", err)
 	}
 }
+
+// TestRunAfterPause: fn returns because Valid said no, while the elector's
+// goroutine is still frozen and the context still looks live. Run must
+// count that as a loss, wait for the leadership to end, and campaign
+// again, not resign and return as if fn had chosen to stop.
+func TestRunAfterPause(t *testing.T) {
+	e := newEtcdElector(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var tokens []uint64
+	err := e.Run(ctx, "run-paused", func(fctx context.Context, l *Leadership) error {
+		tokens = append(tokens, uint64(l.Token))
+		if len(tokens) > 1 {
+			cancel()
+			return nil
+		}
+		thaw := freeze(t, e, func(time.Time) {})
+		if err := waitInvalid(t, l, 3*time.Second); !errors.Is(err, ErrLost) {
+			t.Errorf("Valid = %v, want ErrLost", err)
+		}
+		if fctx.Err() != nil {
+			t.Errorf("fn's context ended while the elector's goroutine was frozen: %v", fctx.Err())
+		}
+		time.AfterFunc(100*time.Millisecond, thaw) // the rest of the pause, after fn returned
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled after the second term", err)
+	}
+	if len(tokens) != 2 || tokens[1] <= tokens[0] {
+		t.Fatalf("terms led: tokens %v, want two, increasing", tokens)
+	}
+}
