@@ -42,10 +42,6 @@ func (e *LeaseElector) publishHold() bool {
 	return true
 }
 
-// ErrNotLeadership: a Leadership that no Campaign returned (its zero value,
-// or one built by hand) was used. It holds nothing.
-var ErrNotLeadership = errors.New("not a leadership from Campaign")
-
 // notLeadership is the context of a Leadership that no Campaign returned:
 // cancelled from the start.
 var notLeadership = func() context.Context {
