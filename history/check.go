@@ -29,6 +29,7 @@ const (
 	CheckOverlap  = "b: no overlap"
 	CheckStale    = "c: no stale write accepted"
 	CheckRecovery = "d: leader after heal"
+	CheckLate     = "e: no write after a successor began"
 )
 
 // Violation is one failed check.
@@ -89,7 +90,7 @@ type WriteCount struct {
 	Accepted, Rejected int
 }
 
-// Check runs checks a to d over a history sorted by At (as ReadFiles
+// Check runs checks a to e over a history sorted by At (as ReadFiles
 // returns it).
 func Check(evs []Event, cfg Config) Report {
 	r := Report{Leaderships: Intervals(evs), Writes: make(map[string]WriteCount)}
@@ -97,6 +98,7 @@ func Check(evs []Event, cfg Config) Report {
 	r.Violations = append(r.Violations, checkOverlap(r.Leaderships, cfg.Drift)...)
 	r.Violations = append(r.Violations, checkStale(evs)...)
 	r.Violations = append(r.Violations, checkRecovery(evs, r.Leaderships, cfg.Recovery, cfg.FaultRecovery)...)
+	r.Violations = append(r.Violations, checkLate(evs, r.Leaderships)...)
 	r.Faults = faultStats(evs, r.Leaderships)
 	for _, e := range evs {
 		if e.Kind == Write {
@@ -210,6 +212,45 @@ func checkStale(evs []Event) []Violation {
 		if w.Accepted && w.Token < high {
 			vs = append(vs, Violation{CheckStale, w.Sent, fmt.Sprintf(
 				"%s guard accepted %s's write with token %d sent when token %d was known", w.Guard, w.Candidate, w.Token, high)})
+		}
+	}
+	return vs
+}
+
+// checkLate flags the writes a candidate sent while it believed it led
+// (from its Lead up to its Unlead, paused or not) with a token lower than
+// that of a leadership that had already begun: its check before the write
+// said yes after a successor began. Writes after the Unlead (a deliberate
+// straggle) are check c's business, not this one's.
+func checkLate(evs []Event, ivs []Interval) []Violation {
+	type term struct {
+		candidate string
+		token     uint64
+	}
+	span := map[term]Interval{}
+	for _, iv := range ivs {
+		span[term{iv.Candidate, iv.Token}] = iv
+	}
+	var writes []Event
+	for _, e := range evs {
+		if iv, ok := span[term{e.Candidate, e.Token}]; ok && e.Kind == Write && e.Sent >= iv.Start && e.Sent < iv.End {
+			writes = append(writes, e)
+		}
+	}
+	slices.SortStableFunc(writes, func(a, b Event) int { return cmp.Compare(a.Sent, b.Sent) })
+	var vs []Violation
+	leads, li := leadsByTime(evs), 0
+	var high Event // the highest-token Lead begun so far
+	for _, w := range writes {
+		for ; li < len(leads) && leads[li].At < w.Sent; li++ {
+			if leads[li].Token > high.Token {
+				high = leads[li]
+			}
+		}
+		if high.Token > w.Token {
+			vs = append(vs, Violation{CheckLate, w.Sent, fmt.Sprintf(
+				"%s wrote with token %d %v after %s began to lead with token %d",
+				w.Candidate, w.Token, w.Sent.Sub(high.At), high.Candidate, high.Token)})
 		}
 	}
 	return vs

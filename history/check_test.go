@@ -103,6 +103,12 @@ func TestViolations(t *testing.T) {
 		{"no leader after heal", CheckRecovery, []Event{
 			lead(0, "a", 5), fault(10*ms, "cut", "a"), unlead(20*ms, "a", 5), heal(100*ms, "cut"),
 			lead(100*ms+Time(cfg.Recovery)+ms, "b", 6)}},
+		{"paused leader writes after the successor began", CheckLate, []Event{
+			lead(0, "a", 5), {Kind: Pause, At: 10 * ms, Candidate: "a"}, lead(3000*ms, "b", 6),
+			write(3100*ms, 3101*ms, "a", 5, GuardFence, false), unlead(3102*ms, "a", 5), unlead(4000*ms, "b", 6)}},
+		{"leader writes just after the successor began", CheckLate, []Event{
+			lead(0, "a", 5), lead(100*ms, "b", 6), write(101*ms, 102*ms, "a", 5, GuardStore, false),
+			unlead(105*ms, "a", 5), unlead(200*ms, "b", 6)}},
 		{"only a paused leader after heal", CheckRecovery, []Event{
 			lead(0, "a", 5), {Kind: Pause, At: 10 * ms, Candidate: "a"}, heal(100*ms, "pause"),
 			unlead(5000*ms, "a", 5)}},
@@ -124,7 +130,10 @@ func TestNotViolations(t *testing.T) {
 		{"overlap within drift", []Event{lead(0, "a", 5), lead(100*ms, "b", 6), unlead(105*ms, "a", 5), unlead(200*ms, "b", 6)}},
 		{"paused leader overlaps", []Event{
 			lead(0, "a", 5), {Kind: Pause, At: 10 * ms, Candidate: "a"}, lead(3000*ms, "b", 6),
-			write(3100*ms, 3101*ms, "a", 5, GuardFence, false), unlead(3102*ms, "a", 5), unlead(4000*ms, "b", 6)}},
+			unlead(3102*ms, "a", 5), unlead(4000*ms, "b", 6)}},
+		{"paused leader straggles after it stopped", []Event{
+			lead(0, "a", 5), {Kind: Pause, At: 10 * ms, Candidate: "a"}, lead(3000*ms, "b", 6),
+			unlead(3100*ms, "a", 5), write(3101*ms, 3102*ms, "a", 5, GuardFence, false), unlead(4000*ms, "b", 6)}},
 		{"crash ends the interval", []Event{lead(0, "a", 5), {Kind: Crash, At: 10 * ms, Candidate: "a"}, lead(2000*ms, "b", 6)}},
 		{"in-flight write lands before the successor's", []Event{
 			lead(0, "a", 5), write(9*ms, 30*ms, "a", 5, GuardStore, true), unlead(10*ms, "a", 5),

@@ -30,6 +30,11 @@
 //     write with a higher token was accepted by the same guard kind, or a
 //     guarded store write sent after a higher token's leadership began;
 //   - (d) after each Heal, some candidate leads within Config.Recovery.
+//   - (e) no candidate sent a write, while it believed it led (before its
+//     Unlead, paused or not), after a leadership with a higher token had
+//     begun: its check before the write (lease.Leadership.Valid) said yes
+//     too late. Unlike (b), this counts what a paused leader did after it
+//     was resumed.
 //
 // Writes that were in flight when a successor took over are not stale by
 // this definition: neither guard can reject what reached it first.

@@ -10,7 +10,10 @@ const (
 	// Unlead: Candidate stopped acting on its leadership with Token.
 	Unlead Kind = "unlead"
 	// Write: Candidate sent a write with Token at Sent; the Guard judged
-	// it and it was Accepted or not. At is when the answer came.
+	// it and it was Accepted or not. At is when the answer came. A
+	// candidate that checks its leadership before a write reads Sent just
+	// before the check, so a write the check let through is dated no
+	// later than the check.
 	Write Kind = "write"
 	// Fault: the fault named Fault began, aimed at Candidate if any.
 	Fault Kind = "fault"

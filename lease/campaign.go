@@ -94,10 +94,10 @@ func won(c *campaign) *Leadership {
 	}
 }
 
-func (e *LeaseElector) elected(name string, rec backends.Record) {
+func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 	c := e.campaigns[name]
 	delete(e.campaigns, name)
-	l := newLeadership(e, rec)
+	l := newLeadership(e, rec, epoch)
 	e.held[name] = l
 	e.health.held.Add(1)
 	e.opts.Metrics.Leading(name, true)
@@ -150,6 +150,12 @@ func (e *LeaseElector) released(name string, err error) {
 
 // Leadership is one term of leadership of one election. Its fields do not
 // change. It is safe for concurrent use.
+//
+// Only Campaign (and Run) make a usable Leadership. The zero value, or one
+// built by hand, holds nothing, and is safe to use as such: Err and Valid
+// return an error wrapping ErrNotLeadership and ErrLost, Context returns a
+// context already cancelled with that error, Done a closed channel, and
+// Resign an error wrapping ErrNotLeadership.
 type Leadership struct {
 	// Election is the election name.
 	Election string
@@ -164,16 +170,17 @@ type Leadership struct {
 	// Acquired is the local time at which the elector learnt it won.
 	Acquired time.Time
 
-	e      *LeaseElector
+	e      *LeaseElector // nil: not a leadership from Campaign
+	epoch  uint64        // the session the key is bound to (core.Machine.Epoch)
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 }
 
-func newLeadership(e *LeaseElector, rec backends.Record) *Leadership {
+func newLeadership(e *LeaseElector, rec backends.Record, epoch uint64) *Leadership {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	id, _ := decodeValue(rec.Value)
 	return &Leadership{Election: rec.Election, Token: fencing.Token(rec.Token),
-		Identity: id, Session: rec.Owner, Acquired: time.Now(), e: e, ctx: ctx, cancel: cancel}
+		Identity: id, Session: rec.Owner, Acquired: time.Now(), e: e, epoch: epoch, ctx: ctx, cancel: cancel}
 }
 
 // Context returns a context that is cancelled the moment the leadership is
@@ -181,17 +188,26 @@ func newLeadership(e *LeaseElector, rec backends.Record) *Leadership {
 // when the store reports the session gone, when the key is deleted by
 // someone else, on Resign, or on Close. context.Cause gives the reason,
 // wrapping ErrLost. Stop acting on the leadership when it is done.
-func (l *Leadership) Context() context.Context { return l.ctx }
+//
+// The context is cancelled by the elector's goroutine: after a pause of
+// the process it can still look live for a moment after the deadline
+// passed. Check Valid immediately before each write.
+func (l *Leadership) Context() context.Context {
+	if l.ctx == nil {
+		return notLeadership
+	}
+	return l.ctx
+}
 
 // Done is Context().Done().
-func (l *Leadership) Done() <-chan struct{} { return l.ctx.Done() }
+func (l *Leadership) Done() <-chan struct{} { return l.Context().Done() }
 
-// Err returns nil while the leadership holds and the reason it ended after.
-func (l *Leadership) Err() error { return context.Cause(l.ctx) }
+// Err returns nil until the leadership's context is cancelled and the
+// reason it ended after. Like the context, it can lag the holder's
+// deadline after a pause of the process: Valid does not.
+func (l *Leadership) Err() error { return context.Cause(l.Context()) }
 
-func (l *Leadership) end(cause error) {
-	l.cancel(fmt.Errorf("lease: %q token %d: %w: %w", l.Election, l.Token, ErrLost, cause))
-}
+func (l *Leadership) end(cause error) { l.cancel(l.lostErr(cause)) }
 
 // Resign ends the leadership at once (its context is cancelled with
 // ErrResigned) and deletes the leader key if it still holds this term's
@@ -201,6 +217,9 @@ func (l *Leadership) end(cause error) {
 // backends.ErrPermission) and the key stays until the session ends.
 // Resigning a leadership that already ended returns nil.
 func (l *Leadership) Resign(ctx context.Context) error {
+	if l.e == nil {
+		return fmt.Errorf("lease: resign %q: %w", l.Election, ErrNotLeadership)
+	}
 	w := make(chan error, 1)
 	if !l.e.post(func(now time.Time) {
 		if l.e.held[l.Election] != l {

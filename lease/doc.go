@@ -13,7 +13,14 @@
 //	...
 //	defer e.Close(ctx)
 //	err = e.Run(ctx, "jobs/scheduler", func(ctx context.Context, l *lease.Leadership) error {
-//		return schedule(ctx, l.Token) // stop when ctx is done; send l.Token with every write
+//		for ctx.Err() == nil {
+//			job := next(ctx)
+//			if err := l.Valid(); err != nil { // right before each write
+//				return err
+//			}
+//			write(job, l.Token) // send l.Token with every write
+//		}
+//		return nil
 //	})
 //
 // With Options.Queue, losers instead take a place in a queue in the store,
@@ -35,6 +42,24 @@
 // bounded by RequestTimeout, and a renewal also by the deadline itself, so
 // a hung call cannot hold the decision back.
 //
+// # Checking before a write
+//
+// A Leadership's context is cancelled by the elector's goroutine. After the
+// process was paused (SIGSTOP, a long GC, a frozen VM) past the holder's
+// deadline, the application's goroutine can run before that one does, and
+// find the context still live. Leadership.Valid does not wait for the
+// elector: it reads the monotonic clock and compares it with the deadline
+// at the moment it is called. Call it immediately before each write to a
+// protected resource; Leadership.GuardedPut and Run call it too.
+//
+// What remains is the window between the check and the moment the write
+// reaches the resource. Valid's nil promises that no other session can
+// hold the key until at least SafetyMargin later, so a write that arrives
+// within SafetyMargin of the check is safe; a pause or delay in the
+// window longer than that can deliver it after a successor began. Only a
+// fencing token closes that window: the resource, or the store for
+// GuardedPut, rejects a token lower than one it has seen.
+//
 // # Guarantees
 //
 // Promised, given a linearizable store:
@@ -49,6 +74,11 @@
 //     and fencing tokens cover the overlap. Run's fn is
 //     never called twice at once, and its return is the only "stopped"
 //     signal, so there is no stop without a start.
+//   - Leadership.Valid returns nil only while the leadership's context
+//     would still be live if the elector's goroutine had run: never after
+//     the holder's deadline, even when the process was paused past it.
+//     Once it has returned an error, the leadership ends and Valid never
+//     returns nil again.
 //   - Resign deletes the key only while it holds this term's token, never a
 //     successor's (on ZooKeeper, which has no delete conditioned on czxid,
 //     unless a third party deletes the node within the round trip between
@@ -58,10 +88,11 @@
 //
 // Not promised:
 //   - That a leader stops acting in time if its process is paused (GC,
-//     SIGSTOP, a VM migration) or its clock jumps beyond the drift allowance.
-//     A lease cannot stop a paused process. Fencing tokens can: a resource
-//     that rejects tokens lower than one it has seen (package fencing) makes
-//     a paused ex-leader harmless.
+//     SIGSTOP, a VM migration) between its check (Valid) and its write, or
+//     its clock jumps beyond the drift allowance. A lease cannot stop a
+//     paused process. Fencing tokens can: a resource that rejects tokens
+//     lower than one it has seen (package fencing) makes a paused
+//     ex-leader harmless.
 //   - That the application stops within SafetyMargin of its context being
 //     cancelled. Choose the margin to cover that.
 //   - Progress while the store is unavailable: campaigns retry every

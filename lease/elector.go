@@ -56,8 +56,9 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	if store == nil {
 		return nil, fmt.Errorf("lease: store is nil: %w", ErrInvalidOption)
 	}
+	set := opts
 	opts = opts.withDefaults()
-	if err := opts.validate(store.Limits()); err != nil {
+	if err := opts.validate(set, store.Limits()); err != nil {
 		return nil, err
 	}
 	var qu *queue
@@ -75,7 +76,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
 		resigns: make(map[string][]chan error), watches: make(map[string]context.CancelFunc),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
-		log: opts.Logger.With("identity", opts.Identity), health: health{base: time.Now()}, queue: qu}
+		log: opts.Logger.With("identity", opts.Identity), queue: qu}
 	go e.loop()
 	return e, nil
 }
@@ -217,19 +218,33 @@ func (e *LeaseElector) loop() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		e.m.Tick(time.Now())
-		for _, a := range e.m.Ready() {
-			e.perform(a)
-		}
-		e.health.setDeadline(e.m.Deadline())
+		e.step()
 		e.notifyReady()
 		resetTimer(timer, e.m.NextTimer())
 		select {
 		case f := <-e.inbox:
 			f(time.Now())
+			// Publish a renewal's new deadline before the actions are
+			// carried out: Valid must not see the old one pass meanwhile.
+			e.publishHold()
 		case <-timer.C:
 		case <-e.ctx.Done():
 			e.shutdown()
+			return
+		}
+	}
+}
+
+// step advances the machine to now, carries out its actions and
+// publishes the holder's deadline for Leadership.Valid. It goes round again
+// if publishing found that Valid had already said the deadline passed.
+func (e *LeaseElector) step() {
+	for {
+		e.m.Tick(time.Now())
+		for _, a := range e.m.Ready() {
+			e.perform(a)
+		}
+		if e.publishHold() {
 			return
 		}
 	}
@@ -248,7 +263,7 @@ func (e *LeaseElector) shutdown() {
 	for name, l := range e.held {
 		e.ended(name, l, ErrClosed)
 	}
-	e.health.setDeadline(time.Time{})
+	e.health.hold.Store(nil)
 	for _, c := range e.campaigns {
 		c.finish(nil, ErrClosed)
 	}

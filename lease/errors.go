@@ -23,6 +23,9 @@ var (
 	ErrNoLeader = errors.New("no leader")
 	// ErrLost wraps every cause of a lost leadership.
 	ErrLost = errors.New("leadership lost")
+	// ErrNotLeadership: a Leadership that no Campaign returned (its zero
+	// value, or one built by hand) was used. It holds nothing.
+	ErrNotLeadership = errors.New("not a leadership from Campaign")
 	// ErrRenewDeadline: no renewal succeeded within TTL − SafetyMargin −
 	// drift, so the store may already have handed the key to another.
 	ErrRenewDeadline = core.ErrRenewDeadline

@@ -79,6 +79,36 @@ func ExampleLeaseElector_Run() {
 	// Run returned: context canceled
 }
 
+// A leader checks Valid immediately before each write: unlike the
+// context, it says no at once after a pause of the process past the
+// holder's deadline. The token covers the window between the check and
+// the write's arrival.
+func ExampleLeadership_Valid() {
+	store, stop := newStore()
+	defer stop()
+	e, err := lease.New(store, lease.Options{TTL: 2 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(context.Background())
+
+	ctx := context.Background()
+	l, err := e.Campaign(ctx, "jobs/valid")
+	if err != nil {
+		log.Fatal(err)
+	}
+	write := func(token uint64) { fmt.Println("write with token > 0:", token > 0) }
+	if err := l.Valid(); err == nil {
+		write(uint64(l.Token))
+	}
+	_ = l.Resign(ctx)
+	err = l.Valid()
+	fmt.Println("after Resign:", errors.Is(err, lease.ErrLost))
+	// Output:
+	// write with token > 0: true
+	// after Resign: true
+}
+
 func ExampleLeaseElector_Observe() {
 	store, stop := newStore()
 	defer stop()

@@ -7,20 +7,12 @@ import (
 	"time"
 )
 
-// health is the state the HTTP handlers read without going through the
-// elector's loop, so that they still answer when the loop is stuck.
+// health is the state read without going through the elector's loop: by
+// the HTTP handlers, so that they still answer when the loop is stuck, and
+// by Leadership.Valid, which must not wait for the loop.
 type health struct {
-	base     time.Time    // monotonic origin of the offsets below
-	deadline atomic.Int64 // holder's deadline, ns after base; 0: no live session
-	held     atomic.Int64 // leaderships held
-}
-
-func (h *health) setDeadline(d time.Time) {
-	if d.IsZero() {
-		h.deadline.Store(0)
-		return
-	}
-	h.deadline.Store(int64(d.Sub(h.base)))
+	hold atomic.Pointer[hold] // the live session's holder deadline; nil: no live session
+	held atomic.Int64         // leaderships held
 }
 
 // Healthz returns an http.Handler for a liveness probe. It answers 500 when
@@ -31,8 +23,8 @@ func (h *health) setDeadline(d time.Time) {
 func (e *LeaseElector) Healthz(tolerance time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		h := &e.health
-		if d := h.deadline.Load(); d != 0 && h.held.Load() > 0 {
-			if late := time.Since(h.base) - time.Duration(d); late > tolerance {
+		if p := h.hold.Load(); p != nil && h.held.Load() > 0 {
+			if late := time.Since(p.deadline); late > tolerance {
 				http.Error(w, fmt.Sprintf("leader is %v past its renewal deadline", late.Round(time.Millisecond)),
 					http.StatusInternalServerError)
 				return
@@ -48,7 +40,7 @@ func (e *LeaseElector) Healthz(tolerance time.Duration) http.Handler {
 // first Campaign or AwaitSession.
 func (e *LeaseElector) Readyz() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		if e.health.deadline.Load() == 0 {
+		if e.health.hold.Load() == nil {
 			http.Error(w, "no live store session", http.StatusServiceUnavailable)
 			return
 		}

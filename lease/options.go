@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math"
 	mrand "math/rand/v2"
 	"os"
 	"strings"
@@ -40,16 +41,19 @@ type Options struct {
 
 	// ClockDrift is the largest rate, as a fraction, by which the local
 	// monotonic clock may run slower than the store's. Default
-	// DefaultClockDrift (1%); between 0 and 0.5. Set a negative value for
-	// no allowance.
+	// DefaultClockDrift (1%); must be in [0, 0.5). Set a negative value
+	// for no allowance.
 	ClockDrift float64
 
 	// RenewInterval is the time between renewals of the session. Default
-	// TTL/3; must leave room for a renewal before the holder's deadline.
+	// TTL/3; at least MinInterval, and below TTL − SafetyMargin −
+	// ClockDrift×TTL, so that a renewal is due before the holder's
+	// deadline.
 	RenewInterval time.Duration
 
 	// RetryInterval is the wait before retrying a failed store call.
-	// Default RenewInterval/4. Retries of a session creation or of a
+	// Default RenewInterval/4, or MinInterval if that is less; at least
+	// MinInterval. Retries of a session creation or of a
 	// campaign's call wait up to a quarter more, at random, so that many
 	// candidates do not retry in step after an outage; a failed renewal
 	// is retried after RetryInterval exactly.
@@ -57,7 +61,8 @@ type Options struct {
 
 	// RequestTimeout bounds every store call except a wait for a change.
 	// A renewal is further bounded by the holder's deadline. Default
-	// RenewInterval.
+	// RenewInterval, or MinRequestTimeout if that is less; at least
+	// MinRequestTimeout.
 	RequestTimeout time.Duration
 
 	// Identity is the value stored in the leader key while this elector
@@ -85,6 +90,16 @@ type Options struct {
 	Queue bool
 }
 
+// Lower bounds of the intervals, so that a unit mistake (RequestTimeout: 1,
+// one nanosecond) fails at New rather than making every store call fail.
+const (
+	// MinInterval is the least RenewInterval and RetryInterval.
+	MinInterval = time.Millisecond
+	// MinRequestTimeout is the least RequestTimeout: a store call over a
+	// network needs more.
+	MinRequestTimeout = 10 * time.Millisecond
+)
+
 func (o Options) withDefaults() Options {
 	if o.TTL == 0 {
 		o.TTL = DefaultTTL
@@ -101,10 +116,10 @@ func (o Options) withDefaults() Options {
 		o.RenewInterval = o.TTL / 3
 	}
 	if o.RetryInterval == 0 {
-		o.RetryInterval = o.RenewInterval / 4
+		o.RetryInterval = max(o.RenewInterval/4, MinInterval)
 	}
 	if o.RequestTimeout == 0 {
-		o.RequestTimeout = o.RenewInterval
+		o.RequestTimeout = max(o.RenewInterval, MinRequestTimeout)
 	}
 	if o.Identity == "" {
 		o.Identity = defaultIdentity()
@@ -138,30 +153,79 @@ func (o Options) config() core.Config {
 		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval, Jitter: jitter}
 }
 
-// validate checks defaulted options against the store's limits.
-func (o Options) validate(lim backends.Limits) error {
+// validate checks defaulted options o against the store's limits. set
+// holds the options as the caller gave them, so that an error names the
+// option the caller set, and says of any other it quotes that it is a
+// default and how it was derived.
+func (o Options) validate(set Options, lim backends.Limits) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("lease: %s: %w", fmt.Sprintf(format, args...), ErrInvalidOption)
 	}
+	hold := o.config().Hold(o.TTL)
 	switch {
-	case o.TTL < lim.MinTTL || (lim.MaxTTL > 0 && o.TTL > lim.MaxTTL):
-		return bad("TTL %v is out of the store's range %v to %v", o.TTL, lim.MinTTL, lim.MaxTTL)
+	case o.TTL <= 0 || o.TTL < lim.MinTTL || (lim.MaxTTL > 0 && o.TTL > lim.MaxTTL):
+		return bad("%s is out of the store's range: %s", o.show(set, "TTL"), ttlRange(lim))
 	case lim.TTLGranularity > 0 && o.TTL%lim.TTLGranularity != 0:
-		return bad("TTL %v is not a multiple of %v, the store's unit", o.TTL, lim.TTLGranularity)
+		return bad("%s is not a multiple of %v, the store's unit", o.show(set, "TTL"), lim.TTLGranularity)
 	case o.SafetyMargin < 0 || o.SafetyMargin >= o.TTL:
-		return bad("SafetyMargin %v must be at least 0 and below the TTL %v", o.SafetyMargin, o.TTL)
-	case o.ClockDrift > 0.5:
-		return bad("ClockDrift %v must be between 0 and 0.5", o.ClockDrift)
-	case o.RenewInterval <= 0 || o.RetryInterval <= 0 || o.RequestTimeout <= 0:
-		return bad("RenewInterval %v, RetryInterval %v and RequestTimeout %v must be positive",
-			o.RenewInterval, o.RetryInterval, o.RequestTimeout)
-	case o.RenewInterval >= o.config().Hold(o.TTL):
-		return bad("RenewInterval %v must be below TTL − SafetyMargin − ClockDrift×TTL = %v",
-			o.RenewInterval, o.config().Hold(o.TTL))
+		return bad("%s must be in [0, %s)", o.show(set, "SafetyMargin"), o.show(set, "TTL"))
+	case math.IsNaN(o.ClockDrift) || math.IsInf(o.ClockDrift, 0) || o.ClockDrift >= maxClockDrift:
+		return bad("ClockDrift %v must be in [0, %v) (a negative value means no allowance)", set.ClockDrift, maxClockDrift)
+	case o.RenewInterval < MinInterval:
+		return bad("%s must be at least %v", o.show(set, "RenewInterval"), MinInterval)
+	case o.RetryInterval < MinInterval:
+		return bad("%s must be at least %v", o.show(set, "RetryInterval"), MinInterval)
+	case o.RequestTimeout < MinRequestTimeout:
+		return bad("%s must be at least %v", o.show(set, "RequestTimeout"), MinRequestTimeout)
+	case o.RenewInterval >= hold:
+		return bad("%s must be below the time a renewal lets the holder act, TTL − SafetyMargin − ClockDrift×TTL = %v, with %s, %s and %s",
+			o.show(set, "RenewInterval"), hold, o.show(set, "TTL"), o.show(set, "SafetyMargin"), o.show(set, "ClockDrift"))
 	case lim.MaxValueSize > 0 && len(o.Identity)+valueOverhead > lim.MaxValueSize:
 		return bad("Identity is %d bytes; the store allows at most %d", len(o.Identity), lim.MaxValueSize-valueOverhead)
 	case strings.ContainsRune(o.Identity, '\n'):
 		return bad("Identity %q contains a newline", o.Identity)
 	}
 	return nil
+}
+
+// maxClockDrift bounds ClockDrift: a clock half as fast as the store's is
+// broken, not drifting.
+const maxClockDrift = 0.5
+
+// ttlRange renders the store's TTL bounds.
+func ttlRange(lim backends.Limits) string {
+	if lim.MaxTTL > 0 {
+		return fmt.Sprintf("[%v, %v]", max(lim.MinTTL, 1), lim.MaxTTL)
+	}
+	return fmt.Sprintf("at least %v", max(lim.MinTTL, 1))
+}
+
+// show renders the named option's value in o, with how it was derived if
+// the caller left it to its default (zero in set).
+func (o Options) show(set Options, name string) string {
+	v, given, def := o.field(set, name)
+	if given {
+		return fmt.Sprintf("%s %v", name, v)
+	}
+	return fmt.Sprintf("%s %v (default %s)", name, v, def)
+}
+
+// field returns the named option's value in o, whether the caller set it,
+// and how its default is derived.
+func (o Options) field(set Options, name string) (v any, given bool, def string) {
+	switch name {
+	case "TTL":
+		return o.TTL, set.TTL != 0, "DefaultTTL"
+	case "SafetyMargin":
+		return o.SafetyMargin, set.SafetyMargin != 0, "TTL/4"
+	case "ClockDrift":
+		return o.ClockDrift, set.ClockDrift != 0, "DefaultClockDrift"
+	case "RenewInterval":
+		return o.RenewInterval, set.RenewInterval != 0, "TTL/3"
+	case "RetryInterval":
+		return o.RetryInterval, set.RetryInterval != 0, fmt.Sprintf("RenewInterval/4, at least %v", MinInterval)
+	case "RequestTimeout":
+		return o.RequestTimeout, set.RequestTimeout != 0, fmt.Sprintf("RenewInterval, at least %v", MinRequestTimeout)
+	}
+	panic("lease: no option " + name)
 }

@@ -26,7 +26,7 @@ func (e *LeaseElector) perform(a core.Action) {
 		e.delete(a, e.sessions[a.Epoch])
 	case core.Elected:
 		e.leaveQueue(a.Election, e.liveSession())
-		e.elected(a.Election, a.Record)
+		e.elected(a.Election, a.Record, a.Epoch)
 	case core.Lost:
 		e.lost(a.Election, a.Err)
 	case core.Released:

@@ -12,25 +12,38 @@ import (
 // is cancelled, Run waits for fn, resigns, and returns ctx's error.
 //
 // fn runs only while this elector leads (as far as it can know; see the
-// package doc) and never twice at once. Each call of fn starts after the
-// leadership began and its return is the only "stopped" signal, so there is
-// no stop without a start.
+// package doc) and never twice at once. Run checks l.Valid just before it
+// calls fn, so fn is not called for a leadership that a pause between the
+// campaign's win and the call already ended; fn must still check l.Valid
+// immediately before each write it makes, since its context can lag the
+// deadline after a pause. Whether fn returned because the leadership ended
+// is judged by l.Valid too. Each call of fn starts after the leadership
+// began and its return is the only "stopped" signal, so there is no stop
+// without a start.
 func (e *LeaseElector) Run(ctx context.Context, election string, fn func(ctx context.Context, l *Leadership) error) error {
 	for {
 		l, err := e.Campaign(ctx, election)
 		if err != nil {
 			return err
 		}
-		ferr := e.lead(ctx, l, fn)
-		if l.Err() == nil || ctx.Err() != nil {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RequestTimeout)
-			rerr := l.Resign(rctx)
-			cancel()
-			if ctx.Err() != nil {
-				return context.Cause(ctx)
-			}
-			return errors.Join(ferr, rerr)
+		var ferr error
+		if l.Valid() == nil {
+			ferr = e.lead(ctx, l, fn)
 		}
+		if l.Valid() != nil && ctx.Err() == nil {
+			// Lost: the elector ends the leadership at once (Valid
+			// never says no to a leadership that goes on); wait for
+			// that, so that the campaign does not find it still held.
+			<-l.Done()
+			continue
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RequestTimeout)
+		rerr := l.Resign(rctx)
+		cancel()
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return errors.Join(ferr, rerr)
 	}
 }
 

@@ -85,12 +85,19 @@ func replica(ctx context.Context, store backends.Store, name string, res *resour
 }
 
 // reconcile writes to the resource every 100 ms while ctx lasts, for at
-// most d; a real controller would watch and act until ctx is done.
+// most d; a real controller would watch and act until ctx is done. Right
+// before each write it asks l.Valid whether it still leads: after a pause
+// of the process, ctx can still look live for a moment after the
+// deadline, and Valid cannot. The token covers what remains, the time
+// between the check and the write's arrival.
 func reconcile(ctx context.Context, l *lease.Leadership, res *resource, d time.Duration) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	stop := time.After(d)
 	for {
+		if l.Valid() != nil {
+			return nil // lost: Run campaigns again
+		}
 		if err := res.write(uint64(l.Token), l.Identity); err != nil {
 			return err
 		}

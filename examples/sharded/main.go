@@ -82,7 +82,7 @@ func startWorker(store backends.Store, name string, shards int, o *owners) (*wor
 			defer w.wg.Done()
 			_ = e.Run(ctx, fmt.Sprintf("examples/shards/%d", s), func(ctx context.Context, l *lease.Leadership) error {
 				o.set(s, name)
-				<-ctx.Done() // serve the shard until leadership ends
+				<-ctx.Done() // serve the shard until leadership ends (a server writing for it would check l.Valid before each write)
 				o.clear(s, name)
 				return nil
 			})

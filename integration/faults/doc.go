@@ -3,13 +3,17 @@
 // each dialing the store through an in-process toxiproxy proxy of its own,
 // and write every 10 ms, while they believe they lead, to a resource fenced
 // by a fencing.Guard (served by the test over loopback HTTP) and to a
-// guarded store write (backends.GuardedWriter). The suite injects faults
-// into the leader, one per cycle, each bounded and healed by itself:
+// guarded store write (lease.Leadership.GuardedPut). Right before each
+// write a candidate checks lease.Leadership.Valid, and stops acting when
+// it says no. The suite injects faults into the leader, one per cycle,
+// each bounded and healed by itself:
 //
 //   - cut: the leader's link to the store black-holed for 1.5×TTL;
 //   - latency-low / latency-high: latency and jitter on that link, below and
 //     above the renewal deadline, for 1.5×TTL;
-//   - pause: the leader SIGSTOPped for 1.5×TTL, then SIGCONTed;
+//   - pause: the leader SIGSTOPped for 1.5×TTL, then SIGCONTed: it must
+//     make no write after its successor began (history check e), though
+//     its context is cancelled only once the elector's goroutine runs;
 //   - kill: the leader SIGKILLed and a replacement started.
 //
 // A second run per backend (subtest "<backend>-store") does the same on a
@@ -52,6 +56,11 @@
 //	LEASEHOLD_FAULTS_STORE=off       no store-fault runs (or a comma-separated
 //	                                 subset of the backends; unset: all)
 //	LEASEHOLD_FAULTS_BACKENDS=etcd   a comma-separated subset of etcd,zookeeper,consul
+//	LEASEHOLD_FAULTS_KINDS=pause     a comma-separated subset of the fault kinds (unset: all)
+//	LEASEHOLD_FAULTS_CHECK=err       candidates check Leadership.Err before each write, not
+//	                                 Valid: a pause then lets writes through after a
+//	                                 successor began, and check e fails the run (the
+//	                                 suite's proof that it can fail)
 //	LEASEHOLD_FAULTS_REPORT=docs/faults.md   where to write the markdown report
 //	LEASEHOLD_FAULTS_KEEP=/tmp/dir   keep every run's histories and candidate logs there
 //

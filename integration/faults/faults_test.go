@@ -87,13 +87,17 @@ func TestFaults(t *testing.T) {
 		writeReport(t)
 		return
 	}
+	clientKinds := kindsSelected(faultKinds)
 	for _, b := range allBackends {
-		if want[b.name] {
-			t.Run(b.name, func(t *testing.T) { runBackend(t, b, bin, nil, faultKinds) })
+		if want[b.name] && len(clientKinds) > 0 {
+			t.Run(b.name, func(t *testing.T) { runBackend(t, b, bin, nil, clientKinds) })
 		}
 	}
 	storeWant := storeSelected(want)
-	storeKinds := storeFaultKinds
+	storeKinds := kindsSelected(storeFaultKinds)
+	if len(storeKinds) == 0 {
+		storeWant = nil
+	}
 	if len(storeWant) > 0 {
 		storeKinds = usable(t, storeKinds)
 	}
@@ -102,7 +106,8 @@ func TestFaults(t *testing.T) {
 		case storeWant[b.name]:
 			t.Run(b.name+"-store", func(t *testing.T) { runBackend(t, b, bin, b.cluster(t), storeKinds) })
 		case want[b.name]:
-			t.Logf("store faults on %s NOT run: LEASEHOLD_FAULTS_STORE=%q", b.name, os.Getenv("LEASEHOLD_FAULTS_STORE"))
+			t.Logf("store faults on %s NOT run: LEASEHOLD_FAULTS_STORE=%q, LEASEHOLD_FAULTS_KINDS=%q",
+				b.name, os.Getenv("LEASEHOLD_FAULTS_STORE"), os.Getenv("LEASEHOLD_FAULTS_KINDS"))
 		}
 	}
 	writeReport(t)
@@ -112,7 +117,10 @@ func TestFaults(t *testing.T) {
 // store) rotating on one 3-node store cluster; the backends run in
 // parallel. This is the soak's mode (LEASEHOLD_FAULTS_MIXED=1).
 func runMixed(t *testing.T, want map[string]bool, bin string) {
-	kinds := usable(t, allFaultKinds)
+	kinds := usable(t, kindsSelected(allFaultKinds))
+	if len(kinds) == 0 {
+		t.Fatalf("LEASEHOLD_FAULTS_KINDS=%q selects no fault kind", os.Getenv("LEASEHOLD_FAULTS_KINDS"))
+	}
 	t.Run("mixed", func(t *testing.T) {
 		for _, b := range allBackends {
 			if want[b.name] {
@@ -141,6 +149,39 @@ func storeSelected(selected map[string]bool) map[string]bool {
 		m[name] = selected[name]
 	}
 	return m
+}
+
+// kindsSelected returns the kinds named by LEASEHOLD_FAULTS_KINDS (a
+// comma-separated list), or all of them if it is unset.
+func kindsSelected(kinds []fault) []fault {
+	v := os.Getenv("LEASEHOLD_FAULTS_KINDS")
+	if v == "" {
+		return kinds
+	}
+	names := strings.Split(v, ",")
+	var out []fault
+	for _, k := range kinds {
+		if slices.Contains(names, k.name) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// checkArgs returns the candidates' -check flag: LEASEHOLD_FAULTS_CHECK=err
+// makes them check Leadership.Err before each write, as applications did
+// before Leadership.Valid, to show that check e catches what a pause lets
+// through.
+func checkArgs(t *testing.T) []string {
+	switch v := os.Getenv("LEASEHOLD_FAULTS_CHECK"); v {
+	case "", "valid":
+		return []string{"-check", "valid"}
+	case "err":
+		return []string{"-check", "err"}
+	default:
+		t.Fatalf("LEASEHOLD_FAULTS_CHECK=%q: want valid or err", v)
+		return nil
+	}
 }
 
 // selected returns the backends named by LEASEHOLD_FAULTS_BACKENDS, or all.
@@ -204,7 +245,7 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 		}
 	})))
 	t.Cleanup(fence.Close)
-	args := append([]string{"-election", election, "-fence", fence.URL}, b.args...)
+	args := append(append([]string{"-election", election, "-fence", fence.URL}, b.args...), checkArgs(t)...)
 	obs, err := lease.New(b.observer(t, addrs), lease.Options{TTL: b.ttl})
 	if err != nil {
 		t.Fatal(err)
@@ -395,8 +436,14 @@ func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 			len(rep.Leaderships), client, total, rep.Writes)
 	}
 	o := outcome{backend: name, kinds: kinds, ttl: r.b.ttl, cfg: cfg, ran: r.ran, report: rep, took: time.Since(r.start)}
-	r.t.Logf("%s: %d fault cycles in %v, %d violations, %d leaderships, writes %+v",
-		name, total, o.took.Round(time.Second), len(rep.Violations), len(rep.Leaderships), rep.Writes)
+	late := 0
+	for _, v := range rep.Violations {
+		if v.Check == history.CheckLate {
+			late++
+		}
+	}
+	r.t.Logf("%s: %d fault cycles in %v, %d violations (%d writes after a successor began: check e), %d leaderships, writes %+v",
+		name, total, o.took.Round(time.Second), len(rep.Violations), late, len(rep.Leaderships), rep.Writes)
 	results.Lock()
 	results.byBackend = append(results.byBackend, o)
 	results.Unlock()

@@ -54,7 +54,8 @@ func render(os []outcome) string {
 	b.WriteString("history checker (package `history`) judges the merged histories: (a) tokens increase, (b) no\n")
 	b.WriteString("overlap beyond the drift allowance, (c) no stale write accepted by a `fencing.Guard` or a guarded\n")
 	b.WriteString("store write, (d) a leader within TTL + renew interval + the store's recovery time after each heal\n")
-	b.WriteString("(for store faults, plus the store's own recovery from the fault).\n\n")
+	b.WriteString("(for store faults, plus the store's own recovery from the fault), (e) no write sent by a leader,\n")
+	b.WriteString("paused or not, after a leader with a higher token began.\n\n")
 	b.WriteString("| store | TTL | fault cycles run | violations | writes accepted / rejected (fence · store) | run time |\n|---|---|---|---|---|---|\n")
 	for _, o := range os {
 		total, kinds := 0, []string{}
@@ -84,8 +85,10 @@ func render(os []outcome) string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", o.backend, f.name, medMax(stops[f.name]), ratio, medMax(news[f.name]))
 		}
 	}
-	b.WriteString("\nA paused leader \"acts\" until it runs again and sees its deadline passed; its late writes must be\n")
-	b.WriteString("rejected (check c), which the violations column covers. Latency below the renewal deadline should\n")
+	b.WriteString("\nA paused leader \"acts\" until it runs again and sees its deadline passed: each candidate checks\n")
+	b.WriteString("Leadership.Valid right before each write, so it must make no write after a successor began (check e);\n")
+	b.WriteString("its straggling writes after it stopped must be rejected (check c). The violations column covers both.\n")
+	b.WriteString("Latency below the renewal deadline should\n")
 	b.WriteString("leave the leader in place (no new leader). For store faults the times are those of the election\n")
 	b.WriteString("leader of the moment; \"—\" means it kept leading through the fault.\n")
 	stores := false

@@ -33,6 +33,7 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"CampaignCanceled", s.testCampaignCanceled},
 		{"Unreachable", s.testUnreachable},
 		{"RunRecampaigns", s.testRunRecampaigns},
+		{"Valid", s.testValid},
 		{"Sharded", s.testSharded},
 	}
 	if base.Queue { // the queue-mode tests, only where the mode is on

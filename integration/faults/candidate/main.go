@@ -2,10 +2,11 @@
 // (package integration/faults): it campaigns for one election through
 // package lease and, while it believes it leads, writes every -every to a
 // fenced HTTP resource and to a guarded store write, recording each
-// leadership and each write in a history file (package history). After
-// each leadership it makes one straggling write with the old token (see
-// writer.straggle). It stops
-// on SIGTERM, resigning if it leads. The suite builds and runs it; it is
+// leadership and each write in a history file (package history). Right
+// before each write it asks its Leadership whether it still holds
+// (-check: Valid, or the context-based Err of old), and stops acting on
+// a no. After each leadership it makes one straggling write with the old
+// token (see writer.straggle). It stops on SIGTERM, resigning if it leads. The suite builds and runs it; it is
 // not meant for other use.
 package main
 
@@ -37,9 +38,9 @@ import (
 )
 
 type config struct {
-	backend, addr, election, id, hist, fence string
-	ttl, tick, every                         time.Duration
-	straggle, queue                          bool
+	backend, addr, election, id, hist, fence, check string
+	ttl, tick, every                                time.Duration
+	straggle, queue                                 bool
 }
 
 func main() {
@@ -55,7 +56,12 @@ func main() {
 	flag.DurationVar(&c.every, "every", 10*time.Millisecond, "write period while leading")
 	flag.BoolVar(&c.straggle, "straggle", true, "write once more with the old token after each leadership ends")
 	flag.BoolVar(&c.queue, "queue", false, "wait in the ordered queue (lease.Options.Queue)")
+	flag.StringVar(&c.check, "check", "valid", "the check before each write: valid (Leadership.Valid) or err (Leadership.Err, which a pause can outrun)")
 	flag.Parse()
+	if c.check != "valid" && c.check != "err" {
+		fmt.Fprintf(os.Stderr, "candidate: -check %q: want valid or err\n", c.check)
+		os.Exit(2)
+	}
 	if err := run(c); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "candidate", c.id+":", err)
 		os.Exit(1)
@@ -129,8 +135,9 @@ type writer struct {
 	http *http.Client
 }
 
-// lead records the leadership and writes every c.every until ctx ends;
-// then it records that it stopped acting.
+// lead records the leadership and writes every c.every until ctx ends or
+// the check before a write says the leadership ended; then it records that
+// it stopped acting.
 func (w *writer) lead(ctx context.Context, l *lease.Leadership) error {
 	tok := uint64(l.Token)
 	_ = w.rec.Record(history.Event{Kind: history.Lead, Token: tok})
@@ -139,14 +146,24 @@ func (w *writer) lead(ctx context.Context, l *lease.Leadership) error {
 	for n := 0; ; n++ {
 		select {
 		case <-ctx.Done():
-			_ = w.rec.Record(history.Event{Kind: history.Unlead, Token: tok})
-			w.straggle(l.Token, n)
-			return nil
 		case <-t.C:
+			if w.fenced(ctx, l) && w.guarded(ctx, l, n) {
+				continue
+			}
 		}
-		w.fenced(ctx, l.Token)
-		w.guarded(ctx, tok, n)
+		_ = w.rec.Record(history.Event{Kind: history.Unlead, Token: tok})
+		w.straggle(l.Token, n)
+		return nil
 	}
+}
+
+// holds is the check right before a write: nil while the leadership
+// holds, as far as -check can tell.
+func (w *writer) holds(l *lease.Leadership) error {
+	if w.c.check == "err" {
+		return l.Err()
+	}
+	return l.Valid()
 }
 
 // straggle makes one more write to each guard with the ended term's
@@ -159,20 +176,59 @@ func (w *writer) straggle(tok fencing.Token, n int) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), w.c.ttl/3)
 	defer cancel()
-	w.fenced(ctx, tok)
-	w.guarded(ctx, uint64(tok), n)
+	w.sendFenced(ctx, tok, history.Now())
+	w.sendGuarded(ctx, uint64(tok), n, history.Now(), w.storePut)
 }
 
-// fenced sends one write to the fenced resource and records its outcome
-// (a request that got no answer is not recorded: nothing was accepted
-// that the candidate knows of).
-func (w *writer) fenced(ctx context.Context, tok fencing.Token) {
+// fenced checks the leadership and, if it holds, sends one write to the
+// fenced resource. It reports false if the check said no. The write is
+// dated just before the check: a write whose check said yes is dated no
+// later than the check (history check e). Once the check said yes, the
+// write goes out whatever happens to the leadership's context meanwhile,
+// as a real one would: cancelling a request in flight cannot unsend it.
+func (w *writer) fenced(ctx context.Context, l *lease.Leadership) bool {
+	sent := history.Now()
+	if w.holds(l) != nil {
+		return false
+	}
+	w.sendFenced(context.WithoutCancel(ctx), l.Token, sent)
+	return true
+}
+
+// guarded checks the leadership and, if it holds, makes one guarded store
+// write: Leadership.GuardedPut (which checks Valid again) with -check
+// valid, the store's own with -check err. It reports false if a check
+// said no.
+func (w *writer) guarded(ctx context.Context, l *lease.Leadership, n int) bool {
+	sent := history.Now()
+	if w.holds(l) != nil {
+		return false
+	}
+	put := w.storePut
+	if w.c.check == "valid" {
+		put = func(ctx context.Context, _ uint64, key string, value []byte) error {
+			return l.GuardedPut(ctx, key, value)
+		}
+	}
+	return !errors.Is(w.sendGuarded(context.WithoutCancel(ctx), uint64(l.Token), n, sent, put), lease.ErrLost)
+}
+
+// storePut is the store's own guarded write, unchecked.
+func (w *writer) storePut(ctx context.Context, tok uint64, key string, value []byte) error {
+	return w.gw.GuardedPut(ctx, w.c.election, tok, key, value)
+}
+
+// sendFenced sends one write to the fenced resource and records its
+// outcome, dated sent (a request that got no answer is not recorded:
+// nothing was accepted that the candidate knows of).
+func (w *writer) sendFenced(ctx context.Context, tok fencing.Token, sent history.Time) {
+	ctx, cancel := context.WithTimeout(ctx, w.c.ttl/3)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.c.fence, strings.NewReader(w.c.id))
 	if err != nil {
 		return
 	}
 	fencing.SetHeader(req.Header, tok)
-	sent := history.Now()
 	resp, err := w.http.Do(req)
 	if err != nil {
 		return
@@ -182,16 +238,18 @@ func (w *writer) fenced(ctx context.Context, tok fencing.Token) {
 		Sent: sent, Accepted: resp.StatusCode == http.StatusOK})
 }
 
-// guarded makes one guarded store write and records its outcome; an
-// error other than ErrNotLeader (outcome unknown) is not recorded.
-func (w *writer) guarded(ctx context.Context, tok uint64, n int) {
+// sendGuarded makes one guarded store write through put and records its
+// outcome, dated sent; an error other than ErrNotLeader (outcome unknown,
+// or ErrLost: not sent) is not recorded, and is returned.
+func (w *writer) sendGuarded(ctx context.Context, tok uint64, n int, sent history.Time,
+	put func(ctx context.Context, tok uint64, key string, value []byte) error) error {
 	cctx, cancel := context.WithTimeout(ctx, w.c.ttl/3)
 	defer cancel()
-	sent := history.Now()
-	err := w.gw.GuardedPut(cctx, w.c.election, tok, "faults/value", fmt.Appendf(nil, "%s %d %d", w.c.id, tok, n))
+	err := put(cctx, tok, "faults/value", fmt.Appendf(nil, "%s %d %d", w.c.id, tok, n))
 	if err != nil && !errors.Is(err, backends.ErrNotLeader) {
-		return
+		return err
 	}
 	_ = w.rec.Record(history.Event{Kind: history.Write, Guard: history.GuardStore, Token: tok,
 		Sent: sent, Accepted: err == nil})
+	return nil
 }

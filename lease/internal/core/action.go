@@ -30,7 +30,8 @@ const (
 	Wait
 	// Delete: delete Election's key if it holds Token; report with Deleted.
 	Delete
-	// Elected: the campaign for Election won; Record is the leader key.
+	// Elected: the campaign for Election won; Record is the leader key,
+	// bound to session Epoch.
 	Elected
 	// Lost: the leadership of Election ended; Err says why.
 	Lost
@@ -79,7 +80,7 @@ func (a Action) String() string {
 	case Delete:
 		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
 	case Elected:
-		fmt.Fprintf(&b, " token=%d", a.Record.Token)
+		fmt.Fprintf(&b, " token=%d epoch=%d", a.Record.Token, a.Epoch)
 	}
 	if a.Err != nil {
 		fmt.Fprintf(&b, " err=%q", a.Err.Error())

@@ -72,7 +72,7 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		m.resign(name, e, nil)
 	case err == nil:
 		e.phase, e.token, e.known = leading, rec.Token, rec
-		m.emit(Action{Kind: Elected, Election: name, Record: rec})
+		m.emit(Action{Kind: Elected, Election: name, Epoch: m.sess.epoch, Record: rec})
 		m.wait(name, e)
 	case e.canceled:
 		m.forget(name, ErrCanceled)

@@ -141,6 +141,16 @@ func (m *Machine) Deadline() time.Time {
 	return m.sess.deadline
 }
 
+// Epoch returns the live session's epoch, or 0 if there is none. A
+// leadership is bound to the session of its Elected action's Epoch, and
+// ends with it.
+func (m *Machine) Epoch() uint64 {
+	if m.sess.state != live {
+		return 0
+	}
+	return m.sess.epoch
+}
+
 // SessionID returns the live session's ID, or "" if there is none.
 func (m *Machine) SessionID() string {
 	if m.sess.state != live {

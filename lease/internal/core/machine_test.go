@@ -118,6 +118,8 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		m.SessionFailed(now, epoch, scriptErr(t, d))
 	case "renewed":
 		m.Renewed(now, epoch, ms(t, d, "sent"))
+	case "expired":
+		m.Expired(now, epoch)
 	case "renew-failed":
 		m.RenewFailed(now, epoch, scriptErr(t, d))
 	case "created":

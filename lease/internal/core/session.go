@@ -114,6 +114,20 @@ func (m *Machine) RenewFailed(now time.Time, epoch uint64, err error) {
 	m.Tick(now)
 }
 
+// Expired reports that the holder's deadline of session epoch was seen to
+// pass before a renewal extended it: package lease's synchronous check
+// (Leadership.Valid) read the clock at or after the deadline it last
+// published, and said the leadership had ended. The session ends as if the
+// deadline had passed, so that no leadership outlives a "no" given to the
+// application; a renewal that succeeded meanwhile is ignored.
+func (m *Machine) Expired(now time.Time, epoch uint64) {
+	m.Tick(now)
+	if epoch != m.sess.epoch || m.sess.state != live {
+		return
+	}
+	m.sessionLost(now, ErrRenewDeadline)
+}
+
 func (m *Machine) tickSession(now time.Time) {
 	s := &m.sess
 	switch {
