@@ -150,3 +150,7 @@ func (h *AuthHarness) Revocable(t testing.TB) (backends.Store, func(context.Cont
 		return err
 	}
 }
+
+// RevokeEndsTerm is true: Consul refuses the renewal of a session whose
+// token lost session:write.
+func (h *AuthHarness) RevokeEndsTerm() bool { return true }

@@ -143,3 +143,7 @@ func (h *AuthHarness) Revocable(t testing.TB) (backends.Store, func(context.Cont
 		return err
 	}
 }
+
+// RevokeEndsTerm is true: etcd refuses a keep-alive of a lease whose
+// user may no longer write its keys.
+func (h *AuthHarness) RevokeEndsTerm() bool { return true }
