@@ -156,8 +156,9 @@ func (o Options) validate() error {
 	switch {
 	case len(o.ACL) == 0:
 		return errors.New("zookeeper: ACL is empty: leave it nil for the default (see Options.ACL)")
-	case o.TickTime < 0:
-		return fmt.Errorf("zookeeper: TickTime %v must be positive", o.TickTime)
+	case o.TickTime < time.Millisecond || o.TickTime%time.Millisecond != 0:
+		return fmt.Errorf("zookeeper: TickTime %v must be whole milliseconds, at least 1ms (the servers' tickTime; zero means %v)",
+			o.TickTime, DefaultTickTime)
 	case o.MinTTL <= 0 || o.MaxTTL < o.MinTTL:
 		return fmt.Errorf("zookeeper: MinTTL %v and MaxTTL %v must satisfy 0 < MinTTL ≤ MaxTTL", o.MinTTL, o.MaxTTL)
 	case o.MinTTL%time.Millisecond != 0 || o.MaxTTL%time.Millisecond != 0:
