@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 const usage = `usage: leasehold <command> [flags]
@@ -33,7 +31,10 @@ consul://host:port/prefix. Run 'leasehold <command> -h' for its flags.
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if len(os.Args) > 1 && os.Args[1] == initArg {
+		os.Exit(runInit(os.Args[2:], os.Stderr))
+	}
+	ctx, stop := notifySignals(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

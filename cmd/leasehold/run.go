@@ -15,11 +15,19 @@ const runUsage = `usage: leasehold run --store URL --election NAME [flags] -- CM
 
 Campaigns for the election and runs CMD while this process leads, with
 LEASEHOLD_ELECTION, LEASEHOLD_TOKEN (the fencing token) and
-LEASEHOLD_IDENTITY in its environment. When leadership is lost, CMD's
-process group gets SIGTERM and, after --grace, SIGKILL: the grace ends
-before the store could hand the election to anyone else. When CMD exits,
-leasehold resigns and exits with CMD's code (--on-exit=exit) or starts CMD
-again while still leading (--on-exit=restart).
+LEASEHOLD_IDENTITY in its environment. When leadership is lost, every
+process of the term (CMD and all it started, daemons included) gets
+SIGTERM and, after --grace, SIGKILL: the grace ends before the store could
+hand the election to anyone else. When CMD exits, the rest of its processes
+are stopped the same way; then leasehold resigns and exits with CMD's code
+(--on-exit=exit) or starts CMD again while still leading
+(--on-exit=restart). SIGTERM or SIGINT stop the term, resign, and exit with
+128+signal (143, 130).
+
+Each term runs in a PID namespace of its own, so that nothing of it
+outlives the term or leasehold; where the kernel refuses one, run warns
+and stops the term's processes as their subreaper instead (see
+docs/command.md). LEASEHOLD_RUN_NO_PIDNS=1 chooses that form.
 
 flags:
 `
@@ -49,6 +57,13 @@ func runRun(ctx context.Context, args []string, stderr io.Writer) (int, error) {
 	if err := f.validate(cmd); err != nil {
 		return 2, err
 	}
+	t, warning, err := chooseTree()
+	if err != nil {
+		return 1, err
+	}
+	if warning != "" {
+		fmt.Fprintln(stderr, "leasehold:", warning)
+	}
 	e, closeAll, err := f.open(ctx, stderr)
 	if err != nil {
 		return 1, err
@@ -57,7 +72,7 @@ func runRun(ctx context.Context, args []string, stderr io.Writer) (int, error) {
 	if err := f.checkGrace(e.Options()); err != nil {
 		return 2, err
 	}
-	r := &runner{f: &f, e: e, cmd: cmd, stderr: stderr}
+	r := &runner{f: &f, e: e, cmd: cmd, tree: t, stderr: stderr}
 	return r.loop(ctx)
 }
 

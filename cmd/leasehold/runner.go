@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ type runner struct {
 	f      *runFlags
 	e      *lease.LeaseElector
 	cmd    []string
+	tree   tree
 	stderr io.Writer
 }
 
@@ -26,12 +28,13 @@ type runner struct {
 const exitLost = 3
 
 // loop campaigns, runs the child while leading, and decides what next.
+// A signal ends it with 128+signal (see interruptedCode).
 func (r *runner) loop(ctx context.Context) (int, error) {
 	for {
 		l, err := r.e.Campaign(ctx, r.f.election)
 		if err != nil {
 			if ctx.Err() != nil {
-				return 0, nil
+				return interruptedCode(ctx), nil
 			}
 			return 1, err
 		}
@@ -43,8 +46,13 @@ func (r *runner) loop(ctx context.Context) (int, error) {
 }
 
 // lead runs the child for one term. done says whether leasehold exits.
+// Every way out stops the term's whole process tree first.
 func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done bool, err error) {
 	for {
+		if err := l.Err(); err != nil {
+			r.logf("leadership lost (%v) before the child started", err)
+			return r.lost()
+		}
 		child, err := r.start(l)
 		if err != nil {
 			r.resign(l)
@@ -52,39 +60,45 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 		}
 		select {
 		case <-child.exited:
-			code := child.code()
-			r.logf("child pid %d exited with code %d", child.pid, code)
+			r.logf("child pid %d exited with code %d", child.pid, child.code())
+			r.stop(child)
 			if r.f.onExit == "restart" && l.Err() == nil && ctx.Err() == nil {
 				continue
 			}
 			r.resign(l)
-			return code, true, nil
+			return child.code(), true, nil
 		case <-l.Done():
 			r.logf("leadership lost (%v): stopping child pid %d", l.Err(), child.pid)
 			r.stop(child)
-			if r.f.onLoss == "exit" {
-				return exitLost, true, nil
-			}
-			return 0, false, nil
+			return r.lost()
 		case <-ctx.Done():
 			r.stop(child)
 			r.resign(l)
-			return 0, true, nil
+			return interruptedCode(ctx), true, nil
 		}
 	}
+}
+
+// lost is lead's result after a loss.
+func (r *runner) lost() (code int, done bool, err error) {
+	if r.f.onLoss == "exit" {
+		return exitLost, true, nil
+	}
+	return 0, false, nil
 }
 
 func (r *runner) resign(l *lease.Leadership) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = l.Resign(ctx)
+	r.logf("resigned")
 }
 
 func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.stderr, "leasehold: %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), fmt.Sprintf(format, args...))
 }
 
-// child is a running CMD.
+// child is a running CMD, or the init of its PID namespace.
 type child struct {
 	c      *exec.Cmd
 	pid    int
@@ -92,9 +106,13 @@ type child struct {
 	err    error
 }
 
+// code is the child's exit code, 128+signal if a signal ended it.
 func (ch *child) code() int {
 	var ee *exec.ExitError
 	if errors.As(ch.err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
+			return exitCode(ws)
+		}
 		return ee.ExitCode()
 	}
 	if ch.err != nil {
@@ -103,36 +121,72 @@ func (ch *child) code() int {
 	return 0
 }
 
-// start runs CMD in a process group of its own with the term's details in
-// its environment.
+// start runs CMD for one term (see tree) with the term's details in its
+// environment.
 func (r *runner) start(l *lease.Leadership) (*child, error) {
-	c := exec.Command(r.cmd[0], r.cmd[1:]...)
+	path, err := exec.LookPath(r.cmd[0])
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
+	}
+	c := r.tree.command(r.f.grace, path, r.cmd)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	c.Env = append(os.Environ(), "LEASEHOLD_ELECTION="+l.Election,
 		"LEASEHOLD_TOKEN="+strconv.FormatUint(uint64(l.Token), 10), "LEASEHOLD_IDENTITY="+l.Identity)
-	// Its own process group, so that a loss stops everything it started;
-	// SIGKILL if leasehold itself dies, so that no child outlives it.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := c.Start(); err != nil {
+	ch, err := spawn(c)
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
 	}
-	ch := &child{c: c, pid: c.Process.Pid, exited: make(chan struct{})}
 	r.logf("leading %q with token %d: started child pid %d", l.Election, l.Token, ch.pid)
-	go func() { ch.err = c.Wait(); close(ch.exited) }()
 	return ch, nil
 }
 
-// stop sends SIGTERM to the child's process group, SIGKILL after the
-// grace, and waits for the child to be gone.
+// spawn starts c and waits for it on one goroutine locked to its OS
+// thread: Pdeathsig fires when the thread that forked the child exits, not
+// the process, and a locked thread lives until its goroutine unlocks it.
+func spawn(c *exec.Cmd) (*child, error) {
+	ch := &child{c: c, exited: make(chan struct{})}
+	started := make(chan error)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := c.Start(); err != nil {
+			started <- err
+			return
+		}
+		ch.pid = c.Process.Pid
+		started <- nil
+		ch.err = c.Wait()
+		close(ch.exited)
+	}()
+	return ch, <-started
+}
+
+// stop ends the term's whole process tree, whether or not the child has
+// exited: SIGTERM, SIGKILL after the grace, and waits until all are gone.
 func (r *runner) stop(ch *child) {
-	_ = syscall.Kill(-ch.pid, syscall.SIGTERM)
-	t := time.NewTimer(r.f.grace)
+	if r.tree.pidns == nil {
+		stopDescendants(ch, r.f.grace)
+	} else {
+		stopNamespace(ch, r.f.grace)
+	}
+	r.logf("child pid %d stopped, with every process it started", ch.pid)
+}
+
+// stopNamespace ends a term's PID namespace: SIGTERM to its init, which
+// sends it on to every process in it, and SIGKILL to the init after grace.
+// Once the init is reaped the namespace is empty: the kernel kills and
+// reaps every process in it before the init's exit is reported. After
+// CMD's own exit, the init has already done this.
+func stopNamespace(ch *child, grace time.Duration) {
+	// Process.Signal uses a pidfd: it never reaches a process that took
+	// the init's PID after Wait reaped it.
+	_ = ch.c.Process.Signal(syscall.SIGTERM)
+	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-ch.exited:
 	case <-t.C:
-		_ = syscall.Kill(-ch.pid, syscall.SIGKILL)
+		_ = ch.c.Process.Signal(syscall.SIGKILL)
 		<-ch.exited
 	}
-	r.logf("child pid %d stopped", ch.pid)
 }

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// TestMain lets the test binary serve as the init of a term's PID
+// namespace, as leasehold's main does: the in-process run tests re-execute
+// /proc/self/exe, which is this binary.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == initArg {
+		os.Exit(runInit(os.Args[2:], os.Stderr))
+	}
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// binary builds leasehold once per test run: the tree tests run it as a
+// process of its own, so that each leasehold's descendants are its term's
+// alone, and so that it can be SIGKILLed.
+func binary(t *testing.T) string {
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "leasehold-bin-"); binErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "leasehold"), ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return filepath.Join(binDir, "leasehold")
+}
+
+// treeMode is one of run's two ways of confining a term, chosen by env.
+type treeMode struct {
+	name string
+	env  []string
+}
+
+var treeModes = []treeMode{{"pidns", nil}, {"subreaper", []string{noPIDNSEnv + "=1"}}}
+
+// leaseholdProc is leasehold run as a process of its own. Every process it
+// starts inherits LEASEHOLD_TEST_TAG=tag, which tagged finds in /proc
+// whatever became of their parents.
+type leaseholdProc struct {
+	c      *exec.Cmd
+	tag    string
+	stderr *lines
+	exited chan struct{}
+	err    error
+}
+
+var tagSeq struct {
+	sync.Mutex
+	n int
+}
+
+func startProc(t *testing.T, env []string, args ...string) *leaseholdProc {
+	t.Helper()
+	tagSeq.Lock()
+	tagSeq.n++
+	tag := fmt.Sprintf("%d-%d", os.Getpid(), tagSeq.n)
+	tagSeq.Unlock()
+	c := exec.Command(binary(t), args...)
+	c.Env = append(append(os.Environ(), "LEASEHOLD_TEST_TAG="+tag), env...)
+	p := &leaseholdProc{c: c, tag: tag, stderr: newLines(), exited: make(chan struct{})}
+	c.Stderr = p.stderr
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = c.Wait(); close(p.exited) }()
+	t.Cleanup(func() { p.cleanup(t) })
+	return p
+}
+
+// cleanup stops leasehold and, should the test have failed, whatever it
+// left behind.
+func (p *leaseholdProc) cleanup(t *testing.T) {
+	_ = p.c.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		_ = p.c.Process.Kill()
+		<-p.exited
+	}
+	for _, q := range tagged(p.tag, 0) {
+		_ = syscall.Kill(q.pid, syscall.SIGKILL)
+	}
+}
+
+// code waits for leasehold's exit code.
+func (p *leaseholdProc) code(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.c.ProcessState.ExitCode()
+	case <-time.After(d):
+		t.Fatalf("leasehold did not exit within %v\n%s", d, p.stderr.all.String())
+	}
+	return -1
+}
+
+// token waits for the term's "started child" line and returns its token.
+func (p *leaseholdProc) token(t *testing.T, d time.Duration) string {
+	t.Helper()
+	m := regexp.MustCompile(`with token (\d+)`).FindStringSubmatch(p.stderr.await(t, "started child", d))
+	return m[1]
+}
+
+// checkWarning checks that leasehold warned about the weaker form exactly
+// when it runs in it.
+func (p *leaseholdProc) checkWarning(t *testing.T, m treeMode) {
+	t.Helper()
+	p.stderr.mu.Lock()
+	n := strings.Count(p.stderr.all.String(), "warning: CMD runs without a PID namespace")
+	p.stderr.mu.Unlock()
+	if want := len(m.env); n != want {
+		t.Errorf("%s: %d warnings about the PID namespace, want %d", m.name, n, want)
+	}
+}
+
+// tagged returns the processes, zombies aside, that carry
+// LEASEHOLD_TEST_TAG=tag in their environment, except leasehold's pid.
+func tagged(tag string, except int) []proc {
+	want := []byte("\x00LEASEHOLD_TEST_TAG=" + tag + "\x00")
+	var out []proc
+	for _, q := range procs() {
+		if q.pid == except || q.state == 'Z' {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(q.pid) + "/environ")
+		if err == nil && bytes.Contains(append([]byte{0}, env...), want) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// waitFor polls cond until it holds, failing after d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, d)
+		}
+		<-tick.C
+	}
+}
+
+// logLines reads the children's log.
+func logLines(path string) []string {
+	b, _ := os.ReadFile(path)
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+func countWith(ls []string, s string) (n int) {
+	for _, l := range ls {
+		if strings.Contains(l, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// Children whose processes outlive SIGTERM to CMD. Each writes
+// "token=$LEASEHOLD_TOKEN" lines to $LOG every 50 ms.
+const (
+	// a subshell that ignores SIGTERM, in CMD's process group; CMD (the
+	// shell) itself dies of SIGTERM. The issue's reproduction.
+	grandchildTERM = `( trap '' TERM; while :; do echo "gc token=$LEASEHOLD_TOKEN" >> "$LOG"; sleep .05; done ) & wait`
+	// a daemon: a new session (setsid), then a fork whose parent exits, so
+	// it is re-parented away from CMD; it ignores SIGTERM and SIGHUP.
+	daemonTERM = `setsid sh -c '( trap "" TERM HUP; while :; do echo "d token=$LEASEHOLD_TOKEN" >> "$LOG"; sleep .05; done ) &'; exec sleep 1000`
+)
+
+// TestRunTreeLoss: the leader's link to etcd is cut; every process of its
+// term, including one that ignores SIGTERM and one that daemonized, is gone
+// before the successor's child starts, and no line with the old token is
+// written after the successor's first.
+func TestRunTreeLoss(t *testing.T) {
+	for _, m := range treeModes {
+		for _, c := range []struct{ name, script string }{{"grandchild", grandchildTERM}, {"daemon", daemonTERM}} {
+			t.Run(m.name+"/"+c.name, func(t *testing.T) { testTreeLoss(t, m, c.script) })
+		}
+	}
+}
+
+func testTreeLoss(t *testing.T, m treeMode, script string) {
+	srv := etcdServer(t)
+	px := newProxy(t, srv)
+	log := filepath.Join(t.TempDir(), "log")
+	env := append([]string{"LOG=" + log}, m.env...)
+	args := func(addr, id string) []string {
+		return []string{"run", "--store", "etcd://" + addr + "/t", "--election", "jobs/x", "--ttl", "2s",
+			"--identity", id, "--log-level", "error", "--", "sh", "-c", script}
+	}
+	a := startProc(t, env, args(px.l.Addr().String(), "A")...)
+	old := "token=" + a.token(t, 20*time.Second)
+	waitFor(t, 10*time.Second, "the old term's first lines", func() bool { return countWith(logLines(log), old) >= 2 })
+	b := startProc(t, env, args(srv, "B")...)
+	px.cut()
+	cur := "token=" + b.token(t, 20*time.Second)
+	waitFor(t, 10*time.Second, "the new term's lines", func() bool { return countWith(logLines(log), cur) >= 5 })
+	if left := tagged(a.tag, a.c.Process.Pid); len(left) > 0 {
+		t.Errorf("the old term's processes live on into the next: %+v", left)
+	}
+	ls := logLines(log)
+	for i, l := range ls {
+		if strings.Contains(l, cur) {
+			if n := countWith(ls[i:], old); n > 0 {
+				t.Errorf("%d lines with the old %s after the successor's first line:\n%s", n, old, strings.Join(ls, "\n"))
+			}
+			break
+		}
+	}
+	a.checkWarning(t, m)
+}
+
+// TestRunTreeChildExit: CMD exits 0 and leaves a job in the background
+// that ignores SIGTERM; the job is gone before leasehold resigns (the
+// leader key's deletion).
+func TestRunTreeChildExit(t *testing.T) {
+	for _, m := range treeModes {
+		t.Run(m.name, func(t *testing.T) { testTreeChildExit(t, m) })
+	}
+}
+
+func testTreeChildExit(t *testing.T, m treeMode) {
+	srv := etcdServer(t)
+	dir := t.TempDir()
+	log, goFile := filepath.Join(dir, "log"), filepath.Join(dir, "go")
+	script := `( trap '' TERM; while :; do echo "bg token=$LEASEHOLD_TOKEN" >> "$LOG"; sleep .05; done ) &
+while ! test -e "$GO"; do sleep .01; done; exit 0`
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{srv}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	a := startProc(t, append([]string{"LOG=" + log, "GO=" + goFile}, m.env...),
+		"run", "--store", "etcd://"+srv+"/t", "--election", "jobs/y", "--ttl", "2s", "--log-level", "error", "--", "sh", "-c", script)
+	a.token(t, 20*time.Second)
+	waitFor(t, 10*time.Second, "the job's first line", func() bool { return countWith(logLines(log), "bg token=") > 0 })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	w := cli.Watch(ctx, "", clientv3.WithPrefix(), clientv3.WithFilterPut())
+	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if wr := <-w; wr.Err() != nil || len(wr.Events) == 0 {
+		t.Fatalf("no deletion of the leader key: %v", wr.Err())
+	}
+	if left := tagged(a.tag, a.c.Process.Pid); len(left) > 0 {
+		t.Errorf("the term's processes live on after the resign: %+v", left)
+	}
+	if code := a.code(t, 10*time.Second); code != 0 {
+		t.Errorf("exit code %d, want CMD's 0\n%s", code, a.stderr.all.String())
+	}
+	a.checkWarning(t, m)
+}
+
+// TestRunTreeLeaseholdKilled: leasehold is SIGKILLed; its whole term, a
+// TERM-ignoring job and a daemon included, dies with it. Only in the PID
+// namespace form: the subreaper form cannot do it, as its warning says.
+func TestRunTreeLeaseholdKilled(t *testing.T) {
+	srv := etcdServer(t)
+	log := filepath.Join(t.TempDir(), "log")
+	script := `setsid sh -c '( trap "" TERM HUP; while :; do echo "d token=$LEASEHOLD_TOKEN" >> "$LOG"; sleep .05; done ) &'
+( trap '' TERM; while :; do echo "gc token=$LEASEHOLD_TOKEN" >> "$LOG"; sleep .05; done ) & wait`
+	a := startProc(t, []string{"LOG=" + log}, "run", "--store", "etcd://"+srv+"/t", "--election", "jobs/z", "--ttl", "2s",
+		"--log-level", "error", "--", "sh", "-c", script)
+	a.token(t, 20*time.Second)
+	waitFor(t, 10*time.Second, "lines of the job and of the daemon", func() bool {
+		ls := logLines(log)
+		return countWith(ls, "gc token=") > 0 && countWith(ls, "d token=") > 0
+	})
+	if n := len(tagged(a.tag, a.c.Process.Pid)); n < 4 {
+		t.Fatalf("%d processes in the term, want at least 4 (init, sh, job, daemon)", n)
+	}
+	_ = a.c.Process.Kill()
+	waitFor(t, 5*time.Second, "the term's processes gone after leasehold's SIGKILL", func() bool {
+		return len(tagged(a.tag, a.c.Process.Pid)) == 0
+	})
+	a.checkWarning(t, treeModes[0])
+}
+
+// TestRunSignalExitCode: SIGTERM or SIGINT end run with 128+signal, as a
+// shell reports it, whether it campaigns or leads; the leader's tree is
+// gone when it has exited.
+func TestRunSignalExitCode(t *testing.T) {
+	srv := etcdServer(t)
+	args := func(id string) []string {
+		return []string{"run", "--store", "etcd://" + srv + "/t", "--election", "jobs/s", "--ttl", "2s",
+			"--identity", id, "--queue", "--log-level", "error", "--", "sh", "-c", grandchildTERM}
+	}
+	log := []string{"LOG=" + filepath.Join(t.TempDir(), "log")}
+	a := startProc(t, log, args("A")...)
+	a.token(t, 20*time.Second)
+	b := startProc(t, log, args("B")...)
+	// B prints nothing while it campaigns: wait until etcd holds its key
+	// in the queue, behind A's.
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{srv}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	waitFor(t, 10*time.Second, "B's candidacy", func() bool {
+		r, err := cli.Get(context.Background(), "", clientv3.WithPrefix(), clientv3.WithCountOnly())
+		return err == nil && r.Count >= 2
+	})
+	_ = b.c.Process.Signal(syscall.SIGTERM)
+	if code := b.code(t, 10*time.Second); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("campaigning, SIGTERM: exit %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	_ = a.c.Process.Signal(syscall.SIGINT)
+	if code := a.code(t, 10*time.Second); code != 128+int(syscall.SIGINT) {
+		t.Errorf("leading, SIGINT: exit %d, want %d", code, 128+int(syscall.SIGINT))
+	}
+	if left := tagged(a.tag, 0); len(left) > 0 {
+		t.Errorf("the term's processes live on after leasehold exited: %+v", left)
+	}
+}
