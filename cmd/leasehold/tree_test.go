@@ -91,6 +91,7 @@ func startProc(t *testing.T, env []string, args ...string) *leaseholdProc {
 	c.Env = append(append(os.Environ(), "LEASEHOLD_TEST_TAG="+tag), env...)
 	p := &leaseholdProc{c: c, tag: tag, stderr: newLines(), exited: make(chan struct{})}
 	c.Stderr = p.stderr
+	c.WaitDelay = time.Second // leaked processes would hold the stderr pipe open
 	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
