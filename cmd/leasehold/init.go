@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -41,6 +42,10 @@ func runInit(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "leasehold: init: %v\n", err)
 		return 125
 	}
+	// CMD gets no capability the user namespace form gave the init.
+	// Capabilities belong to threads: clear them on the one that forks CMD.
+	runtime.LockOSThread()
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
 	if len(args) == 1 && args[0] == "probe" {
 		return 0
 	}

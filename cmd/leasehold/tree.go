@@ -75,6 +75,10 @@ func nsAttr(user bool) *syscall.SysProcAttr {
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 		a.GidMappingsEnableSetgroups = false
+		// The init runs as the user's own uid, so execve drops the
+		// capabilities the new user namespace gave it; it needs
+		// CAP_SYS_ADMIN there to mount its /proc, and drops it before CMD.
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
 	return a
 }

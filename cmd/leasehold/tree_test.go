@@ -83,6 +83,11 @@ var tagSeq struct {
 
 func startProc(t *testing.T, env []string, args ...string) *leaseholdProc {
 	t.Helper()
+	return startProcWith(t, nil, env, args...)
+}
+
+func startProcWith(t *testing.T, cred *syscall.Credential, env []string, args ...string) *leaseholdProc {
+	t.Helper()
 	tagSeq.Lock()
 	tagSeq.n++
 	tag := fmt.Sprintf("%d-%d", os.Getpid(), tagSeq.n)
@@ -92,7 +97,7 @@ func startProc(t *testing.T, env []string, args ...string) *leaseholdProc {
 	p := &leaseholdProc{c: c, tag: tag, stderr: newLines(), exited: make(chan struct{})}
 	c.Stderr = p.stderr
 	c.WaitDelay = time.Second // leaked processes would hold the stderr pipe open
-	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Credential: cred}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -349,4 +354,55 @@ func TestRunSignalExitCode(t *testing.T) {
 	if left := tagged(a.tag, 0); len(left) > 0 {
 		t.Errorf("the term's processes live on after leasehold exited: %+v", left)
 	}
+}
+
+// TestRunTreeUnprivileged: run as an unprivileged user (uid 65534) gets the
+// PID namespace inside a user namespace of its own, where the kernel
+// permits one (else it warns, and the test skips with the kernel's
+// reason); SIGKILLing leasehold then ends the whole term, as for root.
+func TestRunTreeUnprivileged(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root, to start leasehold as uid 65534")
+	}
+	srv := etcdServer(t)
+	dir, err := os.MkdirTemp("", "leasehold-unpriv-") // t.TempDir's parent is private to root
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", strings.Join(logLines(filepath.Join(dir, "log")), "\n"))
+		}
+	})
+	for _, d := range []string{dir, binDirOf(t)} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(dir, "log")
+	script := `setsid sh -c '( trap "" TERM HUP; while :; do echo "d uid=$(id -u) $(grep CapEff /proc/self/status) token=$LEASEHOLD_TOKEN" >> "$LOG"; sleep .05; done ) &'; exec sleep 1000`
+	a := startProcAs(t, 65534, []string{"LOG=" + log, "HOME=" + dir}, "run", "--store", "etcd://"+srv+"/t", "--election", "jobs/u",
+		"--ttl", "2s", "--log-level", "error", "--", "sh", "-c", script)
+	a.token(t, 20*time.Second)
+	a.stderr.mu.Lock()
+	out := a.stderr.all.String()
+	a.stderr.mu.Unlock()
+	if i := strings.Index(out, "warning:"); i >= 0 {
+		t.Skipf("the kernel refuses an unprivileged PID namespace here: %s", out[i:])
+	}
+	waitFor(t, 10*time.Second, "the daemon's lines, as uid 65534 without capabilities", func() bool { return countWith(logLines(log), "d uid=65534 CapEff:\t0000000000000000 token=") > 0 })
+	_ = a.c.Process.Kill()
+	waitFor(t, 5*time.Second, "the term's processes gone after leasehold's SIGKILL", func() bool {
+		return len(tagged(a.tag, a.c.Process.Pid)) == 0
+	})
+}
+
+// binDirOf is the directory of the built leasehold.
+func binDirOf(t *testing.T) string { return filepath.Dir(binary(t)) }
+
+// startProcAs is startProc as user uid (and group uid).
+func startProcAs(t *testing.T, uid uint32, env []string, args ...string) *leaseholdProc {
+	t.Helper()
+	return startProcWith(t, &syscall.Credential{Uid: uid, Gid: uid}, env, args...)
 }
