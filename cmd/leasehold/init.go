@@ -61,10 +61,12 @@ func runInit(args []string, stderr io.Writer) int {
 	return supervise(grace, args[1], args[2:], stderr)
 }
 
-// mountProc gives the namespace its own /proc, in a private mount namespace.
+// mountProc gives the namespace its own /proc. Its mount namespace is a
+// slave of the host's: mounts made outside later still show inside, and
+// none made inside leaks out.
 func mountProc() error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("make mounts slaves: %w", err)
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %w", err)

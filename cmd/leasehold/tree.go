@@ -40,21 +40,19 @@ type tree struct {
 // chooseTree tries the PID namespace forms in order of strength, each with
 // a real start of the init, and falls back to the subreaper. warning is
 // empty for the strong form; otherwise one line naming the weaker form and
-// why the stronger ones were refused.
+// why the stronger ones were refused (the errno, or the init's words).
 func chooseTree() (t tree, warning string, err error) {
 	why := noPIDNSEnv + "=1"
 	if os.Getenv(noPIDNSEnv) != "1" {
 		t.exe = "/proc/self/exe" // this very binary, even if its file was replaced since
-		{
-			var errs [2]error
-			for i, attr := range []*syscall.SysProcAttr{nsAttr(false), nsAttr(true)} {
-				if errs[i] = probe(t.exe, attr); errs[i] == nil {
-					t.pidns = attr
-					return t, "", nil
-				}
+		var errs [2]error
+		for i, attr := range []*syscall.SysProcAttr{nsAttr(false), nsAttr(true)} {
+			if errs[i] = probe(t.exe, attr); errs[i] == nil {
+				t.pidns = attr
+				return t, "", nil
 			}
-			why = fmt.Sprintf("PID namespace: %v; with a user namespace: %v", errs[0], errs[1])
 		}
+		why = fmt.Sprintf("PID namespace: %v; with a user namespace: %v", errs[0], errs[1])
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return tree{}, "", fmt.Errorf("no PID namespace (%s) and no child subreaper: %w", why, err)
