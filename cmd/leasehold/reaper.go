@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os"
+	"os/signal"
 	"syscall"
 	"time"
 
@@ -41,6 +42,23 @@ func killGroup(ch *child, sig syscall.Signal) {
 	case <-ch.exited:
 	default:
 		_ = syscall.Kill(-ch.pid, sig)
+	}
+}
+
+// reapOrphans reaps, while CMD runs, the term's processes re-parented to
+// leasehold once they exit (leasehold learns of it by SIGCHLD), so that a
+// long term does not pile up zombies. stopDescendants reaps the rest.
+func reapOrphans(ch *child) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGCHLD)
+	defer signal.Stop(sigs)
+	for {
+		select {
+		case <-sigs:
+			living(ch)
+		case <-ch.exited:
+			return
+		}
 	}
 }
 

@@ -136,6 +136,9 @@ func (r *runner) start(l *lease.Leadership) (*child, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
 	}
+	if r.tree.pidns == nil {
+		go reapOrphans(ch) // the init reaps them in the namespace form
+	}
 	r.logf("leading %q with token %d: started child pid %d", l.Election, l.Token, ch.pid)
 	return ch, nil
 }

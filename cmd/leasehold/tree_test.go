@@ -406,3 +406,19 @@ func startProcAs(t *testing.T, uid uint32, env []string, args ...string) *leaseh
 	t.Helper()
 	return startProcWith(t, &syscall.Credential{Uid: uid, Gid: uid}, env, args...)
 }
+
+// TestRunTreeReapsOrphans: in the subreaper form, daemons of a running
+// term that exit are reaped at once, not left as zombies of leasehold
+// until the term ends.
+func TestRunTreeReapsOrphans(t *testing.T) {
+	srv := etcdServer(t)
+	log := filepath.Join(t.TempDir(), "log")
+	script := `for i in 1 2 3; do setsid sh -c '( sleep .1; echo done >> "$LOG" ) &'; done; exec sleep 1000`
+	a := startProc(t, append([]string{"LOG=" + log}, treeModes[1].env...), "run", "--store", "etcd://"+srv+"/t",
+		"--election", "jobs/r", "--ttl", "2s", "--log-level", "error", "--", "sh", "-c", script)
+	a.token(t, 20*time.Second)
+	waitFor(t, 10*time.Second, "the daemons' lines", func() bool { return countWith(logLines(log), "done") == 3 })
+	waitFor(t, 5*time.Second, "leasehold's only descendant is CMD: the exited daemons are reaped", func() bool {
+		return len(descendants(a.c.Process.Pid)) == 1
+	})
+}
