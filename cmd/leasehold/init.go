@@ -17,7 +17,7 @@ import (
 // (/proc/self/exe) as PID 1 of a term's PID namespace:
 //
 //	leasehold __leasehold_init probe
-//	leasehold __leasehold_init GRACE PATH ARGV0 ARGS...
+//	leasehold __leasehold_init GRACE PATH ARGV0 ARGS...   (fd 3: the lifeline)
 //
 // The CLI does not list it, and runInit refuses to run outside a new PID
 // namespace.
@@ -31,6 +31,7 @@ const initArg = "__leasehold_init"
 // all. When CMD exits, the rest get SIGTERM; once they are gone, or after
 // GRACE, the init exits with CMD's code (128+signal if a signal ended it),
 // and its exit makes the kernel SIGKILL whatever is left in the namespace.
+// It exits at once (137) when its lifeline reports that leasehold died.
 // Exit codes of its own: 2 misuse, 125 setup failed, 127 CMD did not start.
 func runInit(args []string, stderr io.Writer) int {
 	if os.Getpid() != 1 {
@@ -94,6 +95,8 @@ func supervise(grace time.Duration, path string, argv []string, stderr io.Writer
 	}
 	children := make(chan reaped)
 	go reapAll(children)
+	orphaned := make(chan struct{})
+	go watchLifeline(orphaned)
 	code := 0
 	var drain <-chan time.Time
 	for {
@@ -111,8 +114,19 @@ func supervise(grace time.Duration, path string, argv []string, stderr io.Writer
 			}
 		case <-drain:
 			return code
+		case <-orphaned:
+			fmt.Fprintln(stderr, "leasehold: init: leasehold is gone; killing the term")
+			return 128 + int(syscall.SIGKILL)
 		}
 	}
+}
+
+// watchLifeline closes orphaned when fd 3, the read end of a pipe whose
+// write end only leasehold holds, reports EOF: leasehold has died.
+func watchLifeline(orphaned chan<- struct{}) {
+	f := os.NewFile(3, "lifeline")
+	_, _ = io.Copy(io.Discard, f)
+	close(orphaned)
 }
 
 // reapAll waits for every child of the init, orphans included, and closes

@@ -128,11 +128,14 @@ func (r *runner) start(l *lease.Leadership) (*child, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
 	}
-	c := r.tree.command(r.f.grace, path, r.cmd)
+	c, lifeline, err := r.tree.command(r.f.grace, path, r.cmd)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
+	}
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	c.Env = append(os.Environ(), "LEASEHOLD_ELECTION="+l.Election,
 		"LEASEHOLD_TOKEN="+strconv.FormatUint(uint64(l.Token), 10), "LEASEHOLD_IDENTITY="+l.Identity)
-	ch, err := spawn(c)
+	ch, err := spawn(c, lifeline)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
 	}
@@ -146,13 +149,21 @@ func (r *runner) start(l *lease.Leadership) (*child, error) {
 // spawn starts c and waits for it on one goroutine locked to its OS
 // thread: Pdeathsig fires when the thread that forked the child exits, not
 // the process, and a locked thread lives until its goroutine unlocks it.
-func spawn(c *exec.Cmd) (*child, error) {
+// lifeline, if not nil, is closed once c has exited (see tree.command).
+func spawn(c *exec.Cmd, lifeline *os.File) (*child, error) {
 	ch := &child{c: c, exited: make(chan struct{})}
 	started := make(chan error)
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		if err := c.Start(); err != nil {
+		err := c.Start()
+		for _, f := range c.ExtraFiles {
+			f.Close() // the child's ends
+		}
+		if lifeline != nil {
+			defer lifeline.Close()
+		}
+		if err != nil {
 			started <- err
 			return
 		}

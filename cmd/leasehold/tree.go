@@ -98,16 +98,26 @@ func probe(exe string, attr *syscall.SysProcAttr) error {
 
 // command is the exec.Cmd that runs CMD (path is CMD's resolved argv[0])
 // for one term: through the init in the strong form, directly otherwise,
-// each in a process group of its own with Pdeathsig SIGKILL.
-func (t tree) command(grace time.Duration, path string, argv []string) *exec.Cmd {
+// each in a process group of its own with Pdeathsig SIGKILL. In the strong
+// form lifeline is the write end of a pipe whose read end is the init's fd
+// 3: keep it open while the init runs; when leasehold dies it closes, and
+// the init exits. That covers what Pdeathsig cannot: leasehold dying
+// before the init set it, and getppid, with which Go checks for that, is 0
+// in a new PID namespace.
+func (t tree) command(grace time.Duration, path string, argv []string) (c *exec.Cmd, lifeline *os.File, err error) {
 	if t.pidns == nil {
-		c := exec.Command(path, argv[1:]...)
+		c = exec.Command(path, argv[1:]...)
 		c.Args[0] = argv[0]
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		return c
+		return c, nil, nil
 	}
-	c := exec.Command(t.exe, append([]string{initArg, grace.String(), path}, argv...)...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	c = exec.Command(t.exe, append([]string{initArg, grace.String(), path}, argv...)...)
 	attr := *t.pidns
 	c.SysProcAttr = &attr
-	return c
+	c.ExtraFiles = []*os.File{r}
+	return c, w, nil
 }

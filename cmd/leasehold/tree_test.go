@@ -422,3 +422,36 @@ func TestRunTreeReapsOrphans(t *testing.T) {
 		return len(descendants(a.c.Process.Pid)) == 1
 	})
 }
+
+// TestInitLifeline: the init exits, and so ends its namespace, when the
+// lifeline's write end closes, even without Pdeathsig (which a leasehold
+// dying before the init set it would not trigger).
+func TestInitLifeline(t *testing.T) {
+	tr, warning, err := chooseTree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.pidns == nil {
+		t.Skip(warning)
+	}
+	c, lifeline, err := tr.command(time.Second, "/bin/sh", []string{"sh", "-c", "trap '' TERM; sleep 1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SysProcAttr.Pdeathsig = 0
+	ch, err := spawn(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "sleep started in the namespace", func() bool { return len(descendants(ch.pid)) >= 1 })
+	lifeline.Close()
+	select {
+	case <-ch.exited:
+		if code := ch.code(); code != 137 {
+			t.Errorf("init exit code %d, want 137", code)
+		}
+	case <-time.After(5 * time.Second):
+		_ = c.Process.Kill()
+		t.Fatal("the init did not exit within 5s of the lifeline's close")
+	}
+}
