@@ -455,3 +455,14 @@ func TestInitLifeline(t *testing.T) {
 		t.Fatal("the init did not exit within 5s of the lifeline's close")
 	}
 }
+
+// TestInitRefusedOutsideNamespace: the hidden init command refuses to run
+// unless it is PID 1 (its kill(-1) would reach every process the user may
+// signal).
+func TestInitRefusedOutsideNamespace(t *testing.T) {
+	p := startProc(t, nil, initArg, "1s", "/bin/true", "true")
+	if code := p.code(t, 10*time.Second); code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	p.stderr.await(t, "internal to leasehold run", time.Second)
+}
