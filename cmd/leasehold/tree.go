@@ -57,8 +57,8 @@ func chooseTree() (t tree, warning string, err error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return tree{}, "", fmt.Errorf("no PID namespace (%s) and no child subreaper: %w", why, err)
 	}
-	return tree{}, "warning: CMD runs without a PID namespace (" + why + "): " +
-		"each term's processes are still stopped before the next term, but if leasehold is SIGKILLed only CMD itself dies, not its descendants", nil
+	return tree{}, "warning: no PID namespace for CMD (" + why + "); " +
+		"stopping each term's processes as their subreaper instead: if leasehold is SIGKILLed, only CMD dies, not its descendants", nil
 }
 
 // nsAttr is the attributes of a term's init: its own PID and mount

@@ -145,7 +145,7 @@ func (p *leaseholdProc) token(t *testing.T, d time.Duration) string {
 func (p *leaseholdProc) checkWarning(t *testing.T, m treeMode) {
 	t.Helper()
 	p.stderr.mu.Lock()
-	n := strings.Count(p.stderr.all.String(), "warning: CMD runs without a PID namespace")
+	n := strings.Count(p.stderr.all.String(), "warning: no PID namespace for CMD")
 	p.stderr.mu.Unlock()
 	if want := len(m.env); n != want {
 		t.Errorf("%s: %d warnings about the PID namespace, want %d", m.name, n, want)
