@@ -49,7 +49,9 @@ func (r *runner) loop(ctx context.Context) (int, error) {
 // Every way out stops the term's whole process tree first.
 func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done bool, err error) {
 	for {
-		if err := l.Err(); err != nil {
+		// Valid, not Err: after a pause, Err says nil until the elector's
+		// goroutine has run, Valid compares the clock with the deadline now.
+		if err := l.Valid(); err != nil {
 			r.logf("leadership lost (%v) before the child started", err)
 			return r.lost()
 		}
@@ -62,7 +64,7 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 		case <-child.exited:
 			r.logf("child pid %d exited with code %d", child.pid, child.code())
 			r.stop(child)
-			if r.f.onExit == "restart" && l.Err() == nil && ctx.Err() == nil {
+			if r.f.onExit == "restart" && l.Valid() == nil && ctx.Err() == nil {
 				continue
 			}
 			r.resign(l)
