@@ -1,15 +1,26 @@
 // Package storeurl opens a backends.Store from a URL, as the leasehold
 // command does:
 //
-//	etcd://host:port[,host:port...]/prefix
-//	zk://host:port[,host:port...]/prefix[?tick=2s]
-//	consul://host:port/prefix
+//	etcd://[user[:password]@]host:port[,host:port...]/prefix
+//	zk://[user:password@]host:port[,host:port...]/prefix[?tick=2s]
+//	consul://host:port/prefix[?session-node=NAME]
 //
-// The path is the key prefix (default: the adapter's). Credentials and TLS
-// files come in Options, not in the URL, so that they stay out of process
-// listings and logs. TLS is on, for every store, when any of Options.CACert,
-// Cert and Key is set, or with the schemes etcds, zks and consuls (which
-// verify the servers with the system's roots unless CACert is set).
+// The path is the key prefix (default: the adapter's). A query parameter
+// the scheme does not take, or one given twice, is an error.
+//
+// User info, percent-encoded as in any URL, is the etcd user and password
+// (as etcdctl --user takes them) or the ZooKeeper digest credentials.
+// Consul has no user, only ACL tokens: a consul URL with user info is an
+// error, and the token goes in Options.Token. Credentials may instead come
+// in Options, which keeps them out of process listings; giving one in both
+// places is an error. Errors never contain a password: they show the URL
+// with the password replaced by "xxxxx" (see URL.String), even a URL too
+// malformed to parse.
+//
+// TLS files come in Options. TLS is on, for every store, when any of
+// Options.CACert, Cert and Key is set, or with the schemes etcds, zks and
+// consuls (which verify the servers with the system's roots unless CACert
+// is set).
 //
 // Open checks the addresses (a host, and a port in 1..65535) and makes a
 // first contact with the store within Options.DialTimeout: an error then
@@ -20,8 +31,11 @@ package storeurl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,14 +48,21 @@ type Options struct {
 	// servers, Cert and Key authenticate the client. Setting any of them
 	// turns TLS on.
 	CACert, Cert, Key string
-	// Username and Password authenticate to etcd.
+	// Username and Password authenticate to etcd, or to ZooKeeper with
+	// the digest scheme (as ZKDigest "Username:Password" would). A URL's
+	// user info sets them; a user or password given both there and here
+	// is an error.
 	Username, Password string
-	// Token is a Consul ACL token.
+	// Token is a Consul ACL token. Consul only.
 	Token string
 	// ZKDigest is "user:password" for ZooKeeper digest authentication.
+	// ZooKeeper only; not together with a user.
 	ZKDigest string
 	// DialTimeout bounds the first contact Open makes with the store. Default 5 s.
 	DialTimeout time.Duration
+	// Logger receives the store clients' own logs, where the adapter
+	// routes them. Default: none.
+	Logger *slog.Logger
 }
 
 // Opened is a Store with the client it was opened on. Store is the
@@ -56,29 +77,161 @@ type Opened struct {
 // Close closes the client Open made.
 func (o *Opened) Close() error { return o.close() }
 
+// ErrInvalid matches (errors.Is) the errors of Parse and Open that come from the
+// URL or the Options themselves (a malformed URL, an unknown scheme or query
+// parameter, a credential given twice or to a store that does not take
+// it), as opposed to a store that cannot be reached or refuses.
+var ErrInvalid = errors.New("invalid store URL or options")
+
 // Open parses raw and connects to the store it names. Errors name the part
-// of the URL or the option that is wrong.
+// of the URL or the option that is wrong, and never contain the password:
+// they show the URL as URL.String does.
 func Open(ctx context.Context, raw string, opts Options) (*Opened, error) {
-	u, err := url.Parse(raw)
+	p, err := Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("store URL %q: %w", raw, err)
+		return nil, err
 	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("store URL %q: no host: want SCHEME://host:port[,host:port]/prefix", raw)
+	if opts, err = p.credentials(opts); err != nil {
+		return nil, err
 	}
 	if opts.DialTimeout == 0 {
 		opts.DialTimeout = 5 * time.Second
 	}
-	hosts := strings.Split(u.Host, ",")
-	switch u.Scheme {
+	switch p.Scheme {
 	case "etcd", "etcds":
-		return openEtcd(ctx, hosts, u, opts)
+		return openEtcd(ctx, p.Hosts, p.u, opts)
 	case "zk", "zookeeper", "zks":
-		return openZooKeeper(hosts, u, opts)
-	case "consul", "consuls":
-		return openConsul(ctx, hosts, u, opts)
+		return openZooKeeper(p.Hosts, p.u, opts)
 	}
-	return nil, fmt.Errorf("store URL %q: unknown scheme %q: want etcd, zk or consul", raw, u.Scheme)
+	return openConsul(ctx, p.Hosts, p.u, opts)
+}
+
+// URL is a parsed store URL.
+type URL struct {
+	// Scheme is etcd, etcds, zk, zookeeper or consul.
+	Scheme string
+	// Hosts are the URL's host:port addresses, in order.
+	Hosts []string
+	// Username and Password are the URL's percent-decoded user info;
+	// empty if it has none.
+	Username, Password string
+
+	hasPassword bool
+	u           *url.URL // without user info
+}
+
+// HasPassword reports whether the URL carries a password (possibly empty,
+// as in "user:@host").
+func (p *URL) HasPassword() bool { return p.hasPassword }
+
+// String returns the URL with its password, if any, replaced by "xxxxx".
+func (p *URL) String() string {
+	if p.Username == "" {
+		return p.u.String()
+	}
+	v := *p.u
+	if p.hasPassword {
+		v.User = url.UserPassword(p.Username, redactedPassword)
+	} else {
+		v.User = url.User(p.Username)
+	}
+	return v.String()
+}
+
+// Parse parses a store URL (see the package doc) without connecting.
+// Errors wrap ErrInvalid and quote the URL with its password replaced by
+// "xxxxx", even when the URL is malformed.
+func Parse(raw string) (*URL, error) {
+	shown := redact(raw)
+	before, info, after, hasInfo := splitUserinfo(raw)
+	if !strings.Contains(raw, "://") {
+		return nil, invalidf("store URL %q: want SCHEME://host:port[,host:port]/prefix", shown)
+	}
+	rest := raw
+	if hasInfo {
+		rest = before + after[1:]
+	}
+	u, err := url.Parse(rest)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, invalidf("store URL %q: %v", shown, err)
+	}
+	p := &URL{Scheme: u.Scheme, u: u}
+	if err := p.check(shown); err != nil {
+		return nil, err
+	}
+	p.Hosts = strings.Split(u.Host, ",")
+	if hasInfo {
+		if p.Username, p.Password, p.hasPassword, err = parseUserinfo(info); err != nil {
+			return nil, invalidf("store URL %q: %v", shown, err)
+		}
+	}
+	return p, nil
+}
+
+// knownParams are the query parameters each scheme takes.
+var knownParams = map[string][]string{
+	"etcd": nil, "etcds": nil,
+	"zk": {"tick"}, "zookeeper": {"tick"}, "zks": {"tick"},
+	"consul": {"session-node"}, "consuls": {"session-node"},
+}
+
+// check checks the scheme, the host, and the query parameters: each known
+// to the scheme, given once and not empty.
+func (p *URL) check(shown string) error {
+	bad := func(format string, args ...any) error {
+		return invalidf("store URL %q: %s", shown, fmt.Sprintf(format, args...))
+	}
+	known, ok := knownParams[p.Scheme]
+	switch {
+	case !ok:
+		return bad("unknown scheme %q: want etcd, etcds, zk, zks, consul or consuls", p.Scheme)
+	case p.u.Host == "":
+		return bad("no host: want %s://host:port[,host:port]/prefix", p.Scheme)
+	case p.u.Fragment != "":
+		return bad("a fragment (#...) means nothing in a store URL")
+	}
+	q, err := url.ParseQuery(p.u.RawQuery)
+	if err != nil {
+		return bad("query: %v", err)
+	}
+	for k, v := range q {
+		switch {
+		case !slices.Contains(known, k):
+			return bad("unknown query parameter %q: %s takes %s", k, p.Scheme, paramList(known))
+		case len(v) > 1:
+			return bad("query parameter %q given %d times: give it once", k, len(v))
+		case v[0] == "":
+			return bad("query parameter %q has no value", k)
+		}
+	}
+	return nil
+}
+
+func paramList(known []string) string {
+	if len(known) == 0 {
+		return "none"
+	}
+	return strings.Join(known, ", ")
+}
+
+// invalidError is an error in a store URL or Options: it is ErrInvalid
+// for errors.Is, without ErrInvalid's words in its message.
+type invalidError struct{ msg string }
+
+func (e *invalidError) Error() string        { return e.msg }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+func invalidf(format string, args ...any) error {
+	return &invalidError{fmt.Sprintf(format, args...)}
+}
+
+// invalid returns an error about p that is ErrInvalid.
+func (p *URL) invalid(format string, args ...any) error {
+	return invalidf("store URL %q: %s", p.String(), fmt.Sprintf(format, args...))
 }
 
 func (o Options) tls() bool { return o.CACert != "" || o.Cert != "" || o.Key != "" }

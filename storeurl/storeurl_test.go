@@ -106,13 +106,29 @@ func TestOpenEtcdWrongPassword(t *testing.T) {
 	} else if !strings.Contains(err.Error(), "authentication failed") {
 		t.Fatalf("Open with a wrong password: %v, want etcd's authentication failure", err)
 	}
-	o, err := Open(ctx, url, Options{Username: "root", Password: "right"})
-	if err != nil {
-		t.Fatalf("Open with the right password: %v", err)
+	host := strings.TrimPrefix(srv.Endpoint, "http://")
+	for _, c := range []struct {
+		url  string
+		opts Options
+	}{
+		{url, Options{Username: "root", Password: "right"}},
+		{"etcd://root:right@" + host + "/jobs", Options{}},
+		{"etcd://root@" + host + "/jobs", Options{Password: "right"}},
+	} {
+		o, err := Open(ctx, c.url, c.opts)
+		if err != nil {
+			t.Fatalf("Open(%q) with the right password: %v", c.url, err)
+		}
+		if _, err := o.Store.Get(ctx, "a"); err != nil {
+			t.Fatalf("Get after Open(%q) with the right password: %v", c.url, err)
+		}
+		o.Close()
 	}
-	defer o.Close()
-	if _, err := o.Store.Get(ctx, "a"); err != nil {
-		t.Fatalf("Get with the right password: %v", err)
+	if o, err := Open(ctx, "etcd://root:"+secret+"@"+host+"/jobs", Options{}); err == nil {
+		o.Close()
+		t.Fatal("Open with a wrong password in the URL succeeded")
+	} else if strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "authentication failed") {
+		t.Fatalf("Open with a wrong password in the URL: %v, want etcd's authentication failure without the password", err)
 	}
 }
 

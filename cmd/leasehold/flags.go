@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/storeurl"
 )
@@ -18,16 +21,20 @@ import (
 type common struct {
 	store, election, user, logLevel string
 	identity                        string
+	passwordFile, tokenFile         string
 	ttl, margin                     time.Duration
 	queue                           bool
 	tls                             storeurl.Options
+	// query is set by status and observe, which neither campaign nor
+	// write (see open).
+	query bool
 }
 
 // register adds the common flags to fs, named as etcdctl and consul name
 // them where they have a counterpart.
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.store, "store", os.Getenv("LEASEHOLD_STORE"),
-		"store URL: etcd://host:port[,host:port]/prefix, zk://host:port[,...]/prefix[?tick=2s], consul://host:port/prefix; etcds, zks, consuls: TLS (env LEASEHOLD_STORE)")
+		"store URL: etcd://[user[:password]@]host:port[,host:port]/prefix, zk://[user:password@]host:port[,...]/prefix[?tick=2s], consul://host:port/prefix; etcds, zks, consuls: TLS (env LEASEHOLD_STORE)")
 	fs.StringVar(&c.election, "election", "", "election name: segments of [A-Za-z0-9._-] separated by '/'")
 	fs.DurationVar(&c.ttl, "ttl", lease.DefaultTTL, "session TTL (etcd: whole seconds ≥ 2s; ZooKeeper: 2–20 tickTime; Consul: 10s–24h)")
 	fs.DurationVar(&c.margin, "margin", 0, "safety margin: the leader stops this long before the store could free the key (default TTL/4)")
@@ -36,14 +43,16 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tls.CACert, "cacert", "", "verify the store's TLS certificate with this CA bundle; any of --cacert, --cert, --key turns TLS on")
 	fs.StringVar(&c.tls.Cert, "cert", "", "client TLS certificate (mutual TLS)")
 	fs.StringVar(&c.tls.Key, "key", "", "client TLS key (mutual TLS)")
-	fs.StringVar(&c.user, "user", "", "etcd user[:password]; without a password, LEASEHOLD_PASSWORD is used")
-	fs.StringVar(&c.tls.Token, "token", os.Getenv("CONSUL_HTTP_TOKEN"), "Consul ACL token (env CONSUL_HTTP_TOKEN)")
-	fs.StringVar(&c.tls.ZKDigest, "zk-digest", os.Getenv("LEASEHOLD_ZK_DIGEST"), "ZooKeeper digest auth user:password (env LEASEHOLD_ZK_DIGEST)")
+	fs.StringVar(&c.user, "user", "", "user[:password] for etcd, or for ZooKeeper digest auth; without a password, --password-file or LEASEHOLD_PASSWORD")
+	fs.StringVar(&c.passwordFile, "password-file", "", "read the password of the user (--user or the URL's) from this file, keeping it out of ps")
+	fs.StringVar(&c.tls.Token, "token", "", "Consul ACL token (default CONSUL_HTTP_TOKEN)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "read the Consul ACL token from this file, keeping it out of ps")
+	fs.StringVar(&c.tls.ZKDigest, "zk-digest", "", "ZooKeeper digest auth user:password (default LEASEHOLD_ZK_DIGEST)")
 	fs.DurationVar(&c.tls.DialTimeout, "dial-timeout", 5*time.Second, "time allowed for the first contact with the store (connect, TLS handshake, first answer)")
-	fs.StringVar(&c.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "log level on stderr: "+strings.Join(logLevels, ", "))
 }
 
-// check reports the first missing required flag.
+// check reports the first missing or malformed flag that needs no store.
 func (c *common) check() error {
 	if c.store == "" {
 		return fmt.Errorf("--store is required, e.g. --store etcd://127.0.0.1:2379/leasehold")
@@ -51,25 +60,48 @@ func (c *common) check() error {
 	if c.election == "" {
 		return fmt.Errorf("--election is required, e.g. --election jobs/nightly")
 	}
+	if err := backends.ValidateElection(c.election); err != nil {
+		return fmt.Errorf("--election: %v", err)
+	}
+	if _, err := parseLevel(c.logLevel); err != nil {
+		return err
+	}
 	return nil
 }
 
-// open connects to the store and builds an elector on it.
+// logLevels are the values --log-level takes.
+var logLevels = []string{"debug", "info", "warn", "error"}
+
+func parseLevel(s string) (slog.Level, error) {
+	var lvl slog.Level
+	if !slices.Contains(logLevels, strings.ToLower(s)) || lvl.UnmarshalText([]byte(s)) != nil {
+		return 0, fmt.Errorf("--log-level %q: want one of %s", s, strings.Join(logLevels, ", "))
+	}
+	return lvl, nil
+}
+
+// open connects to the store and builds an elector on it. A query
+// (status, observe) takes a TTL in the store's range, used only to pace its
+// requests, whatever --ttl, --margin and --identity say.
 func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElector, func(), error) {
 	if err := c.check(); err != nil {
+		return nil, nil, usageError{err}
+	}
+	log := c.logger(stderr)
+	opts, err := c.storeOptions()
+	if err != nil {
 		return nil, nil, err
 	}
-	opts := c.tls
-	opts.Username, opts.Password, _ = strings.Cut(c.user, ":")
-	if c.user != "" && opts.Password == "" {
-		opts.Password = os.Getenv("LEASEHOLD_PASSWORD")
-	}
+	opts.Logger = log
 	st, err := storeurl.Open(ctx, c.store, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := lease.New(st.Store, lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity,
-		Queue: c.queue, Logger: c.logger(stderr)})
+	lo := lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity, Queue: c.queue, Logger: log}
+	if c.query {
+		lo = lease.Options{TTL: queryTTL(st.Store.Limits()), Logger: log}
+	}
+	e, err := lease.New(st.Store, lo)
 	if err != nil {
 		st.Close()
 		return nil, nil, err
@@ -83,12 +115,40 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 	return e, closeAll, nil
 }
 
+// queryTTL is lease.DefaultTTL brought into the store's range and unit.
+func queryTTL(lim backends.Limits) time.Duration {
+	ttl := lease.DefaultTTL
+	if lim.MaxTTL > 0 && ttl > lim.MaxTTL {
+		ttl = lim.MaxTTL
+	}
+	if ttl < lim.MinTTL {
+		ttl = lim.MinTTL
+	}
+	if g := lim.TTLGranularity; g > 0 && ttl%g != 0 {
+		ttl += g - ttl%g
+	}
+	return ttl
+}
+
 func (c *common) logger(w io.Writer) *slog.Logger {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
-		lvl = slog.LevelWarn
+	lvl, err := parseLevel(c.logLevel)
+	if err != nil {
+		lvl = slog.LevelWarn // not reached: check refused it
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
+}
+
+// usageError is an error in the command line: leasehold exits 2.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+// isUsage reports whether err is the command line's fault (exit 2): a
+// usageError, a store URL or credentials that are wrong in themselves, or
+// an option the store's limits refuse.
+func isUsage(err error) bool {
+	var u usageError
+	return errors.As(err, &u) || errors.Is(err, storeurl.ErrInvalid) || errors.Is(err, lease.ErrInvalidOption)
 }
 
 // errHelp is returned after -h printed a command's usage.

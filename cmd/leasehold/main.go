@@ -26,8 +26,10 @@ commands:
             show the hand-over with increasing fencing tokens, and a guarded
             resource rejecting the stale leader's write
 
-Store URLs: etcd://host:port[,host:port]/prefix, zk://host:port[,...]/prefix[?tick=2s],
-consul://host:port/prefix. Run 'leasehold <command> -h' for its flags.
+Store URLs: etcd://[user[:password]@]host:port[,host:port]/prefix,
+zk://[user:password@]host:port[,...]/prefix[?tick=2s], consul://host:port/prefix.
+Keep passwords and tokens out of ps with --password-file and --token-file.
+Run 'leasehold <command> -h' for its flags.
 `
 
 func main() {
@@ -67,6 +69,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil && err != errHelp {
 		fmt.Fprintln(stderr, "leasehold:", err)
+	}
+	if err != nil && isUsage(err) {
+		code = 2
 	}
 	if err == errHelp {
 		code = 0
