@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/embedetcd"
+)
+
+// secret is etcd's root password in the credentials tests: no other part
+// of any output contains it.
+const secret = "S3cret-b71e40"
+
+// authEtcd starts an etcd with auth on, whose root password is secret, and
+// returns its host:port.
+func authEtcd(t *testing.T) string {
+	t.Helper()
+	srv, err := embedetcd.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	admin, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := admin.UserAdd(ctx, "root", secret); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.UserGrantRole(ctx, "root", "root"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.AuthEnable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(srv.Endpoint, "http://")
+}
+
+// writeFile writes content to a new file in a test directory.
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// output is all an instance wrote, once it has exited.
+func (in *instance) output() string {
+	in.stdout.mu.Lock()
+	defer in.stdout.mu.Unlock()
+	in.stderr.mu.Lock()
+	defer in.stderr.mu.Unlock()
+	return in.stdout.all.String() + in.stderr.all.String()
+}
+
+// TestSecretNeverPrinted: with the password in the URL or in a file,
+// status (text and JSON), observe and run at --log-level debug, and every
+// error about a bad URL or bad credentials, print nothing that contains
+// the password.
+func TestSecretNeverPrinted(t *testing.T) {
+	host := authEtcd(t)
+	good := "etcd://root:" + secret + "@" + host + "/t"
+	file := writeFile(t, secret+"\n")
+	debug := []string{"--election", "jobs/s", "--log-level", "debug"}
+	var all []*instance
+	started := func(args ...string) *instance {
+		in := start(t, append(append([]string{args[0]}, debug...), args[1:]...)...)
+		all = append(all, in)
+		return in
+	}
+	exits := func(in *instance, want int) {
+		t.Helper()
+		if code := in.exit(t, 20*time.Second); code != want {
+			t.Errorf("exit %d, want %d; output:\n%s", code, want, in.output())
+		}
+	}
+	obs := started("observe", "--store", good)
+	obsJSON := started("observe", "--store", "etcd://root@"+host+"/t", "--password-file", file, "--json")
+	obs.stdout.await(t, "no leader", 10*time.Second)
+	exits(started("status", "--store", good), exitNoLeader)
+	r := started("run", "--store", "etcd://"+host+"/t", "--user", "root", "--password-file", file,
+		"--ttl", "2s", "--identity", "worker-1", "--", "sleep", "60")
+	obs.stdout.await(t, "leader worker-1", 10*time.Second)
+	obsJSON.stdout.await(t, `"identity":"worker-1"`, 10*time.Second)
+	exits(started("status", "--store", good, "--json"), 0)
+	r.cancel()
+	obs.stdout.await(t, "no leader", 10*time.Second)
+	exits(r, 0)
+
+	// Errors: a bad URL, a credential given twice or to the wrong store,
+	// a wrong password.
+	for _, args := range [][]string{
+		{"status", "--store", "etcd://root:" + secret + "@" + host + ":x/t"},
+		{"status", "--store", good + "?tock=2s"},
+		{"status", "--store", "etcd://root:" + secret + "%zz@" + host + "/t"},
+		{"status", "--store", "etcd://root:" + secret + "/x@" + host + "/t#f"},
+		{"observe", "--store", "redis://root:" + secret + "@" + host + "/t"},
+		{"observe", "--store", "consul://root:" + secret + "@" + host + "/t"},
+		{"run", "--store", good, "--password-file", file, "--", "true"},
+		{"run", "--store", good, "--user", "root", "--", "true"},
+		{"status", "--store", "zk://root:" + secret + "@" + host + "/t?tick=2s&tick=1s"},
+		{"status", "--store", "etcd:root:" + secret + "@" + host},
+	} {
+		exits(started(args...), 2)
+	}
+	wrong := "etcd://root:" + secret + "x@" + host + "/t"
+	exits(started("status", "--store", wrong), 1)
+	exits(started("run", "--store", wrong, "--", "true"), 1)
+	obs.cancel()
+	obsJSON.cancel()
+	for _, in := range all {
+		in.exit(t, 10*time.Second)
+		if out := in.output(); strings.Contains(out, secret) {
+			t.Errorf("the password is printed:\n%s", out)
+		} else if strings.Contains(out, "leasehold:") {
+			t.Logf("%s", strings.TrimSpace(out))
+		}
+	}
+}
+
+// TestCredentialFlags: --password-file and --token-file are read once,
+// less a trailing newline; an empty or unreadable file, or a secret given
+// twice, is a usage error naming the flag.
+func TestCredentialFlags(t *testing.T) {
+	host := authEtcd(t)
+	crlf := writeFile(t, secret+"\r\n")
+	st := start(t, "status", "--store", "etcd://root@"+host+"/t", "--election", "a", "--password-file", crlf)
+	if code := st.exit(t, 20*time.Second); code != exitNoLeader {
+		t.Fatalf("status with --password-file: exit %d, want %d\n%s", code, exitNoLeader, st.output())
+	}
+	empty, twoLines := writeFile(t, "\n"), writeFile(t, "a\nb\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--store", "etcd://root@" + host + "/t", "--password-file", empty}, "--password-file " + empty + ": the file is empty"},
+		{[]string{"--store", "etcd://root@" + host + "/t", "--password-file", twoLines}, "more than one line"},
+		{[]string{"--store", "etcd://root@" + host + "/t", "--password-file", "/nonexistent/pw"}, "--password-file: open /nonexistent/pw"},
+		{[]string{"--store", "etcd://" + host + "/t", "--user", "root:x", "--password-file", crlf}, "give it once"},
+		{[]string{"--store", "consul://127.0.0.1:1/t", "--token", "x", "--token-file", crlf}, "--token and --token-file"},
+		{[]string{"--store", "consul://127.0.0.1:1/t", "--token-file", empty}, "--token-file " + empty},
+		{[]string{"--store", "etcd://" + host + "/t", "--token-file", crlf}, "is for consul URLs"},
+		{[]string{"--store", "etcd://" + host + "/t", "--password-file", crlf}, "a password without a user"},
+	} {
+		in := start(t, append([]string{"status", "--election", "a"}, c.args...)...)
+		if code := in.exit(t, 20*time.Second); code != 2 || !strings.Contains(in.output(), c.want) {
+			t.Errorf("status %v: exit %d, output %q; want 2 and %q", c.args, code, in.output(), c.want)
+		}
+	}
+}
+
+// TestTokenFromFile: the token file's content, less its newline, is the
+// Consul token; CONSUL_HTTP_TOKEN is used only without --token and
+// --token-file.
+func TestTokenFromFile(t *testing.T) {
+	t.Setenv("CONSUL_HTTP_TOKEN", "from-env")
+	c := common{store: "consul://127.0.0.1:8500/t", tokenFile: writeFile(t, "from-file\n")}
+	opts, err := c.storeOptions()
+	if err != nil || opts.Token != "from-file" {
+		t.Fatalf("token %q, %v; want from-file", opts.Token, err)
+	}
+	c.tokenFile = ""
+	if opts, err = c.storeOptions(); err != nil || opts.Token != "from-env" {
+		t.Fatalf("token %q, %v; want from-env", opts.Token, err)
+	}
+	c.store = "etcd://127.0.0.1:2379/t"
+	if opts, err = c.storeOptions(); err != nil || opts.Token != "" {
+		t.Fatalf("token for etcd %q, %v; want none", opts.Token, err)
+	}
+}
+
+// TestBadOptionsExit2: a bad --log-level, --ttl, --margin or --identity
+// is a usage error (exit 2) naming what is allowed.
+func TestBadOptionsExit2(t *testing.T) {
+	store := "etcd://" + etcdServer(t) + "/t"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"status", "--log-level", "bogus"}, "want one of debug, info, warn, error"},
+		{[]string{"run", "--ttl", "2500ms", "--", "true"}, "TTL 2.5s is not a multiple of 1s"},
+		{[]string{"run", "--ttl", "1s", "--", "true"}, "TTL 1s is out of the store's range"},
+		{[]string{"run", "--ttl", "2s", "--margin", "3s", "--", "true"}, "SafetyMargin 3s"},
+		{[]string{"run", "--identity", "a\nb", "--", "true"}, "Identity"},
+		{[]string{"status", "--election", "a//b"}, "--election"},
+	} {
+		args := append([]string{c.args[0], "--store", store, "--election", "a"}, c.args[1:]...)
+		in := start(t, args...)
+		if code := in.exit(t, 20*time.Second); code != 2 || !strings.Contains(in.output(), c.want) {
+			t.Errorf("%q: exit %d, output %q; want 2 and %q", c.args, code, in.output(), c.want)
+		}
+	}
+}
+
+// TestQueryTTL: status and observe take a TTL in the store's range and
+// unit, whatever the default TTL is.
+func TestQueryTTL(t *testing.T) {
+	for _, c := range []struct {
+		lim  backends.Limits
+		want time.Duration
+	}{
+		{backends.Limits{MinTTL: 400 * time.Millisecond, MaxTTL: 4 * time.Second}, 4 * time.Second},   // zk tick=200ms
+		{backends.Limits{MinTTL: 40 * time.Second, MaxTTL: 400 * time.Second}, 40 * time.Second},      // zk tick=20s
+		{backends.Limits{MinTTL: 10 * time.Second, MaxTTL: 24 * time.Hour}, 10 * time.Second},         // consul
+		{backends.Limits{MinTTL: 2 * time.Second, TTLGranularity: 3 * time.Second}, 12 * time.Second}, // a unit
+	} {
+		if got := queryTTL(c.lim); got != c.want {
+			t.Errorf("queryTTL(%+v) = %v, want %v", c.lim, got, c.want)
+		}
+	}
+}
