@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -49,9 +51,21 @@ func FromIncomingContext(ctx context.Context) (fencing.Token, error) {
 	case 1:
 		return fencing.ParseToken(vals[0])
 	default:
-		return 0, fmt.Errorf("fencing: invalid token: %d %s metadata values %q, want one",
-			len(vals), MetadataKey, vals)
+		return 0, fmt.Errorf("fencing: invalid token: %d %s metadata values %s, want one",
+			len(vals), MetadataKey, quote(strings.Join(vals, ", ")))
 	}
+}
+
+// maxQuoted bounds how much of the metadata values an error quotes, as
+// package fencing bounds a header's: a valid token has at most 20 digits.
+const maxQuoted = 40
+
+// quote returns s quoted for an error message, shortened if it is long.
+func quote(s string) string {
+	if len(s) > maxQuoted {
+		return strconv.Quote(s[:maxQuoted]) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // UnaryServerInterceptor returns an interceptor that fences unary calls with

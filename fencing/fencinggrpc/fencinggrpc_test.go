@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,6 +59,10 @@ func TestFromIncomingContext(t *testing.T) {
 		"zero":    {fencinggrpc.MetadataKey, "0"},
 		"two":     {fencinggrpc.MetadataKey, "1", fencinggrpc.MetadataKey, "2"},
 	} {
+		var vals []string
+		for i := 1; i < len(kv); i += 2 {
+			vals = append(vals, kv[i])
+		}
 		tok, err := fencinggrpc.FromIncomingContext(in(kv...))
 		if err == nil {
 			t.Errorf("%s: got %d, nil; want error", name, tok)
@@ -66,8 +71,31 @@ func TestFromIncomingContext(t *testing.T) {
 		if errors.Is(err, fencing.ErrNoToken) || errors.Unwrap(err) != nil {
 			t.Errorf("%s: error %v wraps another error", name, err)
 		}
-		if !strings.Contains(err.Error(), `"`+kv[1]+`"`) {
-			t.Errorf("%s: error %q does not name the input", name, err)
+		if want := strconv.Quote(strings.Join(vals, ", ")); !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %q does not name the input %s", name, err, want)
+		}
+	}
+}
+
+// TestFromIncomingContextLongInputShortened: an error quotes at most 40
+// bytes of the metadata values, as the HTTP helper does, however many and
+// however long they are.
+func TestFromIncomingContextLongInputShortened(t *testing.T) {
+	long := strings.Repeat("y", 300)
+	for name, vals := range map[string][]string{
+		"one long":  {long},
+		"two long":  {long, long},
+		"many":      strings.Split(strings.Repeat("1,", 100)+"1", ","),
+		"long, one": {"7", long},
+	} {
+		md := metadata.MD{}
+		md.Append(fencinggrpc.MetadataKey, vals...)
+		_, err := fencinggrpc.FromIncomingContext(metadata.NewIncomingContext(context.Background(), md))
+		if err == nil {
+			t.Fatalf("%s: no error", name)
+		}
+		if len(err.Error()) > 120 || !strings.Contains(err.Error(), "...") {
+			t.Errorf("%s: error is %d bytes, want it shortened to about 40 bytes of input: %v", name, len(err.Error()), err)
 		}
 	}
 }
