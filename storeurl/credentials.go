@@ -9,22 +9,37 @@ import (
 // redactedPassword stands for a password in a URL shown to people.
 const redactedPassword = "xxxxx"
 
-// splitUserinfo cuts raw at its user info: the text between "://" and the
-// last '@'. The last '@' is taken so that a password containing '@', '/',
-// '?' or '#' typed without percent-encoding still ends up whole in the user
-// info (and is redacted), never in the host or path. No valid host, prefix
-// or query value contains '@'. ok is false when raw has no user info.
+// splitUserinfo cuts raw at its user info: the text between the "://"
+// that follows a scheme and the last '@'. The last '@' is taken so that a
+// password containing '@', '/', '?' or '#' typed without percent-encoding
+// still ends up whole in the user info (and is redacted), never in the
+// host or path. No valid host, prefix or query value contains '@'. ok is
+// false when raw has no scheme or no user info.
 func splitUserinfo(raw string) (before, info, after string, ok bool) {
-	start := strings.Index(raw, "://")
-	if start < 0 {
+	start, ok := schemeEnd(raw)
+	if !ok {
 		return raw, "", "", false
 	}
-	start += len("://")
 	at := strings.LastIndex(raw, "@")
 	if at < start {
 		return raw, "", "", false
 	}
 	return raw[:start], raw[start:at], raw[at:], true
+}
+
+// schemeEnd returns the index just past the "scheme://" raw starts with.
+func schemeEnd(raw string) (int, bool) {
+	i := strings.Index(raw, "://")
+	if i <= 0 {
+		return 0, false
+	}
+	for j, c := range raw[:i] {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (j == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return 0, false
+		}
+	}
+	return i + len("://"), true
 }
 
 // redact returns raw with the password of its user info, if any, replaced
@@ -34,7 +49,7 @@ func redact(raw string) string {
 	before, info, after, ok := splitUserinfo(raw)
 	if !ok {
 		if i := strings.LastIndex(raw, "@"); i >= 0 {
-			// No "://": whatever precedes '@' may hold a password.
+			// No "scheme://": whatever precedes '@' may hold a password.
 			return redactedPassword + raw[i:]
 		}
 		return raw

@@ -109,6 +109,7 @@ func TestErrorsHidePassword(t *testing.T) {
 		"zk://alice:" + secret + "@h:2181/bad//prefix",
 		"etcd:alice:" + secret + "@h:2379",
 		"//alice:" + secret + "@h:2379",
+		"alice:" + secret + "://x@h:2379",
 		"etcd://alice:" + secret + "@h:2379/x#frag",
 	} {
 		_, perr := Parse(raw)

@@ -144,7 +144,7 @@ func (p *URL) String() string {
 func Parse(raw string) (*URL, error) {
 	shown := redact(raw)
 	before, info, after, hasInfo := splitUserinfo(raw)
-	if !strings.Contains(raw, "://") {
+	if _, ok := schemeEnd(raw); !ok {
 		return nil, invalidf("store URL %q: want SCHEME://host:port[,host:port]/prefix", shown)
 	}
 	rest := raw
