@@ -13,13 +13,14 @@ var electionSeeds = []string{
 	"a", "jobs/nightly", "p", "pb", "p.b", "p/b", "p/b/c", "a-b_c.d", "...", "a/.../b", ".a", "a.",
 	"", "/", "/a", "a/", "a//b", ".", "..", "a/./b", "a/../b", "../a", "a b", "a\x00b", "ä", "a\\b",
 	strings.Repeat("x", backends.MaxElectionLen), strings.Repeat("x", backends.MaxElectionLen+1),
+	strings.Repeat("\xa5", backends.MaxElectionLen), strings.Repeat("\xa5", 10000),
 }
 
 // FuzzValidateElection: ValidateElection never panics; a name it accepts
 // is 1 to MaxElectionLen bytes of [A-Za-z0-9._-/] that no path
 // normalization changes (so no store or HTTP layer can read it as another
-// name), and its error for a name it refuses quotes at most the name's
-// first MaxElectionLen bytes.
+// name), and its error for a name it refuses is bounded however long the
+// name.
 func FuzzValidateElection(f *testing.F) {
 	for _, s := range electionSeeds {
 		f.Add(s)
@@ -27,7 +28,9 @@ func FuzzValidateElection(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string) {
 		err := backends.ValidateElection(name)
 		if err != nil {
-			if len(err.Error()) > 2*backends.MaxElectionLen+200 {
+			// A refused name is quoted only up to MaxElectionLen bytes,
+			// each quoted as at most 4 ("\xa5").
+			if len(err.Error()) > 4*backends.MaxElectionLen+200 {
 				t.Fatalf("error for a %d-byte name is %d bytes", len(name), len(err.Error()))
 			}
 			return

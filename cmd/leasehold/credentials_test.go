@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/integration/stores"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
@@ -217,5 +218,22 @@ func TestQueryTTL(t *testing.T) {
 		if got := queryTTL(c.lim); got != c.want {
 			t.Errorf("queryTTL(%+v) = %v, want %v", c.lim, got, c.want)
 		}
+	}
+}
+
+// TestStatusOnZooKeeperShortTick: with tick=200ms the store's TTL range is
+// 400ms–4s, which excludes the default TTL; status and observe, which use
+// no session, work all the same, while run still checks --ttl.
+func TestStatusOnZooKeeperShortTick(t *testing.T) {
+	store := "zk://" + stores.ZooKeeper(t, 1)[0] + "/t?tick=200ms"
+	st := start(t, "status", "--store", store, "--election", "a")
+	if code := st.exit(t, 30*time.Second); code != exitNoLeader {
+		t.Fatalf("status: exit %d, want %d\n%s", code, exitNoLeader, st.output())
+	}
+	obs := start(t, "observe", "--store", store, "--election", "a")
+	obs.stdout.await(t, "a: no leader", 30*time.Second)
+	r := start(t, "run", "--store", store, "--election", "a", "--", "true")
+	if code := r.exit(t, 30*time.Second); code != 2 || !strings.Contains(r.output(), "--ttl 10s") {
+		t.Fatalf("run with the default TTL: exit %d, want 2 naming --ttl\n%s", code, r.output())
 	}
 }
