@@ -129,3 +129,31 @@ func TestErrorsHidePassword(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialsReachTheOpeners: user info becomes etcd's user and
+// password, or ZooKeeper's digest; Options fill in what the URL leaves out.
+func TestCredentialsReachTheOpeners(t *testing.T) {
+	for _, c := range []struct {
+		raw                 string
+		in                  Options
+		user, password, zkd string
+	}{
+		{"etcd://alice:p%40w@h:2379/x", Options{}, "alice", "p@w", ""},
+		{"etcd://alice@h:2379/x", Options{Password: "fromfile"}, "alice", "fromfile", ""},
+		{"etcd://h:2379/x", Options{Username: "bob", Password: "pw"}, "bob", "pw", ""},
+		{"zk://alice:p%3Aw@h:2181/x", Options{}, "", "", "alice:p:w"},
+		{"zk://alice@h:2181/x", Options{Password: "fromfile"}, "", "", "alice:fromfile"},
+		{"zk://h:2181/x", Options{Username: "bob", Password: "pw"}, "", "", "bob:pw"},
+		{"zk://h:2181/x", Options{ZKDigest: "carol:pw"}, "", "", "carol:pw"},
+	} {
+		p, err := Parse(c.raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := p.credentials(c.in)
+		if err != nil || out.Username != c.user || out.Password != c.password || out.ZKDigest != c.zkd {
+			t.Errorf("%s with %+v: %q %q %q, %v; want %q %q %q", c.raw, c.in, out.Username, out.Password, out.ZKDigest, err,
+				c.user, c.password, c.zkd)
+		}
+	}
+}
