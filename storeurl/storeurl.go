@@ -77,10 +77,11 @@ type Opened struct {
 // Close closes the client Open made.
 func (o *Opened) Close() error { return o.close() }
 
-// ErrInvalid matches (errors.Is) the errors of Parse and Open that come from the
-// URL or the Options themselves (a malformed URL, an unknown scheme or query
-// parameter, a credential given twice or to a store that does not take
-// it), as opposed to a store that cannot be reached or refuses.
+// ErrInvalid matches (errors.Is) the errors of Parse and Open that come
+// from the URL or the Options themselves (a malformed URL, an unknown
+// scheme or query parameter, a credential given twice or to a store that
+// does not take it), as opposed to a store that cannot be reached or
+// refuses.
 var ErrInvalid = errors.New("invalid store URL or options")
 
 // Open parses raw and connects to the store it names. Errors name the part
@@ -139,7 +140,7 @@ func (p *URL) String() string {
 }
 
 // Parse parses a store URL (see the package doc) without connecting.
-// Errors wrap ErrInvalid and quote the URL with its password replaced by
+// Errors match ErrInvalid and quote the URL with its password replaced by
 // "xxxxx", even when the URL is malformed.
 func Parse(raw string) (*URL, error) {
 	shown := redact(raw)
