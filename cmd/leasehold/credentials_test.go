@@ -72,7 +72,7 @@ func TestSecretNeverPrinted(t *testing.T) {
 	host := authEtcd(t)
 	good := "etcd://root:" + secret + "@" + host + "/t"
 	file := writeFile(t, secret+"\n")
-	debug := []string{"--election", "jobs/s", "--log-level", "debug"}
+	debug := []string{"--election", "jobs/s", "--log-level", "debug", "--dial-timeout", "20s"}
 	var all []*instance
 	started := func(args ...string) *instance {
 		in := start(t, append(append([]string{args[0]}, debug...), args[1:]...)...)
@@ -87,15 +87,15 @@ func TestSecretNeverPrinted(t *testing.T) {
 	}
 	obs := started("observe", "--store", good)
 	obsJSON := started("observe", "--store", "etcd://root@"+host+"/t", "--password-file", file, "--json")
-	obs.stdout.await(t, "no leader", 10*time.Second)
+	obs.stdout.await(t, "no leader", 20*time.Second)
 	exits(started("status", "--store", good), exitNoLeader)
 	r := started("run", "--store", "etcd://"+host+"/t", "--user", "root", "--password-file", file,
 		"--ttl", "2s", "--identity", "worker-1", "--", "sleep", "60")
-	obs.stdout.await(t, "leader worker-1", 10*time.Second)
-	obsJSON.stdout.await(t, `"identity":"worker-1"`, 10*time.Second)
+	obs.stdout.await(t, "leader worker-1", 20*time.Second)
+	obsJSON.stdout.await(t, `"identity":"worker-1"`, 20*time.Second)
 	exits(started("status", "--store", good, "--json"), 0)
 	r.cancel()
-	obs.stdout.await(t, "no leader", 10*time.Second)
+	obs.stdout.await(t, "no leader", 20*time.Second)
 	exits(r, 0)
 
 	// Errors: a bad URL, a credential given twice or to the wrong store,
