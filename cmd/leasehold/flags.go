@@ -104,7 +104,7 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 	e, err := lease.New(st.Store, lo)
 	if err != nil {
 		st.Close()
-		return nil, nil, fmt.Errorf("--ttl %v, --margin %v or --identity: %w", c.ttl, c.margin, err)
+		return nil, nil, fmt.Errorf("--ttl, --margin or --identity: %w", err)
 	}
 	closeAll := func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
