@@ -237,3 +237,39 @@ func TestStatusOnZooKeeperShortTick(t *testing.T) {
 		t.Fatalf("run with the default TTL: exit %d, want 2 naming --ttl\n%s", code, r.output())
 	}
 }
+
+// TestSecretNeverPrintedZooKeeperConsul: a ZooKeeper digest password in
+// the URL and a Consul token in a file are never printed by status,
+// observe or run, nor by the error for a consul URL with user info.
+func TestSecretNeverPrintedZooKeeperConsul(t *testing.T) {
+	zkStore := "zk://alice:" + secret + "@" + stores.ZooKeeper(t, 1)[0] + "/t?tick=200ms"
+	consulAddr := stores.Consul(t, 1)[0]
+	token := writeFile(t, secret+"\n")
+	debug := []string{"--election", "jobs/s", "--log-level", "debug", "--dial-timeout", "20s"}
+	cases := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"status", "--store", zkStore, "--json"}, exitNoLeader},
+		{[]string{"run", "--store", zkStore, "--ttl", "2s", "--", "true"}, 0},
+		{[]string{"status", "--store", "consul://" + consulAddr + "/t", "--token-file", token}, exitNoLeader},
+		{[]string{"run", "--store", "consul://" + consulAddr + "/t", "--token-file", token, "--", "true"}, 0},
+		{[]string{"status", "--store", "consul://alice:" + secret + "@" + consulAddr + "/t"}, 2},
+		{[]string{"status", "--store", zkStore + "&tick=1s"}, 2},
+	}
+	for _, c := range cases {
+		in := start(t, append(append([]string{c.args[0]}, debug...), c.args[1:]...)...)
+		code := in.exit(t, 60*time.Second)
+		out := in.output()
+		if code != c.code || strings.Contains(out, secret) {
+			t.Errorf("%q: exit %d (want %d), output:\n%s", c.args, code, c.code, out)
+		}
+	}
+	obs := start(t, append([]string{"observe", "--store", zkStore}, debug...)...)
+	obs.stdout.await(t, "no leader", 30*time.Second)
+	obs.cancel()
+	obs.exit(t, 10*time.Second)
+	if out := obs.output(); strings.Contains(out, secret) {
+		t.Errorf("observe printed the password:\n%s", out)
+	}
+}
