@@ -84,7 +84,7 @@ func (p *URL) credentials(opts Options) (Options, error) {
 	if err := p.checkApplies(opts); err != nil {
 		return opts, err
 	}
-	if p.Scheme == "consul" {
+	if p.kind == consulKind {
 		return opts, nil
 	}
 	opts, err := p.mergeUser(opts)
@@ -94,7 +94,7 @@ func (p *URL) credentials(opts Options) (Options, error) {
 	if opts.Password != "" && opts.Username == "" {
 		return opts, p.invalid("a password without a user: give the user in the URL (%s://user@host/...) or in Options.Username (--user)", p.Scheme)
 	}
-	if p.Scheme == "zk" || p.Scheme == "zookeeper" {
+	if p.kind == zkKind {
 		d, err := p.zkDigest(opts)
 		opts.ZKDigest, opts.Username, opts.Password = d, "", ""
 		return opts, err
@@ -105,13 +105,13 @@ func (p *URL) credentials(opts Options) (Options, error) {
 // checkApplies refuses credentials the URL's store does not take.
 func (p *URL) checkApplies(opts Options) error {
 	switch {
-	case p.Scheme == "consul" && p.Username != "":
+	case p.kind == consulKind && p.Username != "":
 		return p.invalid("Consul takes an ACL token, not a user: drop the user info and give the token in Options.Token (--token, --token-file or CONSUL_HTTP_TOKEN)")
-	case p.Scheme == "consul" && (opts.Username != "" || opts.Password != "" || opts.ZKDigest != ""):
+	case p.kind == consulKind && (opts.Username != "" || opts.Password != "" || opts.ZKDigest != ""):
 		return p.invalid("Consul takes an ACL token (Options.Token: --token, --token-file), not a user, password or ZooKeeper digest")
-	case p.Scheme != "consul" && opts.Token != "":
+	case p.kind != consulKind && opts.Token != "":
 		return p.invalid("an ACL token (Options.Token: --token, --token-file) is for consul URLs: %s takes a user and password", p.Scheme)
-	case (p.Scheme == "etcd" || p.Scheme == "etcds") && opts.ZKDigest != "":
+	case p.kind == etcdKind && opts.ZKDigest != "":
 		return p.invalid("a ZooKeeper digest (Options.ZKDigest: --zk-digest) is for zk URLs: etcd takes a user and password")
 	}
 	return nil

@@ -98,10 +98,10 @@ func Open(ctx context.Context, raw string, opts Options) (*Opened, error) {
 	if opts.DialTimeout == 0 {
 		opts.DialTimeout = 5 * time.Second
 	}
-	switch p.Scheme {
-	case "etcd", "etcds":
+	switch p.kind {
+	case etcdKind:
 		return openEtcd(ctx, p.Hosts, p.u, opts)
-	case "zk", "zookeeper", "zks":
+	case zkKind:
 		return openZooKeeper(p.Hosts, p.u, opts)
 	}
 	return openConsul(ctx, p.Hosts, p.u, opts)
@@ -117,6 +117,7 @@ type URL struct {
 	// empty if it has none.
 	Username, Password string
 
+	kind        kind
 	hasPassword bool
 	u           *url.URL // without user info
 }
@@ -160,7 +161,7 @@ func Parse(raw string) (*URL, error) {
 		}
 		return nil, invalidf("store URL %q: %v", shown, err)
 	}
-	p := &URL{Scheme: u.Scheme, u: u}
+	p := &URL{Scheme: u.Scheme, kind: kinds[u.Scheme], u: u}
 	if err := p.check(shown); err != nil {
 		return nil, err
 	}
@@ -173,12 +174,24 @@ func Parse(raw string) (*URL, error) {
 	return p, nil
 }
 
-// knownParams are the query parameters each scheme takes.
-var knownParams = map[string][]string{
-	"etcd": nil, "etcds": nil,
-	"zk": {"tick"}, "zookeeper": {"tick"}, "zks": {"tick"},
-	"consul": {"session-node"}, "consuls": {"session-node"},
+// kind is a store: the schemes that name it share its openers and rules.
+type kind int
+
+const (
+	etcdKind kind = iota + 1
+	zkKind
+	consulKind
+)
+
+// kinds maps each scheme to its store.
+var kinds = map[string]kind{
+	"etcd": etcdKind, "etcds": etcdKind,
+	"zk": zkKind, "zookeeper": zkKind, "zks": zkKind,
+	"consul": consulKind, "consuls": consulKind,
 }
+
+// knownParams are the query parameters each store's URL takes.
+var knownParams = map[kind][]string{etcdKind: nil, zkKind: {"tick"}, consulKind: {"session-node"}}
 
 // check checks the scheme, the host, and the query parameters: each known
 // to the scheme, given once and not empty.
@@ -186,9 +199,9 @@ func (p *URL) check(shown string) error {
 	bad := func(format string, args ...any) error {
 		return invalidf("store URL %q: %s", shown, fmt.Sprintf(format, args...))
 	}
-	known, ok := knownParams[p.Scheme]
+	known := knownParams[p.kind]
 	switch {
-	case !ok:
+	case p.kind == 0:
 		return bad("unknown scheme %q: want etcd, etcds, zk, zks, consul or consuls", p.Scheme)
 	case p.u.Host == "":
 		return bad("no host: want %s://host:port[,host:port]/prefix", p.Scheme)
