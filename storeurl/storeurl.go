@@ -109,7 +109,7 @@ func Open(ctx context.Context, raw string, opts Options) (*Opened, error) {
 
 // URL is a parsed store URL.
 type URL struct {
-	// Scheme is etcd, etcds, zk, zookeeper or consul.
+	// Scheme is etcd, etcds, zk, zookeeper, zks, consul or consuls.
 	Scheme string
 	// Hosts are the URL's host:port addresses, in order.
 	Hosts []string
