@@ -60,8 +60,8 @@ type Options struct {
 	ZKDigest string
 	// DialTimeout bounds the first contact Open makes with the store. Default 5 s.
 	DialTimeout time.Duration
-	// Logger receives the store clients' own logs, where the adapter
-	// routes them. Default: none.
+	// Logger receives the store client's own logs: go-zookeeper's
+	// (zookeeper.Options.Logger). Default: none.
 	Logger *slog.Logger
 }
 

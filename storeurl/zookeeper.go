@@ -1,7 +1,6 @@
 package storeurl
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -13,7 +12,7 @@ func openZooKeeper(hosts []string, u *url.URL, opts Options) (*Opened, error) {
 	if err := checkHosts("zk", hosts, true); err != nil {
 		return nil, err
 	}
-	zo := zookeeper.Options{Prefix: strings.TrimSuffix(u.Path, "/")}
+	zo := zookeeper.Options{Prefix: strings.TrimSuffix(u.Path, "/"), Logger: opts.Logger}
 	if useTLS(u.Scheme, opts) {
 		tc, err := tlsConfig(opts)
 		if err != nil {
@@ -24,7 +23,7 @@ func openZooKeeper(hosts []string, u *url.URL, opts Options) (*Opened, error) {
 	if v := u.Query().Get("tick"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return nil, fmt.Errorf("zk URL: tick=%q: want the servers' tickTime as a duration, e.g. tick=2s", v)
+			return nil, invalidf("zk URL: tick=%q: want the servers' tickTime as a duration, e.g. tick=2s", v)
 		}
 		zo.TickTime = d
 	}

@@ -194,6 +194,7 @@ func TestBadOptionsExit2(t *testing.T) {
 		{[]string{"run", "--ttl", "2s", "--margin", "3s", "--", "true"}, "SafetyMargin 3s"},
 		{[]string{"run", "--identity", "a\nb", "--", "true"}, "Identity"},
 		{[]string{"status", "--election", "a//b"}, "--election"},
+		{[]string{"status", "--store", "zk://127.0.0.1:1/t?tick=soon"}, `tick="soon"`},
 	} {
 		args := append([]string{c.args[0], "--store", store, "--election", "a"}, c.args[1:]...)
 		in := start(t, args...)
@@ -271,5 +272,24 @@ func TestSecretNeverPrintedZooKeeperConsul(t *testing.T) {
 	obs.exit(t, 10*time.Second)
 	if out := obs.output(); strings.Contains(out, secret) {
 		t.Errorf("observe printed the password:\n%s", out)
+	}
+}
+
+// TestZooKeeperClientLogs: go-zookeeper's own lines ("connected to ...")
+// go through --log-level like leasehold's: on stderr at debug, not at the
+// default warn.
+func TestZooKeeperClientLogs(t *testing.T) {
+	store := "zk://" + stores.ZooKeeper(t, 1)[0] + "/t?tick=200ms"
+	for _, c := range []struct {
+		level string
+		want  bool
+	}{{"debug", true}, {"warn", false}} {
+		st := start(t, "status", "--store", store, "--election", "a", "--log-level", c.level)
+		if code := st.exit(t, 30*time.Second); code != exitNoLeader {
+			t.Fatalf("status: exit %d\n%s", code, st.output())
+		}
+		if got := strings.Contains(st.output(), "component=go-zookeeper"); got != c.want {
+			t.Errorf("--log-level %s: go-zookeeper lines on stderr %v, want %v:\n%s", c.level, got, c.want, st.output())
+		}
 	}
 }
