@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -135,7 +137,7 @@ func (r *runner) start(l *lease.Leadership) (*child, error) {
 		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
 	}
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
-	c.Env = append(os.Environ(), "LEASEHOLD_ELECTION="+l.Election,
+	c.Env = append(childEnv(os.Environ()), "LEASEHOLD_ELECTION="+l.Election,
 		"LEASEHOLD_TOKEN="+strconv.FormatUint(uint64(l.Token), 10), "LEASEHOLD_IDENTITY="+l.Identity)
 	ch, err := spawn(c, lifeline)
 	if err != nil {
@@ -205,4 +207,21 @@ func stopNamespace(ch *child, grace time.Duration) {
 		_ = ch.c.Process.Signal(syscall.SIGKILL)
 		<-ch.exited
 	}
+}
+
+// secretEnv are leasehold's own credential variables: CMD has no use for
+// them, so they stay out of its environment (and its /proc/PID/environ).
+// CONSUL_HTTP_TOKEN stays: it is Consul's, and a CMD that talks to Consul
+// expects it, as under consul lock.
+var secretEnv = []string{"LEASEHOLD_PASSWORD=", "LEASEHOLD_ZK_DIGEST="}
+
+// childEnv returns env without secretEnv.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !slices.ContainsFunc(secretEnv, func(p string) bool { return strings.HasPrefix(kv, p) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
