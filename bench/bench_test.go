@@ -49,8 +49,8 @@ func TestBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("results in %s (%.0f s)", out, res.WallSeconds)
-	if readme := os.Getenv("BENCH_README"); readme != "" && !cfg.quick && len(sts) == 3 {
-		if err := report.SpliceReadme(readme, report.Markdown(res)); err != nil {
+	if doc := os.Getenv("BENCH_DOC"); doc != "" && !cfg.quick && len(sts) == 3 {
+		if err := report.Splice(doc, report.Markdown(res)); err != nil {
 			t.Error(err)
 		}
 	}
@@ -80,9 +80,10 @@ func machine() string {
 		strconv.Itoa(runtime.NumCPU()) + " CPUs, single-node stores in containers (etcd and ZooKeeper data on Docker volumes; Consul dev agent in memory), reached at their Docker bridge address"
 }
 
-// TestRender re-renders results.md, handoff.png and the README section
-// from a results.json (BENCH_RENDER=path), without running anything: for
-// a change of presentation after a long run.
+// TestRender re-renders results.md, handoff.png and, with BENCH_DOC set,
+// the generated section of that document (docs/benchmarks.md) from a
+// results.json (BENCH_RENDER=path), without running anything: for a change
+// of presentation after a long run.
 func TestRender(t *testing.T) {
 	path := os.Getenv("BENCH_RENDER")
 	if path == "" {
@@ -95,8 +96,8 @@ func TestRender(t *testing.T) {
 	if err := report.Write(filepath.Dir(path), res); err != nil {
 		t.Fatal(err)
 	}
-	if readme := os.Getenv("BENCH_README"); readme != "" {
-		if err := report.SpliceReadme(readme, report.Markdown(res)); err != nil {
+	if doc := os.Getenv("BENCH_DOC"); doc != "" {
+		if err := report.Splice(doc, report.Markdown(res)); err != nil {
 			t.Fatal(err)
 		}
 	}

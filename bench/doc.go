@@ -6,5 +6,7 @@
 //
 // Run it with `make bench` (full) or `make bench-quick` (a few seconds per
 // store; checks only that every scenario runs). The benchmark is TestBench;
-// BENCH_QUICK=1 selects the quick mode and BENCH_OUT the output directory.
+// BENCH_QUICK=1 selects the quick mode and BENCH_OUT the output directory;
+// BENCH_DOC names a markdown file (make bench: docs/benchmarks.md) whose
+// generated section a full run of all three stores rewrites.
 package bench
