@@ -72,7 +72,7 @@ type Options struct {
 	// instead of the node of the agent the client talks to. Consul ends a
 	// session when its node fails, within seconds and whatever its TTL, so
 	// a holder whose agent fails may lose its key while it still believes
-	// it leads (see the README). A node no agent runs never fails: the
+	// it leads (see docs/stores.md). A node no agent runs never fails: the
 	// Store registers it in the catalog, without health checks and only if
 	// it is absent, before its first session, and leaves it there. With
 	// ACLs the token needs node:write on the name. A node name, like

@@ -18,7 +18,7 @@ import (
 // the session's TTL, even with no health checks. A leader whose agent node
 // fails can therefore lose its key while it still believes it leads, until
 // it next hears from Consul; fencing covers that window. If this test
-// starts failing, Consul changed and the README's Consul notes must too.
+// starts failing, Consul changed and docs/stores.md's Consul notes must too.
 func TestConsulSessionEndsWithItsNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -82,7 +82,7 @@ type Options struct {
 	// store and watches only the entry just ahead of it, as etcd's
 	// concurrency.Election and Curator do; only the head of the queue
 	// watches the leader key. A release then wakes one waiter, not all
-	// of them (see the README's herd figures), at the cost of one more
+	// of them (see the herd figures in docs/benchmarks.md), at the cost of one more
 	// write and read per waiter and per hand-off. Leadership, tokens and
 	// observers are unchanged, and candidates with and without Queue may
 	// share an election safely (those without simply do not queue). The

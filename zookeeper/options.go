@@ -44,7 +44,7 @@ type Auth struct {
 // default.
 type Options struct {
 	// Prefix is the path of the node under which election nodes are
-	// created: election "a/b" is node Prefix + "/a/b". It must be a valid
+	// created: election "a/b" is node Prefix + "/a%2Fb" (names never nest). It must be a valid
 	// absolute ZooKeeper path other than "/" and outside "/zookeeper".
 	// Missing parents are created as persistent nodes. Default
 	// DefaultPrefix.
