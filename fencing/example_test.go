@@ -1,12 +1,18 @@
 package fencing_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"time"
 
+	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/fencing"
+	"github.com/leasehold/leasehold/internal/embedetcd"
+	"github.com/leasehold/leasehold/lease"
 )
 
 func ExampleGuard() {
@@ -86,4 +92,67 @@ func ExampleParseToken() {
 	// Output:
 	// 12 <nil>
 	// fencing: invalid token "0": zero is not a valid token
+}
+
+// End to end: a resource behind Guard.Middleware takes writes from the
+// leaders of an election, each sending its term's token. Once the successor
+// has written, a write of the deposed leader is refused, however late it
+// arrives.
+func Example() {
+	srv, err := embedetcd.Start() // an in-process etcd for the example
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	cli, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cli.Close()
+	store, err := etcd.New(cli, etcd.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	var g fencing.Guard
+	resource := httptest.NewServer(g.Middleware(http.HandlerFunc(
+		func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "stored") })))
+	defer resource.Close()
+	write := func(who string, l *lease.Leadership) {
+		req, _ := http.NewRequest(http.MethodPut, resource.URL+"/value", nil)
+		fencing.SetHeader(req.Header, l.Token) // every write carries the token
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		resp.Body.Close()
+		fmt.Println(who, resp.Status)
+	}
+
+	ctx := context.Background()
+	campaign := func(e *lease.LeaseElector) *lease.Leadership {
+		l, err := e.Campaign(ctx, "jobs/scheduler")
+		if err != nil {
+			log.Fatal(err)
+		}
+		return l
+	}
+	a, errA := lease.New(store, lease.Options{TTL: 2 * time.Second})
+	b, errB := lease.New(store, lease.Options{TTL: 2 * time.Second})
+	if err := errors.Join(errA, errB); err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close(ctx)
+	defer b.Close(ctx)
+
+	old := campaign(a)
+	write("leader:", old)
+	_ = old.Resign(ctx) // stands for a leader deposed during a pause
+	successor := campaign(b)
+	write("successor:", successor)
+	write("deposed leader:", old) // the paused leader wakes up and writes
+	// Output:
+	// leader: 200 OK
+	// successor: 200 OK
+	// deposed leader: 409 Conflict
 }

@@ -143,3 +143,91 @@ func ExampleLeaseElector_Observe() {
 	// leader: worker-1
 	// no leader
 }
+
+// New checks the options against the store's limits at once, so a unit
+// mistake fails here rather than at the first store call. Zero fields take
+// their defaults, derived from the TTL.
+func ExampleNew() {
+	store, stop := newStore()
+	defer stop()
+
+	_, err := lease.New(store, lease.Options{TTL: 2}) // 2 ns, not 2 s
+	fmt.Println(errors.Is(err, lease.ErrInvalidOption))
+
+	e, err := lease.New(store, lease.Options{TTL: 6 * time.Second, Identity: "worker-1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	o := e.Options()
+	fmt.Println("renew every", o.RenewInterval, "and stop", o.SafetyMargin, "early")
+	// Output:
+	// true
+	// renew every 2s and stop 1.5s early
+}
+
+// In queue mode a waiting candidate takes a place in line and watches only
+// the entry ahead of it, so a release wakes one waiter, not all of them.
+// Leadership and tokens are as without it.
+func ExampleOptions_queue() {
+	store, stop := newStore()
+	defer stop()
+	newElector := func(id string) *lease.LeaseElector {
+		e, err := lease.New(store, lease.Options{TTL: 2 * time.Second, Identity: id, Queue: true})
+		if err != nil {
+			log.Fatal(err)
+		}
+		return e
+	}
+	first, second := newElector("worker-1"), newElector("worker-2")
+	defer first.Close(context.Background())
+	defer second.Close(context.Background())
+
+	ctx := context.Background()
+	l1, err := first.Campaign(ctx, "jobs/scheduler")
+	if err != nil {
+		log.Fatal(err)
+	}
+	won := make(chan *lease.Leadership)
+	go func() {
+		l, err := second.Campaign(ctx, "jobs/scheduler") // waits in line
+		if err != nil {
+			log.Fatal(err)
+		}
+		won <- l
+	}()
+	fmt.Println("leader:", l1.Identity)
+	_ = l1.Resign(ctx)
+	l2 := <-won
+	fmt.Println("leader:", l2.Identity, "with a higher token:", l2.Token > l1.Token)
+	// Output:
+	// leader: worker-1
+	// leader: worker-2 with a higher token: true
+}
+
+// GuardedPut writes to the store only while this term's leader key still
+// holds the leadership's token: the store itself refuses the write of a term
+// that has ended, however late it arrives.
+func ExampleLeadership_GuardedPut() {
+	store, stop := newStore()
+	defer stop()
+	e, err := lease.New(store, lease.Options{TTL: 2 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(context.Background())
+
+	ctx := context.Background()
+	l, err := e.Campaign(ctx, "jobs/scheduler")
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = l.GuardedPut(ctx, "jobs/last-run", []byte("batch 42"))
+	fmt.Println("while leading:", err)
+	_ = l.Resign(ctx)
+	err = l.GuardedPut(ctx, "jobs/last-run", []byte("batch 43"))
+	fmt.Println("after Resign:", errors.Is(err, lease.ErrLost))
+	// Output:
+	// while leading: <nil>
+	// after Resign: true
+}
