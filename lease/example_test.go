@@ -112,9 +112,15 @@ func ExampleLeadership_Valid() {
 func ExampleLeaseElector_Observe() {
 	store, stop := newStore()
 	defer stop()
-	candidate, _ := lease.New(store, lease.Options{TTL: 2 * time.Second, Identity: "worker-1"})
+	candidate, err := lease.New(store, lease.Options{TTL: 2 * time.Second, Identity: "worker-1"})
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer candidate.Close(context.Background())
-	observer, _ := lease.New(store, lease.Options{TTL: 2 * time.Second})
+	observer, err := lease.New(store, lease.Options{TTL: 2 * time.Second}) // it needs no session
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer observer.Close(context.Background())
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -134,9 +140,14 @@ func ExampleLeaseElector_Observe() {
 		}
 	}
 	show(<-changes)
-	l, _ := candidate.Campaign(ctx, "jobs/scheduler")
+	l, err := candidate.Campaign(ctx, "jobs/scheduler")
+	if err != nil {
+		log.Fatal(err)
+	}
 	show(<-changes)
-	_ = l.Resign(ctx)
+	if err := l.Resign(ctx); err != nil {
+		log.Fatal(err)
+	}
 	show(<-changes)
 	// Output:
 	// no leader
