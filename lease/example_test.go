@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/fencing"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 	"github.com/leasehold/leasehold/lease"
 )
@@ -64,10 +65,17 @@ func ExampleLeaseElector_Run() {
 	}
 	defer e.Close(context.Background())
 
+	save := func(job string, token fencing.Token) { fmt.Println("saved job", job) }
 	ctx, cancel := context.WithCancel(context.Background())
 	err = e.Run(ctx, "jobs/scheduler", func(ctx context.Context, l *lease.Leadership) error {
 		fmt.Println("started leading")
-		cancel() // a real fn works until ctx is done
+		for _, job := range []string{"a", "b"} { // a real fn works until ctx is done
+			if err := l.Valid(); err != nil { // right before each write
+				return err
+			}
+			save(job, l.Token) // send the token with every write
+		}
+		cancel() // here the process is told to stop
 		<-ctx.Done()
 		fmt.Println("stopped leading")
 		return nil
@@ -75,6 +83,8 @@ func ExampleLeaseElector_Run() {
 	fmt.Println("Run returned:", err)
 	// Output:
 	// started leading
+	// saved job a
+	// saved job b
 	// stopped leading
 	// Run returned: context canceled
 }
