@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -136,11 +137,17 @@ type writer struct {
 }
 
 // lead records the leadership and writes every c.every until ctx ends or
-// the check before a write says the leadership ended; then it records that
-// it stopped acting.
+// the check before a write says the leadership ended. It records that it
+// stopped believing it leads the moment either happens, even while a
+// write it began under a yes is still in flight (history check b is about
+// that belief; check e about the writes, dated by their checks).
 func (w *writer) lead(ctx context.Context, l *lease.Leadership) error {
 	tok := uint64(l.Token)
 	_ = w.rec.Record(history.Event{Kind: history.Lead, Token: tok})
+	var once sync.Once
+	unlead := func() { once.Do(func() { _ = w.rec.Record(history.Event{Kind: history.Unlead, Token: tok}) }) }
+	stop := context.AfterFunc(ctx, unlead)
+	defer stop()
 	t := time.NewTicker(w.c.every)
 	defer t.Stop()
 	for n := 0; ; n++ {
@@ -151,7 +158,7 @@ func (w *writer) lead(ctx context.Context, l *lease.Leadership) error {
 				continue
 			}
 		}
-		_ = w.rec.Record(history.Event{Kind: history.Unlead, Token: tok})
+		unlead()
 		w.straggle(l.Token, n)
 		return nil
 	}
