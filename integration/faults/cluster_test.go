@@ -38,8 +38,9 @@ type cluster struct {
 	args      []string // backend flags
 	tox       *toxiproxy.ApiServer
 	next      int
-	cands     map[string]*candidate // by id; running ones
-	hists     []string              // every history file
+	cands     map[string]*candidate   // by id; running ones
+	hists     []string                // every history file
+	born      map[string]history.Time // when each candidate was started
 }
 
 type candidate struct {
@@ -52,7 +53,7 @@ type candidate struct {
 func newCluster(t *testing.T, bin string, upstreams []string, args []string) *cluster {
 	m := toxiproxy.NewMetricsContainer(prometheus.NewRegistry())
 	c := &cluster{t: t, bin: bin, dir: t.TempDir(), upstreams: upstreams, args: args,
-		tox: toxiproxy.NewServer(m, zerolog.Nop()), cands: map[string]*candidate{}}
+		tox: toxiproxy.NewServer(m, zerolog.Nop()), cands: map[string]*candidate{}, born: map[string]history.Time{}}
 	t.Cleanup(c.killAll)
 	return c
 }
@@ -91,6 +92,7 @@ func (c *cluster) start() *candidate {
 	go func() { _ = cmd.Wait(); logf.Close(); close(cd.done) }()
 	c.cands[id] = cd
 	c.hists = append(c.hists, hist)
+	c.born[id] = history.Now()
 	return cd
 }
 

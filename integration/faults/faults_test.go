@@ -412,7 +412,7 @@ func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 	}
 	rep := history.Check(evs, cfg)
 	if os.Getenv("LEASEHOLD_FAULTS_DEBUG") != "" {
-		r.t.Logf("timeline:\n%s", timeline(evs))
+		r.t.Logf("timeline:\n%s", timelineText(evs))
 	}
 	for _, v := range rep.Violations {
 		r.t.Errorf("violation: %v", v)
@@ -435,7 +435,8 @@ func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 		r.t.Errorf("the run shows too little activity to judge: %d leaderships over %d client faults (%d in all), writes %+v",
 			len(rep.Leaderships), client, total, rep.Writes)
 	}
-	o := outcome{backend: name, kinds: kinds, ttl: r.b.ttl, cfg: cfg, ran: r.ran, report: rep, took: time.Since(r.start)}
+	o := outcome{backend: name, kinds: kinds, ttl: r.b.ttl, cfg: cfg, ran: r.ran, report: rep, took: time.Since(r.start),
+		timeline: newTimeline(name, r.b.ttl, len(kinds), evs, rep, r.c.born)}
 	late := 0
 	for _, v := range rep.Violations {
 		if v.Check == history.CheckLate {
@@ -463,9 +464,9 @@ func stopping(rep history.Report, field func(history.FaultStat) time.Duration) m
 	return m
 }
 
-// timeline renders the history without its writes, in seconds from its
+// timelineText renders the history without its writes, in seconds from its
 // first event, for debugging (LEASEHOLD_FAULTS_DEBUG=1).
-func timeline(evs []history.Event) string {
+func timelineText(evs []history.Event) string {
 	var b strings.Builder
 	for _, e := range evs {
 		if e.Kind != history.Write {

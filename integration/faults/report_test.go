@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,10 +21,14 @@ type outcome struct {
 	kinds   []fault // the kinds this run rotates through
 	report  history.Report
 	took    time.Duration
+	// timeline is the stretch of the run its picture shows.
+	timeline timeline
 }
 
 // writeReport renders the outcomes as markdown, logs it, and writes it to
-// LEASEHOLD_FAULTS_REPORT if set.
+// LEASEHOLD_FAULTS_REPORT if set. It draws their timelines, one panel per
+// run, next to it (faults.md: faults.png), or without a report into a
+// new temporary directory, and logs where.
 func writeReport(t *testing.T) {
 	results.Lock()
 	defer results.Unlock()
@@ -31,16 +36,49 @@ func writeReport(t *testing.T) {
 		return
 	}
 	slices.SortStableFunc(results.byBackend, func(a, b outcome) int { return strings.Compare(a.backend, b.backend) })
-	md := render(results.byBackend)
+	path := os.Getenv("LEASEHOLD_FAULTS_REPORT")
+	pic, err := picturePath(path)
+	if err != nil {
+		t.Errorf("timeline: %v", err)
+	}
+	md := render(results.byBackend, filepath.Base(pic))
 	t.Logf("report:\n%s", md)
-	if path := os.Getenv("LEASEHOLD_FAULTS_REPORT"); path != "" {
+	if path != "" {
 		if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 			t.Errorf("write report: %v", err)
 		}
 	}
+	if err == nil {
+		err = writeTimeline(pic, timelines(results.byBackend))
+	}
+	if err != nil {
+		t.Errorf("timeline: %v", err)
+		return
+	}
+	t.Logf("timeline of the runs: %s", pic)
 }
 
-func render(os []outcome) string {
+// picturePath returns where the timeline goes: next to the report, named
+// after it, or faults.png in a new temporary directory.
+func picturePath(report string) (string, error) {
+	if report != "" {
+		return strings.TrimSuffix(report, filepath.Ext(report)) + ".png", nil
+	}
+	dir, err := os.MkdirTemp("", "leasehold-faults-")
+	return filepath.Join(dir, "faults.png"), err
+}
+
+func timelines(os []outcome) []timeline {
+	tls := make([]timeline, len(os))
+	for i, o := range os {
+		tls[i] = o.timeline
+	}
+	return tls
+}
+
+// render renders the outcomes as markdown, showing the timeline picture
+// pic (a path relative to the report).
+func render(os []outcome, pic string) string {
 	var b strings.Builder
 	b.WriteString("# Fault suite results\n\n")
 	b.WriteString("Written by `integration/faults` (`make soak`). Three candidate processes per store, each on its own\n")
@@ -68,6 +106,7 @@ func render(os []outcome) string {
 			strings.Join(kinds, ", "), len(o.report.Violations), w[history.GuardFence].Accepted, w[history.GuardFence].Rejected,
 			w[history.GuardStore].Accepted, w[history.GuardStore].Rejected, o.took.Round(time.Second))
 	}
+	renderTimeline(&b, os, pic)
 	b.WriteString("\nHow long the leader kept acting after the fault began (its believed leadership ended), and how long until\n")
 	b.WriteString("a leader with a higher token began; median / max over the cycles (— : did not happen).\n\n")
 	b.WriteString("| store | fault | stopped acting after | × TTL (max) | new leader after |\n|---|---|---|---|---|\n")
@@ -145,4 +184,23 @@ cluster serving again after a restart in 0.1–2.0 s (etcd), 2.3–5.7 s (ZooKee
 the old holder's session outlives the outage (etcd extends leases on a new store leader; Consul
 restarts session timers, invalidating between TTL and 2×TTL), so the new leader comes up to ~2×TTL
 after the heal on Consul.
+`
+
+// renderTimeline shows the timeline picture pic with its caption.
+func renderTimeline(b *strings.Builder, os []outcome, pic string) {
+	var runs []string
+	for _, o := range os {
+		runs = append(runs, fmt.Sprintf("%s, %s", o.backend, o.timeline.shown))
+	}
+	fmt.Fprintf(b, "\n![Timeline of the fault runs](%s)\n\n", pic)
+	fmt.Fprintf(b, "*Timeline of the runs above* (`%s`), one panel per run, each a stretch of it: %s.\n", pic, strings.Join(runs, "; "))
+	b.WriteString(timelineCaption)
+}
+
+// timelineCaption explains the timeline picture.
+const timelineCaption = `One row per candidate process (thin line: alive); a bar per leadership, from the candidate's Lead
+to its Unlead or crash (×), labelled with its fencing token, grey while the candidate was paused
+(SIGSTOP); the faults shaded from injection to heal, labelled by kind (a kill heals at once, by
+starting a replacement); a violation, if any, as a red line labelled with its check's letter. Between
+one bar and the next lies a hand-over: the old leader stopped acting before the new one began.
 `
