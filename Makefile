@@ -18,7 +18,8 @@ demo:
 # step without -race: a reconnect with watches set trips a data race inside
 # go-zookeeper v1.0.4 itself (Conn.lastZxid, read by sendSetWatches while
 # the new recvLoop writes it; upstream go-zookeeper/zk#35, unmerged), which
-# those faults provoke. That step fails if its subtest did not run.
+# those faults provoke. That step fails if its subtest did not run. Each
+# fault run draws its timeline into a temporary directory; its log says where.
 test: fmt-check vet images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
 	LEASEHOLD_FAULTS_STORE=etcd,consul $(GO) test -race -count=1 -timeout 30m ./...
@@ -59,7 +60,8 @@ bench-quick: images
 	out=$$(mktemp -d) && cd bench && BENCH_QUICK=1 BENCH_OUT=$$out $(GO) test -count=1 -run TestBench -timeout 15m .
 
 # The fault suite in soak mode: LEASEHOLD_SOAK_CYCLES fault cycles per
-# backend (default 200), bounded by SOAK_TIMEOUT; writes docs/faults.md.
+# backend (default 200), bounded by SOAK_TIMEOUT; writes docs/faults.md and
+# its timeline picture docs/faults.png.
 # Needs Docker and the store images (make images).
 SOAK_CYCLES ?= 200
 SOAK_TIMEOUT ?= 3h

@@ -44,6 +44,16 @@
 // monotonic clock; the suite merges the histories and judges them with
 // history.Check: any violation fails the test.
 //
+// Every run also draws its timeline, as Jepsen's do: one PNG (gonum/plot,
+// a test-only dependency) with a panel per run, a row per candidate, its
+// leaderships as bars labelled by fencing token, the faults as shaded
+// windows labelled by kind, and any violation as a red line. A panel shows
+// the whole run, or, for a longer one (a soak), a stretch of two cycles of
+// each kind: from the start, or around the first violation. The picture
+// goes next to the report (LEASEHOLD_FAULTS_REPORT=docs/faults.md:
+// docs/faults.png, linked from the report), or, without a report, into a
+// new temporary directory; the test log says where.
+//
 // By default (`go test ./integration/faults/`) it runs two cycles of each
 // client-side fault on etcd and ZooKeeper and one on Consul (whose minimum
 // TTL is 10 s), single-node stores, and one cycle of each store fault on
@@ -61,7 +71,8 @@
 //	                                 Valid: a pause then lets writes through after a
 //	                                 successor began, and check e fails the run (the
 //	                                 suite's proof that it can fail)
-//	LEASEHOLD_FAULTS_REPORT=docs/faults.md   where to write the markdown report
+//	LEASEHOLD_FAULTS_REPORT=docs/faults.md   where to write the markdown report (and
+//	                                 the timeline, docs/faults.png)
 //	LEASEHOLD_FAULTS_KEEP=/tmp/dir   keep every run's histories and candidate logs there
 //
 // A run also stops starting cycles when the test's deadline (-timeout) is

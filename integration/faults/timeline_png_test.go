@@ -19,8 +19,9 @@ import (
 // as high as panelExtra plus rowPitch per candidate row.
 const (
 	timelineW   = 14 * vg.Inch
-	rowPitch    = 0.4 * vg.Inch
-	panelExtra  = 1.9 * vg.Inch // title, fault labels, x axis and its key
+	rowPitch    = 30  // points: 40 pixels at timelineDPI
+	panelExtra  = 150 // points: gap, title, fault labels, x axis and its key
+	panelGap    = 12  // points, above each panel
 	timelineDPI = 96
 	labelBand   = 1.6 // fault labels above the rows, in rows
 )
@@ -63,7 +64,7 @@ func writeTimeline(path string, tls []timeline) error {
 	top := h
 	for _, tl := range tls {
 		c := dc
-		c.Min.Y, c.Max.Y = top-panelHeight(tl), top
+		c.Min.Y, c.Max.Y = top-panelHeight(tl), top-panelGap
 		tl.plot().Draw(c)
 		top = c.Min.Y
 	}
@@ -115,6 +116,9 @@ func (secondTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	var ts []plot.Tick
 	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		if v == 0 {
+			v = 0 // not -0
+		}
 		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64) + " s"})
 	}
 	return ts

@@ -64,9 +64,9 @@ func TestTimelinePNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	img := decodePNG(t, path)
-	// 14 in × (1.9 in + 4 rows × 0.4 in) at 96 dpi.
-	if b := img.Bounds(); b.Dx() != 1344 || b.Dy() != 336 {
-		t.Fatalf("picture %dx%d, want 1344x336", b.Dx(), b.Dy())
+	// 14 in × (150 pt + 4 rows × 30 pt) at 96 dpi.
+	if b := img.Bounds(); b.Dx() != 1344 || b.Dy() != 360 {
+		t.Fatalf("picture %dx%d, want 1344x360", b.Dx(), b.Dy())
 	}
 	for name, col := range map[string]color.RGBA{"leadership": leadColor, "paused": pausedColor,
 		"violation": violColor, "cut": faultColors["cut"], "pause": faultColors["pause"]} {
