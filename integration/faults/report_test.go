@@ -193,7 +193,7 @@ func renderTimeline(b *strings.Builder, os []outcome, pic string) {
 		runs = append(runs, fmt.Sprintf("%s, %s", o.backend, o.timeline.shown))
 	}
 	fmt.Fprintf(b, "\n![Timeline of the fault runs](%s)\n\n", pic)
-	fmt.Fprintf(b, "*Timeline of the runs above* (`%s`), one panel per run, each a stretch of it: %s.\n", pic, strings.Join(runs, "; "))
+	fmt.Fprintf(b, "*Timeline of the runs above* (`%s`), one panel per run, each a stretch of it:\n%s.\n", pic, strings.Join(runs, "; "))
 	b.WriteString(timelineCaption)
 }
 
