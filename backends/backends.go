@@ -35,6 +35,12 @@
 // class: package lease never retries it. An error the store's client cures
 // by itself on the next call (etcd's clientv3 fetching a new auth token)
 // must not wrap it.
+//
+// # Helpers for adapters
+//
+// Record.Differs, Canceled and OwnSession hold what every adapter needs
+// alike: the comparison Wait makes, the ErrCanceled class every classify
+// checks first, and Queuer.Enqueue's check that a session is its own.
 package backends
 
 import (
@@ -89,7 +95,7 @@ type Store interface {
 	Get(ctx context.Context, election string) (Record, error)
 
 	// Wait blocks until the state of known.Election's leader key differs
-	// from known (another Token or Value), the state read at
+	// from known (Record.Differs: another Token or Value), the state read at
 	// known.Revision, and returns the new state. If the key changed after
 	// known.Revision and before the call, Wait returns without blocking.
 	// It returns the first differing state after known.Revision or a later

@@ -22,9 +22,10 @@ import (
 // it is permanent.
 func classify(op, election string, ctx context.Context, err error) error {
 	what := opName(op, election)
+	if cerr := backends.Canceled(ctx); cerr != nil {
+		return fmt.Errorf("%s: %w", what, cerr)
+	}
 	switch {
-	case ctx.Err() != nil:
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrCanceled, ctx.Err())
 	case notSent(err):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
 	case forbidden(err):

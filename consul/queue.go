@@ -35,9 +35,9 @@ func (s *Store) QueuePrefix(election string) string {
 // refused lock leaves no entry: the transaction is rolled back. bs must be
 // a session made by a Store on the same client.
 func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
-	ss, ok := bs.(*session)
-	if !ok || ss.s.c != s.c {
-		return backends.Record{}, fmt.Errorf("consul: enqueue %q: the session is not one of this store's (%T)", election, bs)
+	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
+	if err != nil {
+		return backends.Record{}, fmt.Errorf("consul: enqueue %q: %w", election, err)
 	}
 	key := s.QueuePrefix(election) + ss.id
 	resp, err := s.txn(ctx, "enqueue", election, api.TxnOps{

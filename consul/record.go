@@ -1,8 +1,6 @@
 package consul
 
 import (
-	"bytes"
-
 	"github.com/hashicorp/consul/api"
 
 	"github.com/leasehold/leasehold/backends"
@@ -16,11 +14,6 @@ func record(election string, p *api.KVPair, rev uint64) backends.Record {
 		rec.Value, rec.Token, rec.Owner = p.Value, p.ModifyIndex, p.Session
 	}
 	return rec
-}
-
-// differs reports whether two records show different states of the key.
-func differs(a, b backends.Record) bool {
-	return a.Token != b.Token || !bytes.Equal(a.Value, b.Value)
 }
 
 // nextIndex returns the WaitIndex for the blocking query after one that

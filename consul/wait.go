@@ -24,7 +24,7 @@ func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 			return backends.Record{}, classify("wait", el, ctx, err)
 		}
 		rec := record(el, p, meta.LastIndex)
-		if differs(rec, known) {
+		if rec.Differs(known) {
 			return rec, nil
 		}
 		idx = nextIndex(idx, meta.LastIndex)

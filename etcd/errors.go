@@ -28,9 +28,10 @@ func classifyErr(op, election string, ctx context.Context, err error, fixedToken
 	if election != "" {
 		what = fmt.Sprintf("etcd: %s %q", op, election)
 	}
+	if cerr := backends.Canceled(ctx); cerr != nil {
+		return fmt.Errorf("%s: %w", what, cerr)
+	}
 	switch {
-	case ctx.Err() != nil:
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrCanceled, ctx.Err())
 	case errorsIs(err, rpctypes.ErrCompacted), errors.Is(err, rpctypes.ErrGRPCCompacted):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrCompacted, err)
 	case errorsIs(err, rpctypes.ErrLeaseNotFound):

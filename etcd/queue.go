@@ -24,9 +24,9 @@ func (s *Store) QueuePrefix(election string) string {
 // Enqueue puts the session's entry with its lease if it is absent, and
 // reads it otherwise, in one transaction.
 func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
-	ss, ok := bs.(*session)
-	if !ok || ss.s.c != s.c {
-		return backends.Record{}, fmt.Errorf("etcd: enqueue %q: the session is not one of this store's (%T)", election, bs)
+	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
+	if err != nil {
+		return backends.Record{}, fmt.Errorf("etcd: enqueue %q: %w", election, err)
 	}
 	key := s.QueuePrefix(election) + ss.ID()
 	resp, err := s.c.Txn(ctx).

@@ -1,7 +1,6 @@
 package etcd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -34,7 +33,7 @@ func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 	seen := known.Revision // events at or before it are reflected in known
 	if uint64(created.Header.Revision) != known.Revision {
 		cur, err := s.Get(ctx, el)
-		if err != nil || differs(cur, known) {
+		if err != nil || cur.Differs(known) {
 			return cur, err
 		}
 		seen = max(seen, cur.Revision)
@@ -61,7 +60,7 @@ func change(known backends.Record, seen uint64, evs []*clientv3.Event) (backends
 		if ev.Type == clientv3.EventTypePut {
 			fill(&rec, ev.Kv)
 		}
-		if differs(rec, known) {
+		if rec.Differs(known) {
 			return rec, true
 		}
 	}
@@ -90,10 +89,6 @@ func requireLeader(ctx context.Context) context.Context {
 		return clientv3.WithRequireLeader(ctx)
 	}
 	return metadata.NewOutgoingContext(ctx, leaderMD)
-}
-
-func differs(a, b backends.Record) bool {
-	return a.Token != b.Token || !bytes.Equal(a.Value, b.Value)
 }
 
 func watchErr(ctx context.Context, resp clientv3.WatchResponse, ok bool) error {

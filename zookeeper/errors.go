@@ -34,9 +34,10 @@ var errStoreClosed = errors.New("zookeeper: store closed")
 // no credentials). None is cured by trying again.
 func classify(what string, ctx context.Context, err error) error {
 	var op *net.OpError
+	if cerr := backends.Canceled(ctx); cerr != nil {
+		return fmt.Errorf("%s: %w", what, cerr)
+	}
 	switch {
-	case ctx.Err() != nil:
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrCanceled, ctx.Err())
 	case permanent(err):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
 	case errors.Is(err, zk.ErrSessionExpired):

@@ -110,9 +110,9 @@ func parseEntry(name string) (owner string, token uint64, ok bool) {
 // callers should not overlap them.
 func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: enqueue %q", election)
-	ss, ok := bs.(*session)
-	if !ok || ss.s != s {
-		return backends.Record{}, fmt.Errorf("%s: the session is not one of this store's (%T)", what, bs)
+	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
+	if err != nil {
+		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
 	}
 	qpath, err := s.checkedQueuePath(election)
 	if err != nil {

@@ -77,7 +77,7 @@ func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 		if err != nil {
 			return backends.Record{}, classifyRead(what, ctx, err)
 		}
-		if differs(w.rec, known) {
+		if w.rec.Differs(known) {
 			return w.rec, nil
 		}
 		ev, err := awaitEvent(ctx, w.ev)

@@ -1,7 +1,6 @@
 package zookeeper
 
 import (
-	"bytes"
 	"strconv"
 
 	"github.com/go-zookeeper/zk"
@@ -28,7 +27,3 @@ func record(election string, data []byte, st *zk.Stat, l *link) (backends.Record
 // sessionID renders a ZooKeeper session ID as a Session ID: lower-case
 // hex, as ZooKeeper's logs and four-letter words print it.
 func sessionID(id int64) string { return strconv.FormatUint(uint64(id), 16) }
-
-func differs(a, b backends.Record) bool {
-	return a.Token != b.Token || !bytes.Equal(a.Value, b.Value)
-}

@@ -1,0 +1,40 @@
+package backends
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+)
+
+// Differs reports whether r and o show different states of the leader
+// key: another Token or another Value. It is the sense in which Wait
+// returns "when the key differs from known". Revision, Owner and Election
+// are not compared.
+func (r Record) Differs(o Record) bool {
+	return r.Token != o.Token || !bytes.Equal(r.Value, o.Value)
+}
+
+// Canceled is for adapters classifying an error: it returns nil while ctx
+// is live, and otherwise an error wrapping both ErrCanceled and ctx.Err(),
+// the class every method must return when its ctx ended first. An adapter
+// checks it before any other class, as a call cut short by its context
+// fails with whatever the client saw at that moment.
+func Canceled(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
+}
+
+// OwnSession is for adapters' Queuer.Enqueue: it returns s as the adapter's
+// own session type S if it is one and own, given it, reports that it was
+// made by this Store (or one on the same connection). Otherwise it returns
+// an error naming s's type: the caller passed another store's session.
+func OwnSession[S Session](s Session, own func(S) bool) (S, error) {
+	ss, ok := s.(S)
+	if !ok || !own(ss) {
+		var zero S
+		return zero, fmt.Errorf("the session is not one of this store's (%T)", s)
+	}
+	return ss, nil
+}

@@ -1,0 +1,67 @@
+package backends_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+func TestRecordDiffers(t *testing.T) {
+	base := backends.Record{Election: "e", Value: []byte("a"), Token: 5, Owner: "s1", Revision: 7}
+	for _, tc := range []struct {
+		name string
+		o    backends.Record
+		want bool
+	}{
+		{"same", base, false},
+		{"other revision and owner", backends.Record{Election: "e", Value: []byte("a"), Token: 5, Owner: "s2", Revision: 9}, false},
+		{"other token", backends.Record{Value: []byte("a"), Token: 6}, true},
+		{"other value", backends.Record{Value: []byte("b"), Token: 5}, true},
+		{"absent", backends.Record{Revision: 7}, true},
+	} {
+		if got := base.Differs(tc.o); got != tc.want {
+			t.Errorf("%s: Differs = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	if err := backends.Canceled(context.Background()); err != nil {
+		t.Fatalf("Canceled(live ctx) = %v, want nil", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := backends.Canceled(ctx)
+	if !errors.Is(err, backends.ErrCanceled) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Canceled(canceled ctx) = %v, want ErrCanceled and context.Canceled", err)
+	}
+	dctx, dcancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer dcancel()
+	if err := backends.Canceled(dctx); !errors.Is(err, backends.ErrCanceled) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Canceled(expired ctx) = %v, want ErrCanceled and context.DeadlineExceeded", err)
+	}
+}
+
+type ownSession struct {
+	backends.Session
+	store int
+}
+
+type otherSession struct{ backends.Session }
+
+func TestOwnSession(t *testing.T) {
+	mine := func(s *ownSession) bool { return s.store == 1 }
+	if s, err := backends.OwnSession(backends.Session(&ownSession{store: 1}), mine); err != nil || s.store != 1 {
+		t.Fatalf("OwnSession(own) = %v, %v; want the session", s, err)
+	}
+	for _, s := range []backends.Session{&ownSession{store: 2}, otherSession{}, nil} {
+		got, err := backends.OwnSession(s, mine)
+		if err == nil || got != nil || !strings.Contains(err.Error(), "not one of this store's") {
+			t.Errorf("OwnSession(%T) = %v, %v; want nil and an error", s, got, err)
+		}
+	}
+}
