@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/fencing"
-	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/integration/history"
 	"github.com/leasehold/leasehold/integration/stores"
 	"github.com/leasehold/leasehold/lease"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/integration/history"
 )
 
 // outcome is one backend's result.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/integration/history"
 )
 
 // storeOpTimeout bounds one docker operation on the store, or waiting for

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/integration/history"
 )
 
 // The picture's geometry: a panel per run, stacked, as wide as timelineW,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/integration/history"
 )
 
 const ms = history.Time(time.Millisecond)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leasehold/leasehold/history"
+	"github.com/leasehold/leasehold/integration/history"
 )
 
 // cyclesPerKind is how many cycles of each fault kind a run's picture

@@ -32,8 +32,8 @@ import (
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/fencing"
-	"github.com/leasehold/leasehold/history"
 	"github.com/leasehold/leasehold/integration/faults/consulclient"
+	"github.com/leasehold/leasehold/integration/history"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/zookeeper"
 )
