@@ -56,7 +56,7 @@ func TestAbandonAfterWin(t *testing.T) {
 		t.Fatalf("abandon = %v, want context.Canceled", err)
 	}
 	select {
-	case <-l.Done():
+	case <-l.Context().Done():
 	case <-ctx.Done():
 		t.Fatal("the leadership won just as the campaign's ctx ended was not released")
 	}

@@ -154,7 +154,7 @@ func (e *LeaseElector) released(name string, err error) {
 // Only Campaign (and Run) make a usable Leadership. The zero value, or one
 // built by hand, holds nothing, and is safe to use as such: Err and Valid
 // return an error wrapping ErrNotLeadership and ErrLost, Context returns a
-// context already cancelled with that error, Done a closed channel, and
+// context already cancelled with that error (its Done channel closed), and
 // Resign an error wrapping ErrNotLeadership.
 type Leadership struct {
 	// Election is the election name.
@@ -198,9 +198,6 @@ func (l *Leadership) Context() context.Context {
 	}
 	return l.ctx
 }
-
-// Done is Context().Done().
-func (l *Leadership) Done() <-chan struct{} { return l.Context().Done() }
 
 // Err returns nil until the leadership's context is cancelled and the
 // reason it ended after. Like the context, it can lag the holder's

@@ -28,9 +28,9 @@ func TestZeroLeadership(t *testing.T) {
 				t.Errorf("Err = %q, want it to say it is not a leadership from Campaign", l.Err())
 			}
 			select {
-			case <-l.Done():
+			case <-l.Context().Done():
 			default:
-				t.Error("Done is not closed")
+				t.Error("Context().Done() is not closed")
 			}
 			if l.Context().Err() == nil {
 				t.Error("Context is not cancelled")

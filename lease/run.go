@@ -34,7 +34,7 @@ func (e *LeaseElector) Run(ctx context.Context, election string, fn func(ctx con
 			// Lost: the elector ends the leadership at once (Valid
 			// never says no to a leadership that goes on); wait for
 			// that, so that the campaign does not find it still held.
-			<-l.Done()
+			<-l.Context().Done()
 			continue
 		}
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RequestTimeout)

@@ -115,7 +115,7 @@ func TestValidAfterPause(t *testing.T) {
 	}
 	thaw()
 	select {
-	case <-l.Done():
+	case <-l.Context().Done():
 	case <-time.After(time.Second): // within the extended hold
 		t.Fatal("the leadership Valid said was over went on after the elector's goroutine ran")
 	}

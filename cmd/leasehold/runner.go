@@ -71,7 +71,7 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 			}
 			r.resign(l)
 			return child.code(), true, nil
-		case <-l.Done():
+		case <-l.Context().Done():
 			r.logf("leadership lost (%v): stopping child pid %d", l.Err(), child.pid)
 			r.stop(child)
 			return r.lost()

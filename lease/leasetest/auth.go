@@ -194,7 +194,7 @@ func (s *authSuite) testRevoked(t *testing.T) {
 	}
 	opts := e.Options()
 	select {
-	case <-l.Done():
+	case <-l.Context().Done():
 	case <-time.After(opts.TTL + 2*opts.RequestTimeout):
 		t.Fatalf("the leadership outlived its rights by %v", opts.TTL+2*opts.RequestTimeout)
 	}

@@ -108,7 +108,7 @@ func (s *suite) testWaiterSessionExpires(t *testing.T) {
 		t.Fatalf("won on the expired session %s", old)
 	}
 	select {
-	case <-w.l.Done():
+	case <-w.l.Context().Done():
 		t.Fatalf("leadership on the new session ended: %v", w.l.Err())
 	case <-time.After(opts.TTL + opts.RenewInterval):
 	}

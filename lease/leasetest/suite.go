@@ -141,7 +141,7 @@ func resign(t *testing.T, l *lease.Leadership) {
 func doneWithin(t *testing.T, l *lease.Leadership, within time.Duration) time.Time {
 	t.Helper()
 	select {
-	case <-l.Done():
+	case <-l.Context().Done():
 		return time.Now()
 	case <-time.After(within):
 		t.Fatalf("leadership %q token %d still held after %v", l.Election, l.Token, within)

@@ -99,7 +99,7 @@ func campaignLoop(ctx context.Context, e *lease.LeaseElector, election string, w
 		}
 		wins <- herdWin{l: l, at: time.Now()}
 		select {
-		case <-l.Done():
+		case <-l.Context().Done():
 		case <-ctx.Done():
 		}
 	}
