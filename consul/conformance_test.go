@@ -37,9 +37,6 @@ func TestAgent(t *testing.T) {
 	t.Run("Elector", func(t *testing.T) {
 		leasetest.RunElectorTests(t, h, lease.Options{TTL: 10 * time.Second})
 	})
-	t.Run("ElectorQueue", func(t *testing.T) {
-		leasetest.RunQueueTests(t, h, lease.Options{TTL: 10 * time.Second})
-	})
 	for _, tc := range []struct {
 		name string
 		fn   func(*testing.T, *consultest.Harness)

@@ -23,9 +23,6 @@ func TestConsul(t *testing.T) {
 			t.Run("Elector", func(t *testing.T) {
 				leasetest.RunElectorTests(t, h, lease.Options{TTL: consul.MinTTL})
 			})
-			t.Run("ElectorQueue", func(t *testing.T) {
-				leasetest.RunQueueTests(t, h, lease.Options{TTL: consul.MinTTL})
-			})
 		})
 	}
 }

@@ -23,9 +23,6 @@ func TestEtcd(t *testing.T) {
 			t.Run("Elector", func(t *testing.T) {
 				leasetest.RunElectorTests(t, h, lease.Options{TTL: 2 * time.Second})
 			})
-			t.Run("ElectorQueue", func(t *testing.T) {
-				leasetest.RunQueueTests(t, h, lease.Options{TTL: 2 * time.Second})
-			})
 		})
 	}
 }

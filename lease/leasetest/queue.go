@@ -12,19 +12,10 @@ import (
 	"github.com/leasehold/leasehold/lease"
 )
 
-// RunQueueTests runs only the tests of the ordered-queue mode
-// (lease.Options.Queue, set here on base) and the resign hand-off in that
-// mode: for a store whose full suite is slow, next to RunElectorTests.
-func RunQueueTests(t *testing.T, h backendtest.Harness, base lease.Options) {
-	base.Queue = true
-	s := &suite{h: h, base: base}
-	t.Run("ResignHandoff", s.testResignHandoff)
-	s.runQueueTests(t)
-}
-
-// runQueueTests runs the tests of the ordered-queue mode; the suite's base
-// options have Options.Queue set.
+// runQueueTests runs the tests of the ordered-queue mode, with the resign
+// hand-off; the suite's base options have Options.Queue set.
 func (s *suite) runQueueTests(t *testing.T) {
+	t.Run("ResignHandoff", s.testResignHandoff)
 	t.Run("TakesTurns", s.testQueueTakesTurns)
 	t.Run("CanceledWaiters", s.testQueueCanceledWaiters)
 	t.Run("Mixed", s.testQueueMixed)

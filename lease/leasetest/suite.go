@@ -9,13 +9,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/lease"
 )
 
 // RunElectorTests runs the elector suite. base holds the options every
 // elector starts from; its TTL should be the shortest the store allows, to
-// keep the suite fast.
+// keep the suite fast. If the store implements backends.Queuer, the suite
+// also runs the tests of the ordered-queue mode (subtest Queue), with
+// lease.Options.Queue set on base. With base.Queue set, every test runs in
+// that mode.
 func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 	s := &suite{h: h, base: base}
 	tests := []struct {
@@ -36,15 +40,22 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"Valid", s.testValid},
 		{"Sharded", s.testSharded},
 	}
-	if base.Queue { // the queue-mode tests, only where the mode is on
-		tests = append(tests, struct {
-			name string
-			fn   func(*testing.T)
-		}{"Queue", s.runQueueTests})
-	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)
 	}
+	if queuer(t, h) {
+		base.Queue = true
+		q := &suite{h: h, base: base}
+		t.Run("Queue", q.runQueueTests)
+	}
+}
+
+// queuer reports whether h's stores implement backends.Queuer.
+func queuer(t *testing.T, h backendtest.Harness) bool {
+	t.Helper()
+	store, _ := h.NewStore(t)
+	_, ok := store.(backends.Queuer)
+	return ok
 }
 
 type suite struct {
