@@ -20,7 +20,7 @@ import (
 // is gone, and otherwise a plain error: the key's lock-delay is in force
 // and a retry after it will succeed.
 func (ss *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
-	guard := &api.KVTxnOp{Verb: api.KVCheckNotExists, Key: ss.s.Key(election)}
+	guard := &api.KVTxnOp{Verb: api.KVCheckNotExists, Key: ss.s.key(election)}
 	return ss.acquire(ctx, election, value, guard, ss.createExisting)
 }
 
@@ -73,7 +73,7 @@ func (ss *session) createExisting(ctx context.Context, election string, value []
 	}
 	switch {
 	case p == nil: // deleted since the transaction, as by a resign
-		guard := &api.KVTxnOp{Verb: api.KVCheckNotExists, Key: ss.s.Key(election)}
+		guard := &api.KVTxnOp{Verb: api.KVCheckNotExists, Key: ss.s.key(election)}
 		return ss.acquire(ctx, election, value, guard, changed)
 	case p.Flags != api.LockFlagValue:
 		return backends.Record{}, fmt.Errorf("consul: create %q: key %q has flags %#x, not api.LockFlagValue %#x: %w",

@@ -73,10 +73,10 @@ func testInvalidationDeletesKey(t *testing.T, h *consultest.Harness) {
 	if err := h.ExpireSession(backendtest.Context(t, 10*time.Second), rec.Owner); err != nil {
 		t.Fatal(err)
 	}
-	if p, _, err := c.KV().Get(s.Key(el+"-2"), nil); err != nil || p != nil {
+	if p, _, err := c.KV().Get(consul.KeyOf(s, el+"-2"), nil); err != nil || p != nil {
 		t.Fatalf("key of an invalidated session: %+v, %v; want it deleted", p, err)
 	}
-	if p, _, err := c.KV().Get(s.Key(el), nil); err != nil || p == nil {
+	if p, _, err := c.KV().Get(consul.KeyOf(s, el), nil); err != nil || p == nil {
 		t.Fatalf("another session's key: %+v, %v; want it kept", p, err)
 	}
 }
@@ -126,14 +126,14 @@ func testForeignFlags(t *testing.T, h *consultest.Harness) {
 	c := h.Client(t)
 	s := newStore(t, c, consul.Options{})
 	el := backendtest.Election(t)
-	if _, err := c.KV().Put(&api.KVPair{Key: s.Key(el), Value: []byte("data"), Flags: 7}, nil); err != nil {
+	if _, err := c.KV().Put(&api.KVPair{Key: consul.KeyOf(s, el), Value: []byte("data"), Flags: 7}, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, cerr := newSession(t, s).Create(backendtest.Context(t, 10*time.Second), el, []byte("x"))
 	if !errors.Is(cerr, api.ErrLockConflict) || errors.Is(cerr, backends.ErrKeyExists) {
 		t.Fatalf("Create on a foreign key: %v, want api.ErrLockConflict", cerr)
 	}
-	p, _, err := c.KV().Get(s.Key(el), nil)
+	p, _, err := c.KV().Get(consul.KeyOf(s, el), nil)
 	if err != nil || p == nil || string(p.Value) != "data" || p.Flags != 7 || p.Session != "" {
 		t.Fatalf("foreign key after Create: %+v, %v; want it untouched", p, err)
 	}
@@ -146,10 +146,10 @@ func testTakesUnlockedKey(t *testing.T, h *consultest.Harness) {
 	c := h.Client(t)
 	s := newStore(t, c, consul.Options{})
 	el := backendtest.Election(t)
-	if _, err := c.KV().Put(&api.KVPair{Key: s.Key(el), Value: []byte("old"), Flags: api.LockFlagValue}, nil); err != nil {
+	if _, err := c.KV().Put(&api.KVPair{Key: consul.KeyOf(s, el), Value: []byte("old"), Flags: api.LockFlagValue}, nil); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := c.KV().Get(s.Key(el), nil)
+	p, _, err := c.KV().Get(consul.KeyOf(s, el), nil)
 	if err != nil || p == nil {
 		t.Fatal(p, err)
 	}

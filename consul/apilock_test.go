@@ -70,12 +70,12 @@ func testAPILockHoldsOffElector(t *testing.T, h *consultest.Harness) {
 	e, s := elector(t, h, "ours")
 	el := backendtest.Election(t)
 	c := h.Client(t)
-	lk := apiLock(t, c, s.Key(el))
+	lk := apiLock(t, c, consul.KeyOf(s, el))
 	if _, err := lk.Lock(nil); err != nil {
 		t.Fatalf("api.Lock: %v", err)
 	}
 	t.Cleanup(func() { _ = lk.Unlock() }) // ErrLockNotHeld once unlocked
-	held, _, err := c.KV().Get(s.Key(el), nil)
+	held, _, err := c.KV().Get(consul.KeyOf(s, el), nil)
 	if err != nil || held == nil {
 		t.Fatalf("key after api.Lock: %+v, %v", held, err)
 	}
@@ -135,7 +135,7 @@ func testElectorHoldsOffAPILock(t *testing.T, h *consultest.Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lk := apiLock(t, h.Client(t), s.Key(el))
+	lk := apiLock(t, h.Client(t), consul.KeyOf(s, el))
 	got := lockAsync(t, lk)
 	select {
 	case r := <-got:

@@ -8,20 +8,19 @@ import (
 	"github.com/hashicorp/consul/api"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
-var _ backends.GuardedWriter = (*Store)(nil)
-
-// DataKey returns the KV key at which GuardedPut keeps key:
-// Prefix + backends.DataSegment + "/" + key.
-func (s *Store) DataKey(key string) string { return s.prefix + backends.DataSegment + "/" + key }
+// dataKey returns the KV key at which GuardedPut keeps key (see
+// keys.Data).
+func (s *store) dataKey(key string) string { return keys.Data(s.prefix, key) }
 
 // GuardedPut sets key in a transaction whose first operation checks that
 // the leader key's ModifyIndex is token: the adapter never writes a leader
 // key after taking it, and a session's invalidation deletes it, so the
 // index is the token exactly while that incarnation is held. The check and
 // the write are one atomic step.
-func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
 	if err := backends.ValidateElection(key); err != nil {
 		return fmt.Errorf("consul: guarded put %q: data key: %w", election, err)
 	}
@@ -29,8 +28,8 @@ func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, k
 		return fmt.Errorf("consul: guarded put %q: token 0: %w", election, backends.ErrNotLeader)
 	}
 	_, err := s.txn(ctx, "guarded put", election, api.TxnOps{
-		{KV: &api.KVTxnOp{Verb: api.KVCheckIndex, Key: s.Key(election), Index: token}},
-		{KV: &api.KVTxnOp{Verb: api.KVSet, Key: s.DataKey(key), Value: value}},
+		{KV: &api.KVTxnOp{Verb: api.KVCheckIndex, Key: s.key(election), Index: token}},
+		{KV: &api.KVTxnOp{Verb: api.KVSet, Key: s.dataKey(key), Value: value}},
 	})
 	var rb *rolledBack
 	switch {

@@ -37,7 +37,7 @@ func FuzzKey(f *testing.F) {
 			return
 		}
 		for _, s := range stores {
-			key := s.Key(name)
+			key := consul.KeyOf(s, name)
 			prefix := strings.TrimSuffix(key, name)
 			if !strings.HasSuffix(prefix, "/") || strings.HasPrefix(prefix, "/") || prefix+name != key {
 				t.Fatalf("Key(%q) = %q: not prefix/ + name", name, key)

@@ -8,20 +8,17 @@ import (
 	"github.com/hashicorp/consul/api"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
-var _ backends.Queuer = (*Store)(nil)
-
-// QueuePrefix returns the KV prefix of election's queue entries:
+// queuePrefix returns the KV prefix of election's queue entries:
 // Prefix + backends.QueueSegment + "/" + election + "/~". A session's entry
 // is that prefix + its session ID, locked ("acquired") by the session, so
 // Consul deletes it when the session is invalidated (the sessions'
 // behavior is "delete"). Its token is its CreateIndex and its owner the
 // session ID. No election name segment begins with '~', so the entries of
 // election "a/b" are not under the prefix of "a".
-func (s *Store) QueuePrefix(election string) string {
-	return s.prefix + backends.QueueSegment + "/" + election + "/~"
-}
+func (s *store) queuePrefix(election string) string { return keys.Queue(s.prefix, election) }
 
 // Enqueue locks the session's entry with the session and reads it back, in
 // one transaction. Locking a key the session already holds keeps its
@@ -34,12 +31,12 @@ func (s *Store) QueuePrefix(election string) string {
 // backends.ErrSessionExpired, and any other refusal a plain error. A
 // refused lock leaves no entry: the transaction is rolled back. bs must be
 // a session made by a Store on the same client.
-func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+func (s *store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
 	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
 	if err != nil {
 		return backends.Record{}, fmt.Errorf("consul: enqueue %q: %w", election, err)
 	}
-	key := s.QueuePrefix(election) + ss.id
+	key := s.queuePrefix(election) + ss.id
 	resp, err := s.txn(ctx, "enqueue", election, api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: key, Session: ss.id}},
 		{KV: &api.KVTxnOp{Verb: api.KVGet, Key: key}},
@@ -63,7 +60,7 @@ func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election strin
 // something else went wrong. No other session can hold the entry, whose
 // key is this session's own, nor can a lock-delay be in force on it: that
 // is armed only when the session holding the key is invalidated.
-func (s *Store) enqueueRefused(ctx context.Context, election, id string, rb *rolledBack) error {
+func (s *store) enqueueRefused(ctx context.Context, election, id string, rb *rolledBack) error {
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	info, _, err := s.c.Session().Info(id, q)
 	if err != nil {
@@ -80,8 +77,8 @@ func (s *Store) enqueueRefused(ctx context.Context, election, id string, rb *rol
 // read as its Revision; or, if there is none, a Record with Token 0. Only
 // a key locked by the session it is named after is an entry: a key that
 // no session holds (or any other key under the prefix) is ignored.
-func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
-	prefix := s.QueuePrefix(election)
+func (s *store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
+	prefix := s.queuePrefix(election)
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	pairs, meta, err := s.kv.List(prefix, q)
 	if err != nil {
@@ -103,8 +100,8 @@ func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backe
 // A query whose wait time runs out with the entry in place is sent again.
 // It returns an error wrapping backends.ErrCanceled when ctx ends first,
 // and any other failure of a query classified, as the other calls do.
-func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
-	prefix := s.QueuePrefix(entry.Election)
+func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
+	prefix := s.queuePrefix(entry.Election)
 	key := prefix + entry.Owner
 	var idx uint64
 	for {
@@ -127,8 +124,8 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 // longer held is left alone, and Dequeue returns nil. If the key changes
 // between the read and the delete, Dequeue returns a plain error and the
 // caller may call it again. Deleting the entry arms no lock-delay.
-func (s *Store) Dequeue(ctx context.Context, entry backends.Record) error {
-	prefix := s.QueuePrefix(entry.Election)
+func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
+	prefix := s.queuePrefix(entry.Election)
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	p, _, err := s.kv.Get(prefix+entry.Owner, q)
 	if err != nil {

@@ -18,7 +18,7 @@ const txnChunk = 64
 // so it deletes only the incarnation that token names. Deleting a locked
 // key arms no lock-delay: a waiter can take it at once.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
-	key := ss.s.Key(election)
+	key := ss.s.key(election)
 	_, err := ss.s.txn(ctx, "delete", election, api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVCheckIndex, Key: key, Index: token}},
 		{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: key}},

@@ -17,7 +17,7 @@ import (
 // behavior, no health checks and the store's lock-delay, on
 // Options.SessionNode if set (registering it first). It fails without
 // I/O if ttl is outside MinTTL to MaxTTL.
-func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
 	if ttl < MinTTL || ttl > MaxTTL {
 		return nil, fmt.Errorf("consul: session TTL %v is out of Consul's range %v to %v", ttl, MinTTL, MaxTTL)
 	}
@@ -34,7 +34,7 @@ func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Ses
 }
 
 type session struct {
-	s   *Store
+	s   *store
 	id  string
 	ttl time.Duration
 
@@ -111,7 +111,7 @@ func queryOpts(ctx context.Context) *api.QueryOptions {
 // registerNode puts Options.SessionNode in the catalog, without checks,
 // unless it is there already (SkipNodeUpdate leaves an existing node as it
 // is). It runs until it succeeds once.
-func (s *Store) registerNode(ctx context.Context) error {
+func (s *store) registerNode(ctx context.Context) error {
 	if s.node == "" || s.nodeReady.Load() {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/consul/api"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
 // DefaultPrefix is the key prefix used when Options.Prefix is empty.
@@ -81,8 +82,21 @@ type Options struct {
 	SessionNode string
 }
 
-// Store is a backends.Store on Consul. It is safe for concurrent use.
-type Store struct {
+// Store connects package lease to Consul: pass it to lease.New. It is a
+// backends.Store, backends.Queuer and backends.GuardedWriter, whose
+// methods are package lease's to call; application code uses lease's
+// LeaseElector and Leadership. It is safe for concurrent use.
+type Store struct{ driver }
+
+// driver is what Store offers package lease.
+type driver interface {
+	backends.Store
+	backends.Queuer
+	backends.GuardedWriter
+}
+
+// store is the driver on Consul.
+type store struct {
 	c         *api.Client
 	kv        *api.KV
 	prefix    string
@@ -92,7 +106,7 @@ type Store struct {
 	nodeReady atomic.Bool // node is in the catalog
 }
 
-var _ backends.Store = (*Store)(nil)
+var _ driver = (*store)(nil)
 
 // New returns a Store that uses c. It fails if c is nil or an option is
 // out of range, naming the option and its allowed range. It does no I/O;
@@ -105,8 +119,8 @@ func New(c *api.Client, opts Options) (*Store, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	return &Store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime,
-		node: opts.SessionNode}, nil
+	return &Store{&store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime,
+		node: opts.SessionNode}}, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -137,20 +151,20 @@ func (o Options) validate() error {
 }
 
 // Name returns "consul".
-func (s *Store) Name() string { return "consul" }
+func (s *store) Name() string { return "consul" }
 
 // Limits reports Consul's bounds: TTL between MinTTL and MaxTTL at any
 // granularity, values up to MaxValueSize bytes.
-func (s *Store) Limits() backends.Limits {
+func (s *store) Limits() backends.Limits {
 	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, MaxValueSize: MaxValueSize}
 }
 
-// Key returns the KV key of an election.
-func (s *Store) Key(election string) string { return s.prefix + election }
+// key returns the KV key of an election (see keys.Leader).
+func (s *store) key(election string) string { return keys.Leader(s.prefix, election) }
 
 // Get reads the leader key with a consistent read. A key that exists but
 // is not locked by a session is reported absent.
-func (s *Store) Get(ctx context.Context, election string) (backends.Record, error) {
+func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	p, rev, err := s.read(ctx, election)
 	if err != nil {
 		return backends.Record{}, classify("get", election, ctx, err)
@@ -160,9 +174,9 @@ func (s *Store) Get(ctx context.Context, election string) (backends.Record, erro
 
 // read reads the key consistently and returns it (nil if absent) with the
 // index the read was made at.
-func (s *Store) read(ctx context.Context, election string) (*api.KVPair, uint64, error) {
+func (s *store) read(ctx context.Context, election string) (*api.KVPair, uint64, error) {
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
-	p, meta, err := s.kv.Get(s.Key(election), q)
+	p, meta, err := s.kv.Get(s.key(election), q)
 	if err != nil {
 		return nil, 0, err
 	}

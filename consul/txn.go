@@ -19,7 +19,7 @@ import (
 // read as "the key changed" would be retried forever). Any other failure
 // is classified. It goes through the raw API because api.Txn drops the
 // status code of any other answer (a 403, a 429) and keeps only its body.
-func (s *Store) txn(ctx context.Context, op, election string, ops api.TxnOps) (*api.TxnResponse, error) {
+func (s *store) txn(ctx context.Context, op, election string, ops api.TxnOps) (*api.TxnResponse, error) {
 	var resp api.TxnResponse
 	_, err := s.c.Raw().Write("/v1/txn", ops, &resp, writeOpts(ctx))
 	var st api.StatusError

@@ -14,12 +14,12 @@ import (
 // A query that comes back with the same state (its wait time ran out, or,
 // for an absent key, another key changed) is sent again from the index it
 // returned.
-func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
+func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
 	el := known.Election
 	idx := known.Revision
 	for {
 		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
-		p, meta, err := s.kv.Get(s.Key(el), q)
+		p, meta, err := s.kv.Get(s.key(el), q)
 		if err != nil {
 			return backends.Record{}, classify("wait", el, ctx, err)
 		}

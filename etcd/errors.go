@@ -13,7 +13,7 @@ import (
 
 // classify wraps an etcd client error of s with the backends class it
 // belongs to (see classifyErr).
-func (s *Store) classify(op, election string, ctx context.Context, err error) error {
+func (s *store) classify(op, election string, ctx context.Context, err error) error {
 	return classifyErr(op, election, ctx, err, s.c.Token != "")
 }
 

@@ -7,18 +7,17 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
-var _ backends.GuardedWriter = (*Store)(nil)
-
-// DataKey returns the etcd key at which GuardedPut keeps key:
-// Prefix + backends.DataSegment + "/" + key.
-func (s *Store) DataKey(key string) string { return s.prefix + backends.DataSegment + "/" + key }
+// dataKey returns the etcd key at which GuardedPut keeps key (see
+// keys.Data).
+func (s *store) dataKey(key string) string { return keys.Data(s.prefix, key) }
 
 // GuardedPut puts key in a transaction guarded by the leader key's
 // CreateRevision == token, so it commits only while that incarnation of
 // the leader key exists: one atomic step.
-func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
 	if err := backends.ValidateElection(key); err != nil {
 		return fmt.Errorf("etcd: guarded put %q: data key: %w", election, err)
 	}
@@ -26,8 +25,8 @@ func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, k
 		return fmt.Errorf("etcd: guarded put %q: token 0: %w", election, backends.ErrNotLeader)
 	}
 	resp, err := s.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(s.Key(election)), "=", int64(token))).
-		Then(clientv3.OpPut(s.DataKey(key), string(value))).Commit()
+		If(clientv3.Compare(clientv3.CreateRevision(s.key(election)), "=", int64(token))).
+		Then(clientv3.OpPut(s.dataKey(key), string(value))).Commit()
 	if err != nil {
 		return s.classify("guarded put", election, ctx, err)
 	}

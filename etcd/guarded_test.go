@@ -6,9 +6,10 @@ import (
 
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
-// TestGuardedPutLands: an accepted GuardedPut is in etcd at DataKey, and a
+// TestGuardedPutLands: an accepted GuardedPut is in etcd at keys.Data, and a
 // refused one leaves the value as it was.
 func TestGuardedPutLands(t *testing.T) {
 	c := harness.Dial(t)
@@ -33,8 +34,8 @@ func TestGuardedPutLands(t *testing.T) {
 	if err := s.GuardedPut(ctx, el, rec.Token+1, "lands", []byte("no")); err == nil {
 		t.Fatal("GuardedPut with another token succeeded")
 	}
-	resp, err := c.Get(ctx, s.DataKey("lands"))
+	resp, err := c.Get(ctx, keys.Data(etcd.DefaultPrefix, "lands"))
 	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "yes" {
-		t.Fatalf("etcd holds %v, %v at %s; want the accepted value \"yes\"", resp, err, s.DataKey("lands"))
+		t.Fatalf("etcd holds %v, %v at %s; want the accepted value \"yes\"", resp, err, keys.Data(etcd.DefaultPrefix, "lands"))
 	}
 }

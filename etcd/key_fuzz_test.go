@@ -10,6 +10,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
 // FuzzKey: the key of a valid election name is under the prefix, gives
@@ -19,21 +20,19 @@ func FuzzKey(f *testing.F) {
 	for _, s := range []string{"a", "jobs/nightly", "p/b/c", "p.b", "...", "a/.../b", "..", "a/../b", "a//b", "/a"} {
 		f.Add(s)
 	}
-	c := clientv3.NewCtxClient(context.Background())
-	var stores []*etcd.Store
-	for _, prefix := range []string{"", "/jobs/", "/a/b/"} {
-		s, err := etcd.New(c, etcd.Options{Prefix: prefix})
-		if err != nil {
+	// The prefixes etcd.New accepts: the default, and any ending in "/".
+	prefixes := []string{etcd.DefaultPrefix, "/jobs/", "/a/b/"}
+	for _, p := range prefixes {
+		if _, err := etcd.New(clientv3.NewCtxClient(context.Background()), etcd.Options{Prefix: p}); err != nil {
 			f.Fatal(err)
 		}
-		stores = append(stores, s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
 		if backends.ValidateElection(name) != nil {
 			return
 		}
-		for _, s := range stores {
-			key := s.Key(name)
+		for _, p := range prefixes {
+			key := keys.Leader(p, name)
 			prefix := strings.TrimSuffix(key, name)
 			if !strings.HasSuffix(prefix, "/") || prefix+name != key {
 				t.Fatalf("Key(%q) = %q: not prefix/ + name", name, key)

@@ -8,27 +8,22 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
-var _ backends.Queuer = (*Store)(nil)
-
-// QueuePrefix returns the etcd key prefix of election's queue entries:
-// Prefix + backends.QueueSegment + "/" + election + "/~". A session's entry
-// is that prefix + its lease ID in hex, put with the lease; its token is
-// its create revision. No election name segment begins with '~', so the
-// entries of election "a/b" are not under the prefix of "a".
-func (s *Store) QueuePrefix(election string) string {
-	return s.prefix + backends.QueueSegment + "/" + election + "/~"
-}
+// queuePrefix returns the etcd key prefix of election's queue entries
+// (see keys.Queue). A session's entry is that prefix + its lease ID in
+// hex, put with the lease; its token is its create revision.
+func (s *store) queuePrefix(election string) string { return keys.Queue(s.prefix, election) }
 
 // Enqueue puts the session's entry with its lease if it is absent, and
 // reads it otherwise, in one transaction.
-func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+func (s *store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
 	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
 	if err != nil {
 		return backends.Record{}, fmt.Errorf("etcd: enqueue %q: %w", election, err)
 	}
-	key := s.QueuePrefix(election) + ss.ID()
+	key := s.queuePrefix(election) + ss.ID()
 	resp, err := s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(clientv3.OpPut(key, "", clientv3.WithLease(ss.id))).
@@ -49,12 +44,12 @@ func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election strin
 
 // Ahead reads, in one range request, the entry with the greatest create
 // revision below token: the newest entry older than the waiter's.
-func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
+func (s *store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
 	rec := backends.Record{Election: election}
 	if token <= 1 { // MaxCreateRev 0 would mean no bound; nothing is older than revision 1
 		return rec, nil
 	}
-	prefix := s.QueuePrefix(election)
+	prefix := s.queuePrefix(election)
 	resp, err := s.c.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithMaxCreateRev(int64(token)-1),
 		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend), clientv3.WithLimit(1))
 	if err != nil {
@@ -72,8 +67,8 @@ func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backe
 // watcher, as in Wait), reads it once, and returns when it is gone or is
 // another incarnation; events the read already reflects are skipped, as in
 // Wait.
-func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
-	key := s.QueuePrefix(entry.Election) + entry.Owner
+func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
+	key := s.queuePrefix(entry.Election) + entry.Owner
 	wctx, cancel := context.WithCancel(requireLeader(ctx))
 	defer cancel()
 	wch := s.c.Watch(wctx, key, clientv3.WithCreatedNotify())
@@ -109,8 +104,8 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 }
 
 // Dequeue deletes the entry if its create revision is the entry's token.
-func (s *Store) Dequeue(ctx context.Context, entry backends.Record) error {
-	key := s.QueuePrefix(entry.Election) + entry.Owner
+func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
+	key := s.queuePrefix(entry.Election) + entry.Owner
 	_, err := s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(entry.Token))).
 		Then(clientv3.OpDelete(key)).Commit()

@@ -12,7 +12,7 @@ import (
 )
 
 // NewSession grants an etcd lease with the TTL rounded up to whole seconds.
-func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
 	secs := int64((ttl + time.Second - 1) / time.Second)
 	resp, err := s.c.Grant(ctx, secs)
 	if err != nil {
@@ -22,7 +22,7 @@ func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Ses
 }
 
 type session struct {
-	s   *Store
+	s   *store
 	id  clientv3.LeaseID
 	ttl time.Duration
 }
@@ -33,7 +33,7 @@ func (ss *session) TTL() time.Duration { return ss.ttl }
 // Create puts the key with the lease if its create revision is 0, and reads
 // it otherwise, in one transaction.
 func (ss *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
-	key := ss.s.Key(election)
+	key := ss.s.key(election)
 	resp, err := ss.s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id))).
@@ -60,7 +60,7 @@ func (ss *session) Create(ctx context.Context, election string, value []byte) (b
 
 // Delete deletes the key if its create revision equals token.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
-	key := ss.s.Key(election)
+	key := ss.s.key(election)
 	resp, err := ss.s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(token))).
 		Then(clientv3.OpDelete(key)).Commit()

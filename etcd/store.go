@@ -37,6 +37,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
 // DefaultPrefix is the key prefix used when Options.Prefix is empty.
@@ -57,13 +58,26 @@ type Options struct {
 	Prefix string
 }
 
-// Store is a backends.Store on etcd. It is safe for concurrent use.
-type Store struct {
+// Store connects package lease to etcd: pass it to lease.New. It is a
+// backends.Store, backends.Queuer and backends.GuardedWriter, whose
+// methods are package lease's to call; application code uses lease's
+// LeaseElector and Leadership. It is safe for concurrent use.
+type Store struct{ driver }
+
+// driver is what Store offers package lease.
+type driver interface {
+	backends.Store
+	backends.Queuer
+	backends.GuardedWriter
+}
+
+// store is the driver on etcd.
+type store struct {
 	c      *clientv3.Client
 	prefix string
 }
 
-var _ backends.Store = (*Store)(nil)
+var _ driver = (*store)(nil)
 
 // New returns a Store that uses c. It fails if c is nil or the prefix does
 // not end in "/". It does no I/O; an unreachable server shows up as errors
@@ -78,24 +92,24 @@ func New(c *clientv3.Client, opts Options) (*Store, error) {
 	if !strings.HasSuffix(opts.Prefix, "/") {
 		return nil, fmt.Errorf("etcd: prefix %q must end in \"/\"", opts.Prefix)
 	}
-	return &Store{c: c, prefix: opts.Prefix}, nil
+	return &Store{&store{c: c, prefix: opts.Prefix}}, nil
 }
 
 // Name returns "etcd".
-func (s *Store) Name() string { return "etcd" }
+func (s *store) Name() string { return "etcd" }
 
 // Limits reports etcd's bounds: TTL between MinTTL and MaxTTL in whole
 // seconds, values up to MaxValueSize bytes.
-func (s *Store) Limits() backends.Limits {
+func (s *store) Limits() backends.Limits {
 	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, TTLGranularity: time.Second, MaxValueSize: MaxValueSize}
 }
 
-// Key returns the etcd key of an election.
-func (s *Store) Key(election string) string { return s.prefix + election }
+// key returns the etcd key of an election (see keys.Leader).
+func (s *store) key(election string) string { return keys.Leader(s.prefix, election) }
 
 // Get reads the leader key with a linearizable read.
-func (s *Store) Get(ctx context.Context, election string) (backends.Record, error) {
-	resp, err := s.c.Get(ctx, s.Key(election))
+func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
+	resp, err := s.c.Get(ctx, s.key(election))
 	if err != nil {
 		return backends.Record{}, s.classify("get", election, ctx, err)
 	}

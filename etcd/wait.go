@@ -21,11 +21,11 @@ import (
 // watch requires a leader, so a member cut off from its cluster ends it
 // with an error instead of leaving it silent. Events at or before the
 // state compared with are skipped (see past).
-func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
+func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
 	el := known.Election
 	wctx, cancel := context.WithCancel(requireLeader(ctx))
 	defer cancel()
-	wch := s.c.Watch(wctx, s.Key(el), clientv3.WithCreatedNotify())
+	wch := s.c.Watch(wctx, s.key(el), clientv3.WithCreatedNotify())
 	created, ok := <-wch
 	if !ok || created.Err() != nil {
 		return backends.Record{}, s.classify("wait", el, ctx, watchErr(ctx, created, ok))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
 // TestConsulSessionEndsWithItsNode pins down the Consul behaviour behind
@@ -98,7 +99,7 @@ func TestConsulSessionNodeOutlivesAgentNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := consulClient(t, c.Addrs()[other])
-	key := st.Key("node-test")
+	key := keys.Leader(consul.DefaultPrefix, "node-test")
 	_, meta, err := b.KV().Get(key, (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx))
 	if err != nil {
 		t.Fatal(err)

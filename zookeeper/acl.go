@@ -52,7 +52,7 @@ func identity(auth []Auth) string {
 // whoever may delete a node's children delete any of them, so the leader
 // nodes under it are not protected, whatever their own ACL. Nodes that
 // exist keep their ACL; the Store does not change it.
-func (s *Store) warnOpenPrefix() {
+func (s *store) warnOpenPrefix() {
 	acl, _, err := s.read.conn.GetACL(s.opts.Prefix)
 	if err != nil {
 		return // absent (made with the ACL later) or unreadable: nothing to say

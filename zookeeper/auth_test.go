@@ -29,7 +29,7 @@ type authScene struct {
 	servers         []string
 	tick            time.Duration
 	prefix, el, key string
-	holder          *Store
+	holder          *store
 	rec, entry      backends.Record
 }
 
@@ -89,7 +89,7 @@ func (sc *authScene) raw(t *testing.T, noWorldRead bool) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	leader, queue, data := sc.holder.Path(sc.el), sc.holder.QueuePath(sc.el), sc.holder.DataPath(sc.key)
+	leader, queue, data := sc.holder.leaderPath(sc.el), sc.holder.queuePath(sc.el), sc.holder.dataPath(sc.key)
 	entry := queue + "/" + entryName(sc.entry.Owner, sc.entry.Token)
 	for _, p := range []string{leader, entry, data} {
 		_, _, err := c.Get(p)

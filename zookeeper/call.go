@@ -8,7 +8,7 @@ import "context"
 // caller gave up finishes on its own when the server answers, when
 // go-zookeeper gives up on the TCP connection, or when the connection is
 // closed (Session.Close, Store.Close).
-func (s *Store) call(ctx context.Context, fn func()) error {
+func (s *store) call(ctx context.Context, fn func()) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func (s *Store) call(ctx context.Context, fn func()) error {
 
 // spawn runs fn on a goroutine that Close waits for. It reports false,
 // without running fn, once the Store is closed.
-func (s *Store) spawn(fn func()) bool {
+func (s *store) spawn(fn func()) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -46,14 +46,14 @@ func (s *Store) spawn(fn func()) bool {
 }
 
 // callErr is call for a function that returns an error.
-func (s *Store) callErr(ctx context.Context, fn func() error) error {
+func (s *store) callErr(ctx context.Context, fn func() error) error {
 	_, err := callFor(s, ctx, func() (struct{}, error) { return struct{}{}, fn() })
 	return err
 }
 
 // callFor is call for a function with results, which it returns once fn
 // has; if ctx ends first it returns ctx's error and zero results.
-func callFor[T any](s *Store, ctx context.Context, fn func() (T, error)) (T, error) {
+func callFor[T any](s *store, ctx context.Context, fn func() (T, error)) (T, error) {
 	var v T
 	var err error
 	if cerr := s.call(ctx, func() { v, err = fn() }); cerr != nil {

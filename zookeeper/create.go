@@ -65,7 +65,7 @@ func (ss *session) create(election, path string, value []byte) (rec backends.Rec
 
 // createOnce makes the node and returns it, or, if it exists, reads it.
 func (ss *session) createOnce(election, path string, value []byte) (backends.Record, error) {
-	conn, acl, epath := ss.l.conn, ss.s.opts.ACL, ss.s.EpochPath(election)
+	conn, acl, epath := ss.l.conn, ss.s.opts.ACL, ss.s.epochPath(election)
 	st, err := createStat(conn, path, epath, value, acl)
 	if errors.Is(err, zk.ErrNoNode) { // the prefix or the epoch node is missing
 		if err = makeParents(conn, path, acl); err == nil {
@@ -159,7 +159,7 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 // leader node's czxid is token, deletes it in a multi that checks the
 // epoch node's version too: ZooKeeper has no delete conditioned on czxid,
 // and the check fails if any leader node was created since the read, so
-// the node deleted is the node read (see EpochPath). It returns an error
+// the node deleted is the node read (see epochPath). It returns an error
 // wrapping ErrNotFound if the node is absent, holds another token, or
 // was replaced before the multi. Only a successor made by an older
 // version of this package, whose create raised no epoch, can slip into
@@ -173,7 +173,7 @@ func (ss *session) Delete(ctx context.Context, election string, token uint64) er
 	if err := ss.gone(what); err != nil {
 		return err
 	}
-	err = ss.s.callErr(ctx, func() error { return deleteNode(ss.l.conn, path, ss.s.EpochPath(election), token) })
+	err = ss.s.callErr(ctx, func() error { return deleteNode(ss.l.conn, path, ss.s.epochPath(election), token) })
 	if errors.Is(err, errNotHeld) {
 		return fmt.Errorf("%s: %w", what, backends.ErrNotFound)
 	}

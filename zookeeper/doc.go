@@ -94,7 +94,7 @@
 //
 // Delete and GuardedPut act only on the incarnation whose token they are
 // given, though ZooKeeper cannot condition a write on a czxid: each
-// election has a persistent epoch node (Store.EpochPath) whose version
+// election has a persistent epoch node (Prefix + "/~epoch/" + its node name) whose version
 // the multi that creates a leader node raises, and their multis check
 // that version as read before the leader node. A successor's node created
 // between the read and the multi fails the check.

@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/zookeeper/internal/names"
 )
 
 // epochSegment is the child of Prefix under which each election's epoch
@@ -14,16 +16,16 @@ const epochSegment = "~epoch"
 // it to change the leader node in that window.
 var testHookHeld = func() {}
 
-// EpochPath returns election's epoch node: Prefix + "/~epoch/" + the
-// election's node name (see Path). It is a persistent node, made with the
+// epochPath returns election's epoch node: Prefix + "/~epoch/" + the
+// election's node name (see leaderPath). It is a persistent node, made with the
 // election's first leader node and never deleted, whose data version the
 // multi that creates a leader node raises: the version counts the
 // election's incarnations. ZooKeeper's check op compares versions, not
 // czxids, so a check of the leader node alone cannot tell its incarnation
 // from a successor's (both are at version 1); a check of the epoch node's
 // version can, and Delete and GuardedPut send one in the multi that acts.
-func (s *Store) EpochPath(election string) string {
-	return s.opts.Prefix + "/" + epochSegment + "/" + nodeName(election)
+func (s *store) epochPath(election string) string {
+	return s.opts.Prefix + "/" + epochSegment + "/" + names.Node(election)
 }
 
 // bumpEpoch is the op, part of every leader node's create multi, that

@@ -38,7 +38,7 @@ func TestEpochClosesTheGap(t *testing.T) {
 			var second backends.Record
 			testHookHeld = func() {
 				testHookHeld = func() {}
-				if err := raw.Delete(s.Path(el), -1); err != nil { // a third party, or a resign
+				if err := raw.Delete(s.leaderPath(el), -1); err != nil { // a third party, or a resign
 					t.Errorf("delete in the window: %v", err)
 				}
 				if second, err = b.Create(ctx, el, []byte("b")); err != nil {
@@ -56,7 +56,7 @@ func TestEpochClosesTheGap(t *testing.T) {
 				if !errors.Is(err, backends.ErrNotLeader) {
 					t.Fatalf("GuardedPut at a replaced incarnation: %v, want ErrNotLeader", err)
 				}
-				if ok, _, err := raw.Exists(s.DataPath("gap-data")); err != nil || ok {
+				if ok, _, err := raw.Exists(s.dataPath("gap-data")); err != nil || ok {
 					t.Fatalf("data node after the refused GuardedPut: exists %v, %v", ok, err)
 				}
 			}
@@ -67,7 +67,7 @@ func TestEpochClosesTheGap(t *testing.T) {
 	}
 }
 
-func newTestSession(t *testing.T, s *Store, tick time.Duration) backends.Session {
+func newTestSession(t *testing.T, s *store, tick time.Duration) backends.Session {
 	t.Helper()
 	ss, err := s.NewSession(testCtx(t), max(2*time.Second, 2*tick))
 	if err != nil {
@@ -102,10 +102,10 @@ func TestEpochOlderNodes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := raw.Create(s.Path(el), []byte("old"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		if _, err := raw.Create(s.leaderPath(el), []byte("old"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)
 		}
-		_, st, err := raw.Exists(s.Path(el))
+		_, st, err := raw.Exists(s.leaderPath(el))
 		if err != nil {
 			t.Fatal(err)
 		}

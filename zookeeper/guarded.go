@@ -8,18 +8,17 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/zookeeper/internal/names"
 )
-
-var _ backends.GuardedWriter = (*Store)(nil)
 
 // errNotHeld: the leader node is absent or another incarnation.
 var errNotHeld = errors.New("leader node is absent or holds another token")
 
-// DataPath returns the node at which GuardedPut keeps key:
+// dataPath returns the node at which GuardedPut keeps key:
 // Prefix + "/" + backends.DataSegment + "/" + the key's node name, escaped
-// as an election's is (see Path), so that keys never nest.
-func (s *Store) DataPath(key string) string {
-	return s.opts.Prefix + "/" + backends.DataSegment + "/" + nodeName(key)
+// as an election's is (see leaderPath), so that keys never nest.
+func (s *store) dataPath(key string) string {
+	return s.opts.Prefix + "/" + backends.DataSegment + "/" + names.Node(key)
 }
 
 // GuardedPut syncs, reads the election's epoch node and leader node and,
@@ -27,13 +26,13 @@ func (s *Store) DataPath(key string) string {
 // epoch node's version is still the one read (no leader node was created
 // since) and the leader node's too (it was not deleted), and the write of
 // key (a setData, or a create with missing parents made first). So the
-// write commits only while the incarnation read holds (see EpochPath);
+// write commits only while the incarnation read holds (see epochPath);
 // otherwise the error wraps ErrNotLeader. The multi goes on the leader
 // node's own session when this Store holds it, as when the elector runs on
 // this Store. Only a successor made by an older version of this package,
 // whose create raised no epoch, can slip into the window between the read
 // and the multi unseen.
-func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
 	what := fmt.Sprintf("zookeeper: guarded put %q at token %d", election, token)
 	if err := backends.ValidateElection(key); err != nil {
 		return fmt.Errorf("%s: data key: %w", what, err)
@@ -49,7 +48,7 @@ func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, k
 	if err != nil {
 		return classifyRead(what, ctx, err)
 	}
-	err = s.callErr(ctx, func() error { return s.guardedPut(read, path, s.EpochPath(election), s.DataPath(key), token, value) })
+	err = s.callErr(ctx, func() error { return s.guardedPut(read, path, s.epochPath(election), s.dataPath(key), token, value) })
 	if errors.Is(err, errNotHeld) {
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrNotLeader, err)
 	}
@@ -61,7 +60,7 @@ func (s *Store) GuardedPut(ctx context.Context, election string, token uint64, k
 
 // guardedPut reads the leader node and writes dpath in a multi guarded by
 // the node's version, on the owner's session link if the Store has it.
-func (s *Store) guardedPut(read *link, path, epath, dpath string, token uint64, value []byte) error {
+func (s *store) guardedPut(read *link, path, epath, dpath string, token uint64, value []byte) error {
 	if _, err := read.conn.Sync(path); err != nil {
 		return err
 	}
@@ -88,7 +87,7 @@ func (s *Store) guardedPut(read *link, path, epath, dpath string, token uint64, 
 
 // sessionLink returns the live session link of this Store that carries
 // session id, or fallback if there is none.
-func (s *Store) sessionLink(id int64, fallback *link) *link {
+func (s *store) sessionLink(id int64, fallback *link) *link {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for l := range s.links {
@@ -103,7 +102,7 @@ func (s *Store) sessionLink(id int64, fallback *link) *link {
 // if the node exists, else a create (its missing parents made now). If
 // another writer creates or deletes the node in between, the multi fails
 // with a plain error.
-func (s *Store) dataOp(conn *zk.Conn, dpath string, value []byte) (any, error) {
+func (s *store) dataOp(conn *zk.Conn, dpath string, value []byte) (any, error) {
 	ok, _, err := conn.Exists(dpath)
 	if err != nil {
 		return nil, err

@@ -31,7 +31,7 @@ func (b *syncBuffer) String() string {
 
 // triedAll waits until go-zookeeper has been through every server of the
 // Store's own connection, having logged its failures to connect.
-func triedAll(t *testing.T, s *Store) {
+func triedAll(t *testing.T, s *store) {
 	t.Helper()
 	select {
 	case <-s.read.tried:
@@ -50,7 +50,7 @@ func TestQuietByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	triedAll(t, s)
+	triedAll(t, s.s)
 	s.Close()
 	log.SetOutput(nil)
 	if out := std.String(); out != "" {
@@ -67,7 +67,7 @@ func TestLoggerGetsGoZooKeeperLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	triedAll(t, s)
+	triedAll(t, s.s)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, _ = s.NewSession(ctx, 4*time.Second)

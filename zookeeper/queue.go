@@ -10,36 +10,35 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/zookeeper/internal/names"
 )
-
-var _ backends.Queuer = (*Store)(nil)
 
 // seqDigits is the width of the suffix ZooKeeper appends to a sequential
 // node's name: the parent's child version, as %010d.
 const seqDigits = 10
 
-// QueuePath returns the node under which election's queue entries live:
+// queuePath returns the node under which election's queue entries live:
 // Prefix + "/" + backends.QueueSegment + "/" + the election's node name
-// (see Path). It is a
+// (see leaderPath). It is a
 // persistent node, made when the first entry is, and never deleted, so
 // that its sequence counter never starts again. A session's entry is its
 // child "~" + session ID + "-" + the 10-digit sequence number ZooKeeper
 // appends, an EPHEMERAL_SEQUENTIAL node of that session; its token is the
 // sequence number plus 1. Children not beginning with '~' (queue nodes
 // that older versions nested here, "a/b" under "a") are no entries.
-func (s *Store) QueuePath(election string) string {
-	return s.opts.Prefix + "/" + backends.QueueSegment + "/" + nodeName(election)
+func (s *store) queuePath(election string) string {
+	return s.opts.Prefix + "/" + backends.QueueSegment + "/" + names.Node(election)
 }
 
 // checkedQueuePath returns the election's queue node if it is a valid
 // ZooKeeper path.
-func (s *Store) checkedQueuePath(election string) (string, error) {
-	return checkedName("election", election, s.QueuePath)
+func (s *store) checkedQueuePath(election string) (string, error) {
+	return checkedName("election", election, s.queuePath)
 }
 
 // entryPath returns the node of entry: its name is derived from Owner and
 // Token, as Enqueue made it.
-func (s *Store) entryPath(entry backends.Record) (string, error) {
+func (s *store) entryPath(entry backends.Record) (string, error) {
 	q, err := s.checkedQueuePath(entry.Election)
 	if err != nil {
 		return "", err
@@ -53,7 +52,7 @@ func (s *Store) entryPath(entry backends.Record) (string, error) {
 
 // entryLink returns the entry's node path and the read link to act on it
 // with; a nil link and error for Token 0 (no entry: nothing to do).
-func (s *Store) entryLink(ctx context.Context, what string, entry backends.Record) (string, *link, error) {
+func (s *store) entryLink(ctx context.Context, what string, entry backends.Record) (string, *link, error) {
 	if entry.Token == 0 {
 		return "", nil, nil
 	}
@@ -108,7 +107,7 @@ func parseEntry(name string) (owner string, token uint64, ok bool) {
 // Two concurrent Enqueue calls of one session on one election may both
 // create an entry (the listing and the create are not one transaction):
 // callers should not overlap them.
-func (s *Store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+func (s *store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: enqueue %q", election)
 	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
 	if err != nil {
@@ -169,7 +168,7 @@ func (ss *session) enqueue(qpath string) (uint64, error) {
 // parsed from its name. If there is none, or no queue node, it returns a
 // Record with Token 0. Revision is the highest zxid the connection had
 // received when the listing returned.
-func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
+func (s *store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: queue ahead of %q at token %d", election, token)
 	qpath, err := s.checkedQueuePath(election)
 	if err != nil {
@@ -215,7 +214,7 @@ func (s *Store) Ahead(ctx context.Context, election string, token uint64) (backe
 // or the Store closed). As with Wait, a watch left when ctx ends stays
 // registered until the node goes, which it does with its session at the
 // latest.
-func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
+func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 	what := fmt.Sprintf("zookeeper: queue wait %q at token %d", entry.Election, entry.Token)
 	path, l, err := s.entryLink(ctx, what, entry)
 	if err != nil || l == nil {
@@ -248,7 +247,7 @@ func (s *Store) WaitGone(ctx context.Context, entry backends.Record) error {
 // Dequeue deletes the entry's node (named from its Owner and Token; the
 // name is the session's alone, so any version), on the Store's own
 // connection. A missing node is not an error.
-func (s *Store) Dequeue(ctx context.Context, entry backends.Record) error {
+func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	what := fmt.Sprintf("zookeeper: dequeue %q at token %d", entry.Election, entry.Token)
 	path, l, err := s.entryLink(ctx, what, entry)
 	if err != nil || l == nil {

@@ -13,7 +13,7 @@ import (
 // Get syncs the server it reads from with the leader and reads the
 // election's node, on the Store's own connection. An absent node gives a
 // Record with Token 0; its Revision is the zxid the server had reached.
-func (s *Store) Get(ctx context.Context, election string) (backends.Record, error) {
+func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: get %q", election)
 	path, err := s.checkedPath(election)
 	if err != nil {
@@ -62,7 +62,7 @@ func readNode(l *link, election, path string, sync bool) (backends.Record, error
 // the node's next change or the connection's end. Wait returns an error if
 // go-zookeeper ends the watch (the connection's session expired or the
 // Store closed); the caller should Get again.
-func (s *Store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
+func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: wait %q", known.Election)
 	path, err := s.checkedPath(known.Election)
 	if err != nil {

@@ -38,14 +38,14 @@ func testServers(t *testing.T) ([]string, time.Duration) {
 	return strings.Split(servers, ","), tick
 }
 
-func newStore(t *testing.T, servers []string, opts Options) *Store {
+func newStore(t *testing.T, servers []string, opts Options) *store {
 	t.Helper()
 	opts.ConnOptions = quiet()
-	s, err := New(servers, opts)
+	s, err := open(servers, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Close)
+	t.Cleanup(s.close)
 	return s
 }
 

@@ -23,7 +23,7 @@ import (
 // ErrUnavailable if go-zookeeper could reach none of the servers,
 // ErrPermission if the server refused the credentials (AUTH_FAILED) or
 // they lack those rights (NOAUTH), or ErrCanceled if ctx ended first.
-func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
 	const what = "zookeeper: new session"
 	l, err := dialLink(s.servers, ttl, ttl, s.opts)
 	if err != nil {
@@ -44,7 +44,7 @@ func (s *Store) NewSession(ctx context.Context, ttl time.Duration) (backends.Ses
 // session is a backends.Session: one ZooKeeper session on a link of its
 // own.
 type session struct {
-	s       *Store
+	s       *store
 	l       *link
 	id      int64
 	ttl     time.Duration

@@ -8,12 +8,29 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/zookeeper/internal/names"
 )
 
-// Store is a backends.Store on a ZooKeeper ensemble. It is safe for
-// concurrent use. It owns the connections it opens: its own one for Get
-// and Wait, and one per Session. Close it when done.
+// Store connects package lease to a ZooKeeper ensemble: pass it to
+// lease.New. It is a backends.Store, backends.Queuer and
+// backends.GuardedWriter, whose methods are package lease's to call;
+// application code uses lease's LeaseElector and Leadership. It is safe
+// for concurrent use. It owns the connections it opens: its own one for
+// reads, and one per session. Close it when done.
 type Store struct {
+	driver
+	s *store
+}
+
+// driver is what Store offers package lease.
+type driver interface {
+	backends.Store
+	backends.Queuer
+	backends.GuardedWriter
+}
+
+// store is the driver on ZooKeeper.
+type store struct {
 	servers []string
 	opts    Options
 	read    *link
@@ -26,7 +43,7 @@ type Store struct {
 	wg     sync.WaitGroup     // goroutines started by spawn
 }
 
-var _ backends.Store = (*Store)(nil)
+var _ driver = (*store)(nil)
 
 // New returns a Store on the ensemble whose client addresses ("host:port")
 // are servers. It fails if servers is empty or a host cannot be resolved,
@@ -34,6 +51,15 @@ var _ backends.Store = (*Store)(nil)
 // background and does not wait for a server: an unreachable ensemble shows
 // up as errors from the calls.
 func New(servers []string, opts Options) (*Store, error) {
+	s, err := open(servers, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{driver: s, s: s}, nil
+}
+
+// open is New's driver: the store New wraps.
+func open(servers []string, opts Options) (*store, error) {
 	if len(servers) == 0 {
 		return nil, errors.New("zookeeper: no servers: pass the ensemble's client addresses, e.g. 127.0.0.1:2181")
 	}
@@ -49,7 +75,7 @@ func New(servers []string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper: connect to %v: %w", servers, err)
 	}
-	s := &Store{servers: append([]string(nil), servers...), opts: opts, read: read,
+	s := &store{servers: append([]string(nil), servers...), opts: opts, read: read,
 		authed: make(chan struct{}), links: make(map[*link]struct{})}
 	s.spawn(s.authRead)
 	return s, nil
@@ -57,7 +83,7 @@ func New(servers []string, opts Options) (*Store, error) {
 
 // authRead adds the credentials to the read link, and then, with
 // credentials, warns about an open Prefix (warnOpenPrefix).
-func (s *Store) authRead() {
+func (s *store) authRead() {
 	for _, a := range s.opts.Auth {
 		if err := s.read.conn.AddAuth(a.Scheme, a.Credentials); err != nil {
 			s.authErr = fmt.Errorf("add %s credentials: %w", identity([]Auth{a}), err)
@@ -72,24 +98,24 @@ func (s *Store) authRead() {
 }
 
 // Name returns "zookeeper".
-func (s *Store) Name() string { return "zookeeper" }
+func (s *store) Name() string { return "zookeeper" }
 
 // Limits reports the bounds from Options: TTL between MinTTL and MaxTTL
 // in whole milliseconds, values up to MaxValueSize bytes.
-func (s *Store) Limits() backends.Limits {
+func (s *store) Limits() backends.Limits {
 	return backends.Limits{MinTTL: s.opts.MinTTL, MaxTTL: s.opts.MaxTTL,
 		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}
 }
 
-// Path returns the node path of an election: Prefix + "/" + its node
+// leaderPath returns the node path of an election: Prefix + "/" + its node
 // name, in which '/' and the escape character '%' are escaped so that
 // every election is a child of Prefix and no two nest ("a/b" is node
 // Prefix + "/a%2Fb"; see the package doc, Keys and tokens).
-func (s *Store) Path(election string) string { return s.opts.Prefix + "/" + nodeName(election) }
+func (s *store) leaderPath(election string) string { return s.opts.Prefix + "/" + names.Node(election) }
 
 // checkedPath returns the election's path if it is a valid ZooKeeper path.
-func (s *Store) checkedPath(election string) (string, error) {
-	return checkedName("election", election, s.Path)
+func (s *store) checkedPath(election string) (string, error) {
+	return checkedName("election", election, s.leaderPath)
 }
 
 // checkedName returns path(name) if name is not empty and the path valid.
@@ -105,7 +131,7 @@ func checkedName(what, name string, path func(string) string) (string, error) {
 }
 
 // readLink returns the read link once its credentials are in.
-func (s *Store) readLink(ctx context.Context) (*link, error) {
+func (s *store) readLink(ctx context.Context) (*link, error) {
 	select {
 	case <-s.authed:
 		return s.read, s.authErr
@@ -120,7 +146,10 @@ func (s *Store) readLink(ctx context.Context) (*link, error) {
 // up to a second for the answer to each closeSession, so Close can take
 // that long if a server does not answer. Calls after Close fail. Close is
 // idempotent.
-func (s *Store) Close() {
+func (s *Store) Close() { s.s.close() }
+
+// close is Store.Close.
+func (s *store) close() {
 	s.mu.Lock()
 	already := s.closed
 	s.closed = true
@@ -142,7 +171,7 @@ func (s *Store) Close() {
 }
 
 // addLink registers a session link for Close; it fails once closed.
-func (s *Store) addLink(l *link) bool {
+func (s *store) addLink(l *link) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -153,7 +182,7 @@ func (s *Store) addLink(l *link) bool {
 }
 
 // closeLink closes a session link and forgets it.
-func (s *Store) closeLink(l *link) {
+func (s *store) closeLink(l *link) {
 	l.close()
 	s.mu.Lock()
 	delete(s.links, l)

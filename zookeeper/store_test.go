@@ -101,14 +101,14 @@ func TestLimitsAndPath(t *testing.T) {
 	if got := s.Limits(); got != want {
 		t.Errorf("Limits = %+v, want %+v", got, want)
 	}
-	if got := s.Path("a/b"); got != "/x/y/a%2Fb" {
+	if got := s.leaderPath("a/b"); got != "/x/y/a%2Fb" {
 		t.Errorf("Path = %q, want /x/y/a%%2Fb", got)
 	}
-	if got := s.QueuePath("a/b"); got != "/x/y/~queue/a%2Fb" {
-		t.Errorf("QueuePath = %q, want /x/y/~queue/a%%2Fb", got)
+	if got := s.queuePath("a/b"); got != "/x/y/~queue/a%2Fb" {
+		t.Errorf("queuePath = %q, want /x/y/~queue/a%%2Fb", got)
 	}
-	if got := s.DataPath("k/v"); got != "/x/y/~data/k%2Fv" {
-		t.Errorf("DataPath = %q, want /x/y/~data/k%%2Fv", got)
+	if got := s.dataPath("k/v"); got != "/x/y/~data/k%2Fv" {
+		t.Errorf("dataPath = %q, want /x/y/~data/k%%2Fv", got)
 	}
 	d := newUnreachable(t, Options{MaxTTL: time.Minute})
 	if got := d.Limits(); got.MinTTL != 4*time.Second || got.MaxTTL != time.Minute {
@@ -116,14 +116,14 @@ func TestLimitsAndPath(t *testing.T) {
 	}
 }
 
-func newUnreachable(t *testing.T, opts Options) *Store {
+func newUnreachable(t *testing.T, opts Options) *store {
 	t.Helper()
 	opts.ConnOptions = quiet()
-	s, err := New([]string{unreachable}, opts)
+	s, err := open([]string{unreachable}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Close)
+	t.Cleanup(s.close)
 	return s
 }
 

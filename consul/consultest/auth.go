@@ -12,6 +12,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/consul"
+	"github.com/leasehold/leasehold/internal/keys"
 	"github.com/leasehold/leasehold/lease/leasetest"
 )
 
@@ -102,7 +103,7 @@ func (h *AuthHarness) store(t testing.TB, name string) (backends.Store, func(con
 		t.Fatal(err)
 	}
 	overwrite := func(ctx context.Context, election string, value []byte) error {
-		_, err := c.KV().Put(&api.KVPair{Key: s.Key(election), Value: value, Flags: api.LockFlagValue},
+		_, err := c.KV().Put(&api.KVPair{Key: keys.Leader(consul.DefaultPrefix, election), Value: value, Flags: api.LockFlagValue},
 			(&api.WriteOptions{}).WithContext(ctx))
 		var st api.StatusError
 		if errors.As(err, &st) && st.Code == http.StatusForbidden {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/keys"
 	"github.com/leasehold/leasehold/lease/leasetest"
 )
 
@@ -105,7 +106,7 @@ func (h *AuthHarness) store(t testing.TB, user string) (backends.Store, func(con
 		t.Fatal(err)
 	}
 	overwrite := func(ctx context.Context, election string, value []byte) error {
-		_, err := c.Put(ctx, s.Key(election), string(value))
+		_, err := c.Put(ctx, keys.Leader(etcd.DefaultPrefix, election), string(value))
 		if errors.Is(rpctypes.Error(err), rpctypes.ErrPermissionDenied) || errors.Is(rpctypes.Error(err), rpctypes.ErrUserEmpty) {
 			return fmt.Errorf("etcd put as %q: %w: %w", user, backends.ErrPermission, err)
 		}

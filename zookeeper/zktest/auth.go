@@ -12,6 +12,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/lease/leasetest"
 	"github.com/leasehold/leasehold/zookeeper"
+	"github.com/leasehold/leasehold/zookeeper/internal/names"
 )
 
 // AuthHarness is a leasetest.AuthHarness on the ZooKeeper ensemble at
@@ -86,9 +87,10 @@ func (h *AuthHarness) store(t testing.TB, auth []zookeeper.Auth, acl []zk.ACL) (
 	t.Cleanup(s.Close)
 	c := h.dial(t, auth)
 	overwrite := func(ctx context.Context, election string, value []byte) error {
-		_, err := c.Set(s.Path(election), value, -1)
+		path := zookeeper.DefaultPrefix + "/" + names.Node(election) // the leader node (see package zookeeper)
+		_, err := c.Set(path, value, -1)
 		if errors.Is(err, zk.ErrNoAuth) || errors.Is(err, zk.ErrAuthFailed) {
-			return fmt.Errorf("zookeeper setData of %s: %w: %w", s.Path(election), backends.ErrPermission, err)
+			return fmt.Errorf("zookeeper setData of %s: %w: %w", path, backends.ErrPermission, err)
 		}
 		return err
 	}

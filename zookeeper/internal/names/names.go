@@ -1,4 +1,7 @@
-package zookeeper
+// Package names maps election names and data keys to ZooKeeper node names
+// and back: the one home of the zookeeper adapter's escaping, shared with
+// its test harness.
+package names
 
 import (
 	"errors"
@@ -12,15 +15,15 @@ const escapeByte = '%'
 
 const upperHex = "0123456789ABCDEF"
 
-// nodeName maps a name (an election or a data key) to one ZooKeeper path
+// Node maps a name (an election or a data key) to one ZooKeeper path
 // segment, so that no two names nest: '/' and every byte other than
 // ASCII letters, digits, '.', '_' and '-' become '%' and the byte in two
 // upper-case hex digits ("a/b" is "a%2Fb", "%" is "%25"), and the names
 // "." and ".." have their dots escaped too ("%2E", "%2E%2E"), which
 // ZooKeeper would refuse as segments. A name without '/' that
 // backends.ValidateElection accepts is its own node name. The mapping is
-// injective and reversed by electionOf. name must not be empty.
-func nodeName(name string) string {
+// injective and reversed by Election. name must not be empty.
+func Node(name string) string {
 	if name == "." || name == ".." {
 		return strings.Repeat("%2E", len(name))
 	}
@@ -44,11 +47,11 @@ func plainByte(c byte) bool {
 		c == '.' || c == '_' || c == '-'
 }
 
-// electionOf reverses nodeName. It fails on a segment nodeName does not
+// Election reverses Node. It fails on a segment Node does not
 // produce (an unescaped byte that needs escaping, a lower-case or short
 // escape, an escaped byte that needs none), so that every name has exactly
 // one node name.
-func electionOf(seg string) (string, error) {
+func Election(seg string) (string, error) {
 	if seg == "" {
 		return "", errors.New("empty node name")
 	}
@@ -70,7 +73,7 @@ func electionOf(seg string) (string, error) {
 		i += 2
 	}
 	name := b.String()
-	if nodeName(name) != seg {
+	if Node(name) != seg {
 		return "", fmt.Errorf("node name %q is not the canonical escape of %q", seg, name)
 	}
 	return name, nil

@@ -1,0 +1,24 @@
+// Package keys is the one home of the key layout that the etcd and Consul
+// adapters share under their prefix: the leader keys, the guarded data
+// (backends.DataSegment) and the queue entries (backends.QueueSegment).
+// The adapters build their keys with it, and the project's test harnesses
+// reach a store's raw keys through it.
+package keys
+
+import "github.com/leasehold/leasehold/backends"
+
+// Leader returns the leader key of election under prefix: prefix +
+// election.
+func Leader(prefix, election string) string { return prefix + election }
+
+// Data returns the key at which a guarded write keeps key under prefix:
+// prefix + backends.DataSegment + "/" + key.
+func Data(prefix, key string) string { return prefix + backends.DataSegment + "/" + key }
+
+// Queue returns the prefix of election's queue entries under prefix:
+// prefix + backends.QueueSegment + "/" + election + "/~". An entry is that
+// prefix + its session's ID. No election name segment begins with '~', so
+// the entries of election "a/b" are not under the prefix of "a".
+func Queue(prefix, election string) string {
+	return prefix + backends.QueueSegment + "/" + election + "/~"
+}

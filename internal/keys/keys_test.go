@@ -1,0 +1,24 @@
+package keys_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/leasehold/leasehold/internal/keys"
+)
+
+func TestLayout(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{keys.Leader("/p/", "a/b"), "/p/a/b"},
+		{keys.Data("/p/", "cfg"), "/p/~data/cfg"},
+		{keys.Queue("/p/", "a/b"), "/p/~queue/a/b/~"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+	// The entries of "a/b" are not under the queue prefix of "a".
+	if strings.HasPrefix(keys.Queue("/p/", "a/b")+"s1", keys.Queue("/p/", "a")) {
+		t.Error("queue of a/b nests under queue of a")
+	}
+}
