@@ -87,7 +87,7 @@ func render(os []outcome, pic string) string {
 	b.WriteString("healed after 1.5×TTL. \"(3 nodes)\" rows ran on\n")
 	b.WriteString("a 3-node cluster, each candidate reaching every node; in the soak (`make soak`) every kind rotates\n")
 	b.WriteString("there, one cycle after another; the default run puts the client-side kinds on a single node. The\n")
-	b.WriteString("history checker (package `history`) judges the merged histories: (a) tokens increase, (b) no\n")
+	b.WriteString("history checker (package `integration/history`) judges the merged histories: (a) tokens increase, (b) no\n")
 	b.WriteString("overlap beyond the drift allowance, (c) no stale write accepted by a `fencing.Guard` or a guarded\n")
 	b.WriteString("store write, (d) a leader within TTL + renew interval + the store's recovery time after each heal\n")
 	b.WriteString("(for store faults, plus the store's own recovery from the fault), (e) no write sent by a leader,\n")
