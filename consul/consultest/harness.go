@@ -22,7 +22,7 @@ import (
 
 // Harness is a backendtest.Harness on the Consul agent whose HTTP API is
 // at Addr (host:port). Every Store it makes reaches the agent through a
-// loopback proxy of its own, which the sever function cuts. Its methods
+// loopback proxy of its own (a backendtest.Link), which the sever function cuts. Its methods
 // may be called from several tests at once.
 type Harness struct {
 	// Addr is the agent's HTTP address, host:port, on loopback.
@@ -58,22 +58,27 @@ func (h *Harness) client(t testing.TB, addr string) *api.Client {
 	return c
 }
 
-// NewStore returns a Store whose client reaches the agent through a proxy
-// of its own. sever cuts the proxy's connections and refuses new ones, as
-// a crash would: the Store's calls fail and its sessions are left to
-// expire by TTL, not destroyed. The proxy closes when t ends.
+// NewStore returns a Store whose client reaches the agent through a Link
+// of its own (see Connect); sever severs the Link.
 func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 	t.Helper()
-	p, err := listen(h.Addr)
-	if err != nil {
-		t.Fatalf("consultest: proxy to %s: %v", h.Addr, err)
-	}
-	t.Cleanup(p.Close)
-	s, err := consul.New(h.client(t, p.Addr()), consul.Options{})
+	s, l := h.Connect(t)
+	return s, l.Sever
+}
+
+// Connect returns a Store whose client reaches the agent through a Link of
+// its own, closed when t ends. Severing the Link cuts its connections and
+// refuses new ones, as a crash would: the Store's calls fail and its
+// sessions are left to expire by TTL, not destroyed. Healing it lets the
+// Store's calls through again.
+func (h *Harness) Connect(t testing.TB) (backends.Store, *backendtest.Link) {
+	t.Helper()
+	l := backendtest.NewLink(t, []string{h.Addr}, backendtest.ProxyOptions{})
+	s, err := consul.New(h.client(t, l.Addrs()[0]), consul.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, p.Sever
+	return s, l
 }
 
 // ExpireSession destroys the session through a separate client, which is

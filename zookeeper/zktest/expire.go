@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
+	"time"
 
 	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
@@ -53,4 +55,14 @@ func closeSessionAt(ctx context.Context, server string, tc *tls.Config, id int64
 		err = fmt.Errorf("%s: close session: ZooKeeper error code %d", server, h.Err)
 	}
 	return err
+}
+
+// dial connects to addr, over TLS with tc if it is not nil, within 5 s.
+func dial(ctx context.Context, addr string, tc *tls.Config) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if tc != nil {
+		return (&tls.Dialer{Config: tc}).DialContext(ctx, "tcp", addr)
+	}
+	return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 }

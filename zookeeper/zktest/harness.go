@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"testing"
@@ -25,6 +26,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/zookeeper"
+	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
 
 // Harness is a backendtest.Harness on the ZooKeeper ensemble at Servers.
@@ -50,34 +52,28 @@ var (
 	_ backendtest.ExpiryGracer = (*Harness)(nil)
 )
 
-// NewStore returns a Store whose connections go through proxies of its
-// own, closed with the Store when t ends. sever closes the proxies and
-// every connection through them: the Store's calls fail from then on and
-// its sessions are left to expire on the servers, as after a crash.
+// NewStore returns a Store whose connections go through a Link of its
+// own (see Connect); sever severs the Link.
 func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 	t.Helper()
-	var proxies []*proxy
-	var addrs []string
-	for _, srv := range h.Servers {
-		p, err := startProxy(srv, h.remember, h.proxyTLS())
-		if err != nil {
-			t.Fatalf("zktest: proxy to %s: %v", srv, err)
-		}
-		proxies = append(proxies, p)
-		addrs = append(addrs, p.Addr())
-	}
-	sever := func() {
-		for _, p := range proxies {
-			p.Close()
-		}
-	}
-	s, err := zookeeper.New(addrs, h.Options())
+	s, l := h.Connect(t)
+	return s, l.Sever
+}
+
+// Connect returns a Store whose connections go through a Link of its own,
+// closed with the Store when t ends. Severing the Link cuts every
+// connection through it: the Store's calls fail from then on and its
+// sessions are left to expire on the servers, as after a crash. Healing
+// it lets the Store reconnect.
+func (h *Harness) Connect(t testing.TB) (backends.Store, *backendtest.Link) {
+	t.Helper()
+	l := backendtest.NewLink(t, h.Servers, h.proxyOptions())
+	s, err := zookeeper.New(l.Addrs(), h.Options())
 	if err != nil {
-		sever()
 		t.Fatalf("zktest: %v", err)
 	}
-	t.Cleanup(func() { s.Close(); sever() })
-	return s, sever
+	t.Cleanup(s.Close)
+	return s, l
 }
 
 // Options returns the store options the harness uses: TickTime, and
@@ -100,11 +96,28 @@ func (h *Harness) clientTLS() *tls.Config {
 	return h.TLS.Client
 }
 
-func (h *Harness) proxyTLS() proxyTLS {
-	if h.TLS == nil {
-		return proxyTLS{}
+// proxyOptions are the Links' options: with TLS, the proxies serve the
+// Stores with TLS.Server and dial the servers with TLS.Client, so that
+// they can read each session's password from its connect response.
+func (h *Harness) proxyOptions() backendtest.ProxyOptions {
+	o := backendtest.ProxyOptions{FirstReply: h.readSession}
+	if h.TLS != nil {
+		o.ListenTLS, o.DialTLS = h.TLS.Server, h.TLS.Client
 	}
-	return proxyTLS{Server: h.TLS.Server, Client: h.TLS.Client}
+	return o
+}
+
+// readSession reads a server's connect response and records the session's
+// password.
+func (h *Harness) readSession(r io.Reader) ([]byte, error) {
+	frame, err := wire.ReadFrame(r)
+	if err != nil {
+		return nil, err
+	}
+	if c, err := wire.ParseConnectResponse(frame); err == nil && c.SessionID != 0 {
+		h.remember(c.SessionID, c.Password)
+	}
+	return frame, nil
 }
 
 // ExpireSession ends the session with the given ID (hex, as Session.ID

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"io"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
 
@@ -44,25 +44,17 @@ func connectResponse(id int64, pw []byte) []byte {
 	return append(b, pw...)
 }
 
-// TestProxyLearnsSessionAndSevers: the proxy forwards both ways, reports
-// the session of the connect response, and its Close cuts the client off.
-func TestProxyLearnsSessionAndSevers(t *testing.T) {
+// TestLinkLearnsSession: a Link of the harness forwards both ways and
+// records the session of the connect response it forwards.
+func TestLinkLearnsSession(t *testing.T) {
 	pw := []byte("0123456789abcdef")
 	addr := fakeServer(t, func(c net.Conn) {
 		_, _ = c.Write(connectResponse(0x42, pw))
 		_, _ = io.Copy(c, c) // echo
 	})
-	got := make(chan []byte, 1)
-	p, err := startProxy(addr, func(id int64, password []byte) {
-		if id == 0x42 {
-			got <- password
-		}
-	}, proxyTLS{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	c, err := net.Dial("tcp", p.Addr())
+	h := &Harness{}
+	l := backendtest.NewLink(t, []string{addr}, h.proxyOptions())
+	c, err := net.Dial("tcp", l.Addrs()[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,13 +62,11 @@ func TestProxyLearnsSessionAndSevers(t *testing.T) {
 	if _, err := wire.ReadFrame(c); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case password := <-got:
-		if !bytes.Equal(password, pw) {
-			t.Fatalf("password %q, want %q", password, pw)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the proxy did not report the session")
+	h.mu.Lock()
+	password := h.passwords[0x42]
+	h.mu.Unlock()
+	if !bytes.Equal(password, pw) {
+		t.Fatalf("password %q, want %q", password, pw)
 	}
 	if _, err := c.Write([]byte("ping")); err != nil {
 		t.Fatal(err)
@@ -84,11 +74,6 @@ func TestProxyLearnsSessionAndSevers(t *testing.T) {
 	echo := make([]byte, 4)
 	if _, err := io.ReadFull(c, echo); err != nil || string(echo) != "ping" {
 		t.Fatalf("echo %q, %v", echo, err)
-	}
-	p.Close()
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if n, err := c.Read(echo); !errors.Is(err, io.EOF) {
-		t.Fatalf("read after the proxy closed: %d bytes, %v; want EOF", n, err)
 	}
 }
 
