@@ -8,13 +8,17 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
@@ -59,6 +63,41 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 		t.Fatal(err)
 	}
 	return s, func() { c.Close() }
+}
+
+// Connect returns a Store on a client of its own that reaches the cluster
+// through a Link of its own, closed when t ends. Severing the Link cuts the
+// client's connections and refuses new ones, as a network cut would: the
+// Store's calls fail and its leases are left to expire by TTL, not
+// revoked. Healing it lets the client reconnect, within 1 s.
+func (h *Harness) Connect(t testing.TB) (backends.Store, *backendtest.Link) {
+	t.Helper()
+	var hosts []string
+	for _, ep := range h.Endpoints {
+		u, err := url.Parse(ep)
+		if err != nil || u.Host == "" {
+			t.Fatalf("etcdtest: endpoint %q is not a URL: %v", ep, err)
+		}
+		hosts = append(hosts, u.Host)
+	}
+	l := backendtest.NewLink(t, hosts, backendtest.ProxyOptions{})
+	cfg := h.config()
+	cfg.Endpoints = nil
+	for i, a := range l.Addrs() {
+		cfg.Endpoints = append(cfg.Endpoints, strings.Replace(h.Endpoints[i], hosts[i], a, 1))
+	}
+	cfg.DialOptions = []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+		Backoff: backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, MaxDelay: time.Second}})}
+	c, err := clientv3.New(cfg)
+	if err != nil {
+		t.Fatalf("etcd client for %v: %v", cfg.Endpoints, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := etcd.New(c, etcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, l
 }
 
 // ExpireSession revokes the lease with the given ID through a separate
