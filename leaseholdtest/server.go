@@ -107,7 +107,11 @@ func (s *Server) ExpireSession(t testing.TB, id string) {
 // LeaderInfo whose HasLeader is false.
 func (s *Server) Leader(t testing.TB, election string) lease.LeaderInfo {
 	t.Helper()
-	s.once.Do(func() { s.obs, s.err = lease.New(s.Store, lease.Options{}) })
+	s.once.Do(func() { // an observer: it never opens a session, but its TTL must be valid
+		lim := s.Store.Limits()
+		ttl := min(max(lease.DefaultTTL, lim.MinTTL), lim.MaxTTL)
+		s.obs, s.err = lease.New(s.Store, lease.Options{TTL: ttl})
+	})
 	if s.err != nil {
 		t.Fatalf("leaseholdtest: %v", s.err)
 	}

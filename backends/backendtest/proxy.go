@@ -140,6 +140,14 @@ func (p *Proxy) forward(c net.Conn) {
 	if !p.track(up) {
 		return
 	}
+	done := make(chan struct{})
+	go func() { // the client speaks first on some protocols (ZooKeeper)
+		defer close(done)
+		_, _ = io.Copy(up, c)
+		_ = up.Close()
+	}()
+	defer func() { <-done }()
+	defer c.Close()
 	if p.opts.FirstReply != nil {
 		b, err := p.opts.FirstReply(up)
 		if err != nil {
@@ -149,15 +157,7 @@ func (p *Proxy) forward(c net.Conn) {
 			return
 		}
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = io.Copy(up, c)
-		_ = up.Close()
-	}()
 	_, _ = io.Copy(c, up)
-	_ = c.Close()
-	<-done
 }
 
 // dial connects to addr, over TLS with tc if it is not nil, within 5 s.

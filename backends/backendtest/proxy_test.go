@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -76,13 +77,12 @@ func TestProxySeverHeal(t *testing.T) {
 }
 
 // TestProxyFirstReply: the target's first message reaches the client as
-// FirstReply rewrote it.
+// FirstReply rewrote it, also when the client speaks first.
 func TestProxyFirstReply(t *testing.T) {
-	addr := echoServer(t)
-	// The echo server's first message is the client's own "ping"; the
-	// proxy answers "hi" before it.
-	p, err := StartProxy(addr, ProxyOptions{FirstReply: func(r io.Reader) ([]byte, error) {
-		return []byte("hi"), nil
+	p, err := StartProxy(echoServer(t), ProxyOptions{FirstReply: func(r io.Reader) ([]byte, error) {
+		b := make([]byte, 4)
+		_, err := io.ReadFull(r, b)
+		return bytes.ToUpper(b), err
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -94,9 +94,12 @@ func TestProxyFirstReply(t *testing.T) {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-	b := make([]byte, 2)
-	if _, err := io.ReadFull(c, b); err != nil || string(b) != "hi" {
-		t.Fatalf("first reply %q, %v; want hi", b, err)
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 4)
+	if _, err := io.ReadFull(c, b); err != nil || string(b) != "PING" {
+		t.Fatalf("first reply %q, %v; want PING", b, err)
 	}
 }
 
