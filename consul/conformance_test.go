@@ -7,9 +7,9 @@ import (
 
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/consul/consultest"
-	"github.com/leasehold/leasehold/integration/stores"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/lease/leasetest"
+	"github.com/leasehold/leasehold/leaseholdtest"
 )
 
 // agentEnv names the variable holding the HTTP address of the Consul agent
@@ -17,9 +17,9 @@ import (
 const agentEnv = "LEASEHOLD_CONSUL_ADDR"
 
 // harness returns a harness on the agent named by agentEnv. Without that
-// variable it starts a dev agent in a container (see package
-// integration/stores), which skips the test where Docker or the image is
-// missing, or fails it when CI=true. The agent must allow more than 200
+// variable it starts a dev agent in a container through
+// leaseholdtest.Container, which skips the test where Docker or the image
+// is missing, or fails it when CI=true. The agent must allow more than 200
 // connections per client (limits.http_max_conns_per_client): every waiting
 // or held election holds one blocking query.
 func harness(t *testing.T) *consultest.Harness {
@@ -27,7 +27,7 @@ func harness(t *testing.T) *consultest.Harness {
 	if addr := os.Getenv(agentEnv); addr != "" {
 		return &consultest.Harness{Addr: addr}
 	}
-	return &consultest.Harness{Addr: stores.Consul(t, 1)[0]}
+	return &consultest.Harness{Addr: leaseholdtest.Container(t, "consul", leaseholdtest.ContainerOptions{}).Endpoints[0]}
 }
 
 // TestAgent runs the suites and the Consul-specific tests on one agent.

@@ -8,19 +8,21 @@ import (
 
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/leaseholdtest"
 	"github.com/leasehold/leasehold/zookeeper/zktest"
 )
 
 // harness returns a harness on the servers in LEASEHOLD_ZK_SERVERS
 // (comma-separated "host:port") whose tickTime is LEASEHOLD_ZK_TICKTIME (a
 // Go duration, default 2s). Without that variable it starts a one-server
-// ensemble in a container (see package integration/stores), which skips
-// the test where Docker or the image is missing, or fails it when CI=true.
+// ensemble in a container through leaseholdtest.Container, which skips the
+// test where Docker or the image is missing, or fails it when CI=true.
 func harness(t *testing.T) *zktest.Harness {
 	t.Helper()
 	servers := os.Getenv("LEASEHOLD_ZK_SERVERS")
 	if servers == "" {
-		return &zktest.Harness{Servers: stores.ZooKeeper(t, 1), TickTime: stores.ZooKeeperTick}
+		srv := leaseholdtest.Container(t, "zookeeper", leaseholdtest.ContainerOptions{})
+		return &zktest.Harness{Servers: srv.Endpoints, TickTime: stores.ZooKeeperTick}
 	}
 	tick := 2 * time.Second
 	if v := os.Getenv("LEASEHOLD_ZK_TICKTIME"); v != "" {

@@ -12,24 +12,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasehold/leasehold/internal/embedetcd"
+	"github.com/leasehold/leasehold/leaseholdtest"
 )
 
 // TestLeaderOnlyCron: two hosts run the scheduler under leasehold; the
 // leader's leasehold is SIGKILLed; the job log shows the successor's token
 // taking over and never an older token after a newer one.
 func TestLeaderOnlyCron(t *testing.T) {
-	srv, err := embedetcd.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := leaseholdtest.Etcd(t)
 	bin := filepath.Join(t.TempDir(), "leasehold")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/leasehold/leasehold/cmd/leasehold").CombinedOutput(); err != nil {
 		t.Fatalf("build leasehold: %v\n%s", err, out)
 	}
 	joblog := filepath.Join(t.TempDir(), "job.log")
-	store := "etcd://" + strings.TrimPrefix(srv.Endpoint, "http://") + "/cron"
+	store := "etcd://" + strings.TrimPrefix(srv.Endpoints[0], "http://") + "/cron"
 	host := func(name string) *exec.Cmd {
 		c := exec.Command(bin, "run", "--store", store, "--election", "cron/nightly", "--ttl", "2s",
 			"--identity", name, "--", "./scheduler.sh")
