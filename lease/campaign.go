@@ -8,6 +8,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/fencing"
+	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
 // campaign is a Campaign call waiting for its outcome.
@@ -124,7 +125,7 @@ func (e *LeaseElector) ended(name string, l *Leadership, cause error) {
 	e.opts.Metrics.Leading(name, false)
 	e.opts.Metrics.Lost(name, reason)
 	lvl := slog.LevelInfo
-	if permanent(cause) {
+	if core.Permanent(cause) {
 		lvl = slog.LevelError
 	}
 	e.log.Log(e.ctx, lvl, "leadership lost", "election", name, "token", l.Token,
@@ -138,7 +139,7 @@ func (e *LeaseElector) released(name string, err error) {
 		c.finish(nil, fmt.Errorf("lease: campaign %q: %w", name, err))
 	}
 	var rerr error // for resigns: nil, or why the store refused the delete
-	if permanent(err) {
+	if core.Permanent(err) {
 		e.log.Error("election refused by the store", "election", name, "err", err)
 		rerr = fmt.Errorf("lease: resign %q: %w", name, err)
 	}

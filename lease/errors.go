@@ -4,7 +4,6 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
@@ -35,14 +34,10 @@ var (
 	ErrResigned = core.ErrResigned
 )
 
-// permanent reports whether err is a store error no retry can cure (it
-// wraps backends.ErrPermission): the elector fails the call at once.
-func permanent(err error) bool { return errors.Is(err, backends.ErrPermission) }
-
 // levelOf is the level at which a failed store call is logged: error for
 // a permanent one, which ends what it hit, warn for one that is retried.
 func levelOf(err error) slog.Level {
-	if permanent(err) {
+	if core.Permanent(err) {
 		return slog.LevelError
 	}
 	return slog.LevelWarn

@@ -8,6 +8,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/fencing"
+	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
 // LeaderInfo describes an election's leader as an observer saw it.
@@ -103,7 +104,7 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 		case errors.Is(err, backends.ErrCompacted):
 			known.Revision = 0
 			continue
-		case permanent(err):
+		case core.Permanent(err):
 			e.log.Error("observe refused by the store", "election", election, "err", err)
 			e.send(ctx, ch, LeaderInfo{Election: election, Err: fmt.Errorf("lease: observe %q: %w", election, err)})
 			return

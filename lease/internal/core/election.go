@@ -76,7 +76,7 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		m.wait(name, e)
 	case e.canceled:
 		m.forget(name, ErrCanceled)
-	case permanent(err):
+	case Permanent(err):
 		m.forget(name, err)
 	case errors.Is(err, backends.ErrKeyExists):
 		e.phase, e.known = waiting, rec
@@ -99,9 +99,9 @@ func (m *Machine) Observed(now time.Time, name string, op uint64, rec backends.R
 	case errors.Is(err, backends.ErrCompacted):
 		e.known = backends.Record{}
 		m.wait(name, e)
-	case permanent(err) && e.phase == leading:
+	case Permanent(err) && e.phase == leading:
 		m.resign(name, e, err)
-	case permanent(err):
+	case Permanent(err):
 		m.forget(name, err)
 	case err != nil:
 		e.lastErr = err
@@ -126,7 +126,7 @@ func (m *Machine) Deleted(now time.Time, name string, op uint64, err error) {
 	case e == nil:
 	case err == nil, errors.Is(err, backends.ErrNotFound), errors.Is(err, backends.ErrSessionExpired):
 		m.forget(name, nil)
-	case permanent(err):
+	case Permanent(err):
 		m.forget(name, err)
 	default:
 		e.lastErr = err

@@ -171,8 +171,10 @@ func (m *Machine) LastErr(name string) error {
 	return nil
 }
 
-// permanent reports whether err is one no retry can cure.
-func permanent(err error) bool { return errors.Is(err, backends.ErrPermission) }
+// Permanent reports whether err is a store error no retry can cure (it
+// wraps backends.ErrPermission): what it hit ends at once. Package lease
+// asks it too, so that one rule decides.
+func Permanent(err error) bool { return errors.Is(err, backends.ErrPermission) }
 
 func (m *Machine) op() uint64 {
 	m.nextOp++

@@ -70,7 +70,7 @@ func (m *Machine) SessionFailed(now time.Time, epoch uint64, err error) {
 		return
 	}
 	m.sess = session{epoch: epoch, retryAt: now.Add(m.cfg.retryWait())}
-	if permanent(err) {
+	if Permanent(err) {
 		m.sessionDenied(fmt.Errorf("create session: %w", err))
 		return
 	}
@@ -106,7 +106,7 @@ func (m *Machine) RenewFailed(now time.Time, epoch uint64, err error) {
 		return
 	}
 	m.sess.renewing = false
-	if errors.Is(err, backends.ErrSessionExpired) || permanent(err) {
+	if errors.Is(err, backends.ErrSessionExpired) || Permanent(err) {
 		m.sessionLost(now, err)
 		return
 	}
