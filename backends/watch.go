@@ -1,0 +1,66 @@
+package backends
+
+// Watcher is an optional interface of a Store, found by type assertion: one
+// watch over many elections. Through it an elector that holds or waits for
+// M elections keeps one stream to the store (etcd: one watch on the
+// adapter's prefix; ZooKeeper: the watches of one connection, delivered to
+// one callback; Consul: one blocking query on the prefix) and no goroutine
+// or connection per election. Without it, package lease calls Store.Wait
+// and Queuer.WaitGone, one goroutine each.
+//
+// A WatchSet answers each request once, through the deliver function given
+// to Watch, and then forgets it. Requests are keyed by election: each
+// election has at most one request at a time, and a new request for it
+// replaces the old. A request carries a Tag of the caller's choosing that
+// its Change echoes, so that the caller can tell the answer to a replaced
+// request from the answer to its current one.
+type Watcher interface {
+	// Watch starts a WatchSet whose answers go to deliver. deliver is
+	// called from the set's own goroutine, one Change at a time, with no
+	// lock of the set held: it may block (the set then waits), and it may
+	// call the set's methods. Watch does no I/O; the set's stream starts
+	// with its first request.
+	Watch(deliver func(Change)) WatchSet
+}
+
+// WatchSet is a set of watch requests over one stream; see Watcher. Its
+// methods do not block on I/O or on deliver, and are safe for concurrent
+// use.
+type WatchSet interface {
+	// Wait asks for the first state of known.Election's leader key that
+	// differs from known, with Store.Wait's meaning: a change made after
+	// known.Revision and before the request is answered at once (after a
+	// read, if the set's stream cannot tell), and a change must be
+	// answered within a round trip of it, not on a polling period.
+	Wait(tag uint64, known Record)
+
+	// WaitGone asks to be told when a queue entry (Queuer) no longer
+	// exists, with Queuer.WaitGone's meaning: answered at once if it is
+	// already gone, within a round trip of its deletion otherwise, and
+	// possibly early (the caller looks again with Queuer.Ahead).
+	WaitGone(tag uint64, entry Record)
+
+	// Stop withdraws election's request, if any. An answer already on its
+	// way may still be delivered; its Tag tells it apart.
+	Stop(election string)
+
+	// Close stops the stream and every request. No Change is delivered
+	// after Close returns, and no request is accepted.
+	Close() error
+}
+
+// Change is a WatchSet's answer to one request.
+type Change struct {
+	// Election and Tag are those of the request answered.
+	Election string
+	Tag      uint64
+	// Record is, for Wait, the new state of the leader key, as Store.Wait
+	// returns it; for WaitGone, the entry that is gone.
+	Record Record
+	// Err is nil, or says why the request ended without an answer, with
+	// the classes of errors.go: ErrCompacted (the caller reads again and
+	// asks again), ErrUnavailable (the stream broke; the set restarts it
+	// for the requests made after), ErrPermission. The request is
+	// forgotten either way.
+	Err error
+}
