@@ -12,8 +12,9 @@ import (
 
 // RunConformanceTests runs the contract of backends.Store and
 // backends.Session against the store h connects to, and that of
-// backends.GuardedWriter if the store implements it (the GuardedPut test
-// skips, naming the store, if it does not).
+// backends.GuardedWriter, backends.Queuer and backends.Watcher if the
+// store implements them (the GuardedPut, Queue and WatchSet tests skip,
+// naming the store, if it does not).
 func RunConformanceTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
 		"GetAbsent":             testGetAbsent,
@@ -35,6 +36,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"NameSpace":             func(t *testing.T, h Harness) { testNameSpace(t, h, false) },
 		"NameSpaceQueue":        func(t *testing.T, h Harness) { testNameSpace(t, h, true) },
 		"Queue":                 runQueueTests,
+		"WatchSet":              runWatchSetTests,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
