@@ -13,6 +13,9 @@ import (
 var harness *etcdtest.Harness
 
 func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(serveChild())
+	}
 	srv, err := embedetcd.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "embedded etcd:", err)

@@ -40,7 +40,9 @@ func (w *watchSet) prepare() {
 	if !w.reading && len(w.toRead) > 0 {
 		n := min(len(w.toRead), readBatch)
 		batch := w.toRead[:n:n]
-		w.toRead = w.toRead[n:]
+		if w.toRead = w.toRead[n:]; len(w.toRead) == 0 {
+			w.toRead = nil // let the array go
+		}
 		w.reading = true
 		go w.read(batch)
 	}

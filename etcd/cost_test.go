@@ -1,0 +1,215 @@
+package etcd_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/embedetcd"
+)
+
+// childEnv, when set, makes the test binary serve an embedded etcd
+// instead of running tests (see serveChild).
+const childEnv = "LEASEHOLD_ETCD_COST_SERVER"
+
+// BenchmarkWaitingCost reports what M elections waiting on one client cost
+// the client's process: Go heap in B/election and goroutines per
+// election, measured after a GC once every request is in place. WatchSet
+// makes M requests on one set; StoreWait makes M Store.Wait calls, one
+// goroutine each, as package lease does without a set. The server runs in
+// a child process, so its heap and goroutines are not counted. Run with
+// -benchtime=1x: each iteration is one measurement, and the figures are
+// their mean.
+func BenchmarkWaitingCost(b *testing.B) {
+	ep := childServer(b)
+	for _, m := range []int{1, 100, 10_000} {
+		b.Run(fmt.Sprintf("WatchSet/M=%d", m), func(b *testing.B) { costOf(b, ep, m, waitSet) })
+		b.Run(fmt.Sprintf("StoreWait/M=%d", m), func(b *testing.B) { costOf(b, ep, m, waitEach) })
+	}
+}
+
+// waiter starts m waits on s for els, absent at known's revision, and
+// returns once every one is in place, with a function that ends them.
+type waiter func(b *testing.B, s backends.Store, els []string, known backends.Record, ranges *counter) (stop func())
+
+func costOf(b *testing.B, ep string, m int, start waiter) {
+	var heap, gor float64
+	for i := range b.N {
+		h, g := measure(b, ep, m, i, start)
+		heap, gor = heap+h/float64(b.N), gor+g/float64(b.N)
+	}
+	b.ReportMetric(heap, "B/election")
+	b.ReportMetric(gor, "goroutines/election")
+}
+
+// measure returns the heap and goroutines per election that start adds,
+// on a fresh client and prefix.
+func measure(b *testing.B, ep string, m, run int, start waiter) (heap, goroutines float64) {
+	ranges := &counter{}
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(ranges.intercept)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	prefix := fmt.Sprintf("/cost/%s/%d/", b.Name(), run)
+	s, err := etcd.New(c, etcd.Options{Prefix: prefix})
+	if err != nil {
+		b.Fatal(err)
+	}
+	els := make([]string, m)
+	for i := range els {
+		els[i] = fmt.Sprintf("e%d", i)
+	}
+	known, err := s.Get(context.Background(), "sentinel")
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The store moves past known: each wait reads once, as in an elector
+	// whose record is a little behind.
+	if _, err := c.Put(context.Background(), prefix+"sentinel", "x"); err != nil {
+		b.Fatal(err)
+	}
+	h0, g0 := snapshot()
+	stop := start(b, s, els, known, ranges)
+	h1, g1 := snapshot()
+	stop()
+	return float64(int64(h1)-int64(h0)) / float64(m), float64(g1-g0) / float64(m)
+}
+
+// waitSet makes one request per election on one set, then one for the
+// sentinel, which has changed: reads are made in order, so its answer
+// says every request before it is covered.
+func waitSet(b *testing.B, s backends.Store, els []string, known backends.Record, _ *counter) func() {
+	ready := make(chan backends.Change, 1)
+	set := s.(backends.Watcher).Watch(func(c backends.Change) {
+		if c.Election == "sentinel" {
+			ready <- c
+		}
+	})
+	for i, el := range els {
+		set.Wait(uint64(i), backends.Record{Election: el, Revision: known.Revision})
+	}
+	set.Wait(0, known)
+	awaitReady(b, ready)
+	return func() { _ = set.Close() }
+}
+
+// waitEach calls Store.Wait once per election, each in its goroutine; a
+// Wait reads after its watch is created, so when every read is done every
+// Wait is watching.
+func waitEach(b *testing.B, s backends.Store, els []string, known backends.Record, ranges *counter) func() {
+	ready := ranges.at(int64(len(els)))
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, el := range els {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = s.Wait(ctx, backends.Record{Election: el, Revision: known.Revision})
+		}()
+	}
+	awaitReady(b, ready)
+	return func() { cancel(); wg.Wait() }
+}
+
+func awaitReady[T any](b *testing.B, ch <-chan T) {
+	select {
+	case <-ch:
+	case <-time.After(2 * time.Minute):
+		b.Fatal("waits not in place within 2 minutes")
+	}
+}
+
+// snapshot returns the live heap after a GC and the goroutine count.
+func snapshot() (uint64, int) {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc, runtime.NumGoroutine()
+}
+
+// counter counts a client's Range calls and signals when they reach a
+// target.
+type counter struct {
+	n      atomic.Int64
+	mu     sync.Mutex
+	target int64
+	ch     chan struct{}
+}
+
+// at returns a channel closed when n more Range calls have completed.
+func (c *counter) at(n int64) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.target, c.ch = c.n.Load()+n, make(chan struct{})
+	return c.ch
+}
+
+func (c *counter) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	err := invoker(ctx, method, req, reply, cc, opts...)
+	if method == "/etcdserverpb.KV/Range" {
+		n := c.n.Add(1)
+		c.mu.Lock()
+		if c.ch != nil && n >= c.target {
+			close(c.ch)
+			c.ch = nil
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// childServer starts this test binary as an etcd server (see serveChild)
+// and returns its endpoint; the server stops when b ends.
+func childServer(b *testing.B) string {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		b.Fatalf("etcd child: %v", err)
+	}
+	return line[:len(line)-1]
+}
+
+// serveChild serves an embedded etcd, prints its endpoint and stops when
+// stdin closes.
+func serveChild() int {
+	srv, err := embedetcd.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "embedded etcd:", err)
+		return 1
+	}
+	defer srv.Close()
+	fmt.Println(srv.Endpoint)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
+}
