@@ -6,8 +6,9 @@
 // CreateRevision == 0, so creating it is a compare-and-swap. The fencing
 // token is the key's create revision. Waiting is a watch opened at the
 // revision read + 1, so a waiter is in etcd's synced watcher group and sees a
-// delete about one round trip after it commits. A WatchSet (Store.Watch) serves the
-// requests of many elections with one watch on the prefix and one goroutine.
+// delete about one round trip after it commits. A WatchSet (Store.Watch)
+// serves the requests of many elections with one watch on the prefix and
+// one goroutine.
 //
 // # Auth
 //

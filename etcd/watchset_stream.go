@@ -29,11 +29,13 @@ type readResult struct {
 // flight.
 func (w *watchSet) prepare() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.wch == nil && len(w.reqs) > 0 {
-		ctx, stop := context.WithCancel(requireLeader(w.ctx))
-		w.wch, w.stop, w.pos = w.s.c.Watch(ctx, w.s.prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify()), stop, 0
+	open := w.wch == nil && len(w.reqs) > 0
+	w.mu.Unlock()
+	if open {
+		w.open()
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.pos != 0 {
 		w.cover()
 	}
@@ -46,6 +48,17 @@ func (w *watchSet) prepare() {
 		w.reading = true
 		go w.read(batch)
 	}
+}
+
+// open opens the stream at the current revision, requiring a leader. It
+// does so without w.mu: clientv3's Watch returns only once the server has
+// created the watch (or the set is closed).
+func (w *watchSet) open() {
+	ctx, stop := context.WithCancel(requireLeader(w.ctx))
+	wch := w.s.c.Watch(ctx, w.s.prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
+	w.mu.Lock()
+	w.wch, w.stop, w.pos = wch, stop, 0
+	w.mu.Unlock()
 }
 
 // cover sorts the requests made since the last look, once the stream has

@@ -1,0 +1,83 @@
+package etcd_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/backends/backendtest"
+)
+
+// TestWatchSetCompacted: a stream that resumes after a cut at a revision
+// since compacted ends its pending request with ErrCompacted, and a
+// request made after is served by a new stream.
+func TestWatchSetCompacted(t *testing.T) {
+	s, link := harness.Connect(t)
+	other, _ := harness.NewStore(t)
+	c := harness.Dial(t)
+	ctx := backendtest.Context(t, time.Minute)
+	el := backendtest.Election(t)
+	ch := make(chan backends.Change, 4)
+	set := s.(backends.Watcher).Watch(func(c backends.Change) { ch <- c })
+	t.Cleanup(func() { _ = set.Close() })
+	before, err := other.Get(ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := other.NewSession(ctx, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close(context.Background()) })
+	rec, err := ss.Create(ctx, el, []byte("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Wait(1, before) // answered: the stream is up
+	if got := next(t, ch); got.Err != nil || got.Tag != 1 || got.Record.Token != rec.Token {
+		t.Fatalf("answer = %+v, want tag 1 with %+v", got, rec)
+	}
+	set.Wait(2, rec)
+	link.Sever()
+	compact(t, c)
+	link.Heal()
+	if got := next(t, ch); got.Tag != 2 || !errors.Is(got.Err, backends.ErrCompacted) {
+		t.Fatalf("answer after compaction = %+v, want tag 2 with ErrCompacted", got)
+	}
+	set.Wait(3, before)
+	if got := next(t, ch); got.Err != nil || got.Tag != 3 || got.Record.Token != rec.Token {
+		t.Fatalf("answer on a new stream = %+v, want tag 3 with %+v", got, rec)
+	}
+}
+
+// compact moves the store two revisions on and compacts it there.
+func compact(t *testing.T, c *clientv3.Client) {
+	ctx := backendtest.Context(t, 10*time.Second)
+	var rev int64
+	for range 2 {
+		resp, err := c.Put(ctx, "/compact-me", "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev = resp.Header.Revision
+	}
+	if _, err := c.Compact(ctx, rev); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next returns the next answer, within 20 s.
+func next(t *testing.T, ch <-chan backends.Change) backends.Change {
+	t.Helper()
+	select {
+	case c := <-ch:
+		return c
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer within 20s")
+	}
+	return backends.Change{}
+}
