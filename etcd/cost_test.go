@@ -48,8 +48,8 @@ type waiter func(b *testing.B, s backends.Store, els []string, known backends.Re
 
 func costOf(b *testing.B, ep string, m int, start waiter) {
 	var heap, gor float64
-	for i := range b.N {
-		h, g := measure(b, ep, m, i, start)
+	for range b.N {
+		h, g := measure(b, ep, m, start)
 		heap, gor = heap+h/float64(b.N), gor+g/float64(b.N)
 	}
 	b.ReportMetric(heap, "B/election")
@@ -57,8 +57,8 @@ func costOf(b *testing.B, ep string, m int, start waiter) {
 }
 
 // measure returns the heap and goroutines per election that start adds,
-// on a fresh client and prefix.
-func measure(b *testing.B, ep string, m, run int, start waiter) (heap, goroutines float64) {
+// on a new client and a new prefix.
+func measure(b *testing.B, ep string, m int, start waiter) (heap, goroutines float64) {
 	ranges := &counter{}
 	c, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
 		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(ranges.intercept)}})
@@ -66,7 +66,7 @@ func measure(b *testing.B, ep string, m, run int, start waiter) (heap, goroutine
 		b.Fatal(err)
 	}
 	defer c.Close()
-	prefix := fmt.Sprintf("/cost/%s/%d/", b.Name(), run)
+	prefix := fmt.Sprintf("/cost/%d/", runs.Add(1))
 	s, err := etcd.New(c, etcd.Options{Prefix: prefix})
 	if err != nil {
 		b.Fatal(err)
@@ -90,6 +90,9 @@ func measure(b *testing.B, ep string, m, run int, start waiter) (heap, goroutine
 	stop()
 	return float64(int64(h1)-int64(h0)) / float64(m), float64(g1-g0) / float64(m)
 }
+
+// runs numbers the measurements, each of which has a prefix of its own.
+var runs atomic.Int64
 
 // waitSet makes one request per election on one set, then one for the
 // sentinel, which has changed: reads are made in order, so its answer
