@@ -123,8 +123,8 @@ func testSetMany(t *testing.T, h Harness) {
 }
 
 // longSession returns a session of s with a TTL of 30 s, or the nearest
-// the store grants, so that it outlives the test's many creates without
-// renewals.
+// the store grants, renewed every third of its TTL until t ends, so that
+// it outlives the test's many creates.
 func longSession(t *testing.T, s backends.Store) backends.Session {
 	t.Helper()
 	l := s.Limits()
@@ -132,8 +132,33 @@ func longSession(t *testing.T, s backends.Store) backends.Session {
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
 	}
-	t.Cleanup(func() { _ = ss.Close(context.Background()) })
+	stop, done := make(chan struct{}), make(chan struct{})
+	go renew(ss, stop, done)
+	t.Cleanup(func() {
+		close(stop)
+		<-done
+		_ = ss.Close(context.Background())
+	})
 	return ss
+}
+
+// renew renews ss every third of its TTL until stop closes; it closes
+// done when it returns. A failed renewal shows up as the test's creates
+// failing.
+func renew(ss backends.Session, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	tick := time.NewTicker(ss.TTL() / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+			ctx, cancel := context.WithTimeout(context.Background(), ss.TTL()/3)
+			_ = ss.KeepAlive(ctx)
+			cancel()
+		}
+	}
 }
 
 // createAll creates the leader key of each of els on ss, with its index
