@@ -19,8 +19,11 @@ import (
 // streamErr), and the next request opens a new one.
 //
 // deliver may call Wait, WaitGone and Stop, but not Close: Close waits
-// for a delivery in progress to return.
+// for a delivery in progress to return. A nil deliver panics.
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
+	if deliver == nil {
+		panic("etcd: Watch: deliver is nil; pass the function that takes the answers")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), reads: make(chan readResult, 1),

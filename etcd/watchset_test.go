@@ -3,6 +3,9 @@ package etcd_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,4 +83,90 @@ func next(t *testing.T, ch <-chan backends.Change) backends.Change {
 		t.Fatal("no answer within 20s")
 	}
 	return backends.Change{}
+}
+
+// TestWatchSetConcurrentUse makes, replaces and stops requests from
+// several goroutines and from deliver while their keys change, for the
+// race detector; every answer must be to a tag asked for its election.
+func TestWatchSetConcurrentUse(t *testing.T) {
+	s, _ := harness.NewStore(t)
+	ctx := backendtest.Context(t, time.Minute)
+	base := backendtest.Election(t)
+	els := make([]string, 20)
+	for i := range els {
+		els[i] = fmt.Sprintf("%s-%d", base, i)
+	}
+	var asked sync.Map // tag → election
+	var tags atomic.Uint64
+	var set backends.WatchSet
+	bad := make(chan backends.Change, 1)
+	var answers atomic.Int64
+	set = s.(backends.Watcher).Watch(func(c backends.Change) {
+		answers.Add(1)
+		if el, ok := asked.Load(c.Tag); !ok || el != c.Election {
+			select {
+			case bad <- c:
+			default:
+			}
+		}
+		if c.Err == nil && c.Tag%2 == 0 {
+			tag := tags.Add(1)
+			asked.Store(tag, c.Election)
+			set.Wait(tag, c.Record)
+		}
+	})
+	known, err := s.Get(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				el := els[(g*7+i)%len(els)]
+				if i%5 == 4 {
+					set.Stop(el)
+					continue
+				}
+				tag := tags.Add(1)
+				asked.Store(tag, el)
+				set.Wait(tag, backends.Record{Election: el, Revision: known.Revision})
+			}
+		}()
+	}
+	churn(t, s, els)
+	wg.Wait()
+	if err := set.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-bad:
+		t.Fatalf("answer %+v to a tag not asked for its election", c)
+	default:
+	}
+	if answers.Load() == 0 {
+		t.Fatal("no answer while every key was created and deleted")
+	}
+	t.Logf("%d answers", answers.Load())
+}
+
+// churn creates and deletes the leader key of each of els once.
+func churn(t *testing.T, s backends.Store, els []string) {
+	ctx := backendtest.Context(t, time.Minute)
+	ss, err := s.NewSession(ctx, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close(context.Background())
+	for _, el := range els {
+		rec, err := ss.Create(ctx, el, []byte("v"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.Delete(ctx, el, rec.Token); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
