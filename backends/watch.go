@@ -18,8 +18,9 @@ type Watcher interface {
 	// Watch starts a WatchSet whose answers go to deliver. deliver is
 	// called from the set's own goroutine, one Change at a time, with no
 	// lock of the set held: it may block (the set then waits), and it may
-	// call the set's methods. Watch does no I/O; the set's stream starts
-	// with its first request.
+	// call the set's Wait, WaitGone and Stop, but not Close, which waits
+	// for a deliver in progress. Watch does no I/O; the set's stream
+	// starts with its first request.
 	Watch(deliver func(Change)) WatchSet
 }
 
@@ -44,8 +45,9 @@ type WatchSet interface {
 	// way may still be delivered; its Tag tells it apart.
 	Stop(election string)
 
-	// Close stops the stream and every request. No Change is delivered
-	// after Close returns, and no request is accepted.
+	// Close stops the stream and every request. It waits for a deliver in
+	// progress, so it must not be called from deliver. No Change is
+	// delivered after Close returns, and no request is accepted.
 	Close() error
 }
 
