@@ -68,3 +68,22 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// Via returns a store of the same kind reached at addr (host:port, e.g.
+// a proxy in front of this store) instead of its endpoints. Its Consul
+// counters are its own.
+func (s *Store) Via(addr string) *Store {
+	if s.Kind == Etcd {
+		addr = "http://" + addr
+	}
+	return &Store{Kind: s.Kind, Endpoints: []string{addr}}
+}
+
+// Addr returns the first endpoint as host:port.
+func (s *Store) Addr() string {
+	ep := s.Endpoints[0]
+	if _, rest, ok := strings.Cut(ep, "://"); ok {
+		return rest
+	}
+	return ep
+}
