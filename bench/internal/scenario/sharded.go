@@ -35,6 +35,7 @@ type ShardedResult struct {
 // measures the time to win them all, the store's request rate over window
 // while they are held, and the heap per election.
 func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedResult, error) {
+	st.CloseIdle() // no connections left over from the scenarios before
 	r := ShardedResult{GoroutinesBefore: runtime.NumGoroutine()}
 	es, closeAll, err := cand.Electors(st, 1, 1, o)
 	if err != nil {
