@@ -128,7 +128,7 @@ func runSharded(cfg config, st *env.Store, r *report.Store, fail func(string, er
 		}
 		r.Sharded = append(r.Sharded, report.Sharded{M: m, AcquireSeconds: s.Acquire.Seconds(), RequestsPerSec: s.RequestsPerSec,
 			NotificationsPerSec: s.NotificationsPerSec, HeapBytesPerElect: s.HeapPerElection,
-			Goroutines: s.Goroutines, GoroutinesBefore: s.GoroutinesBefore, Conns: s.Conns})
+			Goroutines: s.Goroutines, GoroutinesBefore: s.GoroutinesBefore, Conns: s.Conns, ConnsBefore: s.ConnsBefore})
 		logf("sharded %d %+v", m, s)
 	}
 }

@@ -58,7 +58,7 @@ func herdTable(b *strings.Builder, r *Results) {
 
 func shardedTable(b *strings.Builder, r *Results) {
 	b.WriteString("\n### Sharded (leasehold, M elections on one elector and session)\n\n" +
-		"| store | M | acquire all s | / etcd's | store req/s held | notifications/s | Go heap per election (after GC) | goroutines (before the elector) | connections to the store |\n" +
+		"| store | M | acquire all s | / etcd's | store req/s held | notifications/s | Go heap per election (after GC) | goroutines (before the elector) | connections to the store (before) |\n" +
 		"|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Stores {
 		for _, h := range s.Sharded {
@@ -66,9 +66,9 @@ func shardedTable(b *strings.Builder, r *Results) {
 				fmt.Fprintf(b, "| %s | %d | skipped: %s | | | | | | |\n", s.Name, h.M, h.Skipped)
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %d | %.3f | %s | %.2f | %.2f | %.0f B | %d (%d) | %d |\n", s.Name, h.M, h.AcquireSeconds,
+			fmt.Fprintf(b, "| %s | %d | %.3f | %s | %.2f | %.2f | %.0f B | %d (%d) | %d (%d) |\n", s.Name, h.M, h.AcquireSeconds,
 				ratio(h.AcquireSeconds, r.sharded("etcd", h.M).AcquireSeconds), h.RequestsPerSec, h.NotificationsPerSec,
-				h.HeapBytesPerElect, h.Goroutines, h.GoroutinesBefore, h.Conns)
+				h.HeapBytesPerElect, h.Goroutines, h.GoroutinesBefore, h.Conns, h.ConnsBefore)
 		}
 	}
 }

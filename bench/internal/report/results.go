@@ -125,8 +125,9 @@ type Sharded struct {
 	Goroutines       int `json:"goroutines"`
 	GoroutinesBefore int `json:"goroutines_before"`
 	// Conns is the process's open TCP connections to the store while all
-	// are held.
-	Conns int `json:"connections"`
+	// are held; ConnsBefore the count before the elector was made.
+	Conns       int `json:"connections"`
+	ConnsBefore int `json:"connections_before"`
 	// Skipped says why the run was not made, if it was not.
 	Skipped string `json:"skipped,omitempty"`
 }

@@ -27,8 +27,8 @@ type ShardedResult struct {
 	// GoroutinesBefore the count before the elector was made.
 	Goroutines, GoroutinesBefore int
 	// Conns is the process's open TCP connections to the store while all
-	// are held (env.Store.Conns).
-	Conns int
+	// are held (env.Store.Conns), and ConnsBefore before the elector.
+	Conns, ConnsBefore int
 }
 
 // Sharded campaigns for m elections on one elector (one session) and
@@ -37,6 +37,10 @@ type ShardedResult struct {
 func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedResult, error) {
 	st.CloseIdle() // no connections left over from the scenarios before
 	r := ShardedResult{GoroutinesBefore: runtime.NumGoroutine()}
+	var err error
+	if r.ConnsBefore, err = st.Conns(); err != nil {
+		return r, err
+	}
 	es, closeAll, err := cand.Electors(st, 1, 1, o)
 	if err != nil {
 		return r, err
