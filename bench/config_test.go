@@ -27,6 +27,13 @@ type config struct {
 	shardWindow time.Duration
 	// idleWindow is each idle measurement's window.
 	idleWindow time.Duration
+	// slowCycles and consulSlowCycles are the slow-link cycles per
+	// library; slowHold and slowTail, in TTLs, how long the leader's link
+	// is slow and how long losses are counted after; slowSettle the pause
+	// before each cycle.
+	slowCycles, consulSlowCycles int
+	slowHold, slowTail           float64
+	slowSettle                   time.Duration
 	// stores are the stores to run, from BENCH_STORES (a comma-separated
 	// subset of etcd,zookeeper,consul; default all three). A run on a
 	// subset is for development: its results cover only those stores.
@@ -51,9 +58,10 @@ func loadConfig() config {
 func sizes() config {
 	if os.Getenv("BENCH_QUICK") != "" {
 		return config{quick: true, physN: 5, handN: 5, valkN: 3, crashN: 1, herdNs: []int{10}, herdK: 2,
-			shardMs: []int{1, 100}, shardWindow: time.Second, idleWindow: time.Second}
+			shardMs: []int{1, 100}, shardWindow: time.Second, idleWindow: time.Second,
+			slowCycles: 1, consulSlowCycles: 1, slowHold: 1, slowTail: 0.25, slowSettle: time.Second}
 	}
 	return config{physN: 200, handN: 200, valkN: 50, crashN: 5, consulCrashN: 4, consulCrash: true,
 		herdNs: []int{10, 100, 1000}, herdK: 15, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
-		idleWindow: 20 * time.Second}
+		idleWindow: 20 * time.Second, slowCycles: 5, consulSlowCycles: 3, slowHold: 2.5, slowTail: 1, slowSettle: 2 * time.Second}
 }

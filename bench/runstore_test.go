@@ -57,6 +57,7 @@ func runStore(t *testing.T, cfg config, st *env.Store, bin string) *report.Store
 	runCrash(cfg, st, bin, r, fail, logf)
 	runHerd(cfg, st, r, fail, logf)
 	runSharded(cfg, st, r, fail, logf)
+	runSlowLink(cfg, st, r, fail, logf)
 	return r
 }
 
@@ -126,7 +127,8 @@ func runSharded(cfg config, st *env.Store, r *report.Store, fail func(string, er
 			fail(fmt.Sprintf("sharded %d", m), err)
 		}
 		r.Sharded = append(r.Sharded, report.Sharded{M: m, AcquireSeconds: s.Acquire.Seconds(), RequestsPerSec: s.RequestsPerSec,
-			NotificationsPerSec: s.NotificationsPerSec, HeapBytesPerElect: s.HeapPerElection})
+			NotificationsPerSec: s.NotificationsPerSec, HeapBytesPerElect: s.HeapPerElection,
+			Goroutines: s.Goroutines, GoroutinesBefore: s.GoroutinesBefore, Conns: s.Conns, ConnsBefore: s.ConnsBefore})
 		logf("sharded %d %+v", m, s)
 	}
 }

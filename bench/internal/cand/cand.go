@@ -36,6 +36,15 @@ type Candidate interface {
 	Close()
 }
 
+// Loser is a Candidate whose library says when its leadership ended
+// without a Release: leasehold's Leadership context, etcd's session,
+// api.Lock's lost channel, zk.Lock's session expiry.
+type Loser interface {
+	// Lost is closed once the leadership of the last Acquire ended; nil
+	// before an Acquire.
+	Lost() <-chan struct{}
+}
+
 // Opts configure a Candidate.
 type Opts struct {
 	// TTL is the session TTL.

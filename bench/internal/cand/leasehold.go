@@ -68,6 +68,14 @@ func (c *leaseholdCand) Acquire(ctx context.Context) error {
 	return err
 }
 
+// Lost implements Loser.
+func (c *leaseholdCand) Lost() <-chan struct{} {
+	if c.l == nil {
+		return nil
+	}
+	return c.l.Context().Done()
+}
+
 // Release implements Candidate.
 func (c *leaseholdCand) Release(ctx context.Context) error {
 	if c.l == nil {

@@ -2,6 +2,7 @@ package cand
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -34,6 +35,9 @@ func newEtcdElection(st *env.Store, election string, o Opts) (Candidate, error) 
 // Acquire implements Candidate.
 func (c *etcdElection) Acquire(ctx context.Context) error { return c.e.Campaign(ctx, "candidate") }
 
+// Lost implements Loser: the session ends when its lease expired.
+func (c *etcdElection) Lost() <-chan struct{} { return c.s.Done() }
+
 // Release implements Candidate.
 func (c *etcdElection) Release(ctx context.Context) error { return c.e.Resign(ctx) }
 
@@ -42,17 +46,35 @@ func (c *etcdElection) Close() { c.s.Close(); c.cli.Close() }
 
 // zkLock is go-zookeeper's zk.Lock on its own connection.
 type zkLock struct {
-	conn *zk.Conn
-	l    *zk.Lock
+	conn    *zk.Conn
+	l       *zk.Lock
+	expired chan struct{}
+	once    sync.Once
 }
 
 func newZKLock(st *env.Store, election string, o Opts) (Candidate, error) {
-	conn, _, err := zk.Connect(st.Endpoints, o.TTL, zk.WithLogInfo(false))
+	conn, events, err := zk.Connect(st.Endpoints, o.TTL, zk.WithLogInfo(false))
 	if err != nil {
 		return nil, err
 	}
-	return &zkLock{conn: conn, l: zk.NewLock(conn, "/bench-native/"+election, zk.WorldACL(zk.PermAll))}, nil
+	c := &zkLock{conn: conn, l: zk.NewLock(conn, "/bench-native/"+election, zk.WorldACL(zk.PermAll)),
+		expired: make(chan struct{})}
+	go c.watchExpiry(events)
+	return c, nil
 }
+
+// watchExpiry closes expired when the session expires; it drains events
+// until the connection is closed.
+func (c *zkLock) watchExpiry(events <-chan zk.Event) {
+	for ev := range events {
+		if ev.State == zk.StateExpired {
+			c.once.Do(func() { close(c.expired) })
+		}
+	}
+}
+
+// Lost implements Loser: a lock's node goes with its session.
+func (c *zkLock) Lost() <-chan struct{} { return c.expired }
 
 // Acquire implements Candidate. zk.Lock cannot be cancelled.
 func (c *zkLock) Acquire(context.Context) error { return c.l.Lock() }
@@ -66,7 +88,8 @@ func (c *zkLock) Close() { c.conn.Close() }
 // consulLock is Consul's api.Lock; it makes a new session per Lock and
 // destroys it on Unlock.
 type consulLock struct {
-	l *api.Lock
+	l    *api.Lock
+	lost <-chan struct{}
 }
 
 func newConsulLock(st *env.Store, election string, o Opts) (Candidate, error) {
@@ -98,8 +121,12 @@ func (c *consulLock) Acquire(ctx context.Context) error {
 	if err == nil && ch == nil {
 		return ctx.Err()
 	}
+	c.lost = ch
 	return err
 }
+
+// Lost implements Loser.
+func (c *consulLock) Lost() <-chan struct{} { return c.lost }
 
 // Release implements Candidate.
 func (c *consulLock) Release(context.Context) error { return c.l.Unlock() }

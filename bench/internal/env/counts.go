@@ -42,6 +42,10 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	}
 }
 
+// metricsClient closes its connection after each scrape, so that Conns
+// sees only the connections of the clients under test.
+var metricsClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 // etcdCounts reads the member's Prometheus metrics.
 func etcdCounts(ctx context.Context, ep string) (Counts, error) {
 	if !strings.HasPrefix(ep, "http") {
@@ -51,7 +55,7 @@ func etcdCounts(ctx context.Context, ep string) (Counts, error) {
 	if err != nil {
 		return Counts{}, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := metricsClient.Do(req)
 	if err != nil {
 		return Counts{}, err
 	}

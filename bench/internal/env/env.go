@@ -6,6 +6,7 @@ package env
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,9 @@ type Store struct {
 	// Consul client made by ConsulClient, and the blocking queries among
 	// them that returned.
 	consulReqs, consulWakes atomic.Int64
+	// mu guards transports, those of every Consul client made.
+	mu         sync.Mutex
+	transports []*http.Transport
 }
 
 // EtcdClient returns a new etcd client on the store.
@@ -49,8 +53,22 @@ func (s *Store) ConsulClient() (*api.Client, error) {
 	cfg.Address = s.Endpoints[0]
 	tr := cfg.Transport
 	tr.MaxIdleConnsPerHost = 16384
+	s.mu.Lock()
+	s.transports = append(s.transports, tr)
+	s.mu.Unlock()
 	cfg.HttpClient = &http.Client{Transport: &countingTransport{base: tr, s: s}}
 	return api.NewClient(cfg)
+}
+
+// CloseIdle closes the idle connections of every Consul client made by
+// ConsulClient (a client has no Close: those of clients no longer used
+// would stay open for 90 s). Connections in use stay.
+func (s *Store) CloseIdle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, tr := range s.transports {
+		tr.CloseIdleConnections()
+	}
 }
 
 // countingTransport counts Consul requests and blocking-query returns.
@@ -67,4 +85,23 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		c.s.consulWakes.Add(1)
 	}
 	return resp, err
+}
+
+// Via returns a store of the same kind reached at addr (host:port, e.g.
+// a proxy in front of this store) instead of its endpoints. Its Consul
+// counters are its own.
+func (s *Store) Via(addr string) *Store {
+	if s.Kind == Etcd {
+		addr = "http://" + addr
+	}
+	return &Store{Kind: s.Kind, Endpoints: []string{addr}}
+}
+
+// Addr returns the first endpoint as host:port.
+func (s *Store) Addr() string {
+	ep := s.Endpoints[0]
+	if _, rest, ok := strings.Cut(ep, "://"); ok {
+		return rest
+	}
+	return ep
 }

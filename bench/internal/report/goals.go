@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// goal is one goal of issue 5 evaluated on one store.
+// goal is one goal of issue 5 or 14 evaluated on one store.
 type goal struct {
 	name, store, measured string
 	met                   bool
 }
 
-// Goals renders the goals of issue 5, each met or missed with the ratio
+// Goals renders the goals of issues 5 and 14, each met or missed with the ratio
 // measured in this run.
 func Goals(r *Results) string {
 	var gs []goal
@@ -19,10 +19,12 @@ func Goals(r *Results) string {
 		gs = append(gs, handoffGoals(s)...)
 		gs = append(gs, crashGoal(s))
 		gs = append(gs, herdGoals(s)...)
-		gs = append(gs, shardedGoal(s))
+		gs = append(gs, shardedGoals(r, s)...)
+		gs = append(gs, idleGoals(s)...)
+		gs = append(gs, slowLinkGoal(s))
 	}
 	var b strings.Builder
-	b.WriteString("### Goals (issue 5), ratios from this run\n\n| goal | store | measured | verdict |\n|---|---|---|---|\n")
+	b.WriteString("### Goals (issues 5 and 14), ratios from this run\n\n| goal | store | measured | verdict |\n|---|---|---|---|\n")
 	for _, g := range gs {
 		v := "**missed**"
 		if g.met {
@@ -110,23 +112,4 @@ func herdGoal(s *Store, mode string) (goal, bool) {
 		g.met = hi.P50 <= 2*lo.P50
 	}
 	return g, seen
-}
-
-func shardedGoal(s *Store) goal {
-	g := goal{name: "10,000 elections: store req/s ≤ 1 election's + watch traffic; heap ≤ 4 KiB each", store: s.Name}
-	var one, big Sharded
-	for _, h := range s.Sharded {
-		switch h.M {
-		case 1:
-			one = h
-		case 10000:
-			big = h
-		}
-	}
-	if big.Skipped != "" || big.M == 0 || one.M == 0 || big.AcquireSeconds == 0 || one.AcquireSeconds == 0 {
-		return g // not run, or it failed (the run's errors say why)
-	}
-	g.measured = fmt.Sprintf("%.2f vs %.2f + %.2f req/s; %.0f B heap", big.RequestsPerSec, one.RequestsPerSec, big.NotificationsPerSec, big.HeapBytesPerElect)
-	g.met = big.RequestsPerSec <= one.RequestsPerSec+big.NotificationsPerSec+0.5 && big.HeapBytesPerElect <= 4096
-	return g
 }

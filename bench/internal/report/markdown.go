@@ -16,6 +16,7 @@ func Markdown(r *Results) string {
 	herdTable(&b, r)
 	shardedTable(&b, r)
 	idleTable(&b, r)
+	slowLinkTable(&b, r)
 	for _, s := range r.Stores {
 		for _, e := range s.Errors {
 			fmt.Fprintf(&b, "- **error** %s: %s\n", s.Name, e)
@@ -56,14 +57,18 @@ func herdTable(b *strings.Builder, r *Results) {
 }
 
 func shardedTable(b *strings.Builder, r *Results) {
-	b.WriteString("\n### Sharded (leasehold, M elections on one elector and session)\n\n| store | M | acquire all s | store req/s held | notifications/s | Go heap per election (after GC) |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n### Sharded (leasehold, M elections on one elector and session)\n\n" +
+		"| store | M | acquire all s | / etcd's | store req/s held | notifications/s | Go heap per election (after GC) | goroutines (before the elector) | connections to the store (before) |\n" +
+		"|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Stores {
 		for _, h := range s.Sharded {
 			if h.Skipped != "" {
-				fmt.Fprintf(b, "| %s | %d | skipped: %s | | | |\n", s.Name, h.M, h.Skipped)
+				fmt.Fprintf(b, "| %s | %d | skipped: %s | | | | | | |\n", s.Name, h.M, h.Skipped)
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %d | %.3f | %.2f | %.2f | %.0f B |\n", s.Name, h.M, h.AcquireSeconds, h.RequestsPerSec, h.NotificationsPerSec, h.HeapBytesPerElect)
+			fmt.Fprintf(b, "| %s | %d | %.3f | %s | %.2f | %.2f | %.0f B | %d (%d) | %d (%d) |\n", s.Name, h.M, h.AcquireSeconds,
+				ratio(h.AcquireSeconds, r.sharded("etcd", h.M).AcquireSeconds), h.RequestsPerSec, h.NotificationsPerSec,
+				h.HeapBytesPerElect, h.Goroutines, h.GoroutinesBefore, h.Conns, h.ConnsBefore)
 		}
 	}
 }
@@ -75,6 +80,30 @@ func idleTable(b *strings.Builder, r *Results) {
 			fmt.Fprintf(b, "| %s | %s | %s | %.0f | %.0f |\n", s.Name, i.Peer, s.TTL, i.LeaderPerMin, i.CandidatePerMin)
 		}
 	}
+}
+
+func slowLinkTable(b *strings.Builder, r *Results) {
+	b.WriteString("\n### Slow link (three candidates, each on its own link; the leader's store→client direction delayed)\n\n" +
+		"| store | library | TTL | latency | held | leasehold's bound | cycles | lost | loss after (ms) | successor after the loser's own signal (ms) |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Stores {
+		for _, l := range s.SlowLink {
+			fmt.Fprintf(b, "| %s | %s | %s | %.0f ms | %.1f s | %.0f ms | %d | %d | %s | %s |\n", s.Name, l.Peer, s.TTL, l.LatencyMs,
+				l.HoldSeconds, l.BoundMs, l.Cycles, l.Losses, millis(l.LossAfterMs), millis(l.TakeoverMs))
+		}
+	}
+}
+
+// millis renders a list of milliseconds.
+func millis(v []float64) string {
+	var b strings.Builder
+	for i, x := range v {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%.0f", x)
+	}
+	return b.String()
 }
 
 // handoff returns the series of lib and variant, or an empty one.

@@ -43,6 +43,8 @@ type Store struct {
 	Sharded []Sharded `json:"sharded"`
 	// Idle has one entry per library.
 	Idle []Idle `json:"idle"`
+	// SlowLink has one entry per library.
+	SlowLink []SlowLink `json:"slow_link,omitempty"`
 	// Errors lists scenarios that failed, with the error.
 	Errors []string `json:"errors,omitempty"`
 }
@@ -118,6 +120,14 @@ type Sharded struct {
 	NotificationsPerSec float64 `json:"notifications_per_s"`
 	// HeapBytesPerElect is live heap growth per election after GC.
 	HeapBytesPerElect float64 `json:"heap_bytes_per_election"`
+	// Goroutines is the process's goroutine count while all are held;
+	// GoroutinesBefore the count before the elector was made.
+	Goroutines       int `json:"goroutines"`
+	GoroutinesBefore int `json:"goroutines_before"`
+	// Conns is the process's open TCP connections to the store while all
+	// are held; ConnsBefore the count before the elector was made.
+	Conns       int `json:"connections"`
+	ConnsBefore int `json:"connections_before"`
 	// Skipped says why the run was not made, if it was not.
 	Skipped string `json:"skipped,omitempty"`
 }
@@ -133,6 +143,30 @@ type Idle struct {
 	// CandidatePerMin is the extra requests per minute of one waiting
 	// candidate.
 	CandidatePerMin float64 `json:"candidate_requests_per_min"`
+}
+
+// SlowLink is one library's slow-link run: three candidates, each on a
+// link of its own; each cycle delays the leader's store→client direction.
+type SlowLink struct {
+	// Lib is the library: leasehold or native.
+	Lib string `json:"lib"`
+	// Peer is the library's display name.
+	Peer string `json:"peer"`
+	// LatencyMs is the delay added (TTL/3) and HoldSeconds how long.
+	LatencyMs   float64 `json:"latency_ms"`
+	HoldSeconds float64 `json:"hold_s"`
+	// BoundMs is leasehold's bound on reply latency at the defaults,
+	// (TTL − SafetyMargin − ClockDrift×TTL)/2.
+	BoundMs float64 `json:"bound_ms"`
+	// Cycles were run; Losses is how many lost leadership.
+	Cycles int `json:"cycles"`
+	Losses int `json:"losses"`
+	// LossAfterMs is, per loss, the time from the delay's start to the
+	// first sign of it (the library's own signal or a successor leading).
+	LossAfterMs []float64 `json:"loss_after_ms,omitempty"`
+	// TakeoverMs is, per loss with both seen, the time from the leader's
+	// own signal to a successor leading.
+	TakeoverMs []float64 `json:"takeover_ms,omitempty"`
 }
 
 // WriteJSON writes r to dir/results.json.

@@ -23,13 +23,24 @@ type ShardedResult struct {
 	// HeapPerElection is the growth of live heap objects (after GC) per
 	// held election, in bytes, beyond the elector and its session.
 	HeapPerElection float64
+	// Goroutines is the process's goroutine count while all are held, and
+	// GoroutinesBefore the count before the elector was made.
+	Goroutines, GoroutinesBefore int
+	// Conns is the process's open TCP connections to the store while all
+	// are held (env.Store.Conns), and ConnsBefore before the elector.
+	Conns, ConnsBefore int
 }
 
 // Sharded campaigns for m elections on one elector (one session) and
 // measures the time to win them all, the store's request rate over window
 // while they are held, and the heap per election.
 func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedResult, error) {
-	var r ShardedResult
+	st.CloseIdle() // no connections left over from the scenarios before
+	r := ShardedResult{GoroutinesBefore: runtime.NumGoroutine()}
+	var err error
+	if r.ConnsBefore, err = st.Conns(); err != nil {
+		return r, err
+	}
 	es, closeAll, err := cand.Electors(st, 1, 1, o)
 	if err != nil {
 		return r, err
@@ -53,6 +64,10 @@ func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedRe
 		return r, err
 	}
 	r.HeapPerElection = (liveHeap() - h0) / float64(m)
+	r.Goroutines = runtime.NumGoroutine()
+	if r.Conns, err = st.Conns(); err != nil {
+		return r, err
+	}
 	time.Sleep(window)
 	c1, err := st.Counts(context.Background())
 	if err != nil {
