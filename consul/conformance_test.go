@@ -19,9 +19,8 @@ const agentEnv = "LEASEHOLD_CONSUL_ADDR"
 // harness returns a harness on the agent named by agentEnv. Without that
 // variable it starts a dev agent in a container through
 // leaseholdtest.Container, which skips the test where Docker or the image
-// is missing, or fails it when CI=true. The agent must allow more than 200
-// connections per client (limits.http_max_conns_per_client): every waiting
-// or held election holds one blocking query.
+// is missing, or fails it when CI=true. The agent keeps its default limits
+// (200 connections per client).
 func harness(t *testing.T) *consultest.Harness {
 	t.Helper()
 	if addr := os.Getenv(agentEnv); addr != "" {
@@ -49,6 +48,13 @@ func TestAgent(t *testing.T) {
 		{"TakesUnlockedKey", testTakesUnlockedKey},
 		{"APILockHoldsOffElector", testAPILockHoldsOffElector},
 		{"ElectorHoldsOffAPILock", testElectorHoldsOffAPILock},
+		{"WatchAnswers", testWatchAnswers},
+		{"WatchReplaceAndStop", testWatchReplaceAndStop},
+		{"WatchStaleView", testWatchStaleView},
+		{"WatchGone", testWatchGone},
+		{"WatchClose", testWatchClose},
+		{"WatchThousand", testWatchThousand},
+		{"WatchHeap", testWatchHeap},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
 	}

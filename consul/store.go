@@ -83,7 +83,8 @@ type Options struct {
 }
 
 // Store connects package lease to Consul: pass it to lease.New. It is a
-// backends.Store, backends.Queuer and backends.GuardedWriter, whose
+// backends.Store, backends.Queuer, backends.GuardedWriter and
+// backends.Watcher, whose
 // methods are package lease's to call; application code uses lease's
 // LeaseElector and Leadership. It is safe for concurrent use.
 type Store struct{ driver }
@@ -93,6 +94,7 @@ type driver interface {
 	backends.Store
 	backends.Queuer
 	backends.GuardedWriter
+	backends.Watcher
 }
 
 // store is the driver on Consul.
