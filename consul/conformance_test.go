@@ -53,6 +53,7 @@ func TestAgent(t *testing.T) {
 		{"WatchStaleView", testWatchStaleView},
 		{"WatchGone", testWatchGone},
 		{"WatchClose", testWatchClose},
+		{"WatchSevered", testWatchSevered},
 		{"WatchThousand", testWatchThousand},
 		{"WatchHeap", testWatchHeap},
 	} {

@@ -59,6 +59,17 @@
 // The Store is a backends.Queuer: an entry's token is its key's
 // CreateIndex, and WaitGone is a blocking query on the entry ahead.
 //
+// The Store is also a backends.Watcher: its WatchSets share one blocking
+// query, a recursive list of the prefix, however many elections they
+// serve, over one connection. A request is answered from the first answer
+// of that query read at or after its Record's Revision in which its state
+// differs. A failed query ends the requests pending then, with
+// backends.ErrPermission on a 403 or when Consul filtered the list by the
+// token's ACLs (a watcher needs read on the whole prefix), and otherwise
+// with backends.ErrUnavailable. A Change's Record has the index of that
+// list as its Revision. Close may be called from the deliver function;
+// called elsewhere while deliver runs, it does not wait for that call.
+//
 // # Errors
 //
 // Every call makes one attempt and honours its context. An error wraps

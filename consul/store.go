@@ -35,7 +35,7 @@ const (
 	DefaultLockDelay = time.Millisecond
 	// MaxLockDelay is Consul's cap on a session's lock-delay.
 	MaxLockDelay = 60 * time.Second
-	// DefaultWaitTime is the wait time of one blocking query in Wait.
+	// DefaultWaitTime is the wait time of one blocking query.
 	DefaultWaitTime = 5 * time.Minute
 	// MaxWaitTime is Consul's cap on a blocking query's wait time.
 	MaxWaitTime = 10 * time.Minute
@@ -62,10 +62,10 @@ type Options struct {
 	// whole milliseconds.
 	LockDelay time.Duration
 
-	// WaitTime is how long one blocking query of Wait may block before
-	// Consul answers with the unchanged state and Wait asks again (Consul
-	// adds up to 1/16 at random). The client's http.Client must not time
-	// out sooner. Default
+	// WaitTime is how long one blocking query of Wait, WaitGone or the
+	// WatchSets may block before Consul answers with the unchanged state
+	// and the query is sent again (Consul adds up to 1/16 at random). The
+	// client's http.Client must not time out sooner. Default
 	// DefaultWaitTime (5 min); between 1 s and MaxWaitTime (10 min).
 	WaitTime time.Duration
 
@@ -106,6 +106,7 @@ type store struct {
 	waitTime  time.Duration
 	node      string      // Options.SessionNode
 	nodeReady atomic.Bool // node is in the catalog
+	hub       *hub        // the WatchSets' query
 }
 
 var _ driver = (*store)(nil)
@@ -121,8 +122,10 @@ func New(c *api.Client, opts Options) (*Store, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	return &Store{&store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime,
-		node: opts.SessionNode}}, nil
+	s := &store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime,
+		node: opts.SessionNode}
+	s.hub = &hub{s: s}
+	return &Store{s}, nil
 }
 
 func (o Options) withDefaults() Options {

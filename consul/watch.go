@@ -7,23 +7,24 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Watch starts a WatchSet (see backends.Watcher) over one blocking query:
-// a recursive KV list of the Store's prefix, which holds every leader key
-// and queue entry, so one query serves every election of the set. Each
-// answer of the query replaces the set's view of the prefix; a request
-// is answered from the first view read at or after its known Revision
-// (Store.Wait's and Queuer.WaitGone's Records carry Consul indexes) in
-// which its state differs. The set has one goroutine, plus the one that
-// runs the query in flight, and one HTTP connection at a time.
+// Watch starts a WatchSet (see backends.Watcher). Every set of a Store
+// shares one blocking query: a recursive KV list of the Store's prefix,
+// which holds every leader key and queue entry, so one query serves every
+// election of every set. Each answer of the query becomes the sets' view
+// of the prefix; a request is answered from the first view read at or
+// after its known Revision (Store.Wait's and Queuer's Records carry
+// Consul indexes) in which its state differs. The query runs while a set
+// has a request pending, over one HTTP connection; each set has one
+// goroutine, which delivers its answers.
 //
 // Any change under the prefix (a leader key, a queue entry, guarded data)
-// wakes the query, which then reads the whole prefix again: a set costs
-// one list of the prefix per change under it, and, while nothing
-// changes, one per Options.WaitTime.
+// wakes the query, which then reads the whole prefix again: the sets of
+// a Store cost one list of the prefix per change under it, and, while
+// nothing changes, one per Options.WaitTime.
 //
 // A query that fails ends the requests pending then: with an error
 // wrapping backends.ErrPermission on a 403, or when Consul filtered the
-// list by the token's ACLs (the set cannot see every key; an elector's
+// list by the token's ACLs (the sets cannot see every key; an elector's
 // token needs read on its whole prefix), and otherwise
 // backends.ErrUnavailable. The next request starts a new query.
 //
@@ -32,32 +33,29 @@ import (
 // that call to return. No deliver call begins after Close returns.
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel,
-		reqs:    make(map[string]*request),
-		wake:    make(chan struct{}, 1),
-		results: make(chan listing, 1),
-		done:    make(chan struct{}),
+	w := &watchSet{hub: s.hub, deliver: deliver, ctx: ctx, cancel: cancel,
+		reqs: make(map[string]*request),
+		wake: make(chan struct{}, 1),
+		done: make(chan struct{}),
 	}
+	s.hub.join(w)
 	go w.run()
 	return w
 }
 
 // watchSet is the Store's backends.WatchSet.
 type watchSet struct {
-	s       *store
+	hub     *hub
 	deliver func(backends.Change)
-	ctx     context.Context // ends with Close; the query's context
+	ctx     context.Context // ends with Close
 	cancel  context.CancelFunc
-	wake    chan struct{} // cap 1: run has answers to deliver or a query to start
-	results chan listing  // cap 1: the answer of the query in flight
+	wake    chan struct{} // cap 1: there are answers to deliver
 	done    chan struct{} // closed when run returns
 
 	mu         sync.Mutex
 	reqs       map[string]*request // pending requests, by election
-	view       view                // the last answer of the query
-	next       uint64              // WaitIndex of the next query
+	view       view                // the hub's latest view
 	out        []backends.Change   // answers waiting for deliver
-	querying   bool                // a query is in flight
 	delivering bool                // run is in deliver
 	closed     bool
 }
@@ -67,14 +65,14 @@ var _ backends.Watcher = (*store)(nil)
 // Wait asks for the first state of known.Election's leader key that
 // differs from known (see backends.WatchSet).
 func (w *watchSet) Wait(tag uint64, known backends.Record) {
-	w.add(&request{tag: tag, known: known, key: w.s.key(known.Election), after: known.Revision})
+	w.add(&request{tag: tag, known: known, key: w.hub.s.key(known.Election), after: known.Revision})
 }
 
 // WaitGone asks to be told when the queue entry is gone (see
 // backends.WatchSet).
 func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
-	prefix := w.s.queuePrefix(entry.Election)
-	w.add(&request{tag: tag, known: entry, key: prefix + entry.Owner, gone: true, after: entry.Revision})
+	key := w.hub.s.queuePrefix(entry.Election) + entry.Owner
+	w.add(&request{tag: tag, known: entry, key: key, gone: true, after: entry.Revision})
 }
 
 // Stop withdraws election's request, if any.
@@ -84,7 +82,8 @@ func (w *watchSet) Stop(election string) {
 	w.mu.Unlock()
 }
 
-// Close ends the query and every request; see Watch for when it waits.
+// Close ends every request and leaves the hub; see Watch for when it
+// waits.
 func (w *watchSet) Close() error {
 	w.mu.Lock()
 	if w.closed {
@@ -95,6 +94,7 @@ func (w *watchSet) Close() error {
 	delivering := w.delivering
 	w.mu.Unlock()
 	w.cancel()
+	w.hub.leave(w)
 	if !delivering {
 		<-w.done
 	}
@@ -102,20 +102,27 @@ func (w *watchSet) Close() error {
 }
 
 // add answers r at once if the view tells, and otherwise keeps it,
-// replacing the election's earlier request.
+// replacing the election's earlier request, and asks the hub for a view.
 func (w *watchSet) add(r *request) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.closed {
+		w.mu.Unlock()
 		return
 	}
+	w.take(r)
+	w.mu.Unlock()
+	w.hub.want()
+}
+
+// take answers r from the view or keeps it. w.mu is held.
+func (w *watchSet) take(r *request) {
 	if c, ok := w.view.answer(r); ok {
 		delete(w.reqs, r.known.Election)
 		w.out = append(w.out, c)
-	} else {
-		w.reqs[r.known.Election] = r
+		w.poke()
+		return
 	}
-	w.poke()
+	w.reqs[r.known.Election] = r
 }
 
 // poke wakes run without blocking.
@@ -124,4 +131,60 @@ func (w *watchSet) poke() {
 	case w.wake <- struct{}{}:
 	default:
 	}
+}
+
+// pending reports whether w has requests waiting for a view.
+func (w *watchSet) pending() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.reqs) > 0
+}
+
+// run is the set's goroutine: it delivers answers until Close.
+func (w *watchSet) run() {
+	defer close(w.done)
+	for {
+		select {
+		case <-w.wake:
+			w.flush()
+		case <-w.ctx.Done():
+			return
+		}
+	}
+}
+
+// flush delivers the waiting answers one at a time, without the lock,
+// and stops as soon as the set is closed.
+func (w *watchSet) flush() {
+	for {
+		w.mu.Lock()
+		batch := w.out
+		w.out = nil
+		w.mu.Unlock()
+		if len(batch) == 0 {
+			return
+		}
+		for _, c := range batch {
+			if !w.deliverOne(c) {
+				return
+			}
+		}
+	}
+}
+
+// deliverOne delivers c unless the set is closed, and reports whether it
+// did.
+func (w *watchSet) deliverOne(c backends.Change) bool {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return false
+	}
+	w.delivering = true
+	w.mu.Unlock()
+	w.deliver(c)
+	w.mu.Lock()
+	w.delivering = false
+	w.mu.Unlock()
+	return true
 }

@@ -2,8 +2,8 @@ package consul_test
 
 import (
 	"context"
+	"errors"
 	"net"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -233,22 +233,51 @@ func testWatchClose(t *testing.T, h *consultest.Harness) {
 	}
 }
 
+// testWatchSevered: a broken query ends the pending requests with
+// ErrUnavailable, and a request made after starts a new one.
+func testWatchSevered(t *testing.T, h *consultest.Harness) {
+	s, link := h.Connect(t)
+	ss := newSession(t, s)
+	el := backendtest.Election(t)
+	rec := create(t, ss, el)
+	ws, ch := s.(*consul.Store).Watch, make(changes, 16)
+	set := ws(func(c backends.Change) { ch <- c })
+	t.Cleanup(func() { _ = set.Close() })
+	set.Wait(1, rec)
+	set.Wait(2, backends.Record{Election: el}) // answered from the first view
+	if c := ch.next(t); c.Tag != 2 || c.Err != nil {
+		t.Fatalf("answer %+v, want tag 2", c)
+	}
+	link.Sever()
+	if c := ch.next(t); c.Tag != 1 || !errors.Is(c.Err, backends.ErrUnavailable) {
+		t.Fatalf("answer %+v, want tag 1 ending with ErrUnavailable", c)
+	}
+	link.Heal()
+	set.Wait(3, rec)
+	if err := ss.Delete(backendtest.Context(t, 10*time.Second), el, rec.Token); err != nil {
+		t.Fatal(err)
+	}
+	if c := ch.next(t); c.Tag != 3 || c.Err != nil || c.Record.Exists() {
+		t.Fatalf("answer %+v, want tag 3 with the key absent", c)
+	}
+}
+
 // testWatchThousand: one set serves 1,000 held elections over one
 // connection, and answers each on its release.
 func testWatchThousand(t *testing.T, h *consultest.Harness) {
 	const n = 1000
 	opts := consul.Options{Prefix: "watch-thousand/"}
-	s := newStore(t, h.Client(t), opts)
-	ss := newSession(t, s)
-	recs := make([]backends.Record, n)
-	for i := range recs {
-		recs[i] = create(t, ss, backendtest.Election(t)+"-"+strconv.Itoa(i))
-	}
+	c := h.Client(t)
+	ss := newSession(t, newStore(t, c, opts))
+	recs := lockMany(t, c, opts.Prefix, ss.ID(), n)
 	var d dialCounter
-	ws, ch := watch(t, newStore(t, d.client(t, h.Addr), opts))
+	watcher := newStore(t, d.client(t, h.Addr), opts)
+	ws, ch := watch(t, watcher)
 	for i, r := range recs {
 		ws.Wait(uint64(i), r)
 	}
+	other, och := watch(t, watcher) // shares the query
+	other.Wait(0, recs[0])
 	if err := ss.Close(backendtest.Context(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +289,10 @@ func testWatchThousand(t *testing.T, h *consultest.Harness) {
 		}
 		seen[c.Tag] = true
 	}
+	if c := och.next(t); c.Err != nil || c.Record.Exists() {
+		t.Fatalf("second set's answer %+v, want the key absent", c)
+	}
 	if got := d.dials.Load(); got != 1 {
-		t.Fatalf("the set's client opened %d connections, want 1", got)
+		t.Fatalf("the sets' client opened %d connections, want 1", got)
 	}
 }

@@ -18,21 +18,24 @@ type request struct {
 	after uint64          // answer only from a view at this index or later
 }
 
-// view is one answer of the set's query: the keys under the prefix,
-// sorted, as read at index. The zero view has read nothing.
+// view is one answer of the hub's query: the keys under the prefix,
+// sorted, as read at index. The zero view has read nothing. Views are
+// numbered in the order read (seq); back says that Consul's index went
+// back at this view.
 type view struct {
 	pairs api.KVPairs
 	index uint64
-	read  bool
+	seq   uint64
+	back  bool
 }
 
-// newView makes a view of a list's answer.
-func newView(pairs api.KVPairs, index uint64) view {
+// next returns the view of a list's answer, read after v.
+func (v view) next(l listing) view {
 	cmp := func(a, b *api.KVPair) int { return strings.Compare(a.Key, b.Key) }
-	if !slices.IsSortedFunc(pairs, cmp) {
-		slices.SortFunc(pairs, cmp)
+	if !slices.IsSortedFunc(l.pairs, cmp) {
+		slices.SortFunc(l.pairs, cmp)
 	}
-	return view{pairs: pairs, index: index, read: true}
+	return view{pairs: l.pairs, index: l.index, seq: v.seq + 1, back: v.seq > 0 && l.index < v.index}
 }
 
 // get returns the pair of key, or nil.
@@ -48,7 +51,7 @@ func (v view) get(key string) *api.KVPair {
 // after r's index and shows a state that differs from r's (Wait), or the
 // entry gone (WaitGone).
 func (v view) answer(r *request) (backends.Change, bool) {
-	if !v.read || v.index < r.after {
+	if v.seq == 0 || v.index < r.after {
 		return backends.Change{}, false
 	}
 	el := r.known.Election
@@ -59,4 +62,33 @@ func (v view) answer(r *request) (backends.Change, bool) {
 	}
 	rec := record(el, p, v.index)
 	return backends.Change{Election: el, Tag: r.tag, Record: rec}, rec.Differs(r.known)
+}
+
+// apply takes the hub's latest view, or the error of its query, and
+// reports whether requests are still pending. A view older than the one
+// the set has is ignored; an error ends every pending request.
+func (w *watchSet) apply(v view, err error) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.closed:
+		return false
+	case err != nil:
+		for el, r := range w.reqs {
+			w.out = append(w.out, backends.Change{Election: el, Tag: r.tag, Err: err})
+		}
+		clear(w.reqs)
+		w.poke()
+		return false
+	case v.seq <= w.view.seq:
+		return len(w.reqs) > 0
+	}
+	w.view = v
+	for _, r := range w.reqs {
+		if v.back { // Consul's index went back: compare from this view
+			r.after = 0
+		}
+		w.take(r)
+	}
+	return len(w.reqs) > 0
 }
