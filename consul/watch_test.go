@@ -244,7 +244,7 @@ func testWatchSevered(t *testing.T, h *consultest.Harness) {
 	set := ws(func(c backends.Change) { ch <- c })
 	t.Cleanup(func() { _ = set.Close() })
 	set.Wait(1, rec)
-	set.Wait(2, backends.Record{Election: el}) // answered from the first view
+	set.Wait(2, backends.Record{Election: el + "-probe", Token: 1}) // answered from the first view
 	if c := ch.next(t); c.Tag != 2 || c.Err != nil {
 		t.Fatalf("answer %+v, want tag 2", c)
 	}
