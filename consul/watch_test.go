@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -53,26 +54,37 @@ func (ch changes) none(t *testing.T) {
 	}
 }
 
-// dialCounter counts the connections a client opens.
-type dialCounter struct{ dials atomic.Int64 }
+// counter counts the connections a client opens and the requests it
+// sends.
+type counter struct{ dials, requests atomic.Int64 }
 
-// client returns a client of addr that counts its dials in d.
-func (d *dialCounter) client(t *testing.T, addr string) *api.Client {
+// client returns a client of addr that counts in d.
+func (d *counter) client(t *testing.T, addr string) *api.Client {
 	t.Helper()
 	cfg := api.DefaultConfig()
 	cfg.Address, cfg.Scheme = addr, "http"
 	dial := (&net.Dialer{Timeout: 5 * time.Second}).DialContext
-	cfg.Transport.DialContext = func(ctx context.Context, network, a string) (net.Conn, error) {
+	tr := cfg.Transport
+	tr.DialContext = func(ctx context.Context, network, a string) (net.Conn, error) {
 		d.dials.Add(1)
 		return dial(ctx, network, a)
 	}
+	cfg.HttpClient = &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		d.requests.Add(1)
+		return tr.RoundTrip(r)
+	})}
 	c, err := api.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cfg.Transport.CloseIdleConnections)
+	t.Cleanup(tr.CloseIdleConnections)
 	return c
 }
+
+// roundTripper is an http.RoundTripper made of a function.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // testWatchAnswers: a request whose state already differs is answered at
 // once, one whose state holds is answered on the change, and the answer
@@ -263,18 +275,32 @@ func testWatchSevered(t *testing.T, h *consultest.Harness) {
 }
 
 // testWatchThousand: one set serves 1,000 held elections over one
-// connection, and answers each on its release.
+// connection, and answers each on its release. While they wait and
+// nothing changes, the set sends one query per WaitTime, not one per
+// election.
 func testWatchThousand(t *testing.T, h *consultest.Harness) {
-	const n = 1000
+	const n, idle = 1000, 3 * time.Second
 	opts := consul.Options{Prefix: "watch-thousand/"}
 	c := h.Client(t)
 	ss := newSession(t, newStore(t, c, opts))
-	recs := lockMany(t, c, opts.Prefix, ss.ID(), n)
-	var d dialCounter
+	recs := lockMany(t, c, opts.Prefix, ss.ID(), n+1)
+	probe := recs[n]
+	probe.Token, recs = 0, recs[:n]
+	var d counter
+	opts.WaitTime = time.Second
 	watcher := newStore(t, d.client(t, h.Addr), opts)
 	ws, ch := watch(t, watcher)
 	for i, r := range recs {
 		ws.Wait(uint64(i), r)
+	}
+	ws.Wait(n, probe)
+	if c := ch.next(t); c.Tag != n {
+		t.Fatalf("answer %+v, want the probe's", c)
+	}
+	before := d.requests.Load()
+	<-time.After(idle) // an idle spell of 3 WaitTimes
+	if got := d.requests.Load() - before; got > 5 {
+		t.Errorf("%d requests in %v idle with WaitTime 1s, want at most 5", got, idle)
 	}
 	other, och := watch(t, watcher) // shares the query
 	other.Wait(0, recs[0])
