@@ -48,12 +48,8 @@ func TestAgent(t *testing.T) {
 		{"TakesUnlockedKey", testTakesUnlockedKey},
 		{"APILockHoldsOffElector", testAPILockHoldsOffElector},
 		{"ElectorHoldsOffAPILock", testElectorHoldsOffAPILock},
-		{"WatchAnswers", testWatchAnswers},
-		{"WatchReplaceAndStop", testWatchReplaceAndStop},
 		{"WatchStaleView", testWatchStaleView},
-		{"WatchGone", testWatchGone},
-		{"WatchClose", testWatchClose},
-		{"WatchSevered", testWatchSevered},
+		{"WatchCloseFromDeliver", testWatchCloseFromDeliver},
 		{"WatchThousand", testWatchThousand},
 		{"WatchHeap", testWatchHeap},
 	} {
