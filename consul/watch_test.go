@@ -44,8 +44,11 @@ func (ch changes) next(t *testing.T) backends.Change {
 }
 
 // counter counts the connections a client opens and the requests it
-// sends.
-type counter struct{ dials, requests atomic.Int64 }
+// sends. If dialed is not nil, each connection opened also sends on it.
+type counter struct {
+	dials, requests atomic.Int64
+	dialed          chan struct{}
+}
 
 // client returns a client of addr that counts in d.
 func (d *counter) client(t *testing.T, addr string) *api.Client {
@@ -56,7 +59,11 @@ func (d *counter) client(t *testing.T, addr string) *api.Client {
 	tr := cfg.Transport
 	tr.DialContext = func(ctx context.Context, network, a string) (net.Conn, error) {
 		d.dials.Add(1)
-		return dial(ctx, network, a)
+		conn, err := dial(ctx, network, a)
+		if err == nil && d.dialed != nil {
+			d.dialed <- struct{}{}
+		}
+		return conn, err
 	}
 	cfg.HttpClient = &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
 		d.requests.Add(1)
