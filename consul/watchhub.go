@@ -2,7 +2,6 @@ package consul
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -45,19 +44,23 @@ func (h *hub) join(w *watchSet) {
 	w.view = h.view
 }
 
-// leave removes a closed set; after the last one it ends the query loop
-// and waits for it.
+// leave removes a closed set. After the last one it ends the query loop,
+// waits for it, and drops the view: the next set starts afresh.
 func (h *hub) leave(w *watchSet) {
 	h.mu.Lock()
 	delete(h.sets, w)
-	done := h.done
-	last := len(h.sets) == 0 && h.cancel != nil
-	if last {
-		h.cancel() // under h.mu: apply sees it before a new loop starts
+	if len(h.sets) > 0 {
+		h.mu.Unlock()
+		return
+	}
+	h.view, h.next = view{}, 0
+	cancel, done := h.cancel, h.done
+	if cancel != nil {
+		cancel() // under h.mu: apply sees it before a new loop starts
 		h.cancel = nil
 	}
 	h.mu.Unlock()
-	if last {
+	if cancel != nil {
 		<-done
 	}
 }
@@ -129,7 +132,10 @@ func (h *hub) apply(ctx context.Context, l listing, wants uint64) bool {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if more || h.wants != wants {
+	switch {
+	case ctx.Err() != nil: // leave ended this loop; another may run
+		return false
+	case more || h.wants != wants:
 		return true
 	}
 	h.cancel = nil
@@ -138,7 +144,7 @@ func (h *hub) apply(ctx context.Context, l listing, wants uint64) bool {
 
 // listErr classifies a failed query: a refusal by the ACLs is
 // backends.ErrPermission, anything else backends.ErrUnavailable (the
-// stream broke).
+// stream broke; a read has no outcome to be unsure of).
 func (h *hub) listErr(l listing) error {
 	what := "consul: watch " + h.s.prefix
 	switch {
@@ -148,8 +154,6 @@ func (h *hub) listErr(l listing) error {
 		return nil
 	case forbidden(l.err):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, l.err)
-	case errors.Is(classify("watch", "", context.Background(), l.err), backends.ErrUnavailable):
-		return fmt.Errorf("%s: %w", what, classify("watch", "", context.Background(), l.err))
 	}
 	return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, l.err)
 }
