@@ -49,7 +49,7 @@ func TestAgent(t *testing.T) {
 		{"APILockHoldsOffElector", testAPILockHoldsOffElector},
 		{"ElectorHoldsOffAPILock", testElectorHoldsOffAPILock},
 		{"WatchStaleView", testWatchStaleView},
-		{"WatchCloseFromDeliver", testWatchCloseFromDeliver},
+		{"WatchAfterLastClose", testWatchAfterLastClose},
 		{"WatchThousand", testWatchThousand},
 		{"WatchHeap", testWatchHeap},
 	} {

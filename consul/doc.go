@@ -67,8 +67,7 @@
 // backends.ErrPermission on a 403 or when Consul filtered the list by the
 // token's ACLs (a watcher needs read on the whole prefix), and otherwise
 // with backends.ErrUnavailable. A Change's Record has the index of that
-// list as its Revision. Close may be called from the deliver function;
-// called elsewhere while deliver runs, it does not wait for that call.
+// list as its Revision.
 //
 // # Errors
 //

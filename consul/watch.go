@@ -28,10 +28,13 @@ import (
 // token needs read on its whole prefix), and otherwise
 // backends.ErrUnavailable. The next request starts a new query.
 //
-// deliver is called from the set's goroutine. Close may be called from
-// deliver; called elsewhere while deliver runs, it does not wait for
-// that call to return. No deliver call begins after Close returns.
+// deliver is called from the set's goroutine. It may call Wait, WaitGone
+// and Stop, but not Close: Close waits for a delivery in progress to
+// return. A nil deliver panics.
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
+	if deliver == nil {
+		panic("consul: Watch: deliver is nil; pass the function that takes the answers")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{hub: s.hub, deliver: deliver, ctx: ctx, cancel: cancel,
 		reqs: make(map[string]*request),
@@ -52,12 +55,11 @@ type watchSet struct {
 	wake    chan struct{} // cap 1: there are answers to deliver
 	done    chan struct{} // closed when run returns
 
-	mu         sync.Mutex
-	reqs       map[string]*request // pending requests, by election
-	view       view                // the hub's latest view
-	out        []backends.Change   // answers waiting for deliver
-	delivering bool                // run is in deliver
-	closed     bool
+	mu     sync.Mutex
+	reqs   map[string]*request // pending requests, by election
+	view   view                // the hub's latest view
+	out    []backends.Change   // answers waiting for deliver
+	closed bool
 }
 
 var _ backends.Watcher = (*store)(nil)
@@ -82,8 +84,8 @@ func (w *watchSet) Stop(election string) {
 	w.mu.Unlock()
 }
 
-// Close ends every request and leaves the hub; see Watch for when it
-// waits.
+// Close ends every request, leaves the hub and waits for the set's
+// goroutine, and so for a delivery in progress.
 func (w *watchSet) Close() error {
 	w.mu.Lock()
 	if w.closed {
@@ -91,13 +93,10 @@ func (w *watchSet) Close() error {
 		return nil
 	}
 	w.closed, w.reqs, w.out = true, nil, nil
-	delivering := w.delivering
 	w.mu.Unlock()
 	w.cancel()
 	w.hub.leave(w)
-	if !delivering {
-		<-w.done
-	}
+	<-w.done
 	return nil
 }
 
@@ -180,11 +179,7 @@ func (w *watchSet) deliverOne(c backends.Change) bool {
 		w.mu.Unlock()
 		return false
 	}
-	w.delivering = true
 	w.mu.Unlock()
 	w.deliver(c)
-	w.mu.Lock()
-	w.delivering = false
-	w.mu.Unlock()
 	return true
 }
