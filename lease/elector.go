@@ -19,7 +19,11 @@ import (
 //
 // One goroutine owned by the elector runs the election state machine; store
 // calls run in goroutines it starts, each bounded by RequestTimeout, and
-// report back to it.
+// report back to it. The waits for a change of a leader key (or, in queue
+// mode, of the entry ahead) are the exception: if the store implements
+// backends.Watcher, those of all its elections are requests in one
+// WatchSet, with no goroutine per election; otherwise each runs in a
+// goroutine of its own for as long as the election is held or waited for.
 type LeaseElector struct {
 	store backends.Store
 	opts  Options
@@ -44,8 +48,11 @@ type LeaseElector struct {
 	campaigns map[string]*campaign
 	held      map[string]*Leadership
 	resigns   map[string][]chan error
-	watches   map[string]context.CancelFunc
-	ready     []chan awaited // AwaitSession calls
+	watcher   backends.Watcher  // the store, if it implements Watcher; set by New
+	watches   map[string]*watch // the Get or Wait in flight per election
+	set       backends.WatchSet // made at the first Wait if watcher is set
+	tags      uint64            // the last tag of a request in set
+	ready     []chan awaited    // AwaitSession calls
 }
 
 // New returns an elector on store. It checks opts against the store's
@@ -69,14 +76,15 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		}
 		qu = newQueue(q)
 	}
+	watcher, _ := store.(backends.Watcher)
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), loopDone: make(chan struct{}),
 		m: core.New(opts.config()), sessions: make(map[uint64]backends.Session),
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
-		resigns: make(map[string][]chan error), watches: make(map[string]context.CancelFunc),
+		resigns: make(map[string][]chan error), watches: make(map[string]*watch),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
-		log: opts.Logger.With("identity", opts.Identity), queue: qu}
+		log: opts.Logger.With("identity", opts.Identity), queue: qu, watcher: watcher}
 	go e.loop()
 	return e, nil
 }
@@ -148,7 +156,8 @@ func (e *LeaseElector) Options() Options { return e.opts }
 
 // Close ends every leadership (their contexts are cancelled with ErrClosed
 // before any key is released), fails pending campaigns with ErrClosed,
-// waits for the elector's goroutines, and then closes the store session,
+// waits for the elector's goroutines, closes its WatchSet (see
+// LeaseElector), and then closes the store session,
 // which releases every key it held. ctx bounds that last step. Close is
 // idempotent; later calls return nil.
 func (e *LeaseElector) Close(ctx context.Context) error {
@@ -160,6 +169,9 @@ func (e *LeaseElector) Close(ctx context.Context) error {
 		return nil
 	}
 	var errs []error
+	if e.set != nil { // the loop, which made it, has ended
+		errs = append(errs, e.set.Close())
+	}
 	for s := range e.open {
 		if err := s.Close(ctx); err != nil {
 			errs = append(errs, err)
@@ -272,7 +284,9 @@ func (e *LeaseElector) shutdown() {
 			w <- nil // Close revokes the session, which deletes the key
 		}
 	}
-	for _, cancel := range e.watches {
-		cancel()
+	for _, w := range e.watches {
+		if w.cancel != nil {
+			w.cancel()
+		}
 	}
 }

@@ -140,15 +140,18 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 }
 
 // observe runs a Get (bounded by RequestTimeout) or a Wait (bounded only by
-// the election's interest in it).
+// the election's interest in it). If the store is a backends.Watcher, a
+// Wait is a request in the elector's WatchSet instead (see watchInSet),
+// and no goroutine waits for it.
 func (e *LeaseElector) observe(a core.Action) {
 	e.stopWatch(a.Election)
-	ctx, cancel := context.WithCancel(e.ctx)
-	e.watches[a.Election] = cancel
-	var queued backends.Session // in queue mode, the session of a waiting election's entry
-	if s := e.liveSession(); e.queue != nil && a.Kind == core.Wait && a.Record.Exists() && s != nil && a.Record.Owner != s.ID() {
-		queued = s
+	queued := e.queuedSession(a)
+	if a.Kind == core.Wait && e.watcher != nil {
+		e.watchInSet(a, queued)
+		return
 	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	e.watches[a.Election] = &watch{a: a, cancel: cancel}
 	e.io.Add(1)
 	go func() {
 		defer e.io.Done()
@@ -167,10 +170,21 @@ func (e *LeaseElector) observe(a core.Action) {
 	}()
 }
 
+// queuedSession returns, in queue mode, the session of a waiting
+// election's queue entry: for a Wait on a key another session holds, the
+// live session. Otherwise it returns nil.
+func (e *LeaseElector) queuedSession(a core.Action) backends.Session {
+	s := e.liveSession()
+	if e.queue == nil || a.Kind != core.Wait || !a.Record.Exists() || s == nil || a.Record.Owner == s.ID() {
+		return nil
+	}
+	return s
+}
+
 func (e *LeaseElector) stopWatch(name string) {
-	if cancel := e.watches[name]; cancel != nil {
-		cancel()
+	if w := e.watches[name]; w != nil {
 		delete(e.watches, name)
+		e.withdraw(w)
 	}
 }
 

@@ -39,12 +39,11 @@ func newQueue(q backends.Queuer) *queue { return &queue{q: q, els: map[string]*q
 // place in the queue (once per session), waits until no entry is ahead of
 // it, and then waits on the leader key as Wait does.
 func (e *LeaseElector) queueWait(ctx context.Context, s backends.Session, a core.Action) (backends.Record, error) {
-	entry, err := e.enqueue(s, a.Election)
-	if err != nil {
-		return backends.Record{}, err
-	}
+	var entry backends.Record
 	for {
-		ahead, err := e.ahead(ctx, a.Election, entry.Token)
+		var ahead backends.Record
+		var err error
+		entry, ahead, err = e.queueStep(ctx, s, a.Election, entry)
 		if err != nil {
 			return backends.Record{}, err
 		}
@@ -55,6 +54,19 @@ func (e *LeaseElector) queueWait(ctx context.Context, s backends.Session, a core
 			return backends.Record{}, err
 		}
 	}
+}
+
+// queueStep returns the election's entry, made on session s unless entry
+// is already known, and the entry ahead of it, if any.
+func (e *LeaseElector) queueStep(ctx context.Context, s backends.Session, election string, entry backends.Record) (backends.Record, backends.Record, error) {
+	if !entry.Exists() {
+		var err error
+		if entry, err = e.enqueue(s, election); err != nil {
+			return backends.Record{}, backends.Record{}, err
+		}
+	}
+	ahead, err := e.ahead(ctx, election, entry.Token)
+	return entry, ahead, err
 }
 
 // enqueue returns the election's entry for session s, making it if needed.
