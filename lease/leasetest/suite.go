@@ -39,6 +39,7 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"RunRecampaigns", s.testRunRecampaigns},
 		{"Valid", s.testValid},
 		{"Sharded", s.testSharded},
+		{"Goroutines", s.testGoroutines},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)

@@ -1,0 +1,118 @@
+package leasetest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease"
+)
+
+// watchCount counts the elections an elector has waited on, through
+// Store.Wait or Queuer.WaitGone or a WatchSet, so that a test can wait for
+// all of them to be waiting, whichever way the elector waits.
+type watchCount struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	more chan struct{} // closed and replaced when seen grows
+}
+
+func (c *watchCount) saw(election string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.seen[election] {
+		c.seen[election] = true
+		close(c.more)
+		c.more = make(chan struct{})
+	}
+}
+
+// await waits until n elections have been waited on.
+func (c *watchCount) await(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		c.mu.Lock()
+		got, more := len(c.seen), c.more
+		c.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-more:
+		case <-deadline:
+			t.Fatalf("%d elections waited on after 60 s, want %d", got, n)
+		}
+	}
+}
+
+// counted returns an elector whose store, a Watcher, counts its waits.
+func (s *suite) counted(t *testing.T, identity string) (*lease.LeaseElector, *watchCount) {
+	t.Helper()
+	store, _ := s.h.NewStore(t)
+	c := &watchCount{seen: map[string]bool{}, more: make(chan struct{})}
+	var wrapped backends.Store = countingStore{store, c}
+	if q, ok := store.(backends.Queuer); ok {
+		wrapped = countingQueuer{countingStore{store, c}, q}
+	}
+	opts := s.base
+	opts.Identity = identity
+	e, err := lease.New(wrapped, opts)
+	if err != nil {
+		t.Fatalf("lease.New: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = e.Close(ctx)
+	})
+	return e, c
+}
+
+func isWatcher(s backends.Store) bool {
+	_, ok := s.(backends.Watcher)
+	return ok
+}
+
+// countingStore passes every call to the real store it wraps (a Watcher),
+// counting the waits.
+type countingStore struct {
+	backends.Store
+	c *watchCount
+}
+
+func (s countingStore) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
+	s.c.saw(known.Election)
+	return s.Store.Wait(ctx, known)
+}
+
+func (s countingStore) Watch(deliver func(backends.Change)) backends.WatchSet {
+	return countingSet{s.Store.(backends.Watcher).Watch(deliver), s.c}
+}
+
+type countingQueuer struct {
+	countingStore
+	backends.Queuer
+}
+
+func (s countingQueuer) WaitGone(ctx context.Context, entry backends.Record) error {
+	s.c.saw(entry.Election)
+	return s.Queuer.WaitGone(ctx, entry)
+}
+
+type countingSet struct {
+	backends.WatchSet
+	c *watchCount
+}
+
+func (s countingSet) Wait(tag uint64, known backends.Record) {
+	s.c.saw(known.Election)
+	s.WatchSet.Wait(tag, known)
+}
+
+func (s countingSet) WaitGone(tag uint64, entry backends.Record) {
+	s.c.saw(entry.Election)
+	s.WatchSet.WaitGone(tag, entry)
+}
