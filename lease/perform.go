@@ -146,6 +146,9 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 func (e *LeaseElector) observe(a core.Action) {
 	e.stopWatch(a.Election)
 	queued := e.queuedSession(a)
+	if queued != nil {
+		e.queue.want(a.Election)
+	}
 	if a.Kind == core.Wait && e.watcher != nil {
 		e.watchInSet(a, queued)
 		return

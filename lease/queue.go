@@ -69,6 +69,20 @@ func (e *LeaseElector) queueStep(ctx context.Context, s backends.Session, electi
 	return entry, ahead, err
 }
 
+// want marks election as waiting in its queue. The loop calls it as the
+// wait begins, before any enqueue for it, and calls leaveQueue when the
+// election stops waiting: so an enqueue that comes after leaveQueue (its
+// wait was withdrawn meanwhile) finds no mark and makes no entry, which
+// would otherwise stay until the session ends and hold up the queue.
+func (qu *queue) want(election string) {
+	qu.mu.Lock()
+	defer qu.mu.Unlock()
+	if qu.els[election] == nil {
+		qu.els[election] = &queued{}
+	}
+	qu.els[election].wanted = true
+}
+
 // enqueue returns the election's entry for session s, making it if needed.
 // The call is bounded by RequestTimeout but not cancelled with the wait
 // that asked for it, so that its outcome is known; if the election stopped
@@ -78,10 +92,9 @@ func (e *LeaseElector) enqueue(s backends.Session, election string) (backends.Re
 	qu.mu.Lock()
 	st := qu.els[election]
 	if st == nil {
-		st = &queued{}
-		qu.els[election] = st
+		qu.mu.Unlock()
+		return backends.Record{}, context.Canceled // left the queue before this wait began
 	}
-	st.wanted = true
 	if st.entry.Exists() && st.entry.Owner == s.ID() {
 		defer qu.mu.Unlock()
 		return st.entry, nil
