@@ -49,7 +49,8 @@ type Config struct {
 	Margin time.Duration
 	// Drift is the fraction of the TTL allowed for local clock drift.
 	Drift float64
-	// RenewInterval is the time between renewals.
+	// RenewInterval is the longest time from a renewal's send to the next
+	// one's; a slow store makes it shorter (see RenewAt).
 	RenewInterval time.Duration
 	// RetryInterval is the wait after a failed store call.
 	RetryInterval time.Duration
@@ -73,6 +74,29 @@ func (c Config) retryWait() time.Duration {
 // minus the margin and the drift allowance.
 func (c Config) Hold(ttl time.Duration) time.Duration {
 	return ttl - c.Margin - time.Duration(c.Drift*float64(ttl))
+}
+
+// LatencyBound is the largest reply latency of renewals (send to answer)
+// that a holder survives on a session of the given TTL, however suddenly
+// it sets in: min(Hold/2, Hold − RenewInterval). A renewal's answer must
+// come back before the deadline the last answered one set, Hold after
+// that one's send; the first slow renewal was sent RenewInterval after it,
+// and, as one renewal is in flight at a time, in steady state two
+// latencies must fit within Hold. RenewAt schedules renewals so that any
+// latency below the bound suffices; at or above it, the deadline passes
+// before an answer comes back, and the holder stops.
+func (c Config) LatencyBound(ttl time.Duration) time.Duration {
+	hold := c.Hold(ttl)
+	return min(hold/2, hold-c.RenewInterval)
+}
+
+// RenewAt returns when to send the renewal after one sent at sentAt that
+// took latency to be answered, on a session of the given TTL: after
+// RenewInterval, but early enough that an answer as slow as the last one
+// still arrives a latency before the deadline this renewal set (sentAt +
+// Hold). A time already past means at once.
+func (c Config) RenewAt(sentAt time.Time, latency, ttl time.Duration) time.Time {
+	return sentAt.Add(min(c.RenewInterval, c.Hold(ttl)-2*latency))
 }
 
 // Machine is the election state machine for one session and the elections

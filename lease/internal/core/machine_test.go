@@ -28,6 +28,9 @@ func TestMachine(t *testing.T) {
 			if m == nil {
 				d.Fatalf(t, "config must come first")
 			}
+			if d.Cmd == "bound" {
+				return fmt.Sprintf("hold=%v bound=%v\n", m.cfg.Hold(dur(t, d, "ttl")), m.cfg.LatencyBound(dur(t, d, "ttl")))
+			}
 			step(t, m, d)
 			return render(m)
 		})

@@ -52,7 +52,7 @@ func (m *Machine) SessionCreated(now time.Time, epoch uint64, id string, ttl tim
 	}
 	ttl = min(ttl, m.cfg.TTL)
 	m.sess = session{state: live, epoch: epoch, id: id, ttl: ttl,
-		deadline: sentAt.Add(m.cfg.Hold(ttl)), nextRenew: sentAt.Add(m.cfg.RenewInterval)}
+		deadline: sentAt.Add(m.cfg.Hold(ttl)), nextRenew: m.cfg.RenewAt(sentAt, now.Sub(sentAt), ttl)}
 	m.Tick(now)
 	for name, e := range m.els {
 		if e.phase == needSession {
@@ -82,6 +82,9 @@ func (m *Machine) SessionFailed(now time.Time, epoch uint64, err error) {
 }
 
 // Renewed reports that the Renew for epoch, sent at sentAt, succeeded.
+// However late it comes, before the deadline it extends the deadline from
+// sentAt, and the next renewal is scheduled from sentAt and the latency it
+// showed (Config.RenewAt).
 func (m *Machine) Renewed(now time.Time, epoch uint64, sentAt time.Time) {
 	m.Tick(now)
 	if epoch != m.sess.epoch || m.sess.state != live {
@@ -91,7 +94,7 @@ func (m *Machine) Renewed(now time.Time, epoch uint64, sentAt time.Time) {
 	if d := sentAt.Add(m.cfg.Hold(m.sess.ttl)); d.After(m.sess.deadline) {
 		m.sess.deadline = d
 	}
-	m.sess.nextRenew = sentAt.Add(m.cfg.RenewInterval)
+	m.sess.nextRenew = m.cfg.RenewAt(sentAt, now.Sub(sentAt), m.sess.ttl)
 	m.Tick(now)
 }
 
