@@ -31,16 +31,24 @@
 //
 // # Timing
 //
-// The elector renews its session every RenewInterval (default TTL/3). It
-// decides loss locally, on its monotonic clock: a leadership ends at the
-// send time of the last successful renewal + TTL − SafetyMargin −
-// ClockDrift×TTL, or as soon as the store reports the session or the key
-// gone, whichever comes first. The store cannot expire the session before
-// the send time of the last renewal + TTL, so the old leader's context is
-// cancelled at least SafetyMargin before anyone else can take the key. No
-// timestamp is ever read from the store. Every store call but a wait is
-// bounded by RequestTimeout, and a renewal also by the deadline itself, so
-// a hung call cannot hold the decision back.
+// The elector decides loss locally, on its monotonic clock: a leadership
+// ends at the send time of the last successful renewal + Hold, where Hold
+// = TTL − SafetyMargin − ClockDrift×TTL, or as soon as the store reports
+// the session or the key gone, whichever comes first. The store cannot
+// expire the session before the send time of the last renewal + TTL, so
+// the old leader's context is cancelled at least SafetyMargin before
+// anyone else can take the key. No timestamp is ever read from the store.
+//
+// One renewal is in flight at a time, bounded only by the deadline: an
+// answer that comes late still extends the deadline from its send time.
+// The next renewal goes out RenewInterval (default Hold/2) after the last
+// one's send, or earlier, so that an answer as slow as the last one still
+// arrives before the deadline (Hold − 2×latency after the send, or at
+// once). A leadership therefore survives any renewal latency below
+// Options.LatencyBound, min(Hold/2, Hold − RenewInterval), however
+// suddenly it sets in; at or above it, the deadline passes first. Every
+// other store call but a wait is bounded by RequestTimeout, so a hung call
+// cannot hold a decision back.
 //
 // # Checking before a write
 //

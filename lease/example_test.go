@@ -184,7 +184,7 @@ func ExampleNew() {
 	fmt.Println("renew every", o.RenewInterval, "and stop", o.SafetyMargin, "early")
 	// Output:
 	// true
-	// renew every 2s and stop 1.5s early
+	// renew every 2.22s and stop 1.5s early
 }
 
 // In queue mode a waiting candidate takes a place in line and watches only

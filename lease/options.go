@@ -45,10 +45,15 @@ type Options struct {
 	// for no allowance.
 	ClockDrift float64
 
-	// RenewInterval is the time between renewals of the session. Default
-	// TTL/3; at least MinInterval, and below TTL − SafetyMargin −
-	// ClockDrift×TTL, so that a renewal is due before the holder's
-	// deadline.
+	// RenewInterval is the longest time between the sends of two renewals
+	// of the session; a slow store makes it shorter: the next renewal goes
+	// out early enough that an answer as slow as the last one arrives
+	// before the holder's deadline. A leadership survives any renewal
+	// latency below Options.LatencyBound: min(Hold/2, Hold −
+	// RenewInterval), where Hold = TTL − SafetyMargin − ClockDrift×TTL. Default Hold/2, which
+	// makes the bound Hold/2 (740 ms at a TTL of 2 s); a longer interval
+	// costs fewer requests and lowers the bound. At least MinInterval, and
+	// below Hold, so that a renewal is due before the holder's deadline.
 	RenewInterval time.Duration
 
 	// RetryInterval is the wait before retrying a failed store call.
@@ -59,8 +64,10 @@ type Options struct {
 	// is retried after RetryInterval exactly.
 	RetryInterval time.Duration
 
-	// RequestTimeout bounds every store call except a wait for a change.
-	// A renewal is further bounded by the holder's deadline. Default
+	// RequestTimeout bounds every store call except a wait for a change
+	// and a renewal: a renewal is bounded only by the holder's deadline,
+	// since an answer that comes late still extends the deadline from its
+	// send time. Default
 	// RenewInterval, or MinRequestTimeout if that is less; at least
 	// MinRequestTimeout.
 	RequestTimeout time.Duration
@@ -113,7 +120,7 @@ func (o Options) withDefaults() Options {
 		o.ClockDrift = 0
 	}
 	if o.RenewInterval == 0 {
-		o.RenewInterval = o.TTL / 3
+		o.RenewInterval = o.config().Hold(o.TTL) / 2
 	}
 	if o.RetryInterval == 0 {
 		o.RetryInterval = max(o.RenewInterval/4, MinInterval)
@@ -153,6 +160,15 @@ func (o Options) config() core.Config {
 		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval, Jitter: jitter}
 }
 
+// LatencyBound returns the renewal latency (a renewal's send to its
+// answer) below which a leader keeps its leadership, however suddenly
+// the latency sets in: min(Hold/2, Hold − RenewInterval), where Hold =
+// TTL − SafetyMargin − ClockDrift×TTL. At or above it, the holder's
+// deadline passes before an answer comes back, and the leadership ends.
+// Call it on an elector's options (LeaseElector.Options), where the
+// defaults are filled in.
+func (o Options) LatencyBound() time.Duration { return o.config().LatencyBound(o.TTL) }
+
 // validate checks defaulted options o against the store's limits. set
 // holds the options as the caller gave them, so that an error names the
 // option the caller set, and says of any other it quotes that it is a
@@ -171,6 +187,9 @@ func (o Options) validate(set Options, lim backends.Limits) error {
 		return bad("%s must be in [0, %s)", o.show(set, "SafetyMargin"), o.show(set, "TTL"))
 	case math.IsNaN(o.ClockDrift) || math.IsInf(o.ClockDrift, 0) || o.ClockDrift >= maxClockDrift:
 		return bad("ClockDrift %v must be in [0, %v) (a negative value means no allowance)", set.ClockDrift, maxClockDrift)
+	case hold < 2*MinInterval:
+		return bad("TTL − SafetyMargin − ClockDrift×TTL = %v leaves the holder no time to act, with %s, %s and %s; it must be at least %v",
+			hold, o.show(set, "TTL"), o.show(set, "SafetyMargin"), o.show(set, "ClockDrift"), 2*MinInterval)
 	case o.RenewInterval < MinInterval:
 		return bad("%s must be at least %v", o.show(set, "RenewInterval"), MinInterval)
 	case o.RetryInterval < MinInterval:
@@ -221,7 +240,7 @@ func (o Options) field(set Options, name string) (v any, given bool, def string)
 	case "ClockDrift":
 		return o.ClockDrift, set.ClockDrift != 0, "DefaultClockDrift"
 	case "RenewInterval":
-		return o.RenewInterval, set.RenewInterval != 0, "TTL/3"
+		return o.RenewInterval, set.RenewInterval != 0, "(TTL − SafetyMargin − ClockDrift×TTL)/2"
 	case "RetryInterval":
 		return o.RetryInterval, set.RetryInterval != 0, fmt.Sprintf("RenewInterval/4, at least %v", MinInterval)
 	case "RequestTimeout":

@@ -30,8 +30,10 @@ func TestOptionErrors(t *testing.T) {
 			[]string{"ClockDrift +Inf", "[0, 0.5)"}, []string{"RenewInterval"}},
 		{"drift 0.5", Options{TTL: 2 * time.Second, ClockDrift: 0.5}, etcdLim,
 			[]string{"ClockDrift 0.5", "[0, 0.5)"}, nil},
-		{"drift leaves no hold", Options{TTL: 2 * time.Second, SafetyMargin: time.Second, ClockDrift: 0.4}, etcdLim,
-			[]string{"ClockDrift 0.4", "SafetyMargin 1s", "RenewInterval 666.666666ms (default TTL/3)", "= 200ms"}, nil},
+		{"drift leaves no hold", Options{TTL: 2 * time.Second, SafetyMargin: 1100 * time.Millisecond, ClockDrift: 0.45}, etcdLim,
+			[]string{"ClockDrift 0.45", "SafetyMargin 1.1s", "= 0s", "no time to act", "at least 2ms"}, []string{"RenewInterval"}},
+		{"renew past a short hold", Options{TTL: 2 * time.Second, SafetyMargin: time.Second, ClockDrift: 0.4, RenewInterval: 600 * time.Millisecond}, etcdLim,
+			[]string{"ClockDrift 0.4", "SafetyMargin 1s", "RenewInterval 600ms", "= 200ms"}, nil},
 		{"renew 1ns", Options{TTL: 2 * time.Second, RenewInterval: 1}, etcdLim,
 			[]string{"RenewInterval 1ns", "at least 1ms"}, []string{"RetryInterval", "RequestTimeout"}},
 		{"renew at the hold", Options{TTL: 2 * time.Second, RenewInterval: 1480 * time.Millisecond}, etcdLim,
@@ -87,6 +89,25 @@ func TestOptionsAccepted(t *testing.T) {
 	} {
 		if err := o.withDefaults().validate(o, lim); err != nil {
 			t.Errorf("%+v: %v", o, err)
+		}
+	}
+}
+
+// TestTimingDefaults: RenewInterval defaults to Hold/2, which makes the
+// latency bound Hold/2; a longer interval lowers it to Hold − RenewInterval.
+func TestTimingDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		set                 Options
+		renew, retry, bound time.Duration
+	}{
+		{Options{TTL: 2 * time.Second}, 740 * time.Millisecond, 185 * time.Millisecond, 740 * time.Millisecond},
+		{Options{TTL: 10 * time.Second}, 3700 * time.Millisecond, 925 * time.Millisecond, 3700 * time.Millisecond},
+		{Options{TTL: 2 * time.Second, RenewInterval: 1100 * time.Millisecond}, 1100 * time.Millisecond, 275 * time.Millisecond, 380 * time.Millisecond},
+	} {
+		o := tc.set.withDefaults()
+		if o.RenewInterval != tc.renew || o.RetryInterval != tc.retry || o.LatencyBound() != tc.bound {
+			t.Errorf("%+v: RenewInterval %v RetryInterval %v LatencyBound %v, want %v %v %v",
+				tc.set, o.RenewInterval, o.RetryInterval, o.LatencyBound(), tc.renew, tc.retry, tc.bound)
 		}
 	}
 }

@@ -90,8 +90,15 @@ func (e *LeaseElector) createSession(epoch uint64) {
 	})
 }
 
+// renew sends one renewal, bounded only by the holder's deadline (and
+// Close), not by RequestTimeout: an answer that comes late still extends
+// the deadline from its send time (core.Machine.Renewed).
 func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
-	e.call(e.m.Deadline(), false, func(ctx context.Context) {
+	ctx, cancel := context.WithDeadline(e.ctx, e.m.Deadline())
+	e.io.Add(1)
+	go func() {
+		defer e.io.Done()
+		defer cancel()
 		sent := time.Now()
 		err := s.KeepAlive(ctx)
 		if err == nil {
@@ -106,7 +113,7 @@ func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
 			}
 			e.m.Renewed(now, epoch, sent)
 		})
-	})
+	}()
 }
 
 func (e *LeaseElector) closeSession(epoch uint64) {

@@ -135,11 +135,14 @@ func (ss *session) outcome(what string, ctx context.Context, err error) error {
 // TTL after the last word it had (integration
 // TestZooKeeperRenewalThroughCutOffFollower). It is the
 // session's only heartbeat: go-zookeeper's own pings are off on session
-// connections. A KeepAlive that gets no reply before ctx's deadline also
-// drops the TCP connection, so that go-zookeeper reconnects, to another
-// server if this one is gone, and the session goes on if it still lives.
-// While the connection is down KeepAlive fails; it returns an error
-// wrapping ErrSessionExpired once the server reports the session expired.
+// connections. A KeepAlive that gets no reply before ctx ends leaves the
+// connection up: package lease bounds a renewal by the holder's deadline
+// and closes the session once it passes, and Close can send closeSession
+// only on a live connection (dropped, go-zookeeper waits a second before
+// it reconnects to a lone server, and the successor would wait for the
+// server to expire the session). While the connection is down KeepAlive
+// fails; it returns an error wrapping ErrSessionExpired once the server
+// reports the session expired.
 func (ss *session) KeepAlive(ctx context.Context) error {
 	what := "zookeeper: keep session " + ss.ID() + " alive"
 	if err := ss.gone(what); err != nil {
@@ -152,9 +155,6 @@ func (ss *session) KeepAlive(ctx context.Context) error {
 		_, err := ss.l.conn.Sync("/")
 		return err
 	})
-	if errors.Is(err, context.DeadlineExceeded) {
-		ss.l.drop()
-	}
 	return ss.outcome(what, ctx, err)
 }
 
