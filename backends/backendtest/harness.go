@@ -29,6 +29,14 @@ type Harness interface {
 	ExpireSession(ctx context.Context, id string) error
 }
 
+// Connector is an optional interface of a Harness whose Stores reach the
+// store through a Link of their own: Connect returns a Store like
+// NewStore's and its Link, so that a suite can slow it (Link.SetLatency)
+// as well as sever it.
+type Connector interface {
+	Connect(t testing.TB) (backends.Store, *Link)
+}
+
 // ExpiryGracer is an optional interface of a Harness whose store may keep
 // a silent session's keys for a while after its TTL: Consul invalidates a
 // session anywhere between TTL and 2×TTL, etcd checks expiry every 500 ms.

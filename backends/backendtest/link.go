@@ -1,6 +1,9 @@
 package backendtest
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // Link is one client's way to a store's servers: a Proxy per server. A
 // harness's Store dials Addrs instead of the servers, so that Sever cuts
@@ -43,6 +46,14 @@ func (l *Link) Sever() {
 func (l *Link) Heal() {
 	for _, p := range l.proxies {
 		p.Heal()
+	}
+}
+
+// SetLatency sets the latency every proxy of the link adds to the
+// servers' bytes on their way to the client (see Proxy.SetLatency).
+func (l *Link) SetLatency(d time.Duration) {
+	for _, p := range l.proxies {
+		p.SetLatency(d)
 	}
 }
 

@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"io"
@@ -35,6 +36,7 @@ type Proxy struct {
 
 	mu      sync.Mutex
 	severed bool
+	latency time.Duration // added to the target's bytes on their way back
 	conns   map[net.Conn]struct{}
 	wg      sync.WaitGroup
 	once    sync.Once
@@ -157,7 +159,52 @@ func (p *Proxy) forward(c net.Conn) {
 			return
 		}
 	}
-	_, _ = io.Copy(c, up)
+	p.copyBack(c, up)
+}
+
+// SetLatency delays every byte the target sends from now on by d before
+// the client gets it, as a slow link would (0: none); the client's bytes
+// go through at once.
+func (p *Proxy) SetLatency(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.latency = d
+}
+
+// copyBack copies the target's bytes to the client, each chunk held back
+// until the latency set when it arrived has passed, in order.
+func (p *Proxy) copyBack(c io.Writer, up io.Reader) {
+	type chunk struct {
+		b   []byte
+		due time.Time
+	}
+	q := make(chan chunk, 4096)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ch := range q {
+			time.Sleep(time.Until(ch.due)) // the link's latency, not a wait for a condition
+			if _, err := c.Write(ch.b); err != nil {
+				for range q { // drain, so that the reader is never blocked
+				}
+				return
+			}
+		}
+	}()
+	defer func() { close(q); <-done }()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := up.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			due := time.Now().Add(p.latency)
+			p.mu.Unlock()
+			q <- chunk{b: bytes.Clone(buf[:n]), due: due}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // dial connects to addr, over TLS with tc if it is not nil, within 5 s.

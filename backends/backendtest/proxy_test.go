@@ -119,3 +119,31 @@ func TestLinkSeversEveryProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyLatency: with a latency set, an echo comes back no sooner than
+// the latency; set back to 0, the link is fast again.
+func TestProxyLatency(t *testing.T) {
+	p, err := StartProxy(echoServer(t), ProxyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	const d = 150 * time.Millisecond
+	p.SetLatency(d)
+	start := time.Now()
+	c, err := roundTrip(t, p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < d {
+		t.Fatalf("echo after %v with a latency of %v", took, d)
+	}
+	p.SetLatency(0)
+	if _, err := c.Write([]byte("fast")); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 4)
+	if _, err := io.ReadFull(c, b); err != nil || string(b) != "fast" {
+		t.Fatalf("echo %q, %v after the latency was lifted", b, err)
+	}
+}

@@ -33,6 +33,7 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"CrashFailover", s.testCrashFailover},
 		{"LeaderSessionExpires", s.testLeaderSessionExpires},
 		{"WaiterSessionExpires", s.testWaiterSessionExpires},
+		{"GiveUpReleases", s.testGiveUpReleases},
 		{"Observe", s.testObserve},
 		{"CampaignCanceled", s.testCampaignCanceled},
 		{"Unreachable", s.testUnreachable},

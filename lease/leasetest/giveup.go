@@ -1,0 +1,56 @@
+package leasetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/lease"
+)
+
+// testGiveUpReleases: the store's answers to the leader slow down past
+// Options.LatencyBound while its session still works. The leader gives up
+// at its deadline and releases the key at once, so the waiting candidate
+// leads within a few round trips and a RetryInterval of the stop, not when
+// the store would expire the old session (SafetyMargin + ClockDrift×TTL
+// or more after it); and the old leader stops before the successor starts.
+func (s *suite) testGiveUpReleases(t *testing.T) {
+	c, ok := s.h.(backendtest.Connector)
+	if !ok {
+		t.Skip("the harness has no Connect: its links cannot be slowed")
+	}
+	store, link := c.Connect(t)
+	opts := s.base
+	opts.Identity = "slow"
+	a, err := lease.New(store, opts)
+	if err != nil {
+		t.Fatalf("lease.New: %v", err)
+	}
+	t.Cleanup(func() { link.SetLatency(0); _ = a.Close(backendtest.Context(t, 10*time.Second)) })
+	b, _ := s.elector(t, "bob")
+	el := backendtest.Election(t)
+	o := a.Options()
+	la := campaign(t, a, el)
+	awaitSession(t, b)
+	ch := campaignAsync(t, b, el)
+	slowed := time.Now()
+	link.SetLatency(o.LatencyBound() * 3 / 2)
+	stopped := doneWithin(t, la, o.TTL)
+	link.SetLatency(0)
+	limit := o.RetryInterval + 150*time.Millisecond
+	w := awaitWin(t, ch, limit+5*time.Second)
+	if !errors.Is(la.Err(), lease.ErrLost) || w.l.Token <= la.Token {
+		t.Fatalf("old leader's reason %v; tokens %d then %d", la.Err(), la.Token, w.l.Token)
+	}
+	if !stopped.Before(w.l.Acquired) {
+		t.Fatalf("old leader stopped at %v, after the successor started at %v",
+			stopped.Sub(slowed), w.l.Acquired.Sub(slowed))
+	}
+	if d := w.at.Sub(stopped); d > limit {
+		t.Fatalf("successor %v after the old leader gave up, want within RetryInterval + 150ms = %v "+
+			"(the store's own expiry would take %v or more)", d, limit, o.SafetyMargin+time.Duration(o.ClockDrift*float64(o.TTL)))
+	}
+	t.Logf("latency %v from %v on: leader gave up after %v (%v), successor %v later",
+		o.LatencyBound()*3/2, slowed.Format("15:04:05.000"), stopped.Sub(slowed), la.Err(), w.at.Sub(stopped))
+}
