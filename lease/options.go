@@ -165,9 +165,11 @@ func (o Options) config() core.Config {
 // the latency sets in: min(Hold/2, Hold − RenewInterval), where Hold =
 // TTL − SafetyMargin − ClockDrift×TTL. At or above it, the holder's
 // deadline passes before an answer comes back, and the leadership ends.
-// Call it on an elector's options (LeaseElector.Options), where the
-// defaults are filled in.
-func (o Options) LatencyBound() time.Duration { return o.config().LatencyBound(o.TTL) }
+// Zero fields take their defaults, as in New.
+func (o Options) LatencyBound() time.Duration {
+	o = o.withDefaults()
+	return o.config().LatencyBound(o.TTL)
+}
 
 // validate checks defaulted options o against the store's limits. set
 // holds the options as the caller gave them, so that an error names the

@@ -47,6 +47,7 @@ type candidate struct {
 	id      string
 	cmd     *exec.Cmd
 	proxies []*toxiproxy.Proxy // one per store node
+	streams []string           // the directions toxic slowed, for heal
 	done    chan struct{}      // closed when the process has exited
 }
 
@@ -151,13 +152,14 @@ func (c *cluster) logs() string {
 	return b.String()
 }
 
-// toxic adds a latency toxic in both directions of a candidate's links
-// (to every store node).
+// toxic adds a latency toxic to the given directions (toxiproxy streams)
+// of a candidate's links (to every store node).
 // A latency of an hour is a black hole that loses nothing: removing the
 // toxic delivers what it held.
-func (cd *candidate) toxic(latency, jitter time.Duration) error {
+func (cd *candidate) toxic(latency, jitter time.Duration, streams []string) error {
+	cd.streams = streams
 	for _, p := range cd.proxies {
-		for _, stream := range []string{"upstream", "downstream"} {
+		for _, stream := range streams {
 			js := fmt.Sprintf(`{"name":"fault_%s","type":"latency","stream":%q,"attributes":{"latency":%d,"jitter":%d}}`,
 				stream, stream, latency.Milliseconds(), jitter.Milliseconds())
 			if _, err := p.Toxics.AddToxicJson(strings.NewReader(js)); err != nil {
@@ -171,7 +173,7 @@ func (cd *candidate) toxic(latency, jitter time.Duration) error {
 // heal removes the toxics of toxic.
 func (cd *candidate) heal() error {
 	for _, p := range cd.proxies {
-		for _, stream := range []string{"upstream", "downstream"} {
+		for _, stream := range cd.streams {
 			if err := p.Toxics.RemoveToxic(context.Background(), "fault_"+stream); err != nil {
 				return fmt.Errorf("remove toxic from %s: %w", cd.id, err)
 			}

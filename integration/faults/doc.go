@@ -9,8 +9,11 @@
 // each bounded and healed by itself:
 //
 //   - cut: the leader's link to the store black-holed for 1.5×TTL;
-//   - latency-low / latency-high: latency and jitter on that link, below and
-//     above the renewal deadline, for 1.5×TTL;
+//   - latency-low / latency-high: latency on that link's store→client
+//     direction, 0.8× and 1.5× lease.Options.LatencyBound (jitter 5 % of
+//     the bound), for 1.5×TTL. Under latency-low the leader must keep its
+//     leadership: a loss fails the run; under latency-high it gives up,
+//     and must stop before its successor starts (check b);
 //   - pause: the leader SIGSTOPped for 1.5×TTL, then SIGCONTed: it must
 //     make no write after its successor began (history check e), though
 //     its context is cancelled only once the elector's goroutine runs;

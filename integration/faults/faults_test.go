@@ -31,9 +31,11 @@ type fault struct {
 }
 
 var faultKinds = []fault{
-	{"cut", func(r *run, cd *candidate) { r.linkFault("cut", cd, time.Hour, 0) }},
-	{"latency-low", func(r *run, cd *candidate) { r.linkFault("latency-low", cd, r.b.ttl/20, r.b.ttl/40) }},
-	{"latency-high", func(r *run, cd *candidate) { r.linkFault("latency-high", cd, r.b.ttl/2, r.b.ttl/10) }},
+	{"cut", func(r *run, cd *candidate) { r.linkFault("cut", cd, time.Hour, 0, "upstream", "downstream") }},
+	{"latency-low", func(r *run, cd *candidate) { r.linkFault("latency-low", cd, r.bound()*4/5, r.bound()/20, "downstream") }},
+	{"latency-high", func(r *run, cd *candidate) {
+		r.linkFault("latency-high", cd, r.bound()*3/2, r.bound()/20, "downstream")
+	}},
 	{"pause", (*run).pause},
 	{"kill", (*run).kill},
 }
@@ -363,11 +365,16 @@ func (s *tokens) wait(tok fencing.Token) <-chan struct{} {
 // hold keeps a fault in place for 1.5×TTL.
 func (r *run) hold() { time.Sleep(r.b.ttl * 3 / 2) }
 
-// linkFault adds latency (an hour: a cut) to the leader's link, holds it
-// and heals it.
-func (r *run) linkFault(name string, cd *candidate, latency, jitter time.Duration) {
+// bound is the renewal latency below which the candidates' leaders keep
+// their leadership (lease.Options.LatencyBound at the run's TTL).
+func (r *run) bound() time.Duration { return lease.Options{TTL: r.b.ttl}.LatencyBound() }
+
+// linkFault adds latency (an hour: a cut) to the leader's link in the
+// given directions (toxiproxy streams: upstream, client to store;
+// downstream, store to client), holds it and heals it.
+func (r *run) linkFault(name string, cd *candidate, latency, jitter time.Duration, streams ...string) {
 	r.drv.add(history.Event{Kind: history.Fault, Fault: name, Candidate: cd.id})
-	if err := cd.toxic(latency, jitter); err != nil {
+	if err := cd.toxic(latency, jitter, streams); err != nil {
 		r.t.Fatal(err)
 	}
 	r.hold()
@@ -402,7 +409,7 @@ func (r *run) kill(cd *candidate) {
 
 // judge checks the merged history and keeps the outcome for the report.
 func (r *run) judge(name string, kinds []fault, evs []history.Event) {
-	renew := r.b.ttl / 3
+	renew := r.b.ttl / 2 // above the candidates' RenewInterval, Hold/2
 	cfg := history.Config{Drift: 10 * time.Millisecond, Recovery: r.b.ttl + renew + r.b.recovery}
 	if r.store != nil {
 		// The store's own recovery: a new store leader after a kill or a
@@ -417,6 +424,7 @@ func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 	for _, v := range rep.Violations {
 		r.t.Errorf("violation: %v", v)
 	}
+	r.judgeLatency(rep)
 	if len(rep.Violations) > 0 {
 		r.t.Logf("candidate logs:\n%s", r.c.logs())
 	}
@@ -448,6 +456,31 @@ func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 	results.Lock()
 	results.byBackend = append(results.byBackend, o)
 	results.Unlock()
+}
+
+// judgeLatency fails the run if a leader lost its leadership under a
+// latency below the bound (latency-low), and logs the losses per latency
+// cycle of both kinds.
+func (r *run) judgeLatency(rep history.Report) {
+	lost, cycles := map[string]int{}, map[string]int{}
+	for _, f := range rep.Faults {
+		if !strings.HasPrefix(f.Fault, "latency-") {
+			continue
+		}
+		cycles[f.Fault]++
+		if f.Stop >= 0 {
+			lost[f.Fault]++
+			if f.Fault == "latency-low" {
+				r.t.Errorf("latency-low: %s lost its leadership %v after a latency of %v (below the bound %v) began",
+					f.Target, f.Stop, r.bound()*4/5, r.bound())
+			}
+		}
+	}
+	for _, k := range []string{"latency-low", "latency-high"} {
+		if cycles[k] > 0 {
+			r.t.Logf("%s: leader lost in %d of %d cycles (bound %v)", k, lost[k], cycles[k], r.bound())
+		}
+	}
 }
 
 // stopping collects, per fault kind, the durations of one FaultStat field.
