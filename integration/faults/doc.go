@@ -10,8 +10,8 @@
 //
 //   - cut: the leader's link to the store black-holed for 1.5×TTL;
 //   - latency-low / latency-high: latency on that link's store→client
-//     direction, 0.8× and 1.5× lease.Options.LatencyBound (jitter 5 % of
-//     the bound), for 1.5×TTL. Under latency-low the leader must keep its
+//     direction, 0.9× (jitter 2.5 % of the bound) and 1.5× (jitter 5 %)
+//     lease.Options.LatencyBound, for 1.5×TTL. Under latency-low the leader must keep its
 //     leadership: a loss fails the run; under latency-high it gives up,
 //     and must stop before its successor starts (check b);
 //   - pause: the leader SIGSTOPped for 1.5×TTL, then SIGCONTed: it must
