@@ -32,7 +32,9 @@ type fault struct {
 
 var faultKinds = []fault{
 	{"cut", func(r *run, cd *candidate) { r.linkFault("cut", cd, time.Hour, 0, "upstream", "downstream") }},
-	{"latency-low", func(r *run, cd *candidate) { r.linkFault("latency-low", cd, r.bound()*9/10, r.bound()/40, "downstream") }},
+	{"latency-low", func(r *run, cd *candidate) {
+		r.linkFault("latency-low", cd, r.bound()*9/10, r.bound()/40, "downstream")
+	}},
 	{"latency-high", func(r *run, cd *candidate) {
 		r.linkFault("latency-high", cd, r.bound()*3/2, r.bound()/20, "downstream")
 	}},
