@@ -33,7 +33,7 @@ type fault struct {
 var faultKinds = []fault{
 	{"cut", func(r *run, cd *candidate) { r.linkFault("cut", cd, time.Hour, 0, "upstream", "downstream") }},
 	{"latency-low", func(r *run, cd *candidate) {
-		r.linkFault("latency-low", cd, r.bound()*9/10, r.bound()/40, "downstream")
+		r.linkFault("latency-low", cd, r.bound()*4/5, r.bound()/40, "downstream")
 	}},
 	{"latency-high", func(r *run, cd *candidate) {
 		r.linkFault("latency-high", cd, r.bound()*3/2, r.bound()/20, "downstream")
@@ -473,7 +473,7 @@ func (r *run) judgeLatency(rep history.Report) {
 		if f.Stop >= 0 {
 			lost[f.Fault]++
 			if f.Fault == "latency-low" {
-				r.t.Errorf("latency-low: %s lost its leadership %v after a latency of 0.9× the bound %v began",
+				r.t.Errorf("latency-low: %s lost its leadership %v after a latency of 0.8× the bound %v began",
 					f.Target, f.Stop, r.bound())
 			}
 		}
