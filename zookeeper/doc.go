@@ -54,9 +54,10 @@
 // it shows go-zookeeper a negotiated timeout of about 12 days (rewriting
 // the handshake on the wire, while still asking the server for the TTL on
 // every reconnect), so that KeepAlive, a sync, is the session's only
-// heartbeat. go-zookeeper's read timeout is gone too: a KeepAlive that
-// gets no reply before its deadline leaves the connection up, so that
-// Close can still send closeSession on it when the holder gives up.
+// heartbeat. With go-zookeeper's read timeout gone too, a KeepAlive whose
+// sync gets no reply within 2/3 of the session timeout drops the TCP
+// connection itself; one that merely ends with its ctx leaves it up, so
+// that Close can still send closeSession on it when the holder gives up.
 //
 // While the connection is down and the session not yet expired, calls
 // fail. Once the server reports the session expired, every call fails with

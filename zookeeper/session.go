@@ -135,14 +135,18 @@ func (ss *session) outcome(what string, ctx context.Context, err error) error {
 // TTL after the last word it had (integration
 // TestZooKeeperRenewalThroughCutOffFollower). It is the
 // session's only heartbeat: go-zookeeper's own pings are off on session
-// connections. A KeepAlive that gets no reply before ctx ends leaves the
-// connection up: package lease bounds a renewal by the holder's deadline
+// connections. A sync that gets no reply within 2/3 of the session
+// timeout (go-zookeeper's own read timeout) drops the TCP connection, so
+// that go-zookeeper reconnects, to another server if this one is gone,
+// and the session goes on if it still lives. The drop does not come at
+// ctx's end: package lease bounds a renewal by the holder's deadline only
 // and closes the session once it passes, and Close can send closeSession
 // only on a live connection (dropped, go-zookeeper waits a second before
 // it reconnects to a lone server, and the successor would wait for the
-// server to expire the session). While the connection is down KeepAlive
-// fails; it returns an error wrapping ErrSessionExpired once the server
-// reports the session expired.
+// server to expire the session). 2/3 of the timeout is above any latency
+// a holder survives (lease.Options.LatencyBound, below half the TTL).
+// While the connection is down KeepAlive fails; it returns an error
+// wrapping ErrSessionExpired once the server reports the session expired.
 func (ss *session) KeepAlive(ctx context.Context) error {
 	what := "zookeeper: keep session " + ss.ID() + " alive"
 	if err := ss.gone(what); err != nil {
@@ -152,6 +156,8 @@ func (ss *session) KeepAlive(ctx context.Context) error {
 		return classify(what, ctx, ctx.Err())
 	}
 	err := ss.s.callErr(ctx, func() error {
+		stalled := time.AfterFunc(ss.ttl*2/3, ss.l.drop)
+		defer stalled.Stop()
 		_, err := ss.l.conn.Sync("/")
 		return err
 	})
