@@ -55,7 +55,7 @@
 // the handshake on the wire, while still asking the server for the TTL on
 // every reconnect), so that KeepAlive, a sync, is the session's only
 // heartbeat. With go-zookeeper's read timeout gone too, a KeepAlive whose
-// sync gets no reply within 2/3 of the session timeout drops the TCP
+// sync gets no reply within half the session timeout drops the TCP
 // connection itself; one that merely ends with its ctx leaves it up, so
 // that Close can still send closeSession on it when the holder gives up.
 //

@@ -173,6 +173,27 @@ func (l *link) drop() {
 	}
 }
 
+// stalled returns a function that drops the link's TCP connection if it
+// is still the one in use when stalled was called and go-zookeeper had a
+// session on it then; otherwise the function does nothing, so that it
+// never cuts a reconnect short.
+func (l *link) stalled() func() {
+	l.mu.Lock()
+	c := l.current
+	l.mu.Unlock()
+	if c == nil || l.conn.State() != zk.StateHasSession {
+		return func() {}
+	}
+	return func() {
+		l.mu.Lock()
+		same := l.current == c
+		l.mu.Unlock()
+		if same {
+			_ = c.Close()
+		}
+	}
+}
+
 // close closes the go-zookeeper connection, which sends closeSession if it
 // is connected (go-zookeeper waits up to a second for the answer), drops
 // the TCP connection so that go-zookeeper's reader ends even if the server

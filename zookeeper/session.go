@@ -135,16 +135,19 @@ func (ss *session) outcome(what string, ctx context.Context, err error) error {
 // TTL after the last word it had (integration
 // TestZooKeeperRenewalThroughCutOffFollower). It is the
 // session's only heartbeat: go-zookeeper's own pings are off on session
-// connections. A sync that gets no reply within 2/3 of the session
-// timeout (go-zookeeper's own read timeout) drops the TCP connection, so
+// connections. A sync that gets no reply within half the session
+// timeout drops the TCP connection it was sent on (if go-zookeeper has not
+// reconnected meanwhile), so
 // that go-zookeeper reconnects, to another server if this one is gone,
 // and the session goes on if it still lives. The drop does not come at
 // ctx's end: package lease bounds a renewal by the holder's deadline only
 // and closes the session once it passes, and Close can send closeSession
 // only on a live connection (dropped, go-zookeeper waits a second before
 // it reconnects to a lone server, and the successor would wait for the
-// server to expire the session). 2/3 of the timeout is above any latency
-// a holder survives (lease.Options.LatencyBound, below half the TTL).
+// server to expire the session). Half the timeout is above any latency
+// a holder survives (lease.Options.LatencyBound, below half the TTL), and
+// leaves go-zookeeper time to reconnect before the server expires the
+// session.
 // While the connection is down KeepAlive fails; it returns an error
 // wrapping ErrSessionExpired once the server reports the session expired.
 func (ss *session) KeepAlive(ctx context.Context) error {
@@ -156,7 +159,7 @@ func (ss *session) KeepAlive(ctx context.Context) error {
 		return classify(what, ctx, ctx.Err())
 	}
 	err := ss.s.callErr(ctx, func() error {
-		stalled := time.AfterFunc(ss.ttl*2/3, ss.l.drop)
+		stalled := time.AfterFunc(ss.ttl/2, ss.l.stalled())
 		defer stalled.Stop()
 		_, err := ss.l.conn.Sync("/")
 		return err

@@ -13,7 +13,7 @@ import (
 )
 
 // TestSilentServerReconnect: with the session's connection black-holed, a
-// KeepAlive fails at its deadline; its sync, unanswered for 2/3 of the
+// KeepAlive fails at its deadline; its sync, unanswered for half the
 // session timeout, drops the connection; go-zookeeper reconnects within
 // the session timeout, and the session and its node go on (Curator's
 // SUSPENDED, then RECONNECTED).
