@@ -13,10 +13,10 @@ import (
 	"github.com/leasehold/leasehold/lease"
 )
 
-// replyBound is leasehold's bound on reply latency at its default
-// SafetyMargin (TTL/4) and ClockDrift: (TTL − SafetyMargin − ClockDrift×TTL)/2.
+// replyBound is leasehold's bound on reply latency at its default options
+// for ttl (lease.Options.LatencyBound).
 func replyBound(ttl time.Duration) time.Duration {
-	return time.Duration((ttl.Seconds() - ttl.Seconds()/4 - lease.DefaultClockDrift*ttl.Seconds()) / 2 * float64(time.Second))
+	return lease.Options{TTL: ttl}.LatencyBound()
 }
 
 // runSlowLink runs the slow-link scenario for leasehold and the native
