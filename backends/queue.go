@@ -4,7 +4,7 @@ import "context"
 
 // Queuer is an optional interface of a Store, found by type assertion: an
 // ordered queue of waiting candidates per election, bound to sessions. It
-// backs package lease's ordered-queue mode (lease.Options.Queue), in which
+// backs package lease's ordered-queue mode (lease.WaitQueue, its default), in which
 // a waiting candidate watches only the entry just ahead of it, as the
 // waiters of etcd's concurrency.Election and Curator's LeaderLatch do, so
 // that a release wakes one waiter instead of all of them.

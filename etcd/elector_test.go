@@ -12,6 +12,8 @@ func TestElector(t *testing.T) {
 	leasetest.RunElectorTests(t, harness, lease.Options{TTL: 2 * time.Second})
 }
 
-func TestElectorQueue(t *testing.T) {
-	leasetest.RunElectorTests(t, harness, lease.Options{TTL: 2 * time.Second, Queue: true})
+// TestElectorKeyMode runs the whole suite in key mode too; TestElector
+// runs it in the default, the ordered queue.
+func TestElectorKeyMode(t *testing.T) {
+	leasetest.RunElectorTests(t, harness, lease.Options{TTL: 2 * time.Second, Wait: lease.WaitKey})
 }

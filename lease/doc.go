@@ -7,7 +7,10 @@
 // it. Leadership of an election is a compare-and-swap create of its leader
 // key, bound to the session. The winner gets a Leadership carrying a fencing
 // token from the store and a context that is cancelled when the leadership
-// ends. Losers wait on a watch of the key and try again when it goes.
+// ends. A loser waits in line: it takes a place in a queue in the store,
+// bound to the session, and watches only the entry ahead of it; only the
+// head of the queue watches the key, and creates it when it goes. A
+// release thus wakes one waiter, not all of them.
 //
 //	e, err := lease.New(store, lease.Options{TTL: 10 * time.Second})
 //	...
@@ -23,11 +26,10 @@
 //		return nil
 //	})
 //
-// With Options.Queue, losers instead take a place in a queue in the store,
-// bound to the session, and each watches only the entry ahead of it; only
-// the head of the queue watches the key. A release then wakes one waiter,
-// not all of them. The key, its tokens and the guarantees below are the
-// same in both modes, and candidates of both kinds may share an election.
+// In key mode (Options.Wait: WaitKey, and on a store without
+// backends.Queuer) every loser instead watches the key. The key, its
+// tokens and the guarantees below are the same in both modes, and
+// candidates of both kinds may share an election.
 //
 // # Timing
 //

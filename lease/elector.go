@@ -37,7 +37,7 @@ type LeaseElector struct {
 	log      *slog.Logger
 	health   health
 	closed   sync.Once
-	queue    *queue // nil unless Options.Queue
+	queue    *queue // nil in key mode (Options.Wait)
 
 	openMu sync.Mutex
 	open   map[backends.Session]bool // sessions made and not yet closed
@@ -68,12 +68,13 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	if err := opts.validate(set, store.Limits()); err != nil {
 		return nil, err
 	}
+	mode, q, err := waitMode(opts.Wait, store)
+	if err != nil {
+		return nil, err
+	}
+	opts.Wait = mode
 	var qu *queue
-	if opts.Queue {
-		q, ok := store.(backends.Queuer)
-		if !ok {
-			return nil, fmt.Errorf("lease: Options.Queue: the %s store does not implement backends.Queuer: %w", store.Name(), ErrInvalidOption)
-		}
+	if q != nil {
 		qu = newQueue(q)
 	}
 	watcher, _ := store.(backends.Watcher)

@@ -187,14 +187,15 @@ func ExampleNew() {
 	// renew every 2.22s and stop 1.5s early
 }
 
-// In queue mode a waiting candidate takes a place in line and watches only
-// the entry ahead of it, so a release wakes one waiter, not all of them.
-// Leadership and tokens are as without it.
-func ExampleOptions_queue() {
+// By default, on a store with a queue, a waiting candidate takes a place in
+// line and watches only the entry ahead of it, so a release wakes one
+// waiter, not all of them. Leadership and tokens are as in key mode
+// (Options.Wait: WaitKey), where every waiter watches the leader key.
+func ExampleWaitMode() {
 	store, stop := newStore()
 	defer stop()
 	newElector := func(id string) *lease.LeaseElector {
-		e, err := lease.New(store, lease.Options{TTL: 2 * time.Second, Identity: id, Queue: true})
+		e, err := lease.New(store, lease.Options{TTL: 2 * time.Second, Identity: id})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -217,11 +218,13 @@ func ExampleOptions_queue() {
 		}
 		won <- l
 	}()
+	fmt.Println("wait mode:", second.Options().Wait)
 	fmt.Println("leader:", l1.Identity)
 	_ = l1.Resign(ctx)
 	l2 := <-won
 	fmt.Println("leader:", l2.Identity, "with a higher token:", l2.Token > l1.Token)
 	// Output:
+	// wait mode: queue
 	// leader: worker-1
 	// leader: worker-2 with a higher token: true
 }

@@ -84,17 +84,15 @@ type Options struct {
 	// Metrics receives measurements (see Metrics). Default: none.
 	Metrics Metrics
 
-	// Queue selects the ordered-queue mode: while another holds the
-	// leader key, each waiting election takes a place in a queue in the
-	// store and watches only the entry just ahead of it, as etcd's
-	// concurrency.Election and Curator do; only the head of the queue
-	// watches the leader key. A release then wakes one waiter, not all
-	// of them (see the herd figures in docs/benchmarks.md), at the cost of one more
-	// write and read per waiter and per hand-off. Leadership, tokens and
-	// observers are unchanged, and candidates with and without Queue may
-	// share an election safely (those without simply do not queue). The
-	// store must implement backends.Queuer. Default false.
-	Queue bool
+	// Wait says how a candidate waits while another holds the leader key:
+	// WaitQueue, in line with only the head watching the key, so that a
+	// release wakes one waiter; or WaitKey, every waiter watching the key.
+	// Default WaitAuto: WaitQueue if the store implements
+	// backends.Queuer (etcd, ZooKeeper and Consul do), WaitKey otherwise;
+	// Options() reports the mode in effect. (Until issue 14 the default
+	// was key mode and a field Queue bool selected the queue: drop
+	// Queue: true, and set Wait: WaitKey for the old default.)
+	Wait WaitMode
 }
 
 // Lower bounds of the intervals, so that a unit mistake (RequestTimeout: 1,

@@ -11,7 +11,7 @@ import (
 )
 
 // queue is the elector's place in the waiting queues of its elections, in
-// the ordered-queue mode (Options.Queue). While an election waits for
+// the ordered-queue mode (WaitQueue). While an election waits for
 // another holder, the elector keeps one entry in its queue, bound to the
 // session, and watches only the entry ahead of it; at the head it watches
 // the leader key. The entry goes when the election stops waiting (it wins,

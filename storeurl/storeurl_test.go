@@ -134,7 +134,7 @@ func TestOpenEtcdWrongPassword(t *testing.T) {
 
 // TestOpenedStoreIsTheAdapter: Opened.Store is the adapter itself, so
 // lease finds its optional interfaces (a wrapper would hide them, and
-// lease.Options.Queue would then be refused).
+// lease.WaitAuto would then fall back to key mode).
 func TestOpenedStoreIsTheAdapter(t *testing.T) {
 	srv, err := embedetcd.Start()
 	if err != nil {

@@ -180,8 +180,8 @@ func TestTokenFromFile(t *testing.T) {
 	}
 }
 
-// TestBadOptionsExit2: a bad --log-level, --ttl, --margin or --identity
-// is a usage error (exit 2) naming what is allowed.
+// TestBadOptionsExit2: a bad --log-level, --ttl, --margin, --identity or
+// --wait is a usage error (exit 2) naming what is allowed.
 func TestBadOptionsExit2(t *testing.T) {
 	store := "etcd://" + etcdServer(t) + "/t"
 	for _, c := range []struct {
@@ -193,6 +193,7 @@ func TestBadOptionsExit2(t *testing.T) {
 		{[]string{"run", "--ttl", "1s", "--", "true"}, "TTL 1s is out of the store's range"},
 		{[]string{"run", "--ttl", "2s", "--margin", "3s", "--", "true"}, "SafetyMargin 3s"},
 		{[]string{"run", "--identity", "a\nb", "--", "true"}, "Identity"},
+		{[]string{"run", "--wait", "herd", "--", "true"}, `--wait "herd": want queue or key`},
 		{[]string{"status", "--election", "a//b"}, "--election"},
 		{[]string{"status", "--store", "zk://127.0.0.1:1/t?tick=soon"}, `tick="soon"`},
 	} {
@@ -234,7 +235,7 @@ func TestStatusOnZooKeeperShortTick(t *testing.T) {
 	obs := start(t, "observe", "--store", store, "--election", "a")
 	obs.stdout.await(t, "a: no leader", 30*time.Second)
 	r := start(t, "run", "--store", store, "--election", "a", "--", "true")
-	if code := r.exit(t, 30*time.Second); code != 2 || !strings.Contains(r.output(), "--ttl, --margin or --identity: lease: TTL 10s") {
+	if code := r.exit(t, 30*time.Second); code != 2 || !strings.Contains(r.output(), "--ttl, --margin, --identity or --wait: lease: TTL 10s") {
 		t.Fatalf("run with the default TTL: exit %d, want 2 naming --ttl\n%s", code, r.output())
 	}
 }

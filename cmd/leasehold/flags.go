@@ -23,7 +23,7 @@ type common struct {
 	identity                        string
 	passwordFile, tokenFile         string
 	ttl, margin                     time.Duration
-	queue                           bool
+	wait                            string
 	tls                             storeurl.Options
 	// query is set by status and observe, which neither campaign nor
 	// write (see open).
@@ -39,7 +39,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ttl, "ttl", lease.DefaultTTL, "session TTL (etcd: whole seconds ≥ 2s; ZooKeeper: 2–20 tickTime; Consul: 10s–24h)")
 	fs.DurationVar(&c.margin, "margin", 0, "safety margin: the leader stops this long before the store could free the key (default TTL/4)")
 	fs.StringVar(&c.identity, "identity", "", "value stored in the leader key (default hostname/pid/random)")
-	fs.BoolVar(&c.queue, "queue", false, "wait in line: watch only the candidate ahead, not the leader key (lease.Options.Queue)")
+	fs.StringVar(&c.wait, "wait", "queue", "how to wait while another leads: queue (in line, watching only the candidate ahead: a release wakes one waiter) or key (every waiter watches the leader key) (lease.Options.Wait)")
 	fs.StringVar(&c.tls.CACert, "cacert", "", "verify the store's TLS certificate with this CA bundle; any of --cacert, --cert, --key turns TLS on")
 	fs.StringVar(&c.tls.Cert, "cert", "", "client TLS certificate (mutual TLS)")
 	fs.StringVar(&c.tls.Key, "key", "", "client TLS key (mutual TLS)")
@@ -66,7 +66,22 @@ func (c *common) check() error {
 	if _, err := parseLevel(c.logLevel); err != nil {
 		return err
 	}
+	if _, err := parseWait(c.wait); err != nil {
+		return err
+	}
 	return nil
+}
+
+// waitModes are the values --wait takes.
+var waitModes = []lease.WaitMode{lease.WaitQueue, lease.WaitKey}
+
+func parseWait(s string) (lease.WaitMode, error) {
+	for _, m := range waitModes {
+		if s == m.String() {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("--wait %q: want %v or %v", s, lease.WaitQueue, lease.WaitKey)
 }
 
 // logLevels are the values --log-level takes.
@@ -97,14 +112,15 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 	if err != nil {
 		return nil, nil, err
 	}
-	lo := lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity, Queue: c.queue, Logger: log}
+	wait, _ := parseWait(c.wait) // checked above
+	lo := lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity, Wait: wait, Logger: log}
 	if c.query {
 		lo = lease.Options{TTL: queryTTL(st.Store.Limits()), Logger: log}
 	}
 	e, err := lease.New(st.Store, lo)
 	if err != nil {
 		st.Close()
-		return nil, nil, fmt.Errorf("--ttl, --margin or --identity: %w", err)
+		return nil, nil, fmt.Errorf("--ttl, --margin, --identity or --wait: %w", err)
 	}
 	closeAll := func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

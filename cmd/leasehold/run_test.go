@@ -184,8 +184,9 @@ func testKillsChildBeforeSuccessor(t *testing.T, sc storeCase) {
 	common := []string{"--election", "jobs/x", "--ttl", sc.ttl.String(), "--log-level", "error"}
 	a := start(t, append(append([]string{"run", "--store", url(px.l.Addr().String()), "--identity", "A"}, common...), "--", "sh", "-c", ignoreTERM)...)
 	a.stderr.await(t, "started child", 20*time.Second)
-	// B waits in the ordered queue: the mode must not change the outcome.
-	b := start(t, append(append([]string{"run", "--store", url(srv), "--identity", "B", "--queue"}, common...), "--", "sh", "-c", ignoreTERM)...)
+	// B waits in key mode, A in the default queue mode: the mode must not
+	// change the outcome.
+	b := start(t, append(append([]string{"run", "--store", url(srv), "--identity", "B", "--wait", "key"}, common...), "--", "sh", "-c", ignoreTERM)...)
 	cut := time.Now()
 	px.cut()
 	stopped := stamp(t, a.stderr.await(t, "stopped", sc.ttl+5*time.Second))

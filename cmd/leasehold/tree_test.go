@@ -326,7 +326,7 @@ func TestRunSignalExitCode(t *testing.T) {
 	srv := etcdServer(t)
 	args := func(id string) []string {
 		return []string{"run", "--store", "etcd://" + srv + "/t", "--election", "jobs/s", "--ttl", "2s",
-			"--identity", id, "--queue", "--log-level", "error", "--", "sh", "-c", grandchildTERM}
+			"--identity", id, "--log-level", "error", "--", "sh", "-c", grandchildTERM}
 	}
 	log := []string{"LOG=" + filepath.Join(t.TempDir(), "log")}
 	a := startProc(t, log, args("A")...)

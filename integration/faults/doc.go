@@ -40,7 +40,7 @@
 // fault (backend.storeRecovery, backend.restartRecovery).
 //
 // Odd-numbered candidates (c1, c3, ...) wait in the ordered queue
-// (lease.Options.Queue), the others watch the leader key, so every run
+// (lease.WaitQueue), the others watch the leader key, so every run
 // mixes both modes in one election.
 //
 // Every candidate records its history (package history) on the machine's

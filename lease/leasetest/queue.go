@@ -13,17 +13,25 @@ import (
 )
 
 // runQueueTests runs the tests of the ordered-queue mode, with the resign
-// hand-off; the suite's base options have Options.Queue set.
+// hand-off; the suite's base options have lease.WaitQueue.
 func (s *suite) runQueueTests(t *testing.T) {
 	t.Run("ResignHandoff", s.testResignHandoff)
-	t.Run("TakesTurns", s.testQueueTakesTurns)
+	t.Run("TakesTurns", s.testTakesTurns)
 	t.Run("CanceledWaiters", s.testQueueCanceledWaiters)
-	t.Run("Mixed", s.testQueueMixed)
+	t.Run("Mixed", s.testMixed)
 }
 
-// testQueueTakesTurns: a leader and four queued waiters; each resign hands
-// over to exactly one waiter, with a greater token, until all have led.
-func (s *suite) testQueueTakesTurns(t *testing.T) {
+// runKeyModeTests runs the tests of key mode; the suite's base options
+// have lease.WaitKey.
+func (s *suite) runKeyModeTests(t *testing.T) {
+	t.Run("ResignHandoff", s.testResignHandoff)
+	t.Run("TakesTurns", s.testTakesTurns)
+	t.Run("Mixed", s.testMixed)
+}
+
+// testTakesTurns: a leader and four waiters; each resign hands over to
+// exactly one waiter, with a greater token, until all have led.
+func (s *suite) testTakesTurns(t *testing.T) {
 	el := backendtest.Election(t)
 	l := campaign(t, s.mustElector(t, "first"), el)
 	pending := map[string]<-chan won{}
@@ -70,16 +78,20 @@ func (s *suite) testQueueCanceledWaiters(t *testing.T) {
 	}
 }
 
-// testQueueMixed: candidates with and without Queue share one election;
-// each resign hands over to exactly one of them.
-func (s *suite) testQueueMixed(t *testing.T) {
+// testMixed: candidates of the suite's wait mode and of the other one
+// share one election, with a leader of the other mode first; each resign
+// hands over to exactly one of them.
+func (s *suite) testMixed(t *testing.T) {
 	el := backendtest.Election(t)
-	plain := s.base
-	plain.Queue = false
-	l := campaign(t, s.electorWith(t, "plain-leader", plain), el)
+	other := s.base
+	other.Wait = lease.WaitKey
+	if s.base.Wait == lease.WaitKey {
+		other.Wait = lease.WaitQueue
+	}
+	l := campaign(t, s.electorWith(t, "other-leader", other), el)
 	pending := map[string]<-chan won{
-		"plain":  campaignAsync(t, s.electorWith(t, "plain", plain), el),
-		"queued": campaignAsync(t, s.mustElector(t, "queued"), el),
+		"other": campaignAsync(t, s.electorWith(t, "other", other), el),
+		"same":  campaignAsync(t, s.mustElector(t, "same"), el),
 	}
 	takeTurns(t, l, pending)
 }

@@ -16,10 +16,12 @@ import (
 
 // RunElectorTests runs the elector suite. base holds the options every
 // elector starts from; its TTL should be the shortest the store allows, to
-// keep the suite fast. If the store implements backends.Queuer, the suite
-// also runs the tests of the ordered-queue mode (subtest Queue), with
-// lease.Options.Queue set on base. With base.Queue set, every test runs in
-// that mode.
+// keep the suite fast. Every test runs in base's wait mode (by default the
+// ordered queue if the store implements backends.Queuer). If it does, the
+// suite also runs the tests of each mode on its own: subtest Queue with
+// lease.Options.Wait set to lease.WaitQueue, and subtest KeyMode with
+// lease.WaitKey, each with candidates of the other mode in one election
+// too.
 func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 	s := &suite{h: h, base: base}
 	tests := []struct {
@@ -46,9 +48,8 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		t.Run(tc.name, tc.fn)
 	}
 	if queuer(t, h) {
-		base.Queue = true
-		q := &suite{h: h, base: base}
-		t.Run("Queue", q.runQueueTests)
+		t.Run("Queue", s.with(lease.WaitQueue).runQueueTests)
+		t.Run("KeyMode", s.with(lease.WaitKey).runKeyModeTests)
 	}
 }
 
@@ -63,6 +64,13 @@ func queuer(t *testing.T, h backendtest.Harness) bool {
 type suite struct {
 	h    backendtest.Harness
 	base lease.Options
+}
+
+// with returns the suite with base's wait mode set to mode.
+func (s *suite) with(mode lease.WaitMode) *suite {
+	base := s.base
+	base.Wait = mode
+	return &suite{h: s.h, base: base}
 }
 
 // elector returns an elector on its own connection, closed when t ends,

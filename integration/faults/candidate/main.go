@@ -56,7 +56,7 @@ func main() {
 	flag.DurationVar(&c.tick, "tick", 200*time.Millisecond, "ZooKeeper tickTime")
 	flag.DurationVar(&c.every, "every", 10*time.Millisecond, "write period while leading")
 	flag.BoolVar(&c.straggle, "straggle", true, "write once more with the old token after each leadership ends")
-	flag.BoolVar(&c.queue, "queue", false, "wait in the ordered queue (lease.Options.Queue)")
+	flag.BoolVar(&c.queue, "queue", false, "wait in the ordered queue (lease.WaitQueue); false: in key mode (lease.WaitKey)")
 	flag.StringVar(&c.check, "check", "valid", "the check before each write: valid (Leadership.Valid) or err (Leadership.Err, which a pause can outrun)")
 	flag.Parse()
 	if c.check != "valid" && c.check != "err" {
@@ -81,7 +81,7 @@ func run(c config) error {
 	}
 	defer closeStore()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log, Queue: c.queue})
+	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log, Wait: waitMode(c.queue)})
 	if err != nil {
 		return err
 	}
@@ -92,6 +92,14 @@ func run(c config) error {
 	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return errors.Join(err, e.Close(cctx))
+}
+
+// waitMode is the wait mode the -queue flag selects.
+func waitMode(queue bool) lease.WaitMode {
+	if queue {
+		return lease.WaitQueue
+	}
+	return lease.WaitKey
 }
 
 // dial makes the store the candidate campaigns on, through the addresses
