@@ -31,6 +31,7 @@ type queued struct {
 	entry  backends.Record // Token 0: none known
 	wanted bool
 	unsure bool
+	head   bool // entry is at the head of the queue
 }
 
 func newQueue(q backends.Queuer) *queue { return &queue{q: q, els: map[string]*queued{}} }
@@ -109,7 +110,7 @@ func (e *LeaseElector) enqueue(s backends.Session, election string) (backends.Re
 	defer qu.mu.Unlock()
 	switch {
 	case err == nil && st.wanted:
-		st.entry, st.unsure = entry, false
+		st.entry, st.unsure, st.head = entry, false, false
 		return entry, nil
 	case err == nil:
 		e.dequeue(entry)
@@ -120,14 +121,42 @@ func (e *LeaseElector) enqueue(s backends.Session, election string) (backends.Re
 	return backends.Record{}, err
 }
 
-// ahead finds the entry ahead of token, bounded by RequestTimeout.
+// ahead finds the entry ahead of token, bounded by RequestTimeout. An
+// entry at the head stays there, since every entry enqueued after it has
+// a greater token. So once Ahead found none, the head's later waits (each
+// time the key changes hands to another) skip that read.
 func (e *LeaseElector) ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
+	if e.queue.atHead(election, token) {
+		return backends.Record{Election: election}, nil
+	}
 	var rec backends.Record
 	err := e.slotted(ctx, func(ctx context.Context) (err error) {
 		rec, err = e.queue.q.Ahead(ctx, election, token)
 		return err
 	})
+	if err == nil && !rec.Exists() {
+		e.queue.markHead(election, token)
+	}
 	return rec, err
+}
+
+// atHead reports whether election's entry, if its token is token, is
+// known to be at the head of the queue.
+func (qu *queue) atHead(election string, token uint64) bool {
+	qu.mu.Lock()
+	defer qu.mu.Unlock()
+	st := qu.els[election]
+	return st != nil && st.entry.Token == token && st.head
+}
+
+// markHead records that election's entry, if its token is token, is at
+// the head of the queue.
+func (qu *queue) markHead(election string, token uint64) {
+	qu.mu.Lock()
+	defer qu.mu.Unlock()
+	if st := qu.els[election]; st != nil && st.entry.Token == token {
+		st.head = true
+	}
 }
 
 // leaveQueue is called when election stops waiting: it won, or its
