@@ -18,9 +18,11 @@ type config struct {
 	// 20–35 s each); consulCrash false skips Consul's crash runs.
 	crashN, consulCrashN int
 	consulCrash          bool
-	// herdNs and herdK: herd sizes and hand-offs per size.
+	// herdNs and herdK: herd sizes and hand-offs per size; herd2K:
+	// hand-offs per mode at N = 2, the default against key mode.
 	herdNs []int
 	herdK  int
+	herd2K int
 	// shardMs and shardWindow: sharded election counts and the steady-state
 	// measurement window.
 	shardMs     []int
@@ -57,11 +59,11 @@ func loadConfig() config {
 // sizes returns the full sizes, or the quick ones when BENCH_QUICK is set.
 func sizes() config {
 	if os.Getenv("BENCH_QUICK") != "" {
-		return config{quick: true, physN: 5, handN: 5, valkN: 3, crashN: 1, herdNs: []int{10}, herdK: 2,
+		return config{quick: true, physN: 5, handN: 5, valkN: 3, crashN: 1, herdNs: []int{10}, herdK: 2, herd2K: 4,
 			shardMs: []int{1, 100}, shardWindow: time.Second, idleWindow: time.Second,
 			slowCycles: 1, consulSlowCycles: 1, slowHold: 1, slowTail: 0.25, slowSettle: time.Second}
 	}
 	return config{physN: 200, handN: 200, valkN: 50, crashN: 5, consulCrashN: 4, consulCrash: true,
-		herdNs: []int{10, 100, 1000}, herdK: 15, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
+		herdNs: []int{10, 100, 1000}, herdK: 15, herd2K: 100, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
 		idleWindow: 20 * time.Second, slowCycles: 5, consulSlowCycles: 3, slowHold: 2.5, slowTail: 1, slowSettle: 2 * time.Second}
 }

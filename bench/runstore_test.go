@@ -11,6 +11,7 @@ import (
 	"github.com/leasehold/leasehold/bench/internal/report"
 	"github.com/leasehold/leasehold/bench/internal/scenario"
 	"github.com/leasehold/leasehold/bench/internal/stat"
+	"github.com/leasehold/leasehold/lease"
 )
 
 // ttls are the shortest session TTLs each store allows (ZooKeeper: its
@@ -96,25 +97,52 @@ func runCrash(cfg config, st *env.Store, bin string, r *report.Store, fail func(
 	}
 }
 
+// herdModes are the herd's wait modes, by their names in the results:
+// the default configuration (lease.Options.Wait zero: the ordered queue on
+// all three stores) and key mode, for comparison.
+var herdModes = []struct {
+	name string
+	wait lease.WaitMode
+}{{report.HerdDefault, lease.WaitAuto}, {report.HerdKey, lease.WaitKey}}
+
 func runHerd(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	for _, m := range herdModes {
+		for _, n := range cfg.herdNs {
+			h, err := scenario.Herd(st, n, 10, cfg.herdK, cand.Opts{TTL: herdTTLs[st.Kind], Wait: m.wait})
+			if err != nil {
+				fail(fmt.Sprintf("herd %s %d", m.name, n), err)
+			}
+			addHerd(st, r, n, m.name, h, logf)
+		}
+	}
+	runHerd2(cfg, st, r, fail, logf)
+}
+
+// runHerd2 measures the hand-off at N = 2 in the default mode and in key
+// mode, in the order default, key, key, default with herd2K/2 hand-offs
+// each, so that a drift of the machine's speed during the run weighs on
+// both modes alike.
+func runHerd2(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	var got [2]scenario.HerdResult
+	for _, i := range []int{0, 1, 1, 0} {
+		m := herdModes[i]
+		h, err := scenario.Herd(st, 2, 10, cfg.herd2K/2, cand.Opts{TTL: herdTTLs[st.Kind], Wait: m.wait})
+		if err != nil {
+			fail(fmt.Sprintf("herd %s 2", m.name), err)
+		}
+		got[i] = got[i].Merge(h)
+	}
+	for i, m := range herdModes {
+		addHerd(st, r, 2, m.name, got[i], logf)
+	}
+}
+
+func addHerd(st *env.Store, r *report.Store, n int, mode string, h scenario.HerdResult, logf func(string, ...any)) {
 	conns := "10 shared clients, one session per elector"
 	if st.Kind == env.ZooKeeper {
 		conns = "one connection (= session) per elector"
 	}
-	for _, mode := range []string{"key", "queue"} {
-		for _, n := range cfg.herdNs {
-			runHerdN(cfg, st, r, n, mode, conns, fail, logf)
-		}
-	}
-}
-
-func runHerdN(cfg config, st *env.Store, r *report.Store, n int, mode, conns string, fail func(string, error), logf func(string, ...any)) {
-	ttl := herdTTLs[st.Kind]
-	h, err := scenario.Herd(st, n, 10, cfg.herdK, cand.Opts{TTL: ttl, Queue: mode == "queue"})
-	if err != nil {
-		fail(fmt.Sprintf("herd %s %d", mode, n), err)
-	}
-	r.Herd = append(r.Herd, report.Herd{N: n, Mode: mode, Connections: conns, TTL: ttl.String(), Latency: latency(h.Latencies),
+	r.Herd = append(r.Herd, report.Herd{N: n, Mode: mode, Connections: conns, TTL: herdTTLs[st.Kind].String(), Latency: latency(h.Latencies),
 		RequestsPerFailover: h.RequestsPerFailover, NotificationsPerFailover: h.NotificationsPerFailover,
 		BackgroundRequestsPerSec: h.BackgroundRequestsPerSec, SetupSeconds: h.Setup.Seconds()})
 	logf("herd %s %d %+v req/failover %.1f notif %.1f", mode, n, stat.Summarize(h.Latencies), h.RequestsPerFailover, h.NotificationsPerFailover)

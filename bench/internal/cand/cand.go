@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/bench/internal/env"
+	"github.com/leasehold/leasehold/lease"
 )
 
 // Lib names an election library.
@@ -52,8 +53,9 @@ type Opts struct {
 	// LockDelay is Consul's session lock-delay; 0 means Consul's default
 	// (15 s) for api.Lock and the adapter's smallest (1 ms) for leasehold.
 	LockDelay time.Duration
-	// Queue selects leasehold's ordered-queue mode (lease.Options.Queue).
-	Queue bool
+	// Wait is leasehold's wait mode (lease.Options.Wait); zero is
+	// leasehold's default.
+	Wait lease.WaitMode
 }
 
 // New returns a candidate for election on st using lib.

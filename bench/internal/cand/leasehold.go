@@ -26,7 +26,7 @@ func newLeasehold(st *env.Store, election string, o Opts) (Candidate, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := lease.New(store, lease.Options{TTL: o.TTL, Queue: o.Queue})
+	e, err := lease.New(store, lease.Options{TTL: o.TTL, Wait: o.Wait})
 	if err != nil {
 		closeFn()
 		return nil, err

@@ -44,7 +44,7 @@ func Electors(st *env.Store, n, conns int, o Opts) ([]*lease.LeaseElector, func(
 		} else {
 			s = stores[i%len(stores)]
 		}
-		e, err := lease.New(s, lease.Options{TTL: o.TTL, Queue: o.Queue})
+		e, err := lease.New(s, lease.Options{TTL: o.TTL, Wait: o.Wait})
 		if err != nil {
 			closeAll()
 			return nil, nil, err

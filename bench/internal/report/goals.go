@@ -80,19 +80,51 @@ func crashGoal(s *Store) goal {
 	return g
 }
 
-// herdGoals returns the herd goal for each mode measured.
+// herdGoals returns the herd goal for each mode measured (issue 14: the
+// default's), and the default's hand-off at N=2 against key mode's.
 func herdGoals(s *Store) []goal {
 	var gs []goal
-	for _, mode := range []string{"key", "queue"} {
+	for _, mode := range []string{HerdDefault, HerdKey, "queue"} {
 		if g, ok := herdGoal(s, mode); ok {
 			gs = append(gs, g)
 		}
 	}
+	if g, ok := herd2Goal(s); ok {
+		gs = append(gs, g)
+	}
 	return gs
 }
 
+// herd2Goal: the default's hand-off p50 at N=2 is within 1.1× key mode's.
+func herd2Goal(s *Store) (goal, bool) {
+	g := goal{name: "herd p50 at N=2, default ≤ 1.1× key mode", store: s.Name}
+	var def, key Herd
+	for _, h := range s.Herd {
+		switch {
+		case h.N == 2 && h.Mode == HerdDefault:
+			def = h
+		case h.N == 2 && h.Mode == HerdKey:
+			key = h
+		}
+	}
+	if len(def.Samples) == 0 || len(key.Samples) == 0 {
+		return g, def.Mode != "" || key.Mode != ""
+	}
+	g.measured = fmt.Sprintf("%.2f / %.2f ms = %s", def.P50, key.P50, ratio(def.P50, key.P50))
+	g.met = def.P50 <= 1.1*key.P50
+	return g, true
+}
+
+// herdModeName names a herd mode in a goal's name.
+func herdModeName(mode string) string {
+	if mode == HerdDefault {
+		return "default"
+	}
+	return mode + " mode"
+}
+
 func herdGoal(s *Store, mode string) (goal, bool) {
-	g := goal{name: fmt.Sprintf("herd p50 at N=1,000 ≤ 2× N=10 (%s mode)", mode), store: s.Name}
+	g := goal{name: fmt.Sprintf("herd p50 at N=1,000 ≤ 2× N=10 (%s)", herdModeName(mode)), store: s.Name}
 	var lo, hi Herd
 	seen := false
 	for _, h := range s.Herd {

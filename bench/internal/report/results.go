@@ -84,12 +84,22 @@ type Crash struct {
 	WorstOverTTL float64 `json:"worst_over_ttl"`
 }
 
+// The herd's modes.
+const (
+	// HerdDefault is leasehold's default configuration: the ordered
+	// queue (lease.WaitQueue) on all three stores.
+	HerdDefault = "default"
+	// HerdKey is key mode (lease.WaitKey): every waiter watches the
+	// leader key.
+	HerdKey = "key"
+)
+
 // Herd is one herd run of leasehold with N waiting candidates.
 type Herd struct {
 	// N is the number of candidates.
 	N int `json:"n"`
-	// Mode is "key" (every waiter watches the leader key) or "queue"
-	// (lease.Options.Queue: each waiter watches the one ahead of it).
+	// Mode is HerdDefault or HerdKey; results of runs before issue 14
+	// have "queue" (then opt-in) or "key", the default then.
 	Mode string `json:"mode"`
 	// Connections says how the N electors reach the store.
 	Connections string `json:"connections"`

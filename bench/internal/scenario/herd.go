@@ -26,6 +26,21 @@ type HerdResult struct {
 	Setup time.Duration
 }
 
+// Merge returns r and o as one run: the latencies of both, and the
+// counts per failover and the rates averaged, weighted by hand-offs.
+func (r HerdResult) Merge(o HerdResult) HerdResult {
+	a, b := float64(len(r.Latencies)), float64(len(o.Latencies))
+	if a+b == 0 {
+		return r
+	}
+	avg := func(x, y float64) float64 { return (x*a + y*b) / (a + b) }
+	return HerdResult{Latencies: append(append([]time.Duration(nil), r.Latencies...), o.Latencies...),
+		RequestsPerFailover:      avg(r.RequestsPerFailover, o.RequestsPerFailover),
+		NotificationsPerFailover: avg(r.NotificationsPerFailover, o.NotificationsPerFailover),
+		BackgroundRequestsPerSec: avg(r.BackgroundRequestsPerSec, o.BackgroundRequestsPerSec),
+		Setup:                    max(r.Setup, o.Setup)}
+}
+
 // herdWin is a leadership won in a herd.
 type herdWin struct {
 	l  *lease.Leadership
