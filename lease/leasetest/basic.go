@@ -28,6 +28,7 @@ func (s *suite) testBadInput(t *testing.T) {
 		{"SafetyMargin", func(o *lease.Options) { o.TTL, o.SafetyMargin = ttl, -time.Millisecond }},
 		{"RenewInterval", func(o *lease.Options) { o.TTL, o.RenewInterval = ttl, ttl }},
 		{"ClockDrift", func(o *lease.Options) { o.ClockDrift = 0.6 }},
+		{"Wait", func(o *lease.Options) { o.Wait = lease.WaitKey + 1 }},
 		{"Identity", func(o *lease.Options) { o.Identity = strings.Repeat("x", lim.MaxValueSize+1) }},
 	}
 	if g := lim.TTLGranularity; g > 0 {
