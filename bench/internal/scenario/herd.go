@@ -26,21 +26,6 @@ type HerdResult struct {
 	Setup time.Duration
 }
 
-// Merge returns r and o as one run: the latencies of both, and the
-// counts per failover and the rates averaged, weighted by hand-offs.
-func (r HerdResult) Merge(o HerdResult) HerdResult {
-	a, b := float64(len(r.Latencies)), float64(len(o.Latencies))
-	if a+b == 0 {
-		return r
-	}
-	avg := func(x, y float64) float64 { return (x*a + y*b) / (a + b) }
-	return HerdResult{Latencies: append(append([]time.Duration(nil), r.Latencies...), o.Latencies...),
-		RequestsPerFailover:      avg(r.RequestsPerFailover, o.RequestsPerFailover),
-		NotificationsPerFailover: avg(r.NotificationsPerFailover, o.NotificationsPerFailover),
-		BackgroundRequestsPerSec: avg(r.BackgroundRequestsPerSec, o.BackgroundRequestsPerSec),
-		Setup:                    max(r.Setup, o.Setup)}
-}
-
 // herdWin is a leadership won in a herd.
 type herdWin struct {
 	l  *lease.Leadership
@@ -51,56 +36,148 @@ type herdWin struct {
 // session) each, on conns shared clients, and measures k hand-offs: the
 // leader idles Pace, resigns and campaigns again.
 func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
-	var r HerdResult
+	h, err := startHerd(st, n, conns, o)
+	if err != nil {
+		return HerdResult{}, err
+	}
+	defer h.stop()
+	if err := quiet(st, []*herd{h}); err != nil {
+		return h.r, err
+	}
+	for range k {
+		if err := h.handoff(st); err != nil {
+			return h.r, err
+		}
+	}
+	return h.result(), nil
+}
+
+// HerdPair measures k hand-offs of each of two herds of n candidates that
+// differ only in their options, a and b, running side by side on two
+// elections: the herds hand over in turn (a then b, then b then a, and so
+// on), so that both see the same machine at the same time. The store's
+// counts in each hand-off's window are that herd's, the other being idle.
+func HerdPair(st *env.Store, n, conns, k int, a, b cand.Opts) (HerdResult, HerdResult, error) {
+	ha, err := startHerd(st, n, conns, a)
+	if err != nil {
+		return HerdResult{}, HerdResult{}, err
+	}
+	defer ha.stop()
+	hb, err := startHerd(st, n, conns, b)
+	if err != nil {
+		return HerdResult{}, HerdResult{}, err
+	}
+	defer hb.stop()
+	if err := quiet(st, []*herd{ha, hb}); err != nil {
+		return ha.r, hb.r, err
+	}
+	for i := range k {
+		first, second := ha, hb
+		if i%2 == 1 {
+			first, second = hb, ha
+		}
+		if err := first.handoff(st); err != nil {
+			return ha.r, hb.r, err
+		}
+		if err := second.handoff(st); err != nil {
+			return ha.r, hb.r, err
+		}
+	}
+	return ha.result(), hb.result(), nil
+}
+
+// herd is a running herd: n electors campaigning for one election.
+type herd struct {
+	n      int
+	ttl    time.Duration
+	wins   chan herdWin
+	w      herdWin // the current leader
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	close  func()
+	r      HerdResult
+	// req and note sum the counts of the hand-offs so far.
+	req, note float64
+}
+
+// startHerd starts n candidates and waits for the first leader and every
+// session.
+func startHerd(st *env.Store, n, conns int, o cand.Opts) (*herd, error) {
 	es, closeAll, err := cand.Electors(st, n, conns, o)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	defer closeAll()
 	election := fmt.Sprintf("herd-%d-%d", n, time.Now().UnixNano())
 	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	defer func() { cancel(); wg.Wait() }()
-	wins := make(chan herdWin, n)
+	h := &herd{n: n, ttl: o.TTL, wins: make(chan herdWin, n), cancel: cancel, close: closeAll}
 	start := time.Now()
 	for _, e := range es {
-		wg.Go(func() { campaignLoop(ctx, e, election, wins) })
+		h.wg.Go(func() { campaignLoop(ctx, e, election, h.wins) })
 	}
-	w, err := recv(wins, "herd first leader")
-	if err != nil {
-		return r, err
+	if h.w, err = recv(h.wins, "herd first leader"); err != nil {
+		h.stop()
+		return nil, err
 	}
-	r.Setup = time.Since(start)
+	h.r.Setup = time.Since(start)
 	if err := awaitSessions(es); err != nil {
-		return r, err
+		h.stop()
+		return nil, err
 	}
-	// Quiet: the sessions' renewals (one per TTL/3 each, at most) and
-	// little else.
-	if _, err := settle(st, 20+float64(n)*3/o.TTL.Seconds()*1.2); err != nil {
-		return r, err
+	return h, nil
+}
+
+func (h *herd) stop() {
+	h.cancel()
+	h.wg.Wait()
+	h.close()
+}
+
+// quiet waits until the store is quiet with the herds waiting (the
+// sessions' renewals, one per TTL/3 each at most, and little else), and
+// measures that background rate.
+func quiet(st *env.Store, hs []*herd) error {
+	q := 20.0
+	for _, h := range hs {
+		q += float64(h.n) * 3 / h.ttl.Seconds() * 1.2
 	}
-	r.BackgroundRequestsPerSec, err = backgroundRate(st, 2*time.Second)
-	if err != nil {
-		return r, err
+	if _, err := settle(st, q); err != nil {
+		return err
 	}
-	var req, note float64
-	for range k {
-		time.Sleep(Pace)
-		c0, _ := st.Counts(context.Background())
-		t0 := time.Now()
-		_ = w.l.Resign(context.Background())
-		if w, err = recv(wins, "herd successor"); err != nil {
-			return r, err
-		}
-		r.Latencies = append(r.Latencies, w.at.Sub(t0))
-		time.Sleep(Pace) // the others go back to waiting
-		c1, _ := st.Counts(context.Background())
-		d := c1.Sub(c0)
-		req += d.Requests - r.BackgroundRequestsPerSec*time.Since(t0).Seconds()
-		note += d.Notifications
+	bg, err := backgroundRate(st, 2*time.Second)
+	for _, h := range hs {
+		h.r.BackgroundRequestsPerSec = bg
 	}
-	r.RequestsPerFailover, r.NotificationsPerFailover = req/float64(k), note/float64(k)
-	return r, nil
+	return err
+}
+
+// handoff idles Pace, has the leader resign, waits for the successor,
+// idles Pace again (the others go back to waiting), and adds the latency
+// and the store's counts, background subtracted.
+func (h *herd) handoff(st *env.Store) error {
+	time.Sleep(Pace)
+	c0, _ := st.Counts(context.Background())
+	t0 := time.Now()
+	_ = h.w.l.Resign(context.Background())
+	var err error
+	if h.w, err = recv(h.wins, "herd successor"); err != nil {
+		return err
+	}
+	h.r.Latencies = append(h.r.Latencies, h.w.at.Sub(t0))
+	time.Sleep(Pace)
+	c1, _ := st.Counts(context.Background())
+	d := c1.Sub(c0)
+	h.req += d.Requests - h.r.BackgroundRequestsPerSec*time.Since(t0).Seconds()
+	h.note += d.Notifications
+	return nil
+}
+
+// result returns the herd's result so far.
+func (h *herd) result() HerdResult {
+	r := h.r
+	if k := float64(len(r.Latencies)); k > 0 {
+		r.RequestsPerFailover, r.NotificationsPerFailover = h.req/k, h.note/k
+	}
+	return r
 }
 
 // campaignLoop campaigns until ctx ends; every win is reported, and the
