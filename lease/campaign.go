@@ -26,8 +26,9 @@ func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l
 
 // Campaign blocks until this elector leads election, ctx ends, or the
 // elector closes. Leadership is a compare-and-swap create of the election's
-// leader key bound to the elector's session; while another holds it,
-// Campaign waits on a watch of the key, not by polling. Store errors are
+// leader key bound to the elector's session, tried at once; while another
+// holds it, Campaign waits in line or on a watch of the key (see
+// Options.Wait), not by polling. Store errors are
 // retried every RetryInterval until ctx ends; the error then wraps ctx's
 // error and the last store error. If the session expires while Campaign
 // waits, a new session is made and the campaign goes on. A permanent

@@ -8,9 +8,9 @@ import (
 	"github.com/leasehold/leasehold/lease/leasetest"
 )
 
-// TestElector runs the elector suite, its queue-mode tests included, with
-// a 2s TTL, or the servers' least session timeout (2×tickTime) if that is
-// longer.
+// TestElector runs the elector suite in the default (queue) mode, and the
+// tests of each mode on its own, with a 2s TTL, or the servers' least
+// session timeout (2×tickTime) if that is longer.
 func TestElector(t *testing.T) {
 	h := harness(t)
 	leasetest.RunElectorTests(t, h, lease.Options{TTL: max(2*time.Second, 2*h.TickTime)})
