@@ -64,6 +64,6 @@ func sizes() config {
 			slowCycles: 1, consulSlowCycles: 1, slowHold: 1, slowTail: 0.25, slowSettle: time.Second}
 	}
 	return config{physN: 200, handN: 200, valkN: 50, crashN: 5, consulCrashN: 4, consulCrash: true,
-		herdNs: []int{10, 100, 1000}, herdK: 15, herd2K: 100, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
+		herdNs: []int{10, 100, 1000}, herdK: 15, herd2K: 150, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
 		idleWindow: 20 * time.Second, slowCycles: 5, consulSlowCycles: 3, slowHold: 2.5, slowTail: 1, slowSettle: 2 * time.Second}
 }
