@@ -1,14 +1,21 @@
 package etcd_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/keys"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -16,57 +23,50 @@ import (
 // election, and herdReleases resigns, each handing the election over.
 const herdN, herdReleases = 10, 3
 
-// writesPerRelease is what a release costs the store in the default mode,
-// whatever the number of waiters: the resign's delete, the successor's
-// create and the successor's leaving the queue.
-const writesPerRelease = 3
-
 // TestElectorHerdFree: in the default configuration a release wakes one
-// waiter. The embedded etcd counts the transactions it served (every
-// create, delete, enqueue and dequeue is one); with herdN−1 waiting, the
-// releases cost writesPerRelease each, and nothing follows them. In key
-// mode every waiter tries to create the key on each release; subtest
-// KeyModeWakesAll shows that the count sees that.
+// waiter. The electors' etcd clients count the creates of the leader key
+// they sent (a transaction comparing its create revision with 0): with
+// herdN−1 waiting, each release costs exactly one, the successor's, and
+// nothing follows. In key mode every waiter tries to create the key on
+// each release; subtest KeyModeWakesAll shows that the count sees that.
 func TestElectorHerdFree(t *testing.T) {
 	base := lease.Options{TTL: 2 * time.Second}
 	t.Run("Default", func(t *testing.T) {
-		n0 := herd(t, base, 1+2*(herdN-1)) // each waiter's create and enqueue
-		want := n0 + writesPerRelease*herdReleases
-		awaitTxns(t, want, 10*time.Second, "the releases' writes")
-		if n, more := awaitTxnsWithin(want+1, time.Second); more {
-			t.Fatalf("%d releases among %d waiters cost %v store writes or more, want %v: more than one waiter woke",
-				herdReleases, herdN-1, n-n0, want-n0)
+		creates := herd(t, base)
+		want := int64(herdN + herdReleases)
+		awaitCreates(t, creates, want, 10*time.Second, "the successors' creates")
+		if n, more := awaitCount(creates, want+1, time.Second); more {
+			t.Fatalf("%d releases among %d waiters sent %d creates of the leader key or more, want %d: more than one waiter woke",
+				herdReleases, herdN-1, n-herdN, herdReleases)
 		}
 	})
 	t.Run("KeyModeWakesAll", func(t *testing.T) {
 		key := base
 		key.Wait = lease.WaitKey
-		n0 := herd(t, key, herdN) // each waiter's create
-		awaitTxns(t, n0+writesPerRelease*herdReleases+1, 10*time.Second, "the herd's creates in key mode")
+		creates := herd(t, key)
+		awaitCreates(t, creates, herdN+herdReleases+1, 10*time.Second, "the herd's creates in key mode")
 	})
 }
 
 // herd starts herdN electors with opts, lets the first lead and the others
-// wait, and hands the election over herdReleases times, each to one
-// waiter with a greater token. setup is the number of store transactions
-// the campaigns cost before the first release. It returns the count of
-// transactions the store had served just before the first release.
-func herd(t *testing.T, opts lease.Options, setup int) float64 {
+// wait (each has had its first create answered), and hands the election over
+// herdReleases times, each to one waiter with a greater token. It returns
+// the count of creates of the leader key the electors sent.
+func herd(t *testing.T, opts lease.Options) *atomic.Int64 {
 	t.Helper()
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 60*time.Second)
+	creates := new(atomic.Int64)
 	es := make([]*lease.LeaseElector, herdN)
 	for i := range es {
-		store, _ := harness.NewStore(t)
 		opts.Identity = fmt.Sprintf("herd-%d", i)
-		e, err := lease.New(store, opts)
+		e, err := lease.New(countingStore(t, keys.Leader(etcd.DefaultPrefix, el), creates), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = e.Close(context.Background()) })
 		es[i] = e
 	}
-	start := txnCount()
 	l, err := es[0].Campaign(ctx, el)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func herd(t *testing.T, opts lease.Options, setup int) float64 {
 			}
 		}()
 	}
-	n0 := awaitTxns(t, start+float64(setup), 10*time.Second, "the waiters' campaigns")
+	awaitCreates(t, creates, herdN, 10*time.Second, "the waiters' first creates")
 	for range herdReleases {
 		if err := l.Resign(ctx); err != nil {
 			t.Fatal(err)
@@ -90,7 +90,43 @@ func herd(t *testing.T, opts lease.Options, setup int) float64 {
 		}
 		l = next
 	}
-	return n0
+	return creates
+}
+
+// countingStore returns a Store on a client of its own, closed when t
+// ends, that adds one to creates for each create of key it sent, once the
+// store answered it.
+func countingStore(t *testing.T, key string, creates *atomic.Int64) *etcd.Store {
+	t.Helper()
+	count := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		err := invoke(ctx, method, req, reply, cc, opts...)
+		if txn, ok := req.(*pb.TxnRequest); ok && createsKey(txn, key) {
+			creates.Add(1) // once answered: the store has decided it
+		}
+		return err
+	}
+	c, err := clientv3.New(clientv3.Config{Endpoints: harness.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(count)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := etcd.New(c, etcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// createsKey reports whether txn is a create of key: it compares key's
+// create revision with 0.
+func createsKey(txn *pb.TxnRequest, key string) bool {
+	for _, c := range txn.Compare {
+		if c.Target == pb.Compare_CREATE && c.GetCreateRevision() == 0 && bytes.Equal(c.Key, []byte(key)) {
+			return true
+		}
+	}
+	return false
 }
 
 func awaitWin(t *testing.T, wins <-chan *lease.Leadership) *lease.Leadership {
@@ -104,49 +140,26 @@ func awaitWin(t *testing.T, wins <-chan *lease.Leadership) *lease.Leadership {
 	return nil
 }
 
-// awaitTxns waits until the store has served at least n transactions and
-// returns the count then; it fails the test after within.
-func awaitTxns(t *testing.T, n float64, within time.Duration, what string) float64 {
+// awaitCreates waits until creates reaches n; it fails the test after
+// within.
+func awaitCreates(t *testing.T, creates *atomic.Int64, n int64, within time.Duration, what string) {
 	t.Helper()
-	got, ok := awaitTxnsWithin(n, within)
-	if !ok {
-		t.Fatalf("%s: the store served %v transactions within %v, want at least %v", what, got, within, n)
+	if got, ok := awaitCount(creates, n, within); !ok {
+		t.Fatalf("%s: %d creates of the leader key sent within %v, want at least %d", what, got, within, n)
 	}
-	return got
 }
 
-// awaitTxnsWithin polls the store's count of transactions until it reaches
-// n or within passes, and returns the count and whether it reached n.
-func awaitTxnsWithin(n float64, within time.Duration) (float64, bool) {
+// awaitCount polls c until it reaches n or within passes, and returns its
+// value and whether it reached n.
+func awaitCount(c *atomic.Int64, n int64, within time.Duration) (int64, bool) {
 	deadline := time.Now().Add(within)
-	tick := time.NewTicker(5 * time.Millisecond)
+	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		got := txnCount()
+		got := c.Load()
 		if got >= n || time.Now().After(deadline) {
 			return got, got >= n
 		}
 		<-tick.C
 	}
-}
-
-// txnCount reads the embedded etcd's count of Txn calls handled, from the
-// process's Prometheus registry, where the server registers its metrics
-// (at its first gRPC call: none before is a count of 0).
-func txnCount() float64 {
-	mfs, _ := prometheus.DefaultGatherer.Gather() // what it gathered, whatever else failed
-	n := 0.0
-	for _, mf := range mfs {
-		if mf.GetName() != "grpc_server_handled_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, lp := range m.GetLabel() {
-				if lp.GetName() == "grpc_method" && lp.GetValue() == "Txn" {
-					n += m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return n
 }
