@@ -46,14 +46,14 @@ func identity(auth []Auth) string {
 	return strings.Join(ids, ", ")
 }
 
-// warnOpenPrefix logs a warning on Options.Logger if Prefix exists with an
+// warnOpenPrefix, on link l, logs a warning on Options.Logger if Prefix exists with an
 // ACL that lets anyone (world:anyone) create or delete its children, as
 // one made by an older version or another tool may: ZooKeeper lets
 // whoever may delete a node's children delete any of them, so the leader
 // nodes under it are not protected, whatever their own ACL. Nodes that
 // exist keep their ACL; the Store does not change it.
-func (s *store) warnOpenPrefix() {
-	acl, _, err := s.read.conn.GetACL(s.opts.Prefix)
+func (s *store) warnOpenPrefix(l *link) {
+	acl, _, err := l.conn.GetACL(s.opts.Prefix)
 	if err != nil {
 		return // absent (made with the ACL later) or unreadable: nothing to say
 	}

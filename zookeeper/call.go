@@ -37,12 +37,17 @@ func (s *store) spawn(fn func()) bool {
 	if s.closed {
 		return false
 	}
+	s.goLocked(fn)
+	return true
+}
+
+// goLocked is spawn with s.mu held and the Store known to be open.
+func (s *store) goLocked(fn func()) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		fn()
 	}()
-	return true
 }
 
 // callErr is call for a function that returns an error.

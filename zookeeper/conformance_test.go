@@ -17,7 +17,7 @@ import (
 // Go duration, default 2s). Without that variable it starts a one-server
 // ensemble in a container through leaseholdtest.Container, which skips the
 // test where Docker or the image is missing, or fails it when CI=true.
-func harness(t *testing.T) *zktest.Harness {
+func harness(t testing.TB) *zktest.Harness {
 	t.Helper()
 	servers := os.Getenv("LEASEHOLD_ZK_SERVERS")
 	if servers == "" {

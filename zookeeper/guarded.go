@@ -44,11 +44,11 @@ func (s *store) GuardedPut(ctx context.Context, election string, token uint64, k
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	read, err := s.readLink(ctx)
-	if err != nil {
-		return classifyRead(what, ctx, err)
+	epath := s.epochPath(election)
+	h, err := readFor(s, ctx, func(l *link) (held, error) { return syncReadHeld(l, path, epath, token) })
+	if err == nil {
+		err = s.guardedWrite(ctx, h, path, epath, s.dataPath(key), value)
 	}
-	err = s.callErr(ctx, func() error { return s.guardedPut(read, path, s.epochPath(election), s.dataPath(key), token, value) })
 	if errors.Is(err, errNotHeld) {
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrNotLeader, err)
 	}
@@ -58,44 +58,53 @@ func (s *store) GuardedPut(ctx context.Context, election string, token uint64, k
 	return nil
 }
 
-// guardedPut reads the leader node and writes dpath in a multi guarded by
-// the node's version, on the owner's session link if the Store has it.
-func (s *store) guardedPut(read *link, path, epath, dpath string, token uint64, value []byte) error {
-	if _, err := read.conn.Sync(path); err != nil {
-		return err
+// syncReadHeld syncs l's server with the leader and reads the leader node
+// (readHeld).
+func syncReadHeld(l *link, path, epath string, token uint64) (held, error) {
+	if _, err := l.conn.Sync(path); err != nil {
+		return held{}, err
 	}
-	h, err := readHeld(read.conn, path, epath, token)
+	return readHeld(l.conn, path, epath, token)
+}
+
+// guardedWrite writes dpath in a multi guarded by h, on the owner's
+// session link if the Store has it, and otherwise on the reader.
+func (s *store) guardedWrite(ctx context.Context, h held, path, epath, dpath string, value []byte) error {
+	read, done, err := s.reader(ctx)
 	if err != nil {
 		return err
 	}
-	l := s.sessionLink(h.leader.EphemeralOwner, read)
-	write, err := s.dataOp(l.conn, dpath, value)
-	if err != nil {
-		return err
-	}
-	testHookHeld()
-	guards := h.guards(path, epath)
-	mr, err := l.conn.Multi(append(guards, write)...)
-	switch {
-	case guardFailed(mr, len(guards)):
-		return errNotHeld
-	case l != read && errors.Is(err, zk.ErrSessionExpired):
-		return fmt.Errorf("the owning session expired: %w", errNotHeld)
-	}
-	return multiErr(mr, err)
+	defer done()
+	return s.callErr(ctx, func() error {
+		l, owned := s.sessionLink(h.leader.EphemeralOwner, read)
+		write, err := s.dataOp(l.conn, dpath, value)
+		if err != nil {
+			return err
+		}
+		testHookHeld()
+		guards := h.guards(path, epath)
+		mr, err := l.conn.Multi(append(guards, write)...)
+		switch {
+		case guardFailed(mr, len(guards)):
+			return errNotHeld
+		case owned && errors.Is(err, zk.ErrSessionExpired):
+			return fmt.Errorf("the owning session expired: %w", errNotHeld)
+		}
+		return multiErr(mr, err)
+	})
 }
 
 // sessionLink returns the live session link of this Store that carries
-// session id, or fallback if there is none.
-func (s *store) sessionLink(id int64, fallback *link) *link {
+// session id, and true; or fallback and whether it carries that session.
+func (s *store) sessionLink(id int64, fallback *link) (*link, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for l := range s.links {
 		if l.conn.SessionID() == id && !l.expired.Load() {
-			return l
+			return l, true
 		}
 	}
-	return fallback
+	return fallback, fallback.ttl > 0 && fallback.conn.SessionID() == id
 }
 
 // dataOp returns the multi operation that writes value at dpath: a setData

@@ -26,11 +26,18 @@ var errNoRedial = errors.New("zookeeper: session ended: not reconnecting")
 // silenced (KeepAlive is the only heartbeat), and once the session expired
 // or was closed it never dials again. The Store's read link is a plain
 // go-zookeeper connection that pings and renews its session by itself.
+//
+// Either kind can be the Store's reader (see reader.go) once authed is
+// closed with authErr nil: its credentials are in.
 type link struct {
-	conn   *zk.Conn
-	events <-chan zk.Event // closed when go-zookeeper's goroutines end
-	ttl    time.Duration   // session links: the timeout to ask for; 0 for the read link
-	tls    *tls.Config     // Options.TLS: nil for plain TCP
+	conn    *zk.Conn
+	events  <-chan zk.Event       // closed when go-zookeeper's goroutines end
+	ttl     time.Duration         // session links: the timeout to ask for; 0 for the read link
+	tls     *tls.Config           // Options.TLS: nil for plain TCP
+	route   func(*link, zk.Event) // gets every event (see event)
+	authed  chan struct{}         // closed once the credentials are added
+	authErr error                 // why they could not be, set before authed is closed
+	retired atomic.Bool           // session link: its session is closing; read no more on it
 
 	zxid    atomic.Int64  // highest zxid the server has sent so far
 	timeout atomic.Int64  // session timeout negotiated at the last handshake, ns
@@ -47,9 +54,10 @@ type link struct {
 }
 
 // dialLink opens a go-zookeeper connection; it does not wait for it.
-// ttl is 0 for the read link and the session timeout for a session link.
-func dialLink(servers []string, timeout, ttl time.Duration, o Options) (*link, error) {
-	l := &link{ttl: ttl, tls: o.TLS, tried: make(chan struct{})}
+// ttl is 0 for the read link and the session timeout for a session link;
+// route gets the link's watch events (see link.event).
+func dialLink(servers []string, timeout, ttl time.Duration, o Options, route func(*link, zk.Event)) (*link, error) {
+	l := &link{ttl: ttl, tls: o.TLS, route: route, authed: make(chan struct{}), tried: make(chan struct{})}
 	conn, events, err := zk.Connect(servers, timeout, o.connect(l))
 	if err != nil {
 		return nil, err
@@ -136,10 +144,24 @@ func (l *link) noSession() error {
 
 // event is go-zookeeper's event callback; it runs on go-zookeeper's
 // goroutine before that goroutine dials again, and must not block.
+// go-zookeeper calls it with every change of state, with every watch
+// notification (with its path) before it wakes the watch's own channel,
+// and with an EventNotWatching for every path watched when the watches
+// end (the session expired, or the connection closed); route gets them
+// all.
 func (l *link) event(ev zk.Event) {
 	if ev.Type == zk.EventSession && ev.State == zk.StateExpired && l.ttl > 0 {
 		l.expired.Store(true)
 	}
+	if l.route != nil {
+		l.route(l, ev)
+	}
+}
+
+// ready marks the link as fit to read on, or not with err; once.
+func (l *link) ready(err error) {
+	l.authErr = err
+	close(l.authed)
 }
 
 // handshake records the server's connect response.

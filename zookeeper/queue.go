@@ -50,21 +50,17 @@ func (s *store) entryPath(entry backends.Record) (string, error) {
 	return p, nil
 }
 
-// entryLink returns the entry's node path and the read link to act on it
-// with; a nil link and error for Token 0 (no entry: nothing to do).
-func (s *store) entryLink(ctx context.Context, what string, entry backends.Record) (string, *link, error) {
+// checkedEntry returns the entry's node path, and "" for Token 0 (no
+// entry: nothing to do).
+func (s *store) checkedEntry(what string, entry backends.Record) (string, error) {
 	if entry.Token == 0 {
-		return "", nil, nil
+		return "", nil
 	}
 	path, err := s.entryPath(entry)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", what, err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
-	l, err := s.readLink(ctx)
-	if err != nil {
-		return "", nil, classifyRead(what, ctx, err)
-	}
-	return path, l, nil
+	return path, nil
 }
 
 // entryPrefix is the name of a session's entry without its sequence
@@ -163,7 +159,7 @@ func (ss *session) enqueue(qpath string) (uint64, error) {
 }
 
 // Ahead syncs the server it reads from with the leader and lists the
-// children of the election's queue node, on the Store's own connection,
+// children of the election's queue node, on the Store's reader (see Get),
 // and returns the entry with the greatest token below token, its Owner
 // parsed from its name. If there is none, or no queue node, it returns a
 // Record with Token 0. Revision is the highest zxid the connection had
@@ -178,11 +174,9 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	if token <= 1 {
 		return rec, nil
 	}
-	l, err := s.readLink(ctx)
-	if err != nil {
-		return backends.Record{}, classifyRead(what, ctx, err)
-	}
-	children, err := callFor(s, ctx, func() ([]string, error) {
+	var zxid int64
+	children, err := readFor(s, ctx, func(l *link) ([]string, error) {
+		defer func() { zxid = l.zxid.Load() }()
 		if _, err := l.conn.Sync(qpath); err != nil {
 			return nil, err
 		}
@@ -195,7 +189,7 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	if err != nil {
 		return backends.Record{}, classifyRead(what, ctx, err)
 	}
-	rec.Revision = uint64(l.zxid.Load())
+	rec.Revision = uint64(zxid)
 	for _, c := range children {
 		if owner, t, ok := parseEntry(c); ok && t < token && t > rec.Token {
 			rec.Owner, rec.Token = owner, t
@@ -206,54 +200,70 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 
 // WaitGone syncs the server it reads from with the leader and reads the
 // entry's node (named from its Owner and Token) with a watch, on the
-// Store's own connection. It returns nil at once if the node is absent,
+// Store's reader (see Get). It returns nil at once if the node is absent,
 // and otherwise when the watch fires, about a round trip after the node's
 // deletion (or, early, after any change to it; the caller looks again).
-// It returns an error wrapping ErrCanceled when ctx ends first, and an
-// error if go-zookeeper ends the watch (the connection's session expired
-// or the Store closed). As with Wait, a watch left when ctx ends stays
-// registered until the node goes, which it does with its session at the
-// latest.
+// If the reader's connection closes or its session expires first, it
+// reads again on the reader of the moment. It returns an error wrapping
+// ErrCanceled when ctx ends first. As with Wait, a watch left when ctx
+// ends stays registered until the node goes, which it does with its
+// session at the latest.
 func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 	what := fmt.Sprintf("zookeeper: queue wait %q at token %d", entry.Election, entry.Token)
-	path, l, err := s.entryLink(ctx, what, entry)
-	if err != nil || l == nil {
+	path, err := s.checkedEntry(what, entry)
+	if err != nil || path == "" {
 		return err
 	}
-	ev, err := callFor(s, ctx, func() (<-chan zk.Event, error) {
+	for {
+		ev, err := s.watchEntry(ctx, path)
+		if err != nil {
+			return classifyRead(what, ctx, err)
+		}
+		if ev == nil {
+			return nil
+		}
+		e, err := awaitEvent(ctx, ev)
+		if err != nil {
+			return classifyRead(what, ctx, err)
+		}
+		if e.Type != zk.EventNotWatching {
+			return nil
+		}
+	}
+}
+
+// watchEntry syncs and reads the entry at path with a watch on the
+// reader: a nil channel if it is absent.
+func (s *store) watchEntry(ctx context.Context, path string) (<-chan zk.Event, error) {
+	return readFor(s, ctx, func(l *link) (<-chan zk.Event, error) {
 		if _, err := l.conn.Sync(path); err != nil {
 			return nil, err
 		}
-		// A getData, not an exists: on an absent node it leaves no watch,
-		// where an exists would leave one for a create that never comes.
-		_, _, ev, err := l.conn.GetW(path)
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil, nil
-		}
-		return ev, err
+		return getEntryW(l, path)
 	})
-	if err != nil {
-		return classifyRead(what, ctx, err)
+}
+
+// getEntryW reads the entry at path with a watch: a nil channel if it is
+// absent. A getData, not an exists: on an absent node it leaves no watch,
+// where an exists would leave one for a create that never comes.
+func getEntryW(l *link, path string) (<-chan zk.Event, error) {
+	_, _, ev, err := l.conn.GetW(path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
 	}
-	if ev == nil {
-		return nil
-	}
-	if _, err := awaitEvent(ctx, ev); err != nil {
-		return classifyRead(what, ctx, err)
-	}
-	return nil
+	return ev, err
 }
 
 // Dequeue deletes the entry's node (named from its Owner and Token; the
-// name is the session's alone, so any version), on the Store's own
-// connection. A missing node is not an error.
+// name is the session's alone, so any version), on the Store's reader
+// (see Get). A missing node is not an error.
 func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	what := fmt.Sprintf("zookeeper: dequeue %q at token %d", entry.Election, entry.Token)
-	path, l, err := s.entryLink(ctx, what, entry)
-	if err != nil || l == nil {
+	path, err := s.checkedEntry(what, entry)
+	if err != nil || path == "" {
 		return err
 	}
-	err = s.callErr(ctx, func() error { return l.conn.Delete(path, -1) })
+	_, err = readFor(s, ctx, func(l *link) (struct{}, error) { return struct{}{}, l.conn.Delete(path, -1) })
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return classifyRead(what, ctx, err)
 	}

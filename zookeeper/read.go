@@ -11,19 +11,18 @@ import (
 )
 
 // Get syncs the server it reads from with the leader and reads the
-// election's node, on the Store's own connection. An absent node gives a
-// Record with Token 0; its Revision is the zxid the server had reached.
+// election's node, on the Store's reader: the connection of one of its
+// sessions, or while it has none that can serve, a connection of its own
+// (opened then, and closed once a session's can serve again). An absent
+// node gives a Record with Token 0; its Revision is the zxid the server
+// had reached.
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: get %q", election)
 	path, err := s.checkedPath(election)
 	if err != nil {
 		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
 	}
-	l, err := s.readLink(ctx)
-	if err != nil {
-		return backends.Record{}, classifyRead(what, ctx, err)
-	}
-	rec, err := callFor(s, ctx, func() (backends.Record, error) { return readNode(l, election, path, true) })
+	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) { return readNode(l, election, path, true) })
 	if err != nil {
 		return backends.Record{}, classifyRead(what, ctx, err)
 	}
@@ -57,43 +56,52 @@ func readNode(l *link, election, path string, sync bool) (backends.Record, error
 // a later one is seen when its notification arrives, about a round trip
 // after it commits.
 //
+// Wait reads and watches on the Store's reader (see Get). If that
+// connection closes or its session expires before the watch fires, Wait
+// reads again, after a sync, on the reader of the moment.
+//
 // ZooKeeper watches fire once and go-zookeeper cannot remove one: a watch
 // left behind when ctx ends stays registered, without any goroutine, until
-// the node's next change or the connection's end. Wait returns an error if
-// go-zookeeper ends the watch (the connection's session expired or the
-// Store closed); the caller should Get again.
+// the node's next change or the connection's end.
 func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: wait %q", known.Election)
 	path, err := s.checkedPath(known.Election)
 	if err != nil {
 		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
 	}
-	l, err := s.readLink(ctx)
-	if err != nil {
-		return backends.Record{}, classifyRead(what, ctx, err)
-	}
-	for sync := true; ; sync = false {
-		w, err := callFor(s, ctx, func() (watched, error) { return watchNode(l, known.Election, path, sync) })
+	for sync := true; ; {
+		w, err := s.watchRead(ctx, known.Election, path, sync)
 		if err != nil {
 			return backends.Record{}, classifyRead(what, ctx, err)
 		}
 		if w.rec.Differs(known) {
 			return w.rec, nil
 		}
+		testHookWatching(known.Election)
 		ev, err := awaitEvent(ctx, w.ev)
-		if err != nil {
+		switch {
+		case err != nil:
 			return backends.Record{}, classifyRead(what, ctx, err)
-		}
-		if ev.Type == zk.EventNodeDeleted && w.rec.Exists() {
-			return gone(known.Election, w.rec, l), nil
+		case ev.Type == zk.EventNotWatching: // the connection went: read again
+			sync = true
+		case ev.Type == zk.EventNodeDeleted && w.rec.Exists():
+			return gone(known.Election, w.rec, w.l), nil
+		default:
+			sync = false
 		}
 	}
 }
 
-// watched is a node read with a watch left on it.
+// watchRead is watchNode on the reader.
+func (s *store) watchRead(ctx context.Context, election, path string, sync bool) (watched, error) {
+	return readFor(s, ctx, func(l *link) (watched, error) { return watchNode(l, election, path, sync) })
+}
+
+// watched is a node read with a watch left on it, on link l.
 type watched struct {
 	rec backends.Record
 	ev  <-chan zk.Event
+	l   *link
 }
 
 // watchNode reads the node at path and sets a watch that fires on its next
@@ -111,7 +119,7 @@ func watchNode(l *link, election, path string, sync bool) (watched, error) {
 			return watched{}, err
 		}
 		rec, err := record(election, data, st, l)
-		return watched{rec, ev}, err
+		return watched{rec, ev, l}, err
 	}
 	ok, _, ev, err := l.conn.ExistsW(path)
 	if err != nil {
@@ -121,16 +129,14 @@ func watchNode(l *link, election, path string, sync bool) (watched, error) {
 	if ok { // created since GetW: ev already covers what follows this read
 		rec, err = readNode(l, election, path, false)
 	}
-	return watched{rec, ev}, err
+	return watched{rec, ev, l}, err
 }
 
-// awaitEvent waits for a watch to fire and returns its event.
+// awaitEvent waits for a watch to fire and returns its event, which is an
+// EventNotWatching if the watch ended unfired.
 func awaitEvent(ctx context.Context, ev <-chan zk.Event) (zk.Event, error) {
 	select {
 	case e := <-ev:
-		if e.Type == zk.EventNotWatching {
-			return e, fmt.Errorf("watch ended: %w", e.Err)
-		}
 		return e, nil
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()

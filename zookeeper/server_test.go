@@ -21,7 +21,7 @@ import (
 // Without servers it starts one in a container (package
 // integration/stores), which skips the test where Docker or the image is
 // missing, or fails it when CI=true.
-func testServers(t *testing.T) ([]string, time.Duration) {
+func testServers(t testing.TB) ([]string, time.Duration) {
 	t.Helper()
 	servers := os.Getenv("LEASEHOLD_ZK_SERVERS")
 	if servers == "" {
@@ -38,7 +38,7 @@ func testServers(t *testing.T) ([]string, time.Duration) {
 	return strings.Split(servers, ","), tick
 }
 
-func newStore(t *testing.T, servers []string, opts Options) *store {
+func newStore(t testing.TB, servers []string, opts Options) *store {
 	t.Helper()
 	opts.ConnOptions = quiet()
 	s, err := open(servers, opts)
@@ -49,7 +49,7 @@ func newStore(t *testing.T, servers []string, opts Options) *store {
 	return s
 }
 
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx

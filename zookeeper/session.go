@@ -25,7 +25,7 @@ import (
 // they lack those rights (NOAUTH), or ErrCanceled if ctx ended first.
 func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
 	const what = "zookeeper: new session"
-	l, err := dialLink(s.servers, ttl, ttl, s.opts)
+	l, err := dialLink(s.servers, ttl, ttl, s.opts, s.route)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -37,6 +37,9 @@ func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Ses
 	if err := ss.open(ctx, ttl); err != nil {
 		s.spawn(func() { s.closeLink(l) }) // ends the session if one was made
 		return nil, classify(what, ctx, err)
+	}
+	if !s.serve(l) { // the Store's reads go on this connection from now on
+		return nil, fmt.Errorf("%s: %w", what, errStoreClosed)
 	}
 	return ss, nil
 }
@@ -177,6 +180,7 @@ func (ss *session) Close(ctx context.Context) error {
 	if !ss.closing.CompareAndSwap(false, true) {
 		return nil
 	}
+	ss.s.unserve(ss.l)
 	if ss.l.expired.Load() || ss.l.conn.SessionID() != ss.id {
 		ss.s.spawn(func() { ss.s.closeLink(ss.l) })
 		return nil

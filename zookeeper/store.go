@@ -1,10 +1,10 @@
 package zookeeper
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -15,8 +15,9 @@ import (
 // lease.New. It is a backends.Store, backends.Queuer and
 // backends.GuardedWriter, whose methods are package lease's to call;
 // application code uses lease's LeaseElector and Leadership. It is safe
-// for concurrent use. It owns the connections it opens: its own one for
-// reads, and one per session. Close it when done.
+// for concurrent use. It owns the connections it opens: one per session,
+// and one of its own for reads while no session's connection can serve
+// them (see Get). Close it when done.
 type Store struct {
 	driver
 	s *store
@@ -27,20 +28,23 @@ type driver interface {
 	backends.Store
 	backends.Queuer
 	backends.GuardedWriter
+	backends.Watcher
 }
 
 // store is the driver on ZooKeeper.
 type store struct {
 	servers []string
 	opts    Options
-	read    *link
-	authed  chan struct{} // closed when the read link's credentials are added
-	authErr error         // set before authed is closed
+	warned  sync.Once                   // warnOpenPrefix ran
+	sets    atomic.Pointer[[]*watchSet] // open WatchSets, copied on write under mu
 
-	mu     sync.Mutex
-	closed bool
-	links  map[*link]struct{} // session links not yet closed
-	wg     sync.WaitGroup     // goroutines started by spawn
+	mu      sync.Mutex
+	closed  bool
+	read    *link              // the read link, nil while closed (see reader.go)
+	reading int                // calls using the read link
+	serving []*link            // session links fit to read on, oldest first
+	links   map[*link]struct{} // session links not yet closed
+	wg      sync.WaitGroup     // goroutines started by spawn
 }
 
 var _ driver = (*store)(nil)
@@ -70,31 +74,14 @@ func open(servers []string, opts Options) (*store, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	timeout := min(max(readTimeout, opts.MinTTL), opts.MaxTTL)
-	read, err := dialLink(servers, timeout, 0, opts)
-	if err != nil {
-		return nil, fmt.Errorf("zookeeper: connect to %v: %w", servers, err)
+	s := &store{servers: append([]string(nil), servers...), opts: opts, links: make(map[*link]struct{})}
+	s.sets.Store(new([]*watchSet))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.dialRead(); err != nil {
+		return nil, fmt.Errorf("zookeeper: %w", err)
 	}
-	s := &store{servers: append([]string(nil), servers...), opts: opts, read: read,
-		authed: make(chan struct{}), links: make(map[*link]struct{})}
-	s.spawn(s.authRead)
 	return s, nil
-}
-
-// authRead adds the credentials to the read link, and then, with
-// credentials, warns about an open Prefix (warnOpenPrefix).
-func (s *store) authRead() {
-	for _, a := range s.opts.Auth {
-		if err := s.read.conn.AddAuth(a.Scheme, a.Credentials); err != nil {
-			s.authErr = fmt.Errorf("add %s credentials: %w", identity([]Auth{a}), err)
-			close(s.authed)
-			return
-		}
-	}
-	close(s.authed)
-	if len(s.opts.Auth) > 0 {
-		s.warnOpenPrefix()
-	}
 }
 
 // Name returns "zookeeper".
@@ -130,16 +117,6 @@ func checkedName(what, name string, path func(string) string) (string, error) {
 	return p, nil
 }
 
-// readLink returns the read link once its credentials are in.
-func (s *store) readLink(ctx context.Context) (*link, error) {
-	select {
-	case <-s.authed:
-		return s.read, s.authErr
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
 // Close closes every connection the Store opened, which ends every session
 // still open (and deletes their nodes, if the servers can be reached), and
 // waits for the Store's goroutines and go-zookeeper's. go-zookeeper waits
@@ -153,7 +130,10 @@ func (s *store) close() {
 	s.mu.Lock()
 	already := s.closed
 	s.closed = true
-	links := []*link{s.read}
+	var links []*link
+	if s.read != nil {
+		links = append(links, s.read)
+	}
 	for l := range s.links {
 		links = append(links, l)
 	}
@@ -161,6 +141,9 @@ func (s *store) close() {
 	if already {
 		s.wg.Wait()
 		return
+	}
+	for _, w := range *s.sets.Load() {
+		_ = w.Close()
 	}
 	var wg sync.WaitGroup
 	for _, l := range links {
@@ -183,6 +166,7 @@ func (s *store) addLink(l *link) bool {
 
 // closeLink closes a session link and forgets it.
 func (s *store) closeLink(l *link) {
+	s.unserve(l)
 	l.close()
 	s.mu.Lock()
 	delete(s.links, l)

@@ -1,0 +1,88 @@
+package zookeeper
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// footprint is what each waiting election costs a process.
+type footprint struct {
+	bytes      float64 // Go heap and goroutine stacks, per election
+	goroutines float64 // per election
+}
+
+// measureWaiting returns the footprint of m elections waiting for their
+// (absent) nodes on the Store of f: on one WatchSet if set, otherwise
+// with one goroutine per election in Store.Wait, as package lease waits
+// without a WatchSet. It counts once every watch is set, and ends the
+// waits before it returns.
+func measureWaiting(tb testing.TB, f *watchFixture, m int, set bool) footprint {
+	watching := hookWatching(tb)
+	prefix := uniqueName("cost-")
+	before := usage()
+	var stop func()
+	if set {
+		w := f.s.Watch(func(backends.Change) {})
+		for i := range m {
+			w.Wait(uint64(i), backends.Record{Election: fmt.Sprintf("%s-%d", prefix, i)})
+		}
+		stop = func() { _ = w.Close() }
+	} else {
+		ctx, cancel := context.WithCancel(f.ctx)
+		for i := range m {
+			go func() { _, _ = f.s.Wait(ctx, backends.Record{Election: fmt.Sprintf("%s-%d", prefix, i)}) }()
+		}
+		stop = cancel
+	}
+	defer stop()
+	for range m {
+		awaitAny(tb, watching)
+	}
+	after := usage()
+	return footprint{bytes: float64(after.bytes-before.bytes) / float64(m),
+		goroutines: float64(after.goroutines-before.goroutines) / float64(m)}
+}
+
+type usageNow struct{ bytes, goroutines int64 }
+
+// usage returns the live Go heap plus goroutine stacks, after a GC, and
+// the goroutines.
+func usage() usageNow {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return usageNow{bytes: int64(ms.HeapAlloc + ms.StackInuse), goroutines: int64(runtime.NumGoroutine())}
+}
+
+// TestWatchSetFootprint: 2,000 elections waiting on one WatchSet cost at
+// most 4 KiB of heap each (issue 14's goal) and no goroutine each.
+func TestWatchSetFootprint(t *testing.T) {
+	f := newWatchFixture(t)
+	const m = 2000
+	got := measureWaiting(t, f, m, true)
+	t.Logf("WatchSet: %.0f B and %.4f goroutines per waiting election (M=%d)", got.bytes, got.goroutines, m)
+	if got.bytes > 4096 || got.goroutines*m > maxReaders+1 {
+		t.Fatalf("WatchSet footprint %+v per election, want at most 4096 B and %d goroutines in all", got, maxReaders+1)
+	}
+}
+
+// BenchmarkWaitingElections reports the footprint of 10,000 waiting
+// elections on one WatchSet ("set") and with a goroutine each in
+// Store.Wait ("wait"). Run with -benchtime=1x: each iteration sets up
+// 10,000 watches.
+func BenchmarkWaitingElections(b *testing.B) {
+	for _, set := range []bool{true, false} {
+		b.Run(map[bool]string{true: "set", false: "wait"}[set], func(b *testing.B) {
+			f := newWatchFixture(b)
+			for b.Loop() {
+				got := measureWaiting(b, f, 10000, set)
+				b.ReportMetric(got.bytes, "B/election")
+				b.ReportMetric(got.goroutines, "goroutines/election")
+			}
+		})
+	}
+}

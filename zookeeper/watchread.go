@@ -1,0 +1,191 @@
+package zookeeper
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// queue puts r in line for a read, starting a reading goroutine if fewer
+// than maxReaders run; w.mu is held.
+func (w *watchSet) queue(r *watchReq) {
+	r.state, r.l, r.fired = queued, nil, 0
+	w.todo = append(w.todo, r)
+	if w.readers >= maxReaders {
+		return
+	}
+	w.readers++
+	if !w.s.spawn(w.readLoop) {
+		w.readers--
+		w.answer(r, backends.Record{}, fmt.Errorf("zookeeper: watch %q: %w: %w",
+			r.known.Election, backends.ErrUnavailable, errStoreClosed))
+	}
+}
+
+// readLoop reads for the set until no request waits for a read.
+func (w *watchSet) readLoop() {
+	for batch, sync := w.take(); len(batch) > 0; batch, sync = w.take() {
+		w.readBatch(batch, sync)
+	}
+}
+
+// take returns up to readBatch requests to read, and whether any needs a
+// sync first; none, and one reader fewer, when there are none.
+func (w *watchSet) take() (batch []*watchReq, sync bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.todo) > 0 && len(batch) < readBatch {
+		r := w.todo[0]
+		w.todo = w.todo[1:]
+		if w.current(r) && r.state == queued {
+			r.state = reading
+			sync = sync || r.sync
+			batch = append(batch, r)
+		}
+	}
+	if len(w.todo) == 0 {
+		w.todo = nil
+	}
+	if len(batch) == 0 {
+		w.readers--
+	}
+	return batch, sync
+}
+
+// readBatch reads each request of batch with a watch, on the reader,
+// after one sync if one needs it.
+func (w *watchSet) readBatch(batch []*watchReq, sync bool) {
+	l, done, err := w.s.reader(w.ctx)
+	if err != nil {
+		w.failed(batch, err)
+		return
+	}
+	defer done()
+	w.mu.Lock()
+	for _, r := range batch {
+		r.l = l
+	}
+	w.mu.Unlock()
+	if sync {
+		if _, err := l.conn.Sync("/"); err != nil {
+			w.failed(batch, err)
+			return
+		}
+	}
+	for _, r := range batch {
+		if !w.stillReading(r) {
+			continue
+		}
+		rec, err := readWatched(l, r)
+		w.readDone(r, rec, err)
+	}
+}
+
+// stillReading reports whether r is still the request being read.
+func (w *watchSet) stillReading(r *watchReq) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.current(r) && r.state == reading
+}
+
+// readWatched reads r's node with a watch on l. For a WaitGone the
+// Record is r's entry if the node exists, and absent if not.
+func readWatched(l *link, r *watchReq) (backends.Record, error) {
+	if !r.gone {
+		w, err := watchNode(l, r.known.Election, r.path, false)
+		return w.rec, err
+	}
+	ev, err := getEntryW(l, r.path)
+	if err != nil || ev == nil {
+		return backends.Record{}, err
+	}
+	return r.known, nil
+}
+
+// readDone takes the outcome of r's read: it answers r if the node
+// differs from what r knows, or, for a WaitGone, is absent; otherwise r
+// waits for its watch, or, if an event for its node came while it read,
+// is read again.
+func (w *watchSet) readDone(r *watchReq, rec backends.Record, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case !w.current(r) || r.state != reading:
+	case err != nil:
+		w.answer(r, backends.Record{}, w.readErr(r, err))
+	case r.gone && (!rec.Exists() || r.fired != 0):
+		w.answer(r, r.known, nil)
+	case !r.gone && rec.Differs(r.known):
+		w.answer(r, rec, nil)
+	case r.fired != 0:
+		r.sync = r.fired == zk.EventNotWatching
+		w.queue(r)
+	default:
+		r.state, r.rec = watching, rec
+		testHookWatching(r.known.Election)
+	}
+}
+
+// testHookWatching runs when a watch of a WatchSet's request (with the
+// set's mutex held) or of a Wait is set; tests set it to know when.
+var testHookWatching = func(election string) {}
+
+// failed answers every request of batch still current with err.
+func (w *watchSet) failed(batch []*watchReq, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range batch {
+		if w.current(r) && r.state == reading {
+			w.answer(r, backends.Record{}, w.readErr(r, err))
+		}
+	}
+}
+
+// readErr classifies a failed read of r: ErrPermission if the
+// credentials may not read, ErrUnavailable otherwise (the connection or
+// its session broke, or the Store closed).
+func (w *watchSet) readErr(r *watchReq, err error) error {
+	what := fmt.Sprintf("zookeeper: watch %q", r.known.Election)
+	if permanent(err) {
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
+	}
+	if errors.Is(err, backends.ErrUnavailable) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
+}
+
+// event takes a watch notification of link l: the request watching
+// ev.Path on l is answered (a deletion of the node it read, or any event
+// for a WaitGone) or read again (any other change, or after the watch
+// ended with its connection or session, then with a sync). An event that
+// comes while the request is being read on l is kept for readDone: it may
+// be the watch the read just set firing.
+func (w *watchSet) event(l *link, ev zk.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.paths[ev.Path]
+	if r == nil || r.l != l {
+		return
+	}
+	switch {
+	case r.state == reading:
+		if r.fired == 0 || ev.Type == zk.EventNotWatching {
+			r.fired = ev.Type
+		}
+	case r.state != watching:
+	case ev.Type == zk.EventNotWatching:
+		r.sync = true
+		w.queue(r)
+	case r.gone:
+		w.answer(r, r.known, nil)
+	case ev.Type == zk.EventNodeDeleted && r.rec.Exists():
+		w.answer(r, gone(r.known.Election, r.rec, l), nil)
+	default:
+		r.sync = false
+		w.queue(r)
+	}
+}

@@ -1,0 +1,204 @@
+package zookeeper
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// Watch implements backends.Watcher. The set reads and leaves ZooKeeper
+// watches as Wait and WaitGone do, on the Store's reader (see Get), and
+// learns of their notifications from go-zookeeper's event callback, which
+// gets every notification with its path: the set routes it by path to
+// the request that set the watch, so no goroutine waits per request. The
+// set runs one goroutine, which calls deliver, plus up to maxReaders
+// while it has reads to make; a Wait's first read follows a sync, one per
+// batch of requests. A watch whose connection closes or whose session
+// expires is read again on the reader of the moment, after a sync, rather
+// than answered with an error; a watch survives a reconnect within its
+// session (go-zookeeper sets it again, and the server fires it if its node
+// changed meanwhile). A read that fails answers its request with an error
+// wrapping ErrUnavailable, or ErrPermission if the credentials may not
+// read the node. Store.Close closes every set.
+//
+// A Change being delivered when Close is called may still be running
+// when Close returns; none starts after Close returns.
+func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
+		reqs: make(map[string]*watchReq), paths: make(map[string]*watchReq)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		w.closed = true
+		cancel()
+		return w
+	}
+	s.sets.Store(ptr(append(slices.Clone(*s.sets.Load()), w)))
+	s.goLocked(w.run)
+	return w
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Batching of reads: up to maxReaders goroutines read for a set at once,
+// each taking up to readBatch requests at a time.
+const (
+	maxReaders = 16
+	readBatch  = 32
+)
+
+// watchSet is the Store's backends.WatchSet.
+type watchSet struct {
+	s       *store
+	deliver func(backends.Change)
+	ctx     context.Context // ends at Close
+	cancel  context.CancelFunc
+	wake    chan struct{} // run's signal that out has changes
+
+	mu      sync.Mutex
+	closed  bool
+	reqs    map[string]*watchReq // by election
+	paths   map[string]*watchReq // by node path
+	todo    []*watchReq          // to read, oldest first
+	out     []backends.Change    // to deliver, oldest first
+	readers int                  // reading goroutines running
+}
+
+// watchReq is one request of a set.
+type watchReq struct {
+	tag   uint64
+	known backends.Record // Wait: the state known; WaitGone: the entry
+	path  string          // the node read and watched
+	gone  bool            // a WaitGone
+
+	// Under the set's mutex:
+	state reqState
+	sync  bool            // the next read follows a sync
+	l     *link           // the link of the read in progress or of the watch
+	fired zk.EventType    // while reading: an event came for path on l (0: none)
+	rec   backends.Record // Wait, watching: the state read, which the watch follows
+}
+
+// reqState is where a request is.
+type reqState int
+
+const (
+	queued   reqState = iota // waits in todo for a read
+	reading                  // a reading goroutine has it
+	watching                 // its watch is set
+)
+
+// Wait implements backends.WatchSet.
+func (w *watchSet) Wait(tag uint64, known backends.Record) {
+	path, err := w.s.checkedPath(known.Election)
+	w.ask(&watchReq{tag: tag, known: known, path: path}, err)
+}
+
+// WaitGone implements backends.WatchSet. An entry with Token 0 (none) is
+// gone at once.
+func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
+	path, err := w.s.checkedEntry(fmt.Sprintf("queue entry at token %d", entry.Token), entry)
+	w.ask(&watchReq{tag: tag, known: entry, path: path, gone: true}, err)
+}
+
+// ask takes a request, replacing the election's previous one.
+func (w *watchSet) ask(r *watchReq, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.forget(r.known.Election)
+	switch {
+	case err != nil:
+		w.answer(r, backends.Record{}, fmt.Errorf("zookeeper: watch %q: %w", r.known.Election, err))
+	case r.gone && r.path == "":
+		w.answer(r, r.known, nil)
+	default:
+		w.reqs[r.known.Election], w.paths[r.path] = r, r
+		r.sync = true
+		w.queue(r)
+	}
+}
+
+// Stop implements backends.WatchSet.
+func (w *watchSet) Stop(election string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.forget(election)
+}
+
+// Close implements backends.WatchSet.
+func (w *watchSet) Close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.reqs, w.paths, w.todo, w.out = nil, nil, nil, nil
+	w.mu.Unlock()
+	w.cancel()
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	w.s.sets.Store(ptr(slices.DeleteFunc(slices.Clone(*w.s.sets.Load()), func(v *watchSet) bool { return v == w })))
+	return nil
+}
+
+// forget drops the election's request, if any; w.mu is held.
+func (w *watchSet) forget(election string) {
+	r := w.reqs[election]
+	if r == nil {
+		return
+	}
+	delete(w.reqs, election)
+	if w.paths[r.path] == r {
+		delete(w.paths, r.path)
+	}
+}
+
+// current reports whether r is still its election's request; w.mu is held.
+func (w *watchSet) current(r *watchReq) bool { return !w.closed && w.reqs[r.known.Election] == r }
+
+// answer forgets r and queues its Change for run; w.mu is held.
+func (w *watchSet) answer(r *watchReq, rec backends.Record, err error) {
+	w.forget(r.known.Election)
+	w.out = append(w.out, backends.Change{Election: r.known.Election, Tag: r.tag, Record: rec, Err: err})
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run delivers the answers, in order, until Close.
+func (w *watchSet) run() {
+	for {
+		select {
+		case <-w.wake:
+		case <-w.ctx.Done():
+			return
+		}
+		for c, ok := w.next(); ok; c, ok = w.next() {
+			w.deliver(c)
+		}
+	}
+}
+
+// next takes the oldest answer not delivered, unless the set is closed.
+func (w *watchSet) next() (backends.Change, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || len(w.out) == 0 {
+		w.out = nil
+		return backends.Change{}, false
+	}
+	c := w.out[0]
+	w.out = w.out[1:]
+	return c, true
+}

@@ -1,0 +1,283 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// watchOn starts a WatchSet on s whose Changes go to the channel
+// returned, which holds 16,384 (deliver blocks if it is full).
+func watchOn(t *testing.T, s *store) (backends.WatchSet, <-chan backends.Change) {
+	t.Helper()
+	ch := make(chan backends.Change, 1<<14)
+	w := s.Watch(func(c backends.Change) { ch <- c })
+	t.Cleanup(func() { _ = w.Close() })
+	return w, ch
+}
+
+// nextChange returns the next Change, failing t after 20s.
+func nextChange(t *testing.T, ch <-chan backends.Change) backends.Change {
+	t.Helper()
+	select {
+	case c := <-ch:
+		return c
+	case <-time.After(20 * time.Second):
+		t.Fatal("no Change within 20s")
+	}
+	return backends.Change{}
+}
+
+// watchFixture is a Store with a session, and a second Store (a peer
+// process) with a session that holds the elections the test watches.
+type watchFixture struct {
+	s, peer *store
+	ss, pss backends.Session
+	ctx     context.Context
+}
+
+func newWatchFixture(t testing.TB) *watchFixture {
+	t.Helper()
+	servers, tick := testServers(t)
+	f := &watchFixture{ctx: testCtx(t), s: newStore(t, servers, Options{TickTime: tick}),
+		peer: newStore(t, servers, Options{TickTime: tick})}
+	var err error
+	if f.ss, err = f.s.NewSession(f.ctx, max(3*time.Second, 2*tick)); err != nil {
+		t.Fatal(err)
+	}
+	if f.pss, err = f.peer.NewSession(f.ctx, max(3*time.Second, 2*tick)); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *watchFixture) create(t *testing.T, el string) backends.Record {
+	t.Helper()
+	rec, err := f.pss.Create(f.ctx, el, []byte("peer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func (f *watchFixture) get(t *testing.T, el string) backends.Record {
+	t.Helper()
+	rec, err := f.s.Get(f.ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// TestWatchSetWait: a Wait is answered at once when the node already
+// differs, and otherwise on its creation, on its deletion (as absent, at
+// a higher revision), each with its request's tag; changes to other
+// elections answer nothing.
+func TestWatchSetWait(t *testing.T) {
+	f := newWatchFixture(t)
+	w, ch := watchOn(t, f.s)
+	el, other := uniqueName("ws-"), uniqueName("ws-other-")
+	absent := f.get(t, el)
+	w.Wait(1, absent)
+	rec := f.create(t, el)
+	if c := nextChange(t, ch); c.Tag != 1 || c.Election != el || c.Err != nil || c.Record.Token != rec.Token {
+		t.Fatalf("after create: %+v, want tag 1 and token %d", c, rec.Token)
+	}
+	w.Wait(2, absent) // already differs
+	if c := nextChange(t, ch); c.Tag != 2 || c.Record.Token != rec.Token {
+		t.Fatalf("Wait from a past state: %+v, want token %d at once", c, rec.Token)
+	}
+	held := f.get(t, el)
+	w.Wait(3, held)
+	f.create(t, other)
+	if err := f.pss.Delete(f.ctx, el, rec.Token); err != nil {
+		t.Fatal(err)
+	}
+	c := nextChange(t, ch)
+	if c.Tag != 3 || c.Err != nil || c.Record.Exists() || c.Record.Revision <= held.Revision {
+		t.Fatalf("after delete: %+v, want tag 3, absent above revision %d", c, held.Revision)
+	}
+}
+
+// TestWatchSetStopAndReplace: a stopped request and a replaced one are
+// not answered; the replacing one is. Answers on one connection come in
+// the order of their notifications, so the answer to a later request
+// proves an earlier change delivered nothing.
+func TestWatchSetStopAndReplace(t *testing.T) {
+	f := newWatchFixture(t)
+	w, ch := watchOn(t, f.s)
+	a, b, probe := uniqueName("ws-a-"), uniqueName("ws-b-"), uniqueName("ws-probe-")
+	ra, rb := f.create(t, a), f.create(t, b)
+	w.Wait(1, f.get(t, a))
+	w.Wait(2, f.get(t, b))
+	w.Stop(a)
+	w.Wait(3, f.get(t, b)) // replaces 2
+	for el, tok := range map[string]uint64{a: ra.Token, b: rb.Token} {
+		if err := f.pss.Delete(f.ctx, el, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := nextChange(t, ch); c.Tag != 3 || c.Record.Exists() {
+		t.Fatalf("first Change %+v, want tag 3 (b gone)", c)
+	}
+	f.create(t, probe)
+	w.Wait(4, backends.Record{Election: probe})
+	if c := nextChange(t, ch); c.Tag != 4 {
+		t.Fatalf("Change %+v, want only the probe's (tag 4)", c)
+	}
+}
+
+// TestWatchSetWaitGone: an absent entry, or Token 0, is gone at once; a
+// present one when it is dequeued.
+func TestWatchSetWaitGone(t *testing.T) {
+	f := newWatchFixture(t)
+	w, ch := watchOn(t, f.s)
+	el := uniqueName("ws-queue-")
+	entry, err := f.peer.Enqueue(f.ctx, f.pss, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WaitGone(1, backends.Record{Election: el})
+	if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil {
+		t.Fatalf("WaitGone of no entry: %+v, want tag 1 at once", c)
+	}
+	w.WaitGone(2, entry)
+	if err := f.peer.Dequeue(f.ctx, entry); err != nil {
+		t.Fatal(err)
+	}
+	if c := nextChange(t, ch); c.Tag != 2 || c.Err != nil || c.Record.Token != entry.Token {
+		t.Fatalf("after Dequeue: %+v, want tag 2 with the entry", c)
+	}
+	w.WaitGone(3, entry)
+	if c := nextChange(t, ch); c.Tag != 3 || c.Err != nil {
+		t.Fatalf("WaitGone of a dequeued entry: %+v, want tag 3 at once", c)
+	}
+}
+
+// TestWatchSetMovesWithItsConnection: the set watches on the Store's
+// session's connection; when that session closes, its watches move to
+// the Store's own connection, and still see the next change.
+func TestWatchSetMovesWithItsConnection(t *testing.T) {
+	f := newWatchFixture(t)
+	w, ch := watchOn(t, f.s)
+	el := uniqueName("ws-move-")
+	rec := f.create(t, el)
+	watching := hookWatching(t)
+	w.Wait(1, f.get(t, el))
+	awaitWatching(t, watching, el)
+	if got := f.s.readers(); got != "session" {
+		t.Fatalf("reader with a session open: %s, want the session's connection", got)
+	}
+	if err := f.ss.Close(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.pss.Delete(f.ctx, el, rec.Token); err != nil {
+		t.Fatal(err)
+	}
+	if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Exists() {
+		t.Fatalf("after its session closed and the node went: %+v, want tag 1 absent", c)
+	}
+	if got := f.s.readers(); got != "read" {
+		t.Fatalf("reader with no session: %s, want the Store's own connection", got)
+	}
+}
+
+// TestWatchSetClose: after Close nothing is delivered, and Store.Close
+// closes the sets left open.
+func TestWatchSetClose(t *testing.T) {
+	f := newWatchFixture(t)
+	delivered := make(chan backends.Change, 8)
+	w := f.s.Watch(func(c backends.Change) { delivered <- c })
+	el := uniqueName("ws-close-")
+	rec := f.create(t, el)
+	w.Wait(1, f.get(t, el))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.pss.Delete(f.ctx, el, rec.Token); err != nil {
+		t.Fatal(err)
+	}
+	w.Wait(2, backends.Record{Election: el, Token: 99}) // refused: would answer at once
+	probe, probeCh := watchOn(t, f.s)
+	probe.Wait(3, backends.Record{Election: el, Token: 99})
+	if c := nextChange(t, probeCh); c.Tag != 3 {
+		t.Fatalf("probe: %+v", c)
+	}
+	select {
+	case c := <-delivered:
+		t.Fatalf("Change %+v after Close", c)
+	default:
+	}
+	f.s.close()
+	if got := len(*f.s.sets.Load()); got != 0 {
+		t.Fatalf("%d sets open after Store.Close", got)
+	}
+}
+
+// TestWatchSetStoreClosed: a request on a closed Store is not answered
+// with a result; the set's calls do not block.
+func TestWatchSetStoreClosed(t *testing.T) {
+	s := newUnreachable(t, Options{})
+	w, ch := watchOn(t, s)
+	s.close()
+	w.Wait(1, backends.Record{Election: "a"})
+	select {
+	case c := <-ch:
+		if !errors.Is(c.Err, backends.ErrUnavailable) {
+			t.Fatalf("Change %+v on a closed Store, want none or ErrUnavailable", c)
+		}
+	default:
+	}
+}
+
+// hookWatching returns a channel of the elections whose watches are set
+// from now until t ends.
+func hookWatching(t testing.TB) <-chan string {
+	ch := make(chan string, 1<<14)
+	testHookWatching = func(el string) { ch <- el }
+	t.Cleanup(func() { testHookWatching = func(string) {} })
+	return ch
+}
+
+// awaitAny waits until a watch is set, failing t after 20s.
+func awaitAny(t testing.TB, ch <-chan string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no watch was set within 20s")
+	}
+}
+
+// awaitWatching waits until el's watch is set, failing t after 20s.
+func awaitWatching(t *testing.T, ch <-chan string, el string) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case got := <-ch:
+			if got == el {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the watch of %q was not set within 20s", el)
+		}
+	}
+}
+
+// readers names the connection the Store reads on: "session", "read", or
+// "none".
+func (s *store) readers() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.sessionReader() != nil:
+		return "session"
+	case s.read != nil:
+		return "read"
+	}
+	return "none"
+}
