@@ -40,7 +40,7 @@
 //
 // The Store is a backends.Queuer: a queue entry is an EPHEMERAL_SEQUENTIAL
 // node of its session, and its token is its sequence number plus 1. Ahead
-// and WaitGone sync and read on the Store's own connection; WaitGone
+// and WaitGone sync and read on the Store's reader (see Watches); WaitGone
 // leaves a getData watch on the entry.
 //
 // # Sessions
@@ -73,8 +73,22 @@
 // known Record and otherwise waits for the watch's notification, about a
 // round trip after the change commits. Get and the first read of Wait
 // follow a sync, so they see every change the leader committed before they
-// began. Get and Wait use the Store's own connection, which needs no
-// session of the caller's.
+// began.
+//
+// Reads and watches (Get, Wait, Ahead, WaitGone, Dequeue, GuardedPut's
+// reads, WatchSets) go on the Store's reader: the connection of one of its
+// open sessions, which that session's KeepAlive keeps alive, so an idle
+// Store sends no more than its sessions' renewals. Only while it has no
+// session whose connection can serve (an observer, or between sessions)
+// does the Store dial a connection of its own, which go-zookeeper pings
+// every third of its session timeout; it closes it once a session's
+// connection can serve again and no call is reading on it. A watch whose
+// connection closes or whose session expires is read again, after a sync,
+// on the reader of the moment; a read that failed because its session's
+// connection went away is made once more there.
+//
+// The Store is a backends.Watcher: a WatchSet waits for many elections
+// with no goroutine each (see Store.Watch).
 //
 // # Permissions
 //
@@ -105,6 +119,7 @@
 // raised no epoch, so while older versions still campaign, a successor
 // they create between the read and the multi of a Delete or GuardedPut
 // goes unseen (a window of one round trip). A watch left by a Wait whose
-// ctx ended stays registered until the node's next change: go-zookeeper
-// cannot remove watches.
+// ctx ended, or by a WatchSet request stopped or replaced, stays
+// registered until the node's next change: go-zookeeper cannot remove
+// watches.
 package zookeeper

@@ -53,10 +53,10 @@ func permanent(err error) bool {
 	return errors.Is(err, zk.ErrNoAuth) || errors.Is(err, zk.ErrAuthFailed) || errors.Is(err, zk.ErrInvalidACL)
 }
 
-// classifyRead is classify for a read on the Store's own connection. Its
-// session is no elector's: if it expired, the server refused the read and
-// go-zookeeper opens a new session, so the read is unavailable, not a lost
-// session.
+// classifyRead is classify for a read on the Store's reader. Its session
+// is not the caller's: if it expired, the server refused the read (and
+// on the Store's own connection go-zookeeper opens a new session), so the
+// read is unavailable, not a lost session.
 func classifyRead(what string, ctx context.Context, err error) error {
 	if ctx.Err() == nil && errors.Is(err, zk.ErrSessionExpired) {
 		return fmt.Errorf("%s: %w: the store connection's session expired: %w", what, backends.ErrUnavailable, err)

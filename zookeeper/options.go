@@ -25,9 +25,10 @@ const (
 	MaxValueSize = 1_000_000
 )
 
-// readTimeout is the session timeout asked for the Store's own connection,
-// clamped to the TTL limits. It only bounds how fast go-zookeeper notices a
-// dead server on that connection; no election depends on it.
+// readTimeout is the session timeout asked for the Store's own connection
+// (open only while no session's can serve reads), clamped to the TTL
+// limits. It only bounds how fast go-zookeeper notices a dead server on
+// that connection; no election depends on it.
 const readTimeout = 10 * time.Second
 
 // Auth is one set of credentials added to every connection with

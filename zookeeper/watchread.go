@@ -60,7 +60,7 @@ func (w *watchSet) take() (batch []*watchReq, sync bool) {
 func (w *watchSet) readBatch(batch []*watchReq, sync bool) {
 	l, done, err := w.s.reader(w.ctx)
 	if err != nil {
-		w.failed(batch, err)
+		w.failed(batch, nil, err)
 		return
 	}
 	defer done()
@@ -71,7 +71,7 @@ func (w *watchSet) readBatch(batch []*watchReq, sync bool) {
 	w.mu.Unlock()
 	if sync {
 		if _, err := l.conn.Sync("/"); err != nil {
-			w.failed(batch, err)
+			w.failed(batch, l, err)
 			return
 		}
 	}
@@ -115,7 +115,7 @@ func (w *watchSet) readDone(r *watchReq, rec backends.Record, err error) {
 	switch {
 	case !w.current(r) || r.state != reading:
 	case err != nil:
-		w.answer(r, backends.Record{}, w.readErr(r, err))
+		w.fail(r, r.l, err)
 	case r.gone && (!rec.Exists() || r.fired != 0):
 		w.answer(r, r.known, nil)
 	case !r.gone && rec.Differs(r.known):
@@ -133,15 +133,28 @@ func (w *watchSet) readDone(r *watchReq, rec backends.Record, err error) {
 // set's mutex held) or of a Wait is set; tests set it to know when.
 var testHookWatching = func(election string) {}
 
-// failed answers every request of batch still current with err.
-func (w *watchSet) failed(batch []*watchReq, err error) {
+// failed fails every request of batch still current with err, from a
+// read on l (nil if there was none).
+func (w *watchSet) failed(batch []*watchReq, l *link, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range batch {
 		if w.current(r) && r.state == reading {
-			w.answer(r, backends.Record{}, w.readErr(r, err))
+			w.fail(r, l, err)
 		}
 	}
+}
+
+// fail answers r with err from a read on l, unless the read failed
+// because l is a session's connection that went away (see readFor): r
+// is then read again on the reader of the moment. w.mu is held.
+func (w *watchSet) fail(r *watchReq, l *link, err error) {
+	if l != nil && leftBehind(l, err) {
+		r.sync = true
+		w.queue(r)
+		return
+	}
+	w.answer(r, backends.Record{}, w.readErr(r, err))
 }
 
 // readErr classifies a failed read of r: ErrPermission if the

@@ -12,22 +12,24 @@ import (
 )
 
 // Watch implements backends.Watcher. The set reads and leaves ZooKeeper
-// watches as Wait and WaitGone do, on the Store's reader (see Get), and
-// learns of their notifications from go-zookeeper's event callback, which
-// gets every notification with its path: the set routes it by path to
-// the request that set the watch, so no goroutine waits per request. The
-// set runs one goroutine, which calls deliver, plus up to maxReaders
-// while it has reads to make; a Wait's first read follows a sync, one per
-// batch of requests. A watch whose connection closes or whose session
-// expires is read again on the reader of the moment, after a sync, rather
-// than answered with an error; a watch survives a reconnect within its
-// session (go-zookeeper sets it again, and the server fires it if its node
-// changed meanwhile). A read that fails answers its request with an error
-// wrapping ErrUnavailable, or ErrPermission if the credentials may not
-// read the node. Store.Close closes every set.
+// watches as Wait and WaitGone do, on the Store's reader (see the package
+// doc, Watches), and learns of their notifications from go-zookeeper's
+// event callback, which gets every notification with its path: the set
+// routes it by path to the request that set the watch, so no goroutine
+// waits per request. The set runs one goroutine, which calls deliver,
+// plus up to 16 while it has reads to make; a request's first read
+// follows a sync, one per batch of up to 32 requests. A watch whose
+// connection closes or whose session expires is read again on the reader
+// of the moment, after a sync, rather than answered with an error; a
+// watch survives a reconnect within its session (go-zookeeper sets it
+// again, and the server fires it if its node changed meanwhile). A read
+// that fails answers its request with an error wrapping ErrUnavailable,
+// or ErrPermission if the credentials may not read the node. Store.Close
+// closes every set; on a closed Store, Watch returns a closed set.
 //
 // A Change being delivered when Close is called may still be running
-// when Close returns; none starts after Close returns.
+// when Close returns; none starts after Close returns. So deliver may
+// block on the caller's own loop, and that loop may call Close.
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),

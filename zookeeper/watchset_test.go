@@ -44,14 +44,30 @@ func newWatchFixture(t testing.TB) *watchFixture {
 	servers, tick := testServers(t)
 	f := &watchFixture{ctx: testCtx(t), s: newStore(t, servers, Options{TickTime: tick}),
 		peer: newStore(t, servers, Options{TickTime: tick})}
-	var err error
-	if f.ss, err = f.s.NewSession(f.ctx, max(3*time.Second, 2*tick)); err != nil {
-		t.Fatal(err)
-	}
-	if f.pss, err = f.peer.NewSession(f.ctx, max(3*time.Second, 2*tick)); err != nil {
-		t.Fatal(err)
-	}
+	f.ss = retiringRead(t, f.s, tick)
+	f.pss = retiringRead(t, f.peer, tick)
 	return f
+}
+
+// retiringRead opens a session on s and waits until s has closed its own
+// connection, which the session's takes over.
+func retiringRead(t testing.TB, s *store, tick time.Duration) backends.Session {
+	t.Helper()
+	s.mu.Lock()
+	read := s.read
+	s.mu.Unlock()
+	ss, err := s.NewSession(testCtx(t), max(3*time.Second, 2*tick))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	left := s.read
+	s.mu.Unlock()
+	if got := s.readers(); got != "session" || left != nil {
+		t.Fatalf("with a session: reader %s, own connection %p; want the session's and none", got, left)
+	}
+	read.close() // waits for the close NewSession started
+	return ss
 }
 
 func (f *watchFixture) create(t *testing.T, el string) backends.Record {
