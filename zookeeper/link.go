@@ -39,13 +39,14 @@ type link struct {
 	authErr error                 // why they could not be, set before authed is closed
 	retired atomic.Bool           // session link: its session is closing; read no more on it
 
-	zxid    atomic.Int64  // highest zxid the server has sent so far
-	timeout atomic.Int64  // session timeout negotiated at the last handshake, ns
-	expired atomic.Bool   // session link: the server reported the session expired
-	dialed  atomic.Bool   // a TCP connection was made at least once
-	tried   chan struct{} // closed when go-zookeeper has tried every server in vain
-	onTried sync.Once
-	onClose sync.Once
+	zxid        atomic.Int64  // highest zxid the server has sent so far
+	timeout     atomic.Int64  // session timeout negotiated at the last handshake, ns
+	expired     atomic.Bool   // session link: the server reported the session expired
+	dialed      atomic.Bool   // a TCP connection was made at least once
+	tried       chan struct{} // closed when go-zookeeper has tried every server in vain
+	connectedAt atomic.Int64  // when a connection with a session was made, if Next was not asked since (ns)
+	onTried     sync.Once
+	onClose     sync.Once
 
 	mu      sync.Mutex
 	closed  bool     // close was called: dial no more
@@ -101,6 +102,15 @@ func (l *link) connect(network, addr string, timeout time.Duration) (net.Conn, e
 // hosts is go-zookeeper's host provider, telling the link when go-zookeeper
 // has been through every server without getting a session (it then fails
 // the requests it holds and pauses for a second).
+//
+// Right after a connection with a session that lasted at least a second
+// is lost, it lets go-zookeeper dial at once, even if the next server is
+// the one just lost (as with a single server, where go-zookeeper would
+// otherwise pause first): so a session link whose session the server
+// expired, and closed the connection of, learns it within a round trip,
+// and the watches on it move to the Store's reader of the moment without
+// that second's delay. A connection that lasted less gets the pause, so
+// that go-zookeeper never dials one server faster than once a second.
 type hosts struct {
 	*zk.DNSHostProvider
 	l *link
@@ -109,10 +119,19 @@ type hosts struct {
 // Next returns the next server to dial.
 func (h hosts) Next() (server string, retryStart bool) {
 	server, retryStart = h.DNSHostProvider.Next()
+	if since := h.l.connectedAt.Swap(0); since != 0 && time.Since(time.Unix(0, since)) >= time.Second {
+		retryStart = false
+	}
 	if retryStart {
 		h.l.onTried.Do(func() { close(h.l.tried) })
 	}
 	return server, retryStart
+}
+
+// Connected records a connection with a session.
+func (h hosts) Connected() {
+	h.DNSHostProvider.Connected()
+	h.l.connectedAt.Store(time.Now().UnixNano()) // go-zookeeper asks Next again once it is lost
 }
 
 // failed records the last failure of a connection: a dial (refused, a TLS

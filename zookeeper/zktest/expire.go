@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"time"
 
@@ -12,15 +13,23 @@ import (
 )
 
 // closeSession attaches to a session with its ID and password and closes
-// it, on the first server that answers.
+// it, on the first server that answers. Attaching closes the session's
+// own connection, and the Store dials again at once, which may take the
+// session back before the server answers: the server then closes this
+// connection (EOF), and closeSession attaches again, up to 5 times.
 func closeSession(ctx context.Context, servers []string, tc *tls.Config, id int64, password []byte) error {
 	var errs []error
-	for _, srv := range servers {
-		err := closeSessionAt(ctx, srv, tc, id, password)
-		if err == nil {
-			return nil
+	for range 5 {
+		for _, srv := range servers {
+			err := closeSessionAt(ctx, srv, tc, id, password)
+			if err == nil {
+				return nil
+			}
+			errs = append(errs, err)
 		}
-		errs = append(errs, err)
+		if !errors.Is(errs[len(errs)-1], io.EOF) || ctx.Err() != nil {
+			break
+		}
 	}
 	return fmt.Errorf("zktest: expire session %x: %w", id, errors.Join(errs...))
 }
