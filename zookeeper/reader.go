@@ -183,18 +183,23 @@ func (s *store) unserve(l *link) {
 	s.serving = slices.DeleteFunc(s.serving, func(m *link) bool { return m == l })
 }
 
-// route takes an event of link l: a watch's goes to every WatchSet; a
-// session link's regained session may retire the read link.
+// route takes an event of link l: a watch's goes to every WatchSet, and
+// so does a lost connection; a session link's regained session may
+// retire the read link.
 func (s *store) route(l *link, ev zk.Event) {
-	if ev.Path == "" {
-		if ev.Type == zk.EventSession && ev.State == zk.StateHasSession && l.ttl > 0 {
-			s.mu.Lock()
-			s.retireRead()
-			s.mu.Unlock()
+	switch {
+	case ev.Path != "":
+		for _, w := range *s.sets.Load() {
+			w.event(l, ev)
 		}
-		return
-	}
-	for _, w := range *s.sets.Load() {
-		w.event(l, ev)
+	case ev.Type != zk.EventSession:
+	case ev.State == zk.StateDisconnected:
+		for _, w := range *s.sets.Load() {
+			w.dropped(l)
+		}
+	case ev.State == zk.StateHasSession && l.ttl > 0:
+		s.mu.Lock()
+		s.retireRead()
+		s.mu.Unlock()
 	}
 }

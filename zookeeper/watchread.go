@@ -171,6 +171,22 @@ func (w *watchSet) readErr(r *watchReq, err error) error {
 	return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
 }
 
+// dropped reads again, on the reader of the moment, every request whose
+// read or watch is on link l, which lost its connection: a watch would
+// come back with it, but if the session expired meanwhile the
+// notifications it owes are lost, and until then the request would hear
+// nothing.
+func (w *watchSet) dropped(l *link) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.reqs {
+		if r.l == l && r.state != queued {
+			r.sync = true
+			w.queue(r)
+		}
+	}
+}
+
 // event takes a watch notification of link l: the request watching
 // ev.Path on l is answered (a deletion of the node it read, or any event
 // for a WaitGone) or read again (any other change, or after the watch

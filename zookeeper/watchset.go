@@ -18,18 +18,18 @@ import (
 // routes it by path to the request that set the watch, so no goroutine
 // waits per request. The set runs one goroutine, which calls deliver,
 // plus up to 16 while it has reads to make; a request's first read
-// follows a sync, one per batch of up to 32 requests. A watch whose
-// connection closes or whose session expires is read again on the reader
-// of the moment, after a sync, rather than answered with an error; a
-// watch survives a reconnect within its session (go-zookeeper sets it
-// again, and the server fires it if its node changed meanwhile). A read
-// that fails answers its request with an error wrapping ErrUnavailable,
-// or ErrPermission if the credentials may not read the node. Store.Close
+// follows a sync, one per batch of up to 32 requests.
+//
+// When the connection of a request's read or watch drops, closes, or its
+// session expires, the request is read again, after a sync, on the
+// reader of the moment (another session's connection, or the Store's
+// own, dialed then): so a request ends in an error only if that read
+// fails, with an error wrapping ErrUnavailable (no server answered), or
+// ErrPermission if the credentials may not read the node. Store.Close
 // closes every set; on a closed Store, Watch returns a closed set.
 //
-// A Change being delivered when Close is called may still be running
-// when Close returns; none starts after Close returns. So deliver may
-// block on the caller's own loop, and that loop may call Close.
+// deliver may call Wait, WaitGone and Stop, but not Close: Close waits
+// for a delivery in progress to return.
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
@@ -62,6 +62,7 @@ type watchSet struct {
 	ctx     context.Context // ends at Close
 	cancel  context.CancelFunc
 	wake    chan struct{} // run's signal that out has changes
+	turn    sync.Mutex    // held by run while it delivers, and by Close
 
 	mu      sync.Mutex
 	closed  bool
@@ -146,6 +147,8 @@ func (w *watchSet) Close() error {
 	w.closed = true
 	w.reqs, w.paths, w.todo, w.out = nil, nil, nil, nil
 	w.mu.Unlock()
+	w.turn.Lock() // a delivery in progress ends; none starts
+	w.turn.Unlock()
 	w.cancel()
 	w.s.mu.Lock()
 	defer w.s.mu.Unlock()
@@ -186,21 +189,25 @@ func (w *watchSet) run() {
 		case <-w.ctx.Done():
 			return
 		}
-		for c, ok := w.next(); ok; c, ok = w.next() {
-			w.deliver(c)
+		for w.deliverNext() {
 		}
 	}
 }
 
-// next takes the oldest answer not delivered, unless the set is closed.
-func (w *watchSet) next() (backends.Change, bool) {
+// deliverNext delivers the oldest answer not delivered, unless the set is
+// closed, and reports whether it did.
+func (w *watchSet) deliverNext() bool {
+	w.turn.Lock()
+	defer w.turn.Unlock()
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.closed || len(w.out) == 0 {
 		w.out = nil
-		return backends.Change{}, false
+		w.mu.Unlock()
+		return false
 	}
 	c := w.out[0]
 	w.out = w.out[1:]
-	return c, true
+	w.mu.Unlock()
+	w.deliver(c)
+	return true
 }
