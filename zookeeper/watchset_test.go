@@ -297,3 +297,38 @@ func (s *store) readers() string {
 	}
 	return "none"
 }
+
+// TestWatchSetRidesAReconnect: when the connection a request watches on
+// drops and its session goes on, the request is read again elsewhere and
+// still answered by the next change, without an error.
+func TestWatchSetRidesAReconnect(t *testing.T) {
+	servers, tick := testServers(t)
+	r := startRelay(t, servers[0])
+	f := newWatchFixture(t)
+	s := newStore(t, []string{r.addr()}, Options{TickTime: tick})
+	ss := retiringRead(t, s, tick)
+	w, ch := watchOn(t, s)
+	el := uniqueName("ws-reconnect-")
+	rec := f.create(t, el)
+	watching := hookWatching(t)
+	w.Wait(1, f.get(t, el))
+	awaitWatching(t, watching, el)
+	r.freeze()
+	short, cancel := context.WithTimeout(f.ctx, ss.TTL()/6)
+	defer cancel()
+	if err := ss.KeepAlive(short); !errors.Is(err, backends.ErrCanceled) {
+		t.Fatalf("KeepAlive over a silent connection: %v, want ErrCanceled at its deadline", err)
+	}
+	awaitWatching(t, watching, el) // read again, on a new connection
+	if err := f.pss.Delete(f.ctx, el, rec.Token); err != nil {
+		t.Fatal(err)
+	}
+	if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Exists() {
+		t.Fatalf("after the reconnect and the delete: %+v, want tag 1 absent", c)
+	}
+	for err := ss.KeepAlive(f.ctx); err != nil; err = ss.KeepAlive(f.ctx) {
+		if !errors.Is(err, backends.ErrUnavailable) {
+			t.Fatalf("KeepAlive while go-zookeeper reconnects: %v, want success or ErrUnavailable", err)
+		}
+	}
+}
