@@ -18,8 +18,9 @@ import (
 // pings every third of its session timeout), so it is opened only while
 // no session's connection can serve, and closed once one can and no call
 // is reading on it. A watch on a connection that closes, or whose session
-// expires, ends with an EventNotWatching: the Wait or WatchSet that set
-// it reads again on the reader of the moment.
+// expires, ends with an EventNotWatching: the Wait, WaitGone or WatchSet
+// request that set it reads again on the reader of the moment. A
+// WatchSet does so as soon as the connection drops (see Store.Watch).
 
 // reader returns the link to read on, and done, to call when the read is
 // over. It waits for the read link's credentials, if it is that link.

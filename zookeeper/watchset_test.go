@@ -34,6 +34,8 @@ func nextChange(t *testing.T, ch <-chan backends.Change) backends.Change {
 // watchFixture is a Store with a session, and a second Store (a peer
 // process) with a session that holds the elections the test watches.
 type watchFixture struct {
+	servers []string
+	tick    time.Duration
 	s, peer *store
 	ss, pss backends.Session
 	ctx     context.Context
@@ -42,8 +44,8 @@ type watchFixture struct {
 func newWatchFixture(t testing.TB) *watchFixture {
 	t.Helper()
 	servers, tick := testServers(t)
-	f := &watchFixture{ctx: testCtx(t), s: newStore(t, servers, Options{TickTime: tick}),
-		peer: newStore(t, servers, Options{TickTime: tick})}
+	f := &watchFixture{servers: servers, tick: tick, ctx: testCtx(t),
+		s: newStore(t, servers, Options{TickTime: tick}), peer: newStore(t, servers, Options{TickTime: tick})}
 	f.ss = retiringRead(t, f.s, tick)
 	f.pss = retiringRead(t, f.peer, tick)
 	return f
@@ -302,11 +304,10 @@ func (s *store) readers() string {
 // drops and its session goes on, the request is read again elsewhere and
 // still answered by the next change, without an error.
 func TestWatchSetRidesAReconnect(t *testing.T) {
-	servers, tick := testServers(t)
-	r := startRelay(t, servers[0])
 	f := newWatchFixture(t)
-	s := newStore(t, []string{r.addr()}, Options{TickTime: tick})
-	ss := retiringRead(t, s, tick)
+	r := startRelay(t, f.servers[0])
+	s := newStore(t, []string{r.addr()}, Options{TickTime: f.tick})
+	ss := retiringRead(t, s, f.tick)
 	w, ch := watchOn(t, s)
 	el := uniqueName("ws-reconnect-")
 	rec := f.create(t, el)
