@@ -29,8 +29,11 @@ import (
 // closes every set; on a closed Store, Watch returns a closed set.
 //
 // deliver may call Wait, WaitGone and Stop, but not Close: Close waits
-// for a delivery in progress to return.
+// for a delivery in progress to return. A nil deliver panics.
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
+	if deliver == nil {
+		panic("zookeeper: Watch: deliver is nil; pass the function that takes the answers")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
 		reqs: make(map[string]*watchReq), paths: make(map[string]*watchReq)}

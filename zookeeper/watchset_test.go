@@ -3,6 +3,9 @@ package zookeeper
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -332,4 +335,65 @@ func TestWatchSetRidesAReconnect(t *testing.T) {
 			t.Fatalf("KeepAlive while go-zookeeper reconnects: %v, want success or ErrUnavailable", err)
 		}
 	}
+}
+
+// TestWatchSetConcurrentUse: requests, stops and changes from many
+// goroutines at once, and answers that ask again from deliver, end with
+// every election answered with its created node (run with -race).
+func TestWatchSetConcurrentUse(t *testing.T) {
+	f := newWatchFixture(t)
+	const n = 40
+	els := make([]string, n)
+	for i := range els {
+		els[i] = uniqueName(fmt.Sprintf("ws-conc-%d-", i))
+	}
+	var mu sync.Mutex
+	created := make(map[string]bool)
+	var set backends.WatchSet
+	ch := make(chan backends.Change, 4*n)
+	set = f.s.Watch(func(c backends.Change) {
+		if !c.Record.Exists() { // an answer before the create: ask again
+			set.Wait(c.Tag, c.Record)
+			return
+		}
+		ch <- c
+	})
+	t.Cleanup(func() { _ = set.Close() })
+	var wg sync.WaitGroup
+	for i, el := range els {
+		wg.Go(func() {
+			set.Wait(uint64(i), backends.Record{Election: el})
+			set.Stop(el)
+			set.Wait(uint64(i), backends.Record{Election: el})
+			if _, err := f.pss.Create(f.ctx, el, []byte("peer")); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			created[el] = true
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	seen := make(map[string]bool)
+	for range n {
+		c := nextChange(t, ch)
+		if c.Err != nil || seen[c.Election] || !created[c.Election] || c.Election != els[c.Tag] {
+			t.Fatalf("answer %+v: want one per election, with its node", c)
+		}
+		seen[c.Election] = true
+	}
+}
+
+func TestWatchNilDeliver(t *testing.T) {
+	s := newUnreachable(t, Options{})
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "deliver is nil") {
+			t.Fatalf("Watch(nil) recovered %v, want a panic naming deliver", r)
+		}
+	}()
+	s.Watch(nil)
 }
