@@ -32,9 +32,22 @@ func (w *watchSet) readLoop() {
 	}
 }
 
-// take returns up to readBatch requests to read, and whether any needs a
+// read is one read of a request: the request and its read count then.
+type read struct {
+	r *watchReq
+	n uint64
+}
+
+// mine reports whether rd is the read r is waiting for: a request read
+// again (queued anew and taken by another reader meanwhile) takes the
+// outcome of its newest read only. w.mu is held.
+func (w *watchSet) mine(rd read) bool {
+	return w.current(rd.r) && rd.r.state == reading && rd.r.reads == rd.n
+}
+
+// take returns up to readBatch reads to make, and whether any needs a
 // sync first; none, and one reader fewer, when there are none.
-func (w *watchSet) take() (batch []*watchReq, sync bool) {
+func (w *watchSet) take() (batch []read, sync bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for len(w.todo) > 0 && len(batch) < readBatch {
@@ -42,8 +55,9 @@ func (w *watchSet) take() (batch []*watchReq, sync bool) {
 		w.todo = w.todo[1:]
 		if w.current(r) && r.state == queued {
 			r.state = reading
+			r.reads++
 			sync = sync || r.sync
-			batch = append(batch, r)
+			batch = append(batch, read{r, r.reads})
 		}
 	}
 	if len(w.todo) == 0 {
@@ -57,7 +71,7 @@ func (w *watchSet) take() (batch []*watchReq, sync bool) {
 
 // readBatch reads each request of batch with a watch, on the reader,
 // after one sync if one needs it.
-func (w *watchSet) readBatch(batch []*watchReq, sync bool) {
+func (w *watchSet) readBatch(batch []read, sync bool) {
 	l, done, err := w.s.reader(w.ctx)
 	if err != nil {
 		w.failed(batch, nil, err)
@@ -65,8 +79,10 @@ func (w *watchSet) readBatch(batch []*watchReq, sync bool) {
 	}
 	defer done()
 	w.mu.Lock()
-	for _, r := range batch {
-		r.l = l
+	for _, rd := range batch {
+		if w.mine(rd) {
+			rd.r.l = l
+		}
 	}
 	w.mu.Unlock()
 	if sync {
@@ -75,20 +91,20 @@ func (w *watchSet) readBatch(batch []*watchReq, sync bool) {
 			return
 		}
 	}
-	for _, r := range batch {
-		if !w.stillReading(r) {
+	for _, rd := range batch {
+		if !w.stillMine(rd) {
 			continue
 		}
-		rec, err := readWatched(l, r)
-		w.readDone(r, rec, err)
+		rec, err := readWatched(l, rd.r)
+		w.readDone(rd, rec, err)
 	}
 }
 
-// stillReading reports whether r is still the request being read.
-func (w *watchSet) stillReading(r *watchReq) bool {
+// stillMine is mine, taking w.mu.
+func (w *watchSet) stillMine(rd read) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.current(r) && r.state == reading
+	return w.mine(rd)
 }
 
 // readWatched reads r's node with a watch on l. For a WaitGone the
@@ -109,11 +125,12 @@ func readWatched(l *link, r *watchReq) (backends.Record, error) {
 // differs from what r knows, or, for a WaitGone, is absent; otherwise r
 // waits for its watch, or, if an event for its node came while it read,
 // is read again.
-func (w *watchSet) readDone(r *watchReq, rec backends.Record, err error) {
+func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	r := rd.r
 	switch {
-	case !w.current(r) || r.state != reading:
+	case !w.mine(rd):
 	case err != nil:
 		w.fail(r, r.l, err)
 	case r.gone && (!rec.Exists() || r.fired != 0):
@@ -122,6 +139,9 @@ func (w *watchSet) readDone(r *watchReq, rec backends.Record, err error) {
 		w.answer(r, rec, nil)
 	case r.fired != 0:
 		r.sync = r.fired == zk.EventNotWatching
+		w.queue(r)
+	case r.l.conn.State() != zk.StateHasSession: // dropped since: see dropped
+		r.sync = true
 		w.queue(r)
 	default:
 		r.state, r.rec = watching, rec
@@ -135,12 +155,12 @@ var testHookWatching = func(election string) {}
 
 // failed fails every request of batch still current with err, from a
 // read on l (nil if there was none).
-func (w *watchSet) failed(batch []*watchReq, l *link, err error) {
+func (w *watchSet) failed(batch []read, l *link, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, r := range batch {
-		if w.current(r) && r.state == reading {
-			w.fail(r, l, err)
+	for _, rd := range batch {
+		if w.mine(rd) {
+			w.fail(rd.r, l, err)
 		}
 	}
 }
@@ -172,15 +192,15 @@ func (w *watchSet) readErr(r *watchReq, err error) error {
 }
 
 // dropped reads again, on the reader of the moment, every request whose
-// read or watch is on link l, which lost its connection: a watch would
-// come back with it, but if the session expired meanwhile the
-// notifications it owes are lost, and until then the request would hear
-// nothing.
+// watch is on link l, which lost its connection: the watch would come
+// back with it, but if the session expired meanwhile the notifications it
+// owes are lost, and until then the request would hear nothing. A read in
+// flight on l fails or lands on its next connection (see readDone).
 func (w *watchSet) dropped(l *link) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range w.reqs {
-		if r.l == l && r.state != queued {
+		if r.l == l && r.state == watching {
 			r.sync = true
 			w.queue(r)
 		}

@@ -85,6 +85,7 @@ type watchReq struct {
 
 	// Under the set's mutex:
 	state reqState
+	reads uint64          // reads taken so far (see read)
 	sync  bool            // the next read follows a sync
 	l     *link           // the link of the read in progress or of the watch
 	fired zk.EventType    // while reading: an event came for path on l (0: none)
