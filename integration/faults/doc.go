@@ -10,7 +10,7 @@
 //
 //   - cut: the leader's link to the store black-holed for 1.5×TTL;
 //   - latency-low / latency-high: latency on that link's store→client
-//     direction, 0.8× (jitter 2.5 % of the bound) and 1.5× (jitter 5 %)
+//     direction, 0.7× (jitter 2.5 % of the bound) and 1.5× (jitter 5 %)
 //     lease.Options.LatencyBound, for 1.5×TTL. Under latency-low the leader must keep its
 //     leadership: a loss fails the run; under latency-high it gives up,
 //     and must stop before its successor starts (check b);

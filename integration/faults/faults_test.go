@@ -33,7 +33,7 @@ type fault struct {
 var faultKinds = []fault{
 	{"cut", func(r *run, cd *candidate) { r.linkFault("cut", cd, time.Hour, 0, "upstream", "downstream") }},
 	{"latency-low", func(r *run, cd *candidate) {
-		r.linkFault("latency-low", cd, r.bound()*4/5, r.bound()/40, "downstream")
+		r.linkFault("latency-low", cd, r.bound()*lowPercent/100, r.bound()/40, "downstream")
 	}},
 	{"latency-high", func(r *run, cd *candidate) {
 		r.linkFault("latency-high", cd, r.bound()*3/2, r.bound()/20, "downstream")
@@ -460,6 +460,14 @@ func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 	results.Unlock()
 }
 
+// lowPercent is latency-low's added latency, in percent of
+// lease.Options.LatencyBound. The bound is on a renewal's whole round
+// trip, and the store's own time is part of it: on a 3-node cluster on a
+// loaded 2-core machine, raft's commit and fsync take up to a few hundred
+// milliseconds. A 200-cycle etcd soak at 80 % lost its leader in 1 of 23
+// latency-low cycles, 3 s into the latency; 70 % leaves 222 ms at TTL 2 s.
+const lowPercent = 70
+
 // judgeLatency fails the run if a leader lost its leadership under a
 // latency below the bound (latency-low), and logs the losses per latency
 // cycle of both kinds.
@@ -473,8 +481,8 @@ func (r *run) judgeLatency(rep history.Report) {
 		if f.Stop >= 0 {
 			lost[f.Fault]++
 			if f.Fault == "latency-low" {
-				r.t.Errorf("latency-low: %s lost its leadership %v after a latency of 0.8× the bound %v began",
-					f.Target, f.Stop, r.bound())
+				r.t.Errorf("latency-low: %s lost its leadership %v after a latency of %d%% of the bound %v began",
+					f.Target, f.Stop, lowPercent, r.bound())
 			}
 		}
 	}

@@ -125,7 +125,7 @@ func render(os []outcome, pic string) string {
 	b.WriteString("\nA paused leader \"acts\" until it runs again and sees its deadline passed: each candidate checks\n")
 	b.WriteString("Leadership.Valid right before each write, so it must make no write after a successor began (check e);\n")
 	b.WriteString("its straggling writes after it stopped must be rejected (check c). The violations column covers both.\n")
-	b.WriteString("Latency below lease.Options.LatencyBound (latency-low, 0.8× it) must\n")
+	b.WriteString("Latency below lease.Options.LatencyBound (latency-low, 0.7× it) must\n")
 	b.WriteString("leave the leader in place (no new leader; a loss fails the run). For store faults the times are those of the election\n")
 	b.WriteString("leader of the moment; \"—\" means it kept leading through the fault.\n")
 	stores := false
