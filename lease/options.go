@@ -89,7 +89,7 @@ type Options struct {
 	// release wakes one waiter; or WaitKey, every waiter watching the key.
 	// Default WaitAuto: WaitQueue if the store implements
 	// backends.Queuer (etcd, ZooKeeper and Consul do), WaitKey otherwise;
-	// Options() reports the mode in effect. (Until issue 14 the default
+	// Options() reports the mode in effect. (In earlier versions the default
 	// was key mode and a field Queue bool selected the queue: drop
 	// Queue: true, and set Wait: WaitKey for the old default.)
 	Wait WaitMode
