@@ -31,6 +31,7 @@ type LeaseElector struct {
 	ctx      context.Context // ends at Close
 	stop     context.CancelFunc
 	inbox    chan func(now time.Time)
+	renewals chan func(now time.Time) // renewals' reports, taken before inbox (see postRenewal)
 	loopDone chan struct{}
 	io       sync.WaitGroup // store calls and observers
 	slots    chan struct{}  // see maxElectionCalls
@@ -80,7 +81,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	watcher, _ := store.(backends.Watcher)
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
-		inbox: make(chan func(time.Time), 64), loopDone: make(chan struct{}),
+		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
 		m: core.New(opts.config()), sessions: make(map[uint64]backends.Session),
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
 		resigns: make(map[string][]chan error), watches: make(map[string]*watch),
@@ -231,10 +232,14 @@ func (e *LeaseElector) loop() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		e.takeRenewals()
 		e.step()
 		e.notifyReady()
 		resetTimer(timer, e.m.NextTimer())
 		select {
+		case f := <-e.renewals:
+			f(time.Now())
+			e.publishHold()
 		case f := <-e.inbox:
 			f(time.Now())
 			// Publish a renewal's new deadline before the actions are
@@ -243,6 +248,33 @@ func (e *LeaseElector) loop() {
 		case <-timer.C:
 		case <-e.ctx.Done():
 			e.shutdown()
+			return
+		}
+	}
+}
+
+// postRenewal is post for a renewal's report. Renewals have their own
+// channel, which the loop empties before each step: behind a thousand
+// campaigns' reports in inbox, a renewal answered in time would otherwise
+// be applied only after step saw the deadline pass, and the session and
+// every leadership on it would end although the store had renewed it.
+func (e *LeaseElector) postRenewal(f func(now time.Time)) bool {
+	select {
+	case e.renewals <- f:
+		return true
+	case <-e.ctx.Done():
+		return false
+	}
+}
+
+// takeRenewals applies the renewals' reports that are waiting.
+func (e *LeaseElector) takeRenewals() {
+	for {
+		select {
+		case f := <-e.renewals:
+			f(time.Now())
+			e.publishHold()
+		default:
 			return
 		}
 	}

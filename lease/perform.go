@@ -106,7 +106,7 @@ func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
 		} else {
 			e.log.Log(ctx, levelOf(err), "session renewal failed", "session", s.ID(), "err", err)
 		}
-		e.post(func(now time.Time) {
+		e.postRenewal(func(now time.Time) {
 			if err != nil {
 				e.m.RenewFailed(now, epoch, err)
 				return
