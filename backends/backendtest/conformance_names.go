@@ -64,7 +64,7 @@ func takeAll(t *testing.T, s backends.Store, q backends.Queuer, names []string, 
 	t.Helper()
 	out := make([]holding, len(names))
 	for i, el := range names {
-		h := holding{ss: newSession(t, s)}
+		h := holding{ss: longSession(t, s)} // held through both rounds, unrenewed
 		if q != nil {
 			h.entry = mustEnqueue(t, q, h.ss, el)
 			if got := mustAhead(t, q, el, h.entry.Token); got.Exists() {
