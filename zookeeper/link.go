@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,7 @@ type link struct {
 	ttl     time.Duration         // session links: the timeout to ask for; 0 for the read link
 	tls     *tls.Config           // Options.TLS: nil for plain TCP
 	route   func(*link, zk.Event) // gets every event (see event)
+	log     *slog.Logger          // Options.Logger
 	authed  chan struct{}         // closed once the credentials are added
 	authErr error                 // why they could not be, set before authed is closed
 	retired atomic.Bool           // session link: its session is closing; read no more on it
@@ -58,7 +60,7 @@ type link struct {
 // ttl is 0 for the read link and the session timeout for a session link;
 // route gets the link's watch events (see link.event).
 func dialLink(servers []string, timeout, ttl time.Duration, o Options, route func(*link, zk.Event)) (*link, error) {
-	l := &link{ttl: ttl, tls: o.TLS, route: route, authed: make(chan struct{}), tried: make(chan struct{})}
+	l := &link{ttl: ttl, tls: o.TLS, route: route, log: o.logger(), authed: make(chan struct{}), tried: make(chan struct{})}
 	conn, events, err := zk.Connect(servers, timeout, o.connect(l))
 	if err != nil {
 		return nil, err
@@ -235,10 +237,17 @@ func (l *link) stalled() func() {
 	}
 }
 
+// closeWait bounds how long close waits for go-zookeeper's goroutines.
+// go-zookeeper v1.0.4's loop can block for ever in flushRequests, sending a
+// third answer to a request whose channel holds two (seen at Close under
+// load, with a thousand connections); close must not block with it.
+const closeWait = 5 * time.Second
+
 // close closes the go-zookeeper connection, which sends closeSession if it
 // is connected (go-zookeeper waits up to a second for the answer), drops
 // the TCP connection so that go-zookeeper's reader ends even if the server
-// never answered, and waits for go-zookeeper's goroutines to end. It runs
+// never answered, and waits up to closeWait for go-zookeeper's goroutines
+// to end; past it, a goroutine of its own drains their events. It runs
 // once; later calls wait for the first.
 func (l *link) close() {
 	l.onClose.Do(func() {
@@ -247,7 +256,22 @@ func (l *link) close() {
 		l.mu.Unlock()
 		l.conn.Close()
 		l.drop()
-		for range l.events { // closed when go-zookeeper's loop returns
+		give := time.NewTimer(closeWait)
+		defer give.Stop()
+		for {
+			select {
+			case _, ok := <-l.events: // closed when go-zookeeper's loop returns
+				if !ok {
+					return
+				}
+			case <-give.C:
+				l.log.Warn("go-zookeeper's connection loop did not end on close; left behind", "waited", closeWait)
+				go func() {
+					for range l.events {
+					}
+				}()
+				return
+			}
 		}
 	})
 }

@@ -121,7 +121,8 @@ func checkedName(what, name string, path func(string) string) (string, error) {
 // still open (and deletes their nodes, if the servers can be reached), and
 // waits for the Store's goroutines and go-zookeeper's. go-zookeeper waits
 // up to a second for the answer to each closeSession, so Close can take
-// that long if a server does not answer. It closes every WatchSet still
+// that long if a server does not answer; it waits at most 5 s for a
+// connection's goroutines, which go-zookeeper can leave blocked. It closes every WatchSet still
 // open. Calls after Close fail. Close is idempotent.
 func (s *Store) Close() { s.s.close() }
 
