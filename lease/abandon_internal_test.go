@@ -5,29 +5,13 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/leasehold/leasehold/etcd"
-	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
 // TestAbandonAfterWin: a Campaign whose ctx ends just as it wins (its
 // result waits in the campaign, unread) releases the leadership it won,
 // and leaves alone one won by a later campaign.
 func TestAbandonAfterWin(t *testing.T) {
-	srv, err := embedetcd.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	store, err := etcd.New(cli, etcd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := embeddedStore(t)
 	e, err := New(store, Options{TTL: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)

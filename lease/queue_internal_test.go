@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/etcd"
-	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
 // TestEnqueueAfterLeave: an enqueue that runs after its election left the
@@ -16,20 +14,7 @@ import (
 // to the enqueue) makes no entry. One would stay until the session ends,
 // holding up every waiter behind it.
 func TestEnqueueAfterLeave(t *testing.T) {
-	srv, err := embedetcd.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	store, err := etcd.New(cli, etcd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := embeddedStore(t)
 	var q backends.Queuer = store
 	e, err := New(store, Options{TTL: 2 * time.Second})
 	if err != nil {

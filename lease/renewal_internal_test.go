@@ -5,9 +5,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/leasehold/leasehold/etcd"
-	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
 // TestRenewalAheadOfBacklog: a renewal answered in time keeps the session
@@ -16,20 +13,7 @@ import (
 // report of the backlog takes 1 ms of the loop; 3,000 of them hold it for
 // twice the 1.48 s a renewal lets the holder act at a TTL of 2 s.
 func TestRenewalAheadOfBacklog(t *testing.T) {
-	srv, err := embedetcd.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	store, err := etcd.New(cli, etcd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := embeddedStore(t)
 	e, err := New(store, Options{TTL: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
