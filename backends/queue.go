@@ -36,13 +36,20 @@ type Queuer interface {
 	// the waiter is at the head, and Ahead returns a Record with Token 0.
 	Ahead(ctx context.Context, election string, token uint64) (Record, error)
 
-	// WaitGone blocks until entry (from Enqueue or Ahead) no longer exists,
-	// and returns nil then, or at once if it is already gone. It may also
-	// return nil early, for example when the store can no longer tell;
-	// callers look again with Ahead. It must see the deletion within a
-	// round trip of it. It returns an error wrapping ErrCanceled when ctx
-	// ends first.
+	// WaitGone blocks until entry (from Enqueue or Ahead) no longer exists
+	// or is nudged (Nudge), and returns nil then, or at once if it is
+	// already gone. It may also return nil early, for example when the
+	// store can no longer tell; callers look again with Ahead. It must see
+	// the deletion or the nudge within a round trip of it. It returns an
+	// error wrapping ErrCanceled when ctx ends first.
 	WaitGone(ctx context.Context, entry Record) error
+	// Nudge wakes the waiter behind entry: it rewrites entry in place, so
+	// that a WaitGone on it returns, and leaves it bound to its session,
+	// with its Token and its place in the queue. A missing entry is not
+	// an error. Package lease uses it to wake a candidate named by a
+	// handover that is waiting in line (see Roster), which then reads the
+	// leader key.
+	Nudge(ctx context.Context, entry Record) error
 
 	// Dequeue deletes entry, if it is still there. A missing entry is not
 	// an error.

@@ -36,9 +36,10 @@ type WatchSet interface {
 	Wait(tag uint64, known Record)
 
 	// WaitGone asks to be told when a queue entry (Queuer) no longer
-	// exists, with Queuer.WaitGone's meaning: answered at once if it is
-	// already gone, within a round trip of its deletion otherwise, and
-	// possibly early (the caller looks again with Queuer.Ahead).
+	// exists or is nudged, with Queuer.WaitGone's meaning: answered at
+	// once if it is already gone, within a round trip of its deletion or
+	// nudge otherwise, and possibly early (the caller looks again with
+	// Queuer.Ahead).
 	WaitGone(tag uint64, entry Record)
 
 	// Stop withdraws election's request, if any. An answer already on its

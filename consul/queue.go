@@ -149,3 +149,8 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 func isEntry(p *api.KVPair, prefix string) bool {
 	return p != nil && p.Session != "" && p.Key == prefix+p.Session
 }
+
+// Nudge is not yet implemented: see issue 13.
+func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
+	return errors.New("consul: Nudge is not implemented yet")
+}

@@ -269,3 +269,8 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	}
 	return nil
 }
+
+// Nudge is not yet implemented: see issue 13.
+func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
+	return errors.New("zookeeper: Nudge is not implemented yet")
+}
