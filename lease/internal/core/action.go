@@ -44,13 +44,35 @@ const (
 	// were released with it, and those waiting for a session should fail
 	// with it too. The session is no longer kept (see WantSession).
 	SessionDenied
+	// Yield: the leadership of Election ends with ErrHandover (a handover
+	// began: HandOver, a preemption or an outside request). The key stays
+	// held and its session renewed until Resign(Election) is called or
+	// Config.YieldTimeout passes; then comes Proclaim. No report. Lost
+	// may still follow (the session or key was lost meanwhile); else
+	// Released does.
+	Yield
+	// Proclaim: write into Election's key, if it still holds Token on
+	// session Epoch, the handover marker naming session To (the value
+	// Config.Marker parses back), keeping Token; report with Proclaimed.
+	// Delete follows, whatever the outcome.
+	Proclaim
+	// Nudge: wake session To if it waits in Election's line (its queue
+	// entry, found through the roster), so that it reads the key at once;
+	// report with Nudged. Errors do not stop the handover.
+	Nudge
+	// Publish: rewrite this candidate's record in Election's roster with
+	// Damped; best effort, no report. It comes when a campaign starts
+	// damped and when its damping ends; a record written later (the
+	// roster Join) should show DampedUntil.
+	Publish
 )
 
-var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released", "session-denied"}
+var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released", "session-denied",
+	"yield", "proclaim", "nudge", "publish"}
 
 func (k Kind) String() string { return kindNames[k] }
 
-// Action is one output of the Machine.
+// Action is one output of the Machine. Kind says which fields are set.
 type Action struct {
 	Kind     Kind
 	Election string
@@ -59,6 +81,10 @@ type Action struct {
 	Token    uint64
 	Record   backends.Record
 	Err      error
+	// To is the target session of a Proclaim or Nudge.
+	To string
+	// Damped is what a Publish puts in the candidate record.
+	Damped bool
 }
 
 // String renders the action for logs and the scripted tests.
@@ -81,6 +107,12 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
 	case Elected:
 		fmt.Fprintf(&b, " token=%d epoch=%d", a.Record.Token, a.Epoch)
+	case Proclaim:
+		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s", a.Op, a.Epoch, a.Token, a.To)
+	case Nudge:
+		fmt.Fprintf(&b, " op=%d to=%s", a.Op, a.To)
+	case Publish:
+		fmt.Fprintf(&b, " damped=%t", a.Damped)
 	}
 	if a.Err != nil {
 		fmt.Fprintf(&b, " err=%q", a.Err.Error())

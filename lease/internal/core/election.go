@@ -15,7 +15,20 @@ const (
 	waiting                  // another holds the key: Wait or Get in flight or due
 	leading                  // we hold the key: watching it
 	releasing                // Delete in flight or due
+	yielding                 // we hold the key after Yield: watching it, awaiting Resign
+	proclaiming              // handing over: Proclaim in flight
+	nudging                  // handing over: Nudge in flight
 )
+
+// holds reports whether e holds the key for the application or for a
+// handover not yet under way: leading or yielding.
+func (e *election) holds() bool { return e.phase == leading || e.phase == yielding }
+
+// ending reports whether e is on its way out after its leadership: a
+// handover's writes or the Delete.
+func (e *election) ending() bool {
+	return e.phase == releasing || e.phase == proclaiming || e.phase == nudging
+}
 
 type election struct {
 	phase    phase
@@ -26,6 +39,16 @@ type election struct {
 	token    uint64
 	canceled bool // the campaign was canceled while a Create was in flight
 	lastErr  error
+
+	// The policies' state (policy.go, handover.go, roster.go).
+	roster     []Candidate          // holding: the last roster reported
+	seen       map[string]time.Time // leading: when each candidate that may preempt was first seen
+	preemptAt  time.Time            // leading: when the first of them may preempt
+	to         string               // yielding and after: the target session
+	yieldUntil time.Time            // yielding: hand over then without Resign
+	holdUntil  time.Time            // waiting: create no key before then
+	damped     bool                 // campaigning while damped, until dampEnd
+	dampEnd    time.Time
 }
 
 // Campaign starts campaigning for name. The caller ensures name is not
@@ -34,22 +57,29 @@ func (m *Machine) Campaign(now time.Time, name string) {
 	m.Tick(now)
 	e := &election{phase: needSession}
 	m.els[name] = e
+	m.startDamped(now, name, e)
 	if m.sess.state == live {
-		m.create(name, e)
+		m.create(now, name, e)
 		return
 	}
 	m.tickSession(now)
 }
 
 // Cancel stops the campaign for name. If a Create is in flight, the outcome
-// is awaited and a key it made is deleted. A held leadership is resigned.
+// is awaited and a key it made is deleted. A held leadership is resigned:
+// Lost with ErrResigned, then the key is deleted, or, if the roster shows
+// that plain deletion would not let the top of the succession order lead
+// (see successor), handed over to it first (Proclaim, Nudge, Delete). A
+// yielding leadership goes on with its handover at once.
 func (m *Machine) Cancel(now time.Time, name string) {
 	m.Tick(now)
 	e := m.els[name]
 	switch {
-	case e == nil || e.phase == releasing:
+	case e == nil || e.ending():
+	case e.phase == yielding:
+		m.proclaim(name, e)
 	case e.phase == leading:
-		m.resign(name, e, ErrResigned)
+		m.resignLeading(now, name, e)
 	case e.phase == creating && e.inflight:
 		e.canceled = true
 	default:
@@ -57,8 +87,9 @@ func (m *Machine) Cancel(now time.Time, name string) {
 	}
 }
 
-// Resign ends the leadership of name and deletes its key. It is Cancel by
-// another name: a campaign not yet won is canceled.
+// Resign ends the leadership of name and deletes its key, handing over
+// first where Cancel says so. It is Cancel by another name: a campaign not
+// yet won is canceled, and a yielding leadership completes its handover.
 func (m *Machine) Resign(now time.Time, name string) { m.Cancel(now, name) }
 
 // Created reports the outcome of Create op for name.
@@ -69,7 +100,7 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 	case e == nil:
 	case err == nil && e.canceled:
 		e.token = rec.Token
-		m.resign(name, e, nil)
+		m.resign(now, name, e, nil)
 	case err == nil:
 		e.phase, e.token, e.known = leading, rec.Token, rec
 		m.emit(Action{Kind: Elected, Election: name, Epoch: m.sess.epoch, Record: rec})
@@ -99,19 +130,18 @@ func (m *Machine) Observed(now time.Time, name string, op uint64, rec backends.R
 	case errors.Is(err, backends.ErrCompacted):
 		e.known = backends.Record{}
 		m.wait(name, e)
-	case Permanent(err) && e.phase == leading:
-		m.resign(name, e, err)
+	case Permanent(err) && e.holds():
+		m.resign(now, name, e, err)
 	case Permanent(err):
 		m.forget(name, err)
 	case err != nil:
 		e.lastErr = err
 		m.retry(now, name, e)
-	case e.phase == leading && rec.Token != e.token:
-		m.emit(Action{Kind: Lost, Election: name, Err: ErrKeyLost})
+	case e.holds() && rec.Token != e.token:
+		m.lost(now, name, ErrKeyLost)
 		m.drop(name)
-	case e.phase == waiting && (!rec.Exists() || rec.Owner == m.sess.id):
-		m.create(name, e)
-		m.tickSession(now)
+	case e.phase == waiting:
+		m.observedWaiting(now, name, e, rec)
 	default:
 		e.known = rec
 		m.wait(name, e)
@@ -148,18 +178,24 @@ func (m *Machine) result(name string, op uint64) *election {
 func (m *Machine) resume(now time.Time, name string, e *election) {
 	switch e.phase {
 	case creating:
-		m.create(name, e)
-	case waiting, leading:
+		m.create(now, name, e)
+	case waiting, leading, yielding:
 		m.wait(name, e)
 	case releasing:
 		m.call(e, Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token})
 	}
 }
 
-func (m *Machine) create(name string, e *election) {
+func (m *Machine) create(now time.Time, name string, e *election) {
 	if m.sess.state != live {
 		e.phase, e.inflight = needSession, false
 		return // SessionCreated or the next tick picks it up
+	}
+	e.holdUntil = time.Time{}
+	if m.sitsOut(now, e) {
+		e.phase = waiting
+		m.wait(name, e)
+		return
 	}
 	e.phase = creating
 	m.call(e, Action{Kind: Create, Election: name, Epoch: m.sess.epoch})
@@ -173,12 +209,26 @@ func (m *Machine) wait(name string, e *election) {
 	m.call(e, Action{Kind: Wait, Election: name, Record: e.known})
 }
 
-func (m *Machine) resign(name string, e *election, cause error) {
+func (m *Machine) resign(now time.Time, name string, e *election, cause error) {
 	if cause != nil {
-		m.emit(Action{Kind: Lost, Election: name, Err: cause})
+		m.lost(now, name, cause)
 	}
+	m.release(name, e)
+}
+
+// release deletes e's key; Released follows.
+func (m *Machine) release(name string, e *election) {
 	e.phase = releasing
 	m.call(e, Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token})
+}
+
+// lost reports the end of name's leadership with cause, and counts it
+// towards damping unless the leader resigned.
+func (m *Machine) lost(now time.Time, name string, cause error) {
+	if cause != ErrResigned {
+		m.recordLoss(now, name)
+	}
+	m.emit(Action{Kind: Lost, Election: name, Err: cause})
 }
 
 func (m *Machine) call(e *election, a Action) {
@@ -201,14 +251,15 @@ func (m *Machine) forget(name string, err error) {
 func (m *Machine) drop(name string) {
 	delete(m.els, name)
 	delete(m.due, name)
+	delete(m.timed, name)
 }
 
-func (m *Machine) onSessionLost(name string, e *election, cause error) {
+func (m *Machine) onSessionLost(now time.Time, name string, e *election, cause error) {
 	switch {
-	case e.phase == leading:
-		m.emit(Action{Kind: Lost, Election: name, Err: cause})
+	case e.holds():
+		m.lost(now, name, cause)
 		m.drop(name)
-	case e.phase == releasing:
+	case e.ending():
 		m.forget(name, nil) // the key goes with the session
 	case e.canceled:
 		m.forget(name, ErrCanceled)

@@ -39,6 +39,11 @@ var (
 	ErrResigned = errors.New("resigned")
 	// ErrCanceled: the campaign was canceled.
 	ErrCanceled = errors.New("campaign canceled")
+	// ErrHandover: the leadership ended to hand the election over to
+	// another candidate (HandOver, a preemption or an outside request). It
+	// is the cause a Yield action stands for; it is not a loss and does
+	// not count towards damping.
+	ErrHandover = errors.New("leadership handed over")
 )
 
 // Config holds the machine's timings, already validated by package lease.
@@ -59,6 +64,54 @@ type Config struct {
 	// its deadline bounds), so that many candidates do not retry in step
 	// after an outage. Nil: RetryInterval exactly.
 	Jitter func(time.Duration) time.Duration
+
+	// The election policies (see policy.go). Their zero values are
+	// today's behaviour: every candidate may lead, none preempts, no
+	// hold-off, no damping.
+
+	// NoLead makes every campaign a follower: it waits and watches, and
+	// never creates a key, even when none is held.
+	NoLead bool
+	// Priority is this candidate's priority; higher leads first. It is
+	// compared with the Candidate priorities of a Roster.
+	Priority int
+	// Preempt lets a leader hand over to a Candidate of strictly higher
+	// Priority that may lead and is not damped, once the leader has seen
+	// it in the roster for PreemptAfter, by its own clock.
+	Preempt bool
+	// PreemptAfter is the stability window of Preempt.
+	PreemptAfter time.Duration
+	// HoldOff is how long a waiter holds off after the key went with a
+	// handover marker naming another session, so as not to race the
+	// target. Zero: no hold-off.
+	HoldOff time.Duration
+	// YieldTimeout is how long a yielding leader keeps the key for the
+	// application to call Resign before it hands over anyway.
+	YieldTimeout time.Duration
+	// Damping sits out a candidate that loses leadership too often. Off
+	// when Losses is 0.
+	Damping Damping
+	// Marker parses a leader key's value and returns the session ID its
+	// handover marker names, with ok false if it has none. It must be
+	// pure. Nil: no value has a marker.
+	Marker func(value []byte) (to string, ok bool)
+}
+
+// Damping is the flap damping of a candidate, per election: after Losses
+// involuntary losses of leadership (not a resign or a handover) within
+// Window, the candidate sits out Penalty; each further loss while a loss
+// is still within Window doubles the penalty, up to Cap. Package lease
+// fills in the defaults; the machine takes the fields as they are.
+type Damping struct {
+	// Losses is how many losses within Window start damping; 0 turns
+	// damping off.
+	Losses int
+	// Window is how long a loss counts.
+	Window time.Duration
+	// Penalty is the first sit-out.
+	Penalty time.Duration
+	// Cap bounds the penalty.
+	Cap time.Duration
 }
 
 // retryWait is the wait before a retry of a session creation or an
@@ -109,11 +162,18 @@ type Machine struct {
 	nextOp uint64
 	out    []Action
 	keep   bool // keep a session even without campaigns
+	// timed holds the elections that may have a policy timer (see
+	// policyTimer); one whose timer is zero is dropped at the next look.
+	timed map[string]*election
+	// damp holds the damping history per election name; it outlives
+	// campaigns and sessions.
+	damp map[string]*history
 }
 
 // New returns a machine with no session and no elections.
 func New(cfg Config) *Machine {
-	return &Machine{cfg: cfg, els: make(map[string]*election), due: make(map[string]*election)}
+	return &Machine{cfg: cfg, els: make(map[string]*election), due: make(map[string]*election),
+		timed: make(map[string]*election), damp: make(map[string]*history)}
 }
 
 // Ready returns the actions produced since the last call, in order.
@@ -126,7 +186,8 @@ func (m *Machine) Ready() []Action {
 func (m *Machine) emit(a Action) { m.out = append(m.out, a) }
 
 // Tick advances the machine to now: it ends a session whose deadline
-// passed, sends renewals that are due and retries failed calls. Every other
+// passed, sends renewals that are due, retries failed calls and fires the
+// policies' timers (preemption, yield timeout, hold-off, end of damping). Every other
 // method ticks first, so a result that arrives after the deadline cannot
 // make a leader.
 func (m *Machine) Tick(now time.Time) {
@@ -138,6 +199,7 @@ func (m *Machine) Tick(now time.Time) {
 			m.resume(now, name, e)
 		}
 	}
+	m.tickPolicies(now)
 }
 
 // NextTimer returns when Tick should next be called, or the zero time if
@@ -152,6 +214,9 @@ func (m *Machine) NextTimer() time.Time {
 	earliest(m.sessionTimer())
 	for _, e := range m.due {
 		earliest(e.retryAt)
+	}
+	for _, e := range m.timed {
+		earliest(e.policyTimer())
 	}
 	return next
 }

@@ -62,8 +62,75 @@ func scriptConfig(t *testing.T, d *datadriven.TestData) Config {
 	if err != nil {
 		d.Fatalf(t, "drift: %v", err)
 	}
-	return Config{TTL: dur(t, d, "ttl"), Margin: dur(t, d, "margin"), Drift: f,
-		RenewInterval: dur(t, d, "renew"), RetryInterval: dur(t, d, "retry")}
+	cfg := Config{TTL: dur(t, d, "ttl"), Margin: dur(t, d, "margin"), Drift: f,
+		RenewInterval: dur(t, d, "renew"), RetryInterval: dur(t, d, "retry"), Marker: scriptMarker}
+	scriptPolicies(t, d, &cfg)
+	return cfg
+}
+
+// scriptPolicies reads the optional policy settings of a config line:
+// nolead, priority=N, preempt=DUR (Preempt with PreemptAfter DUR),
+// holdoff=DUR, yield=DUR, and losses=N window=DUR penalty=DUR cap=DUR.
+func scriptPolicies(t *testing.T, d *datadriven.TestData, cfg *Config) {
+	cfg.NoLead = d.HasArg("nolead")
+	d.MaybeScanArgs(t, "priority", &cfg.Priority)
+	if d.HasArg("preempt") {
+		cfg.Preempt, cfg.PreemptAfter = true, dur(t, d, "preempt")
+	}
+	optDur(t, d, "holdoff", &cfg.HoldOff)
+	optDur(t, d, "yield", &cfg.YieldTimeout)
+	d.MaybeScanArgs(t, "losses", &cfg.Damping.Losses)
+	optDur(t, d, "window", &cfg.Damping.Window)
+	optDur(t, d, "penalty", &cfg.Damping.Penalty)
+	optDur(t, d, "cap", &cfg.Damping.Cap)
+}
+
+func optDur(t *testing.T, d *datadriven.TestData, key string, v *time.Duration) {
+	if d.HasArg(key) {
+		*v = dur(t, d, key)
+	}
+}
+
+// scriptMarker is the scripts' handover marker: a value "to:ID" names
+// session ID.
+func scriptMarker(v []byte) (string, bool) {
+	return strings.CutPrefix(string(v), "to:")
+}
+
+// scriptRoster reads a roster, one candidate a line:
+// SESSION [id=IDENTITY] [prio=N] [order=N] [nolead] [damped] [request] [to=TARGET].
+func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
+	var out []Candidate
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		c := Candidate{Session: f[0], MayLead: true}
+		for _, kv := range f[1:] {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "id":
+				c.Identity = v
+			case "prio":
+				c.Priority, _ = strconv.Atoi(v)
+			case "order":
+				c.Order, _ = strconv.ParseUint(v, 10, 64)
+			case "nolead":
+				c.MayLead = false
+			case "damped":
+				c.Damped = true
+			case "request":
+				c.Request = true
+			case "to":
+				c.To = v
+			default:
+				d.Fatalf(t, "roster: unknown field %q", kv)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 var scriptErrs = map[string]error{
@@ -94,6 +161,11 @@ func scriptRecord(t *testing.T, d *datadriven.TestData) backends.Record {
 	d.MaybeScanArgs(t, "token", &r.Token)
 	d.MaybeScanArgs(t, "owner", &r.Owner)
 	d.MaybeScanArgs(t, "rev", &r.Revision)
+	if d.HasArg("value") {
+		var v string
+		d.ScanArgs(t, "value", &v)
+		r.Value = []byte(v)
+	}
 	return r
 }
 
@@ -131,6 +203,16 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		m.Observed(now, name, op, scriptRecord(t, d), scriptErr(t, d))
 	case "deleted":
 		m.Deleted(now, name, op, scriptErr(t, d))
+	case "roster":
+		m.Roster(now, name, scriptRoster(t, d))
+	case "handover":
+		var to string
+		d.MaybeScanArgs(t, "to", &to)
+		m.HandOver(now, name, to)
+	case "proclaimed":
+		m.Proclaimed(now, name, op, scriptErr(t, d))
+	case "nudged":
+		m.Nudged(now, name, op, scriptErr(t, d))
 	default:
 		d.Fatalf(t, "unknown command %q", d.Cmd)
 	}

@@ -56,7 +56,7 @@ func (m *Machine) SessionCreated(now time.Time, epoch uint64, id string, ttl tim
 	m.Tick(now)
 	for name, e := range m.els {
 		if e.phase == needSession {
-			m.create(name, e)
+			m.create(now, name, e)
 		}
 	}
 }
@@ -161,7 +161,7 @@ func (m *Machine) wantSession() bool {
 		return true
 	}
 	for _, e := range m.els {
-		if e.phase != leading && e.phase != releasing {
+		if !e.holds() && !e.ending() {
 			return true
 		}
 	}
@@ -175,21 +175,21 @@ func (m *Machine) sessionLost(now time.Time, cause error) {
 	m.emit(Action{Kind: CloseSession, Epoch: m.sess.epoch})
 	m.sess = session{epoch: m.sess.epoch, retryAt: now}
 	for name, e := range m.els {
-		m.onSessionLost(name, e, cause)
+		m.onSessionLost(now, name, e, cause)
 	}
 	m.tickSession(now)
 }
 
 // sessionDenied gives up on making a session: the session is no longer
-// kept, and every campaign (an election neither leading nor releasing;
-// none can be leading without a session) is released with err, in name
+// kept, and every campaign (an election neither holding its key nor
+// ending; none can hold one without a session) is released with err, in name
 // order.
 func (m *Machine) sessionDenied(err error) {
 	m.keep = false
 	m.emit(Action{Kind: SessionDenied, Err: err})
 	var names []string
 	for name, e := range m.els {
-		if e.phase != leading && e.phase != releasing {
+		if !e.holds() && !e.ending() {
 			names = append(names, name)
 		}
 	}

@@ -1,0 +1,92 @@
+package core
+
+import "time"
+
+// A handover passes a held election to a named candidate. The leader
+// yields (the application's leadership ends with ErrHandover while the key
+// stays held), and once the application has let go (Resign) or
+// YieldTimeout has passed, it writes a marker naming the target into the
+// key (Proclaim), wakes the target if it waits in a queue (Nudge) and
+// deletes the key. Waiters that read the marker hold off for HoldOff, so
+// that the target takes the key unraced; if it does not, the normal
+// election resumes.
+
+// HandOver hands the leadership of name over to to: a session ID or an
+// identity from the last Roster, or "" for the next in succession order
+// (Priority descending, then Order ascending; a candidate that may lead,
+// is not damped, is not a request and is not this session). It emits
+// Yield, then, after Resign(name) or YieldTimeout, Proclaim, then Nudge,
+// then Delete, and Released at the end. With no such candidate it
+// resigns as Resign does with no handover (Lost with ErrResigned, Delete,
+// Released). It does nothing unless name is leading (not yielding).
+func (m *Machine) HandOver(now time.Time, name, to string) {
+	m.Tick(now)
+	e := m.els[name]
+	if e == nil || e.phase != leading {
+		return
+	}
+	if !m.handOver(now, name, e, to) {
+		m.resign(now, name, e, ErrResigned)
+	}
+}
+
+// handOver starts a handover of the leading e to to (see HandOver), and
+// reports false if there is no such candidate.
+func (m *Machine) handOver(now time.Time, name string, e *election, to string) bool {
+	c, ok := m.target(e.roster, to)
+	if !ok {
+		return false
+	}
+	e.phase, e.to, e.preemptAt = yielding, c.Session, time.Time{}
+	e.yieldUntil = now.Add(m.cfg.YieldTimeout)
+	m.timed[name] = e
+	m.emit(Action{Kind: Yield, Election: name})
+	return true
+}
+
+// resignLeading resigns the leading e: Lost with ErrResigned, then a
+// handover to the successor if there is one (see successor), else Delete.
+func (m *Machine) resignLeading(now time.Time, name string, e *election) {
+	c, ok := m.successor(e)
+	if !ok {
+		m.resign(now, name, e, ErrResigned)
+		return
+	}
+	m.lost(now, name, ErrResigned)
+	e.to = c.Session
+	m.proclaim(name, e)
+}
+
+// proclaim writes the handover marker naming e.to into e's key.
+func (m *Machine) proclaim(name string, e *election) {
+	e.phase, e.yieldUntil = proclaiming, time.Time{}
+	m.call(e, Action{Kind: Proclaim, Election: name, Epoch: m.sess.epoch, Token: e.token, To: e.to})
+}
+
+// Proclaimed reports the outcome of Proclaim op for name. On success the
+// target is nudged; on failure the key is deleted anyway, without the
+// marker, and the normal election decides.
+func (m *Machine) Proclaimed(now time.Time, name string, op uint64, err error) {
+	m.Tick(now)
+	e := m.result(name, op)
+	switch {
+	case e == nil || e.phase != proclaiming:
+	case err != nil:
+		e.lastErr = err
+		m.release(name, e)
+	default:
+		e.phase = nudging
+		m.call(e, Action{Kind: Nudge, Election: name, To: e.to})
+	}
+}
+
+// Nudged reports the outcome of Nudge op for name. Whatever it is, the
+// key is deleted next: an error (the target waits in no queue, or the
+// store failed) only means the target learns of the handover from its
+// watch on the key instead.
+func (m *Machine) Nudged(now time.Time, name string, op uint64, err error) {
+	m.Tick(now)
+	if e := m.result(name, op); e != nil && e.phase == nudging {
+		m.release(name, e)
+	}
+}

@@ -1,0 +1,198 @@
+package core
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// The election policies are liveness and preference only: which candidate
+// creates the key, and when. Safety still rests on the compare-and-swap
+// create and the fencing tokens alone.
+//
+// With the zero values of their Config fields (and no Roster reported)
+// the machine behaves as it did before them.
+
+// Candidate is one record of an election's roster, as package lease reads
+// it from the store and passes it to Roster.
+type Candidate struct {
+	// Session is the ID of the session the record is bound to.
+	Session string
+	// Identity is the candidate's identity.
+	Identity string
+	// Priority is the candidate's priority; higher leads first.
+	Priority int
+	// MayLead is false for a candidate that only follows (Config.NoLead).
+	MayLead bool
+	// Damped is true while the candidate sits out a damping penalty.
+	Damped bool
+	// Order places candidates of equal priority: the queue entry's token
+	// if the candidate waits in a queue, else the record's join token.
+	// Lower comes first.
+	Order uint64
+	// Request marks a handover request from outside (`leasehold
+	// handover`), not a candidate: the leader hands over to To.
+	Request bool
+	// To is a request's target, a session ID or an identity; empty means
+	// the next in succession order.
+	To string
+}
+
+// succession returns the candidates of roster that could take over from
+// this session, in succession order: Priority descending, then Order
+// ascending. It leaves out requests, those that may not lead, the damped
+// and this session.
+func (m *Machine) succession(roster []Candidate) []Candidate {
+	var out []Candidate
+	for _, c := range roster {
+		if c.MayLead && !c.Damped && !c.Request && c.Session != m.SessionID() {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Candidate) int {
+		if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Order, b.Order)
+	})
+	return out
+}
+
+// target returns the candidate a handover to to goes to: the first in
+// succession order whose Session or Identity is to, or the first of all
+// if to is empty.
+func (m *Machine) target(roster []Candidate, to string) (Candidate, bool) {
+	for _, c := range m.succession(roster) {
+		if to == "" || c.Session == to || c.Identity == to {
+			return c, true
+		}
+	}
+	return Candidate{}, false
+}
+
+// successor returns whom a plain resign should hand over to: the top of
+// the succession order, but only if plain deletion might not make it
+// leader, that is if the priorities of the candidates differ. With equal
+// priorities the top is the one first in line, who takes the key after a
+// plain Delete anyway, without the handover's extra round trips.
+func (m *Machine) successor(e *election) (Candidate, bool) {
+	line := m.succession(e.roster)
+	if len(line) == 0 || line[0].Priority == line[len(line)-1].Priority {
+		return Candidate{}, false
+	}
+	return line[0], true
+}
+
+// sitsOut reports whether a campaign must not create the key now: it may
+// not lead, or it is damped.
+func (m *Machine) sitsOut(now time.Time, e *election) bool {
+	return m.cfg.NoLead || (e.damped && now.Before(e.dampEnd))
+}
+
+// markerTo returns the session a record's handover marker names, if any.
+func (m *Machine) markerTo(rec backends.Record) (string, bool) {
+	if m.cfg.Marker == nil || !rec.Exists() {
+		return "", false
+	}
+	to, ok := m.cfg.Marker(rec.Value)
+	return to, ok && to != ""
+}
+
+// observedWaiting handles a waiting campaign's read of the key: rec, after
+// e.known. The key held by our own session (a lost reply) or carrying a
+// marker naming us is created at once; a key gone with a marker naming
+// another session is left to it for HoldOff; one gone while we sit out
+// (damped) waits for the end of the penalty; one gone otherwise is created.
+func (m *Machine) observedWaiting(now time.Time, name string, e *election, rec backends.Record) {
+	prev := e.known
+	e.known = rec
+	to, marked := m.markerTo(prev)
+	named, _ := m.markerTo(rec)
+	switch {
+	case m.cfg.NoLead:
+	case rec.Exists() && (rec.Owner == m.sess.id || (named != "" && named == m.SessionID())):
+		m.create(now, name, e)
+		m.tickSession(now)
+		return
+	case rec.Exists():
+		e.holdUntil = time.Time{}
+	case !e.holdUntil.IsZero():
+	case m.sitsOut(now, e):
+		m.holdOff(name, e, e.dampEnd)
+	case marked && to != m.SessionID() && m.cfg.HoldOff > 0:
+		m.holdOff(name, e, now.Add(m.cfg.HoldOff))
+	default:
+		m.create(now, name, e)
+		m.tickSession(now)
+		return
+	}
+	m.wait(name, e)
+}
+
+// holdOff makes the waiting e create no key before until: it waits on the
+// absent key (a create by another wakes it), and reads the key again then.
+func (m *Machine) holdOff(name string, e *election, until time.Time) {
+	e.holdUntil = until
+	m.timed[name] = e
+}
+
+// policyTimer returns when e's policy timer fires, or the zero time.
+func (e *election) policyTimer() time.Time {
+	switch e.phase {
+	case leading:
+		return e.preemptAt
+	case yielding:
+		return e.yieldUntil
+	case needSession, creating, waiting:
+		t := e.holdUntil
+		if e.damped && (t.IsZero() || e.dampEnd.Before(t)) {
+			t = e.dampEnd
+		}
+		return t
+	}
+	return time.Time{}
+}
+
+// tickPolicies fires the policy timers due at now, in name order.
+func (m *Machine) tickPolicies(now time.Time) {
+	var names []string
+	for name, e := range m.timed {
+		switch t := e.policyTimer(); {
+		case t.IsZero():
+			delete(m.timed, name)
+		case !now.Before(t):
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if e := m.timed[name]; e != nil {
+			m.fire(now, name, e)
+		}
+	}
+}
+
+// fire acts on e's policy timer: a preemption's window ended, a yield
+// timed out, a damping ended or a hold-off did.
+func (m *Machine) fire(now time.Time, name string, e *election) {
+	switch e.phase {
+	case leading:
+		m.preempt(now, name, e)
+		return
+	case yielding:
+		m.proclaim(name, e)
+		return
+	}
+	if e.damped && !now.Before(e.dampEnd) {
+		e.damped = false
+		m.emit(Action{Kind: Publish, Election: name, Damped: false})
+	}
+	if !e.holdUntil.IsZero() && !now.Before(e.holdUntil) {
+		e.holdUntil = time.Time{}
+		if e.phase == waiting {
+			m.call(e, Action{Kind: Get, Election: name})
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package core
+
+import (
+	"slices"
+	"time"
+)
+
+// Roster reports the latest roster of name (every candidate record,
+// including this session's, in any order) while name holds its key;
+// otherwise it does nothing. The machine keeps it to pick a handover's
+// target and a resign's successor. While leading, it also acts on it:
+//   - a Request record starts a handover to its To (see HandOver); a
+//     request with no such candidate is ignored;
+//   - with Config.Preempt, a candidate that may lead, is not damped and
+//     has a strictly higher Priority than Config.Priority starts a
+//     handover to the top of the succession order once this leader has
+//     seen it in every roster since PreemptAfter ago. An equal or lower
+//     priority never preempts, so the new leader never preempts back.
+func (m *Machine) Roster(now time.Time, name string, cands []Candidate) {
+	m.Tick(now)
+	e := m.els[name]
+	if e == nil || !e.holds() {
+		return
+	}
+	e.roster = slices.Clone(cands)
+	if e.phase != leading {
+		return
+	}
+	if r, ok := request(e.roster); ok && m.handOver(now, name, e, r.To) {
+		return
+	}
+	m.preempt(now, name, e)
+}
+
+// request returns the oldest handover request in roster, if any.
+func request(roster []Candidate) (Candidate, bool) {
+	var req Candidate
+	found := false
+	for _, c := range roster {
+		if c.Request && (!found || c.Order < req.Order) {
+			req, found = c, true
+		}
+	}
+	return req, found
+}
+
+// mayPreempt reports whether c may preempt this leader.
+func (m *Machine) mayPreempt(c Candidate) bool {
+	return m.cfg.Preempt && c.MayLead && !c.Damped && !c.Request &&
+		c.Session != m.SessionID() && c.Priority > m.cfg.Priority
+}
+
+// preempt updates when the leading e first saw each candidate that may
+// preempt it (one that left, or lost the right, starts again), and hands
+// over once the earliest has been seen for PreemptAfter; until then it
+// sets the timer that calls it again.
+func (m *Machine) preempt(now time.Time, name string, e *election) {
+	seen := make(map[string]time.Time)
+	var first time.Time
+	for _, c := range e.roster {
+		if !m.mayPreempt(c) {
+			continue
+		}
+		t, ok := e.seen[c.Session]
+		if !ok {
+			t = now
+		}
+		seen[c.Session] = t
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+	}
+	e.seen, e.preemptAt = seen, time.Time{}
+	switch {
+	case first.IsZero():
+	case now.Before(first.Add(m.cfg.PreemptAfter)):
+		e.preemptAt = first.Add(m.cfg.PreemptAfter)
+		m.timed[name] = e
+	default:
+		m.handOver(now, name, e, "")
+	}
+}
