@@ -28,6 +28,11 @@ func TestMachine(t *testing.T) {
 			if m == nil {
 				d.Fatalf(t, "config must come first")
 			}
+			if d.Cmd == "damped" {
+				var name string
+				d.ScanArgs(t, "name", &name)
+				return fmt.Sprintf("until=%s\n", at(m.DampedUntil(name)))
+			}
 			if d.Cmd == "bound" {
 				return fmt.Sprintf("hold=%v bound=%v\n", m.cfg.Hold(dur(t, d, "ttl")), m.cfg.LatencyBound(dur(t, d, "ttl")))
 			}
@@ -38,6 +43,14 @@ func TestMachine(t *testing.T) {
 }
 
 var origin = time.Unix(1_000_000, 0)
+
+// at renders t as milliseconds from origin, or "none" for the zero time.
+func at(t time.Time) string {
+	if t.IsZero() {
+		return "none"
+	}
+	return strconv.FormatInt(t.Sub(origin).Milliseconds(), 10)
+}
 
 func ms(t *testing.T, d *datadriven.TestData, key string) time.Time {
 	var v int
@@ -222,12 +235,6 @@ func render(m *Machine) string {
 	var b strings.Builder
 	for _, a := range m.Ready() {
 		fmt.Fprintln(&b, a)
-	}
-	at := func(t time.Time) string {
-		if t.IsZero() {
-			return "none"
-		}
-		return strconv.FormatInt(t.Sub(origin).Milliseconds(), 10)
 	}
 	fmt.Fprintf(&b, "timer=%s deadline=%s\n", at(m.NextTimer()), at(m.Deadline()))
 	return b.String()
