@@ -85,6 +85,11 @@ type Action struct {
 	To string
 	// Damped is what a Publish puts in the candidate record.
 	Damped bool
+	// Direct, on a Wait, asks to wait on the key itself, never behind
+	// others in a queue (WaitQueue): the campaign will not create the key
+	// when it goes (Config.NoLead, or damped), or the key's handover
+	// marker names this session, which must not wait its turn.
+	Direct bool
 }
 
 // String renders the action for logs and the scripted tests.
@@ -103,6 +108,9 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d", a.Op)
 	case Wait:
 		fmt.Fprintf(&b, " op=%d rev=%d token=%d", a.Op, a.Record.Revision, a.Record.Token)
+		if a.Direct {
+			b.WriteString(" direct")
+		}
 	case Delete:
 		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
 	case Elected:

@@ -206,7 +206,7 @@ func (m *Machine) wait(name string, e *election) {
 		m.call(e, Action{Kind: Get, Election: name})
 		return
 	}
-	m.call(e, Action{Kind: Wait, Election: name, Record: e.known})
+	m.call(e, Action{Kind: Wait, Election: name, Record: e.known, Direct: m.direct(e)})
 }
 
 func (m *Machine) resign(now time.Time, name string, e *election, cause error) {

@@ -19,6 +19,17 @@
 //     if it had expired, and so every leadership on it (Lost);
 //   - from the Delete of a resign: the resign (Released with it); the key
 //     goes when the session ends.
+//
+// # Policies
+//
+// The election policies (Config.NoLead, Priority, Preempt, HoldOff,
+// YieldTimeout, Damping; see policy.go) decide only who creates the key
+// and when: they are liveness and preference, and safety rests on the
+// compare-and-swap create and the fencing tokens alone. The driver feeds
+// the leader the roster of its held elections (Roster) and reports the
+// handover's writes (Proclaimed, Nudged); a handover shows as Yield, then
+// Proclaim, Nudge, Delete and Released. With the policies' zero values,
+// and no roster, the machine acts as it did without them.
 package core
 
 import (

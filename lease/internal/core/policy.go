@@ -91,6 +91,17 @@ func (m *Machine) sitsOut(now time.Time, e *election) bool {
 	return m.cfg.NoLead || (e.damped && now.Before(e.dampEnd))
 }
 
+// direct reports whether a waiting e's Wait must watch the key itself,
+// not wait in a queue (see Action.Direct). The damping is current: Tick
+// clears e.damped when it ends.
+func (m *Machine) direct(e *election) bool {
+	if e.phase != waiting {
+		return false
+	}
+	to, ok := m.markerTo(e.known)
+	return m.cfg.NoLead || e.damped || (ok && to == m.SessionID())
+}
+
 // markerTo returns the session a record's handover marker names, if any.
 func (m *Machine) markerTo(rec backends.Record) (string, bool) {
 	if m.cfg.Marker == nil || !rec.Exists() {
