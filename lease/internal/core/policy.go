@@ -36,7 +36,8 @@ type Candidate struct {
 	// handover`), not a candidate: the leader hands over to To.
 	Request bool
 	// To is a request's target, a session ID or an identity; empty means
-	// the next in succession order.
+	// the next in succession order. A leader honours only requests whose
+	// Order exceeds its key's Token (made during its leadership).
 	To string
 }
 

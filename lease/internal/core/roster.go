@@ -10,7 +10,10 @@ import (
 // otherwise it does nothing. The machine keeps it to pick a handover's
 // target and a resign's successor. While leading, it also acts on it:
 //   - a Request record starts a handover to its To (see HandOver); a
-//     request with no such candidate is ignored;
+//     request with no such candidate is ignored, and so is one whose
+//     Order is below this leadership's Token: it joined before this key
+//     was created, so it was for an earlier leader, and has been honoured
+//     (join positions and tokens count in the same store positions);
 //   - with Config.Preempt, a candidate that may lead, is not damped and
 //     has a strictly higher Priority than Config.Priority starts a
 //     handover to the top of the succession order once this leader has
@@ -26,18 +29,19 @@ func (m *Machine) Roster(now time.Time, name string, cands []Candidate) {
 	if e.phase != leading {
 		return
 	}
-	if r, ok := request(e.roster); ok && m.handOver(now, name, e, r.To) {
+	if r, ok := request(e.roster, e.token); ok && m.handOver(now, name, e, r.To) {
 		return
 	}
 	m.preempt(now, name, e)
 }
 
-// request returns the oldest handover request in roster, if any.
-func request(roster []Candidate) (Candidate, bool) {
+// request returns the oldest handover request in roster made during the
+// leadership of token, if any.
+func request(roster []Candidate, token uint64) (Candidate, bool) {
 	var req Candidate
 	found := false
 	for _, c := range roster {
-		if c.Request && (!found || c.Order < req.Order) {
+		if c.Request && c.Order > token && (!found || c.Order < req.Order) {
 			req, found = c, true
 		}
 	}
