@@ -225,7 +225,7 @@ func (m *Machine) release(name string, e *election) {
 // lost reports the end of name's leadership with cause, and counts it
 // towards damping unless the leader resigned.
 func (m *Machine) lost(now time.Time, name string, cause error) {
-	if cause != ErrResigned {
+	if !errors.Is(cause, ErrResigned) {
 		m.recordLoss(now, name)
 	}
 	m.emit(Action{Kind: Lost, Election: name, Err: cause})
