@@ -12,8 +12,9 @@ import (
 
 // RunConformanceTests runs the contract of backends.Store and
 // backends.Session against the store h connects to, and that of
-// backends.GuardedWriter, backends.Queuer and backends.Watcher if the
-// store implements them (the GuardedPut, Queue and WatchSet tests skip,
+// backends.GuardedWriter, backends.Queuer, backends.Roster,
+// backends.Proclaimer and backends.Watcher if the store implements them
+// (the GuardedPut, Queue, Roster, Proclaim and WatchSet tests skip,
 // naming the store, if it does not).
 func RunConformanceTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
@@ -36,6 +37,8 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"NameSpace":             func(t *testing.T, h Harness) { testNameSpace(t, h, false) },
 		"NameSpaceQueue":        func(t *testing.T, h Harness) { testNameSpace(t, h, true) },
 		"Queue":                 runQueueTests,
+		"Roster":                runRosterTests,
+		"Proclaim":              runProclaimTests,
 		"WatchSet":              runWatchSetTests,
 	}
 	for name, fn := range tests {

@@ -24,6 +24,7 @@ func runQueueTests(t *testing.T, h Harness) {
 		"Apart":          testQueueApart,
 		"ExpiredSession": testQueueExpiredSession,
 		"WaitCanceled":   testQueueWaitCanceled,
+		"Nudge":          testQueueNudge,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -21,6 +21,7 @@ func runWatchSetTests(t *testing.T, h Harness) {
 		"Replace":          testSetReplace,
 		"Stop":             testSetStop,
 		"WaitGone":         testSetWaitGone,
+		"Nudge":            testSetNudge,
 		"Close":            testSetClose,
 		"Many":             testSetMany,
 		"Severed":          testSetSevered,

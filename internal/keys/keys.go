@@ -1,6 +1,7 @@
 // Package keys is the one home of the key layout that the etcd and Consul
 // adapters share under their prefix: the leader keys, the guarded data
-// (backends.DataSegment) and the queue entries (backends.QueueSegment).
+// (backends.DataSegment), the queue entries (backends.QueueSegment) and
+// the candidate records (backends.RosterSegment).
 // The adapters build their keys with it, and the project's test harnesses
 // reach a store's raw keys through it.
 package keys
@@ -21,4 +22,12 @@ func Data(prefix, key string) string { return prefix + backends.DataSegment + "/
 // the entries of election "a/b" are not under the prefix of "a".
 func Queue(prefix, election string) string {
 	return prefix + backends.QueueSegment + "/" + election + "/~"
+}
+
+// Roster returns the prefix of election's candidate records under prefix:
+// prefix + backends.RosterSegment + "/" + election + "/~". A record is
+// that prefix + its session's ID. As with Queue, the records of election
+// "a/b" are not under the prefix of "a".
+func Roster(prefix, election string) string {
+	return prefix + backends.RosterSegment + "/" + election + "/~"
 }

@@ -12,6 +12,7 @@ func TestLayout(t *testing.T) {
 		{keys.Leader("/p/", "a/b"), "/p/a/b"},
 		{keys.Data("/p/", "cfg"), "/p/~data/cfg"},
 		{keys.Queue("/p/", "a/b"), "/p/~queue/a/b/~"},
+		{keys.Roster("/p/", "a/b"), "/p/~roster/a/b/~"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
@@ -20,5 +21,8 @@ func TestLayout(t *testing.T) {
 	// The entries of "a/b" are not under the queue prefix of "a".
 	if strings.HasPrefix(keys.Queue("/p/", "a/b")+"s1", keys.Queue("/p/", "a")) {
 		t.Error("queue of a/b nests under queue of a")
+	}
+	if strings.HasPrefix(keys.Roster("/p/", "a/b")+"s1", keys.Roster("/p/", "a")) {
+		t.Error("roster of a/b nests under roster of a")
 	}
 }
