@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -19,9 +20,9 @@ func (s *store) queuePrefix(election string) string { return keys.Queue(s.prefix
 // Enqueue puts the session's entry with its lease if it is absent, and
 // reads it otherwise, in one transaction.
 func (s *store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
+	ss, err := s.own("enqueue", election, bs)
 	if err != nil {
-		return backends.Record{}, fmt.Errorf("etcd: enqueue %q: %w", election, err)
+		return backends.Record{}, err
 	}
 	key := s.queuePrefix(election) + ss.ID()
 	resp, err := s.c.Txn(ctx).
@@ -64,9 +65,9 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 }
 
 // WaitGone watches the entry's key from the current revision (a synced
-// watcher, as in Wait), reads it once, and returns when it is gone or is
-// another incarnation; events the read already reflects are skipped, as in
-// Wait.
+// watcher, as in Wait), reads it once, and returns when it is gone, is
+// another incarnation, or was put again (a Nudge) after entry was read;
+// events the read already reflects are skipped, as in Wait.
 func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 	key := s.queuePrefix(entry.Election) + entry.Owner
 	wctx, cancel := context.WithCancel(requireLeader(ctx))
@@ -80,7 +81,7 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 	if err != nil {
 		return s.classify("queue wait", entry.Election, ctx, err)
 	}
-	if len(resp.Kvs) == 0 || uint64(resp.Kvs[0].CreateRevision) != entry.Token {
+	if len(resp.Kvs) == 0 || entryMoved(entry, resp.Kvs[0], entry.Revision) {
 		return nil
 	}
 	seen := uint64(resp.Header.Revision)
@@ -92,15 +93,19 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 			return s.classify("queue wait", entry.Election, ctx, err)
 		}
 		for _, ev := range resp.Events {
-			if past(ev, seen) {
-				continue
-			}
-			if ev.Type == clientv3.EventTypeDelete || uint64(ev.Kv.CreateRevision) != entry.Token {
-				return nil
+			if !past(ev, seen) {
+				return nil // deleted, or put: another incarnation or a Nudge
 			}
 		}
 	}
 	return s.classify("queue wait", entry.Election, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
+}
+
+// entryMoved reports whether kv, a state of entry's key, is another
+// incarnation or was put (nudged) after seen, the revision at which entry
+// was read or last found unchanged.
+func entryMoved(entry backends.Record, kv *mvccpb.KeyValue, seen uint64) bool {
+	return uint64(kv.CreateRevision) != entry.Token || uint64(kv.ModRevision) > seen
 }
 
 // Dequeue deletes the entry if its create revision is the entry's token.
@@ -115,7 +120,20 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	return nil
 }
 
-// Nudge is not yet implemented: see issue 13.
+// Nudge puts the entry again, keeping its lease, in a transaction guarded
+// by its create revision == the entry's token, so a missing entry, or
+// another incarnation, is left alone. A put keeps the create revision,
+// so the entry keeps its Token and place; its watchers see the put.
 func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	return fmt.Errorf("etcd: Nudge is not implemented yet")
+	if entry.Token == 0 { // CreateRevision == 0 would match a missing key
+		return nil
+	}
+	key := s.queuePrefix(entry.Election) + entry.Owner
+	_, err := s.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(entry.Token))).
+		Then(clientv3.OpPut(key, "", clientv3.WithIgnoreLease())).Commit()
+	if err != nil {
+		return s.classify("queue nudge", entry.Election, ctx, err)
+	}
+	return nil
 }

@@ -13,9 +13,10 @@
 // # Auth
 //
 // With etcd's authentication on, an elector's user needs readwrite on the
-// key range of Prefix (leader keys, queue entries and guarded data all
-// live under it); read on it suffices for Leader and Observe. Granting a
-// lease needs a logged-in user but no key rights. A request etcd refuses
+// key range of Prefix (leader keys, queue entries, candidate records and
+// guarded data all live under it); read on it suffices for Leader and
+// Observe. Granting a lease needs a logged-in user but no key rights. A
+// request etcd refuses
 // (permission denied, authentication failed, a client without
 // credentials) fails with an error wrapping backends.ErrPermission and
 // etcd's words; an expired or invalid token is not such a refusal when the
@@ -61,16 +62,18 @@ type Options struct {
 }
 
 // Store connects package lease to etcd: pass it to lease.New. It is a
-// backends.Store, backends.Queuer, backends.GuardedWriter and
-// backends.Watcher, whose
-// methods are package lease's to call; application code uses lease's
-// LeaseElector and Leadership. It is safe for concurrent use.
+// backends.Store, backends.Queuer, backends.Roster, backends.Proclaimer,
+// backends.GuardedWriter and backends.Watcher, whose methods are package
+// lease's to call; application code uses lease's LeaseElector and
+// Leadership. It is safe for concurrent use.
 type Store struct{ driver }
 
 // driver is what Store offers package lease.
 type driver interface {
 	backends.Store
 	backends.Queuer
+	backends.Roster
+	backends.Proclaimer
 	backends.GuardedWriter
 	backends.Watcher
 }

@@ -72,7 +72,8 @@ func (w *watchSet) Wait(tag uint64, known backends.Record) {
 	w.ask(&request{tag: tag, known: known, key: w.s.key(known.Election), seen: known.Revision})
 }
 
-// WaitGone asks to be told when entry is gone (see backends.WatchSet).
+// WaitGone asks to be told when entry is gone or nudged (see
+// backends.WatchSet).
 func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
 	key := w.s.queuePrefix(entry.Election) + entry.Owner
 	w.ask(&request{tag: tag, known: entry, key: key, gone: true, seen: entry.Revision})

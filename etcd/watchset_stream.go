@@ -133,11 +133,12 @@ func (w *watchSet) onStream(resp clientv3.WatchResponse, ok bool) {
 }
 
 // match answers r if kv (deleted: absent), the state of its key at rev,
-// differs from what r knows, and otherwise marks r as covered up to rev.
+// differs from what r knows (for a queue entry: gone, or nudged since r
+// last looked), and otherwise marks r as covered up to rev.
 // w.mu is held.
 func (w *watchSet) match(r *request, kv *mvccpb.KeyValue, rev uint64, deleted bool) {
 	if r.gone {
-		if deleted || uint64(kv.CreateRevision) != r.known.Token {
+		if deleted || entryMoved(r.known, kv, r.seen) {
 			w.answer(r, r.known, nil)
 			return
 		}

@@ -1,0 +1,36 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// Proclaim puts the new value with the session's lease in a transaction
+// guarded by the key's create revision == token and its lease == the
+// session's: a put keeps the create revision, so the Token stays.
+func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
+	ss, err := s.own("proclaim", election, bs)
+	if err != nil {
+		return backends.Record{}, err
+	}
+	if token == 0 {
+		return backends.Record{}, fmt.Errorf("etcd: proclaim %q: token 0: %w", election, backends.ErrNotFound)
+	}
+	key := s.key(election)
+	resp, err := s.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(token)),
+			clientv3.Compare(clientv3.LeaseValue(key), "=", ss.id)).
+		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id))).Commit()
+	if err != nil {
+		return backends.Record{}, s.classify("proclaim", election, ctx, err)
+	}
+	if !resp.Succeeded {
+		return backends.Record{}, fmt.Errorf("etcd: proclaim %q at token %d by lease %s: %w", election, token, ss.ID(), backends.ErrNotFound)
+	}
+	rev := uint64(resp.Header.Revision)
+	return backends.Record{Election: election, Value: value, Token: token, Owner: ss.ID(), Revision: rev}, nil
+}

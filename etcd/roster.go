@@ -1,0 +1,92 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
+)
+
+// rosterPrefix returns the etcd key prefix of election's candidate
+// records (see keys.Roster). A session's record is that prefix + its
+// lease ID in hex, put with the lease; its token is its create revision.
+func (s *store) rosterPrefix(election string) string { return keys.Roster(s.prefix, election) }
+
+// own returns bs as a session of this store, or an error for op.
+func (s *store) own(op, election string, bs backends.Session) (*session, error) {
+	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
+	if err != nil {
+		return nil, fmt.Errorf("etcd: %s %q: %w", op, election, err)
+	}
+	return ss, nil
+}
+
+// Join puts the session's record with its lease; a put on a key that
+// exists keeps its create revision, so a second Join keeps the Token. A
+// revoked lease fails the put with ErrSessionExpired.
+func (s *store) Join(ctx context.Context, bs backends.Session, election string, value []byte) (backends.Record, error) {
+	ss, err := s.own("roster join", election, bs)
+	if err != nil {
+		return backends.Record{}, err
+	}
+	resp, err := s.c.Put(ctx, s.rosterPrefix(election)+ss.ID(), string(value), clientv3.WithLease(ss.id), clientv3.WithPrevKV())
+	if err != nil {
+		return backends.Record{}, s.classify("roster join", election, ctx, err)
+	}
+	rev := uint64(resp.Header.Revision)
+	rec := backends.Record{Election: election, Value: value, Owner: ss.ID(), Token: rev, Revision: rev}
+	if resp.PrevKv != nil {
+		rec.Token = uint64(resp.PrevKv.CreateRevision)
+	}
+	return rec, nil
+}
+
+// Leave deletes the session's record.
+func (s *store) Leave(ctx context.Context, bs backends.Session, election string) error {
+	ss, err := s.own("roster leave", election, bs)
+	if err != nil {
+		return err
+	}
+	if _, err := s.c.Delete(ctx, s.rosterPrefix(election)+ss.ID()); err != nil {
+		return s.classify("roster leave", election, ctx, err)
+	}
+	return nil
+}
+
+// List reads the records in one range request sorted by create revision.
+func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
+	prefix := s.rosterPrefix(election)
+	resp, err := s.c.Get(ctx, prefix, clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
+	if err != nil {
+		return nil, 0, s.classify("roster list", election, ctx, err)
+	}
+	rev := uint64(resp.Header.Revision)
+	recs := make([]backends.Record, len(resp.Kvs))
+	for i, kv := range resp.Kvs {
+		recs[i] = backends.Record{Election: election, Value: kv.Value, Token: uint64(kv.CreateRevision),
+			Owner: string(kv.Key[len(prefix):]), Revision: rev}
+	}
+	return recs, rev, nil
+}
+
+// WaitList watches the records' prefix from revision + 1, requiring a
+// leader, and at the first event lists the roster again: the List is read
+// after the event, so at or after its revision.
+func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
+	wctx, cancel := context.WithCancel(requireLeader(ctx))
+	defer cancel()
+	wch := s.c.Watch(wctx, s.rosterPrefix(election), clientv3.WithPrefix(), clientv3.WithRev(int64(revision)+1))
+	for resp := range wch {
+		if err := resp.Err(); err != nil {
+			return nil, 0, s.classify("roster wait", election, ctx, err)
+		}
+		if len(resp.Events) > 0 {
+			return s.List(ctx, election)
+		}
+	}
+	return nil, 0, s.classify("roster wait", election, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
+}
