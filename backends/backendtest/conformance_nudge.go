@@ -17,11 +17,13 @@ type nudged struct {
 	a, b  backends.Record
 }
 
+// newNudged makes a nudged queue on sessions that outlive the test's
+// quiet periods.
 func newNudged(t *testing.T, h Harness) nudged {
 	s, q := queuer(t, h)
-	n := nudged{s: s, q: q, el: Election(t), owner: newSession(t, s)}
+	n := nudged{s: s, q: q, el: Election(t), owner: longSession(t, s)}
 	n.a = mustEnqueue(t, q, n.owner, n.el)
-	n.b = mustEnqueue(t, q, newSession(t, s), n.el)
+	n.b = mustEnqueue(t, q, longSession(t, s), n.el)
 	return n
 }
 

@@ -233,7 +233,7 @@ func awaitList(t *testing.T, ch <-chan listResult, after uint64, why string) []b
 func testRosterWaitList(t *testing.T, h Harness) {
 	s, r := roster(t, h)
 	el := Election(t)
-	a, b := newSession(t, s), newSession(t, s)
+	a, b := longSession(t, s), longSession(t, s) // they outlive the quiet periods
 	ra := mustJoin(t, r, a, el, "a")
 	var rb, ra2 backends.Record
 	got := waitListAcross(t, r, el, "after a join", func() { rb = mustJoin(t, r, b, el, "b") })

@@ -16,7 +16,7 @@ import (
 func testRosterApart(t *testing.T, h Harness) {
 	s, r := roster(t, h)
 	el := Election(t)
-	holder, other := newSession(t, s), newSession(t, s)
+	holder, other := longSession(t, s), longSession(t, s) // they outlive the quiet periods
 	rec := mustCreate(t, holder, el, "holder")
 	var entry backends.Record
 	q, queues := s.(backends.Queuer)
@@ -44,7 +44,7 @@ func testRosterApart(t *testing.T, h Harness) {
 	recs, _ := mustList(t, r, el)
 	wantRoster(t, recs, el, rh)
 	if queues {
-		later := mustEnqueue(t, q, newSession(t, s), el)
+		later := mustEnqueue(t, q, longSession(t, s), el)
 		if got := mustAhead(t, q, el, later.Token); got.Token != entry.Token {
 			t.Fatalf("Ahead = %+v, want the queue entry %+v: a record in the queue?", got, entry)
 		}
@@ -81,10 +81,10 @@ func testRosterNameSpace(t *testing.T, h Harness) {
 	ch := startWaitList(t, r, first, rev)
 	joined := make([]backends.Record, len(nameSpaceSuffixes))
 	for i, suffix := range nameSpaceSuffixes[1:] {
-		joined[i+1] = mustJoin(t, r, newSession(t, s), base+"/"+suffix, suffix)
+		joined[i+1] = mustJoin(t, r, longSession(t, s), base+"/"+suffix, suffix)
 	}
 	quietList(t, ch, "on joins to other elections")
-	joined[0] = mustJoin(t, r, newSession(t, s), first, nameSpaceSuffixes[0])
+	joined[0] = mustJoin(t, r, longSession(t, s), first, nameSpaceSuffixes[0])
 	wantRoster(t, awaitList(t, ch, rev, "after a join"), first, joined[0])
 	for i, suffix := range nameSpaceSuffixes {
 		el := base + "/" + suffix
