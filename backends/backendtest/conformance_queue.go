@@ -210,6 +210,6 @@ func awaitGone(t *testing.T, ch <-chan error) {
 			t.Fatalf("WaitGone: %v", err)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("WaitGone did not return within 20s of the entry's deletion")
+		t.Fatal("WaitGone did not return within 20s of the entry's deletion or nudge")
 	}
 }
