@@ -130,15 +130,7 @@ func replaceLeftover(conn *zk.Conn, path, epath string, value []byte, acl []zk.A
 func createStat(conn *zk.Conn, path, epath string, value []byte, acl []zk.ACL, pre ...any) (*zk.Stat, error) {
 	ops := append(pre, &zk.CreateRequest{Path: path, Data: value, Acl: acl, Flags: zk.FlagEphemeral},
 		&zk.SetDataRequest{Path: path, Data: value, Version: 0}, bumpEpoch(epath))
-	res, err := conn.Multi(ops...)
-	if err := multiErr(res, err); err != nil {
-		return nil, err
-	}
-	at := len(pre) + 1
-	if len(res) != len(ops) || res[at].Stat == nil {
-		return nil, fmt.Errorf("create %q: the multi answered %d results without a stat", path, len(res))
-	}
-	return res[at].Stat, nil
+	return multiStat(conn, len(pre)+1, ops...)
 }
 
 // makeParents creates the missing ancestors of path as persistent nodes.

@@ -41,7 +41,20 @@
 // The Store is a backends.Queuer: a queue entry is an EPHEMERAL_SEQUENTIAL
 // node of its session, and its token is its sequence number plus 1. Ahead
 // and WaitGone sync and read on the Store's reader (see Watches); WaitGone
-// leaves a getData watch on the entry.
+// leaves a getData watch on the entry, which fires when the entry is
+// deleted or nudged (Nudge sets its data again).
+//
+// The Store is a backends.Roster: a candidate record is an EPHEMERAL node
+// of its session, Prefix + "/~roster/" + the election's node name + "/" +
+// the session ID, whose czxid is its Token. A Join that rewrites a record
+// also creates and deletes a child of the roster node in the same multi,
+// so that every change to a roster moves its node's pzxid and fires its
+// children watch: WaitList leaves that one watch, and a roster whose pzxid
+// is above the revision asked has changed since.
+//
+// The Store is a backends.Proclaimer: Proclaim sets the value of the
+// leader node in a multi guarded as Delete's is (see Guarantees), so the
+// node keeps its czxid, the Token, and its owner.
 //
 // # Sessions
 //

@@ -202,7 +202,7 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 // entry's node (named from its Owner and Token) with a watch, on the
 // Store's reader (see Get). It returns nil at once if the node is absent,
 // and otherwise when the watch fires, about a round trip after the node's
-// deletion (or, early, after any change to it; the caller looks again).
+// deletion or a change of its data (Nudge).
 // If the reader's connection closes or its session expires first, it
 // reads again on the reader of the moment. It returns an error wrapping
 // ErrCanceled when ctx ends first. As with Wait, a watch left when ctx
@@ -270,7 +270,22 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	return nil
 }
 
-// Nudge is not yet implemented: see issue 13.
+// Nudge sets the data of the entry's node (named from its Owner and
+// Token) to what Enqueue wrote, nothing, at any version, on the Store's
+// reader (see Get): the change fires the getData watch of every WaitGone
+// on it, and leaves the node, its owner and its name, hence its place in
+// line, as they were. No other entry ever has that name: the sequence
+// number in it is the queue node's, which is never deleted, so the write
+// cannot touch a successor. A missing node is not an error.
 func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	return errors.New("zookeeper: Nudge is not implemented yet")
+	what := fmt.Sprintf("zookeeper: nudge %q at token %d", entry.Election, entry.Token)
+	path, err := s.checkedEntry(what, entry)
+	if err != nil || path == "" {
+		return err
+	}
+	_, err = readFor(s, ctx, func(l *link) (*zk.Stat, error) { return l.conn.Set(path, nil, -1) })
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return classifyRead(what, ctx, err)
+	}
+	return nil
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // Store connects package lease to a ZooKeeper ensemble: pass it to
-// lease.New. It is a backends.Store, backends.Queuer and
-// backends.GuardedWriter, whose methods are package lease's to call;
+// lease.New. It is a backends.Store, backends.Queuer,
+// backends.GuardedWriter, backends.Watcher, backends.Roster and
+// backends.Proclaimer, whose methods are package lease's to call;
 // application code uses lease's LeaseElector and Leadership. It is safe
 // for concurrent use. It owns the connections it opens: one per session,
 // and one of its own for reads while no session's connection can serve
@@ -29,6 +30,8 @@ type driver interface {
 	backends.Queuer
 	backends.GuardedWriter
 	backends.Watcher
+	backends.Roster
+	backends.Proclaimer
 }
 
 // store is the driver on ZooKeeper.

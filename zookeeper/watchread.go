@@ -209,7 +209,7 @@ func (w *watchSet) dropped(l *link) {
 
 // event takes a watch notification of link l: the request watching
 // ev.Path on l is answered (a deletion of the node it read, or any event
-// for a WaitGone) or read again (any other change, or after the watch
+// for a WaitGone: its entry's deletion or nudge) or read again (any other change, or after the watch
 // ended with its connection or session, then with a sync). An event that
 // comes while the request is being read on l is kept for readDone: it may
 // be the watch the read just set firing.

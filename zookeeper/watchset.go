@@ -108,7 +108,9 @@ func (w *watchSet) Wait(tag uint64, known backends.Record) {
 }
 
 // WaitGone implements backends.WatchSet. An entry with Token 0 (none) is
-// gone at once.
+// gone at once. The entry's node is read with a getData watch, which
+// fires on its deletion and on a change of its data (Nudge): either
+// answers the request.
 func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
 	path, err := w.s.checkedEntry(fmt.Sprintf("queue entry at token %d", entry.Token), entry)
 	w.ask(&watchReq{tag: tag, known: entry, path: path, gone: true}, err)

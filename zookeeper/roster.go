@@ -1,0 +1,305 @@
+package zookeeper
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/zookeeper/internal/names"
+)
+
+// rosterPath returns the node under which election's roster lives:
+// Prefix + "/" + backends.RosterSegment + "/" + the election's node name
+// (see leaderPath). It is a persistent node, made with the first record
+// and never deleted. A session's record is its child named by the
+// session's ID (sessionID), an EPHEMERAL node of that session whose czxid
+// is the record's Token. Every change to a roster changes its node's
+// children, and so its pzxid: a record joins or leaves, or, when a Join
+// rewrites a record, the multi that does it also creates and deletes a
+// child of its own (touchName). So one children watch sees every change,
+// and the pzxid tells whether the roster changed since a position.
+func (s *store) rosterPath(election string) string {
+	return s.opts.Prefix + "/" + backends.RosterSegment + "/" + names.Node(election)
+}
+
+// touchName is the child of a roster node that the multi rewriting
+// session id's record creates and deletes, to mark the change in the
+// roster node's pzxid and fire its children watches. No List ever sees
+// it: the multi commits both or neither.
+func touchName(id string) string { return "~" + id }
+
+// recordPath returns the path of session ss's record in election's roster.
+func (ss *session) recordPath(election string) (string, error) {
+	r, err := checkedName("election", election, ss.s.rosterPath)
+	if err != nil {
+		return "", err
+	}
+	return r + "/" + ss.ID(), nil
+}
+
+// rosterSession checks the arguments of Join and Leave: it returns the
+// session, its record's path, and whether the session is known to be over
+// (gone's error).
+func (s *store) rosterSession(what string, bs backends.Session, election string) (*session, string, error) {
+	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", what, err)
+	}
+	path, err := ss.recordPath(election)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", what, err)
+	}
+	return ss, path, ss.gone(what)
+}
+
+// Join creates the session's record in the election's roster, an
+// EPHEMERAL node of the session, on its connection, making the missing
+// parents as persistent nodes first; the create is a multi that also sets
+// the value again at version 0, whose answer carries the node's stat. If
+// the record exists, Join checks that the session owns it and sets its
+// value at the version read, in a multi that creates and deletes a child
+// of the roster node (see rosterPath). Token is the record's czxid and
+// Revision the write's zxid. The error wraps ErrSessionExpired if the
+// session is over.
+func (s *store) Join(ctx context.Context, bs backends.Session, election string, value []byte) (backends.Record, error) {
+	what := fmt.Sprintf("zookeeper: join the roster of %q", election)
+	ss, path, err := s.rosterSession(what, bs, election)
+	if err != nil {
+		return backends.Record{}, err
+	}
+	if len(value) > MaxValueSize {
+		return backends.Record{}, fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
+	}
+	st, err := callFor(s, ctx, func() (*zk.Stat, error) { return ss.join(path, value) })
+	if err := ss.outcome(what, ctx, err); err != nil {
+		return backends.Record{}, err
+	}
+	return backends.Record{Election: election, Owner: ss.ID(), Value: value,
+		Token: uint64(st.Czxid), Revision: uint64(st.Mzxid)}, nil
+}
+
+// join creates the record at path, or rewrites it if it exists.
+func (ss *session) join(path string, value []byte) (*zk.Stat, error) {
+	conn, acl := ss.l.conn, ss.s.opts.ACL
+	st, err := createRecord(conn, path, value, acl)
+	if errors.Is(err, zk.ErrNoNode) {
+		if err = makeParents(conn, path, acl); err == nil {
+			st, err = createRecord(conn, path, value, acl)
+		}
+	}
+	if errors.Is(err, zk.ErrNodeExists) {
+		return ss.rewrite(path, value)
+	}
+	return st, err
+}
+
+// createRecord creates an ephemeral record at path and returns its stat
+// from the same multi (see createStat).
+func createRecord(conn *zk.Conn, path string, value []byte, acl []zk.ACL) (*zk.Stat, error) {
+	return multiStat(conn, 1, &zk.CreateRequest{Path: path, Data: value, Acl: acl, Flags: zk.FlagEphemeral},
+		&zk.SetDataRequest{Path: path, Data: value, Version: 0})
+}
+
+// rewrite sets the value of the session's record at path, at the version
+// read, with the touch child's create and delete (see rosterPath).
+func (ss *session) rewrite(path string, value []byte) (*zk.Stat, error) {
+	ok, st, err := ss.l.conn.Exists(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, fmt.Errorf("record %q deleted during the Join (a Leave of the same session?)", path)
+	case st.EphemeralOwner != ss.id:
+		return nil, fmt.Errorf("node %q is not this session's record: its ephemeral owner is %s", path, sessionID(st.EphemeralOwner))
+	}
+	touch := path[:len(path)-len(ss.ID())] + touchName(ss.ID())
+	return multiStat(ss.l.conn, 2, &zk.CreateRequest{Path: touch, Acl: ss.s.opts.ACL, Flags: zk.FlagEphemeral},
+		&zk.DeleteRequest{Path: touch, Version: -1}, &zk.SetDataRequest{Path: path, Data: value, Version: st.Version})
+}
+
+// multiStat sends ops as one multi and returns the stat answered to the
+// op at index at (a setData); the error is that of the first op that
+// failed.
+func multiStat(conn *zk.Conn, at int, ops ...any) (*zk.Stat, error) {
+	res, err := conn.Multi(ops...)
+	if err := multiErr(res, err); err != nil {
+		return nil, err
+	}
+	if len(res) != len(ops) || res[at].Stat == nil {
+		return nil, fmt.Errorf("the multi answered %d results without a stat", len(res))
+	}
+	return res[at].Stat, nil
+}
+
+// Leave reads the session's record in the election's roster and deletes
+// it at the version read, if the session owns it, on the session's
+// connection. A missing record is not an error, nor is a session known to
+// be over: its records went, or go, with it.
+func (s *store) Leave(ctx context.Context, bs backends.Session, election string) error {
+	what := fmt.Sprintf("zookeeper: leave the roster of %q", election)
+	ss, path, err := s.rosterSession(what, bs, election)
+	if errors.Is(err, backends.ErrSessionExpired) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = s.callErr(ctx, func() error { return ss.leave(path) })
+	return ss.outcome(what, ctx, err)
+}
+
+// leave deletes the session's record at path, if it is there.
+func (ss *session) leave(path string) error {
+	ok, st, err := ss.l.conn.Exists(path)
+	switch {
+	case err != nil || !ok:
+		return err
+	case st.EphemeralOwner != ss.id:
+		return fmt.Errorf("node %q is not this session's record: its ephemeral owner is %s", path, sessionID(st.EphemeralOwner))
+	}
+	if err := ss.l.conn.Delete(path, st.Version); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return err
+	}
+	return nil
+}
+
+// List syncs the server it reads from with the leader, lists the children
+// of the election's roster node and reads each, on the Store's reader
+// (see Get). The records are in czxid order. The revision is the position
+// of the listing: the highest zxid the connection had received when it
+// was sent, or the roster node's pzxid if higher (see WaitList).
+func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
+	what := fmt.Sprintf("zookeeper: list the roster of %q", election)
+	rpath, err := checkedName("election", election, s.rosterPath)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", what, err)
+	}
+	r, err := readFor(s, ctx, func(l *link) (rosterRead, error) { return readRoster(l, election, rpath, false) })
+	if err != nil {
+		return nil, 0, classifyRead(what, ctx, err)
+	}
+	return r.recs, r.rev, nil
+}
+
+// WaitList lists the roster as List does, leaving a children watch on the
+// roster node (or an exists watch, if it is absent) in the same request.
+// If the roster node's pzxid is above revision, the roster changed since
+// (a record joined, left or was rewritten: see rosterPath), and WaitList
+// returns what it read. Otherwise it waits for the watch to fire, about a
+// round trip after the next change, and lists again. The listing's
+// position is at or below the state it read, so a change after it is
+// above it: a WaitList from a List's revision misses none, and returns
+// early at most once with the roster unchanged. If the reader's connection
+// closes first, it reads again on the reader of the moment. As with Wait,
+// a watch left when ctx ends stays registered until the roster's next
+// change.
+func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
+	what := fmt.Sprintf("zookeeper: wait for the roster of %q", election)
+	rpath, err := checkedName("election", election, s.rosterPath)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", what, err)
+	}
+	for {
+		r, err := readFor(s, ctx, func(l *link) (rosterRead, error) { return readRoster(l, election, rpath, true) })
+		if err != nil {
+			return nil, 0, classifyRead(what, ctx, err)
+		}
+		if r.pzxid > revision {
+			return r.recs, r.rev, nil
+		}
+		e, err := awaitEvent(ctx, r.ev)
+		if err != nil {
+			return nil, 0, classifyRead(what, ctx, err)
+		}
+		if e.Type != zk.EventNotWatching {
+			return s.List(ctx, election)
+		}
+	}
+}
+
+// rosterRead is a roster read on a link.
+type rosterRead struct {
+	recs  []backends.Record
+	rev   uint64          // the position of the listing (see List)
+	pzxid uint64          // the roster node's pzxid: its last change; 0 if absent
+	ev    <-chan zk.Event // the watch set, if asked
+}
+
+// readRoster syncs, lists the roster node at rpath (with a watch if
+// asked) and reads its records. The revision is l's zxid right after the
+// sync: the replies l had received by then answered requests the server
+// took before the listing, so it is at or below the listing's position.
+// A record deleted after the listing is left out.
+func readRoster(l *link, election, rpath string, watch bool) (rosterRead, error) {
+	if _, err := l.conn.Sync(rpath); err != nil {
+		return rosterRead{}, err
+	}
+	r := rosterRead{rev: uint64(l.zxid.Load())}
+	children, err := r.children(l.conn, rpath, watch)
+	if err != nil {
+		return rosterRead{}, err
+	}
+	r.rev = max(r.rev, r.pzxid)
+	for _, c := range children {
+		rec, err := readRecord(l.conn, election, rpath+"/"+c)
+		if err != nil {
+			return rosterRead{}, err
+		}
+		if rec.Token != 0 && rec.Owner == c {
+			r.recs = append(r.recs, rec)
+		}
+	}
+	slices.SortFunc(r.recs, func(a, b backends.Record) int { return cmp.Compare(a.Token, b.Token) })
+	return r, nil
+}
+
+// children lists the roster node's children and sets r.pzxid, with a
+// watch in r.ev if asked: a children watch, or, with the node absent, an
+// exists watch. A node created between the two reads is listed as empty
+// at its pzxid, which WaitList takes as a change.
+func (r *rosterRead) children(conn *zk.Conn, rpath string, watch bool) ([]string, error) {
+	var children []string
+	var st *zk.Stat
+	var err error
+	if watch {
+		children, st, r.ev, err = conn.ChildrenW(rpath)
+	} else {
+		children, st, err = conn.Children(rpath)
+	}
+	if !errors.Is(err, zk.ErrNoNode) {
+		if err == nil {
+			r.pzxid = uint64(st.Pzxid)
+		}
+		return children, err
+	}
+	if !watch {
+		return nil, nil
+	}
+	ok, st, ev, err := conn.ExistsW(rpath)
+	if ok {
+		r.pzxid = uint64(st.Pzxid)
+	}
+	r.ev = ev
+	return nil, err
+}
+
+// readRecord reads the record at path: Token 0 if it is absent or no
+// ephemeral node.
+func readRecord(conn *zk.Conn, election, path string) (backends.Record, error) {
+	data, st, err := conn.Get(path)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return backends.Record{}, nil
+	case err != nil:
+		return backends.Record{}, err
+	case st.EphemeralOwner == 0:
+		return backends.Record{}, nil
+	}
+	return backends.Record{Election: election, Owner: sessionID(st.EphemeralOwner), Value: data,
+		Token: uint64(st.Czxid), Revision: uint64(st.Mzxid)}, nil
+}
