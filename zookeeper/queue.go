@@ -222,6 +222,7 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 		if ev == nil {
 			return nil
 		}
+		testHookWatching(entry.Election)
 		e, err := awaitEvent(ctx, ev)
 		if err != nil {
 			return classifyRead(what, ctx, err)

@@ -190,8 +190,10 @@ func (s *store) List(ctx context.Context, election string) ([]backends.Record, u
 // roster node (or an exists watch, if it is absent) in the same request.
 // If the roster node's pzxid is above revision, the roster changed since
 // (a record joined, left or was rewritten: see rosterPath), and WaitList
-// returns what it read. Otherwise it waits for the watch to fire, about a
-// round trip after the next change, and lists again. The listing's
+// returns what it read; unless the node has no children and was created
+// since revision, when the roster was as empty. Otherwise it waits for
+// the watch to fire, about a round trip after the next change, and lists
+// again (or, if the watch saw the roster node created, watches again). The listing's
 // position is at or below the state it read, so a change after it is
 // above it: a WaitList from a List's revision misses none, and returns
 // early at most once with the roster unchanged. If the reader's connection
@@ -209,14 +211,15 @@ func (s *store) WaitList(ctx context.Context, election string, revision uint64) 
 		if err != nil {
 			return nil, 0, classifyRead(what, ctx, err)
 		}
-		if r.pzxid > revision {
+		if r.changedSince(revision) {
 			return r.recs, r.rev, nil
 		}
+		testHookWatching(election)
 		e, err := awaitEvent(ctx, r.ev)
 		if err != nil {
 			return nil, 0, classifyRead(what, ctx, err)
 		}
-		if e.Type != zk.EventNotWatching {
+		if e.Type != zk.EventNotWatching && e.Type != zk.EventNodeCreated {
 			return s.List(ctx, election)
 		}
 	}
@@ -227,14 +230,24 @@ type rosterRead struct {
 	recs  []backends.Record
 	rev   uint64          // the position of the listing (see List)
 	pzxid uint64          // the roster node's pzxid: its last change; 0 if absent
+	born  uint64          // the roster node's czxid; 0 if absent
+	empty bool            // the roster node had no children
 	ev    <-chan zk.Event // the watch set, if asked
+}
+
+// changedSince reports whether the roster read differs from the roster at
+// revision: its node's children changed since (see rosterPath), unless
+// it has none and was created since, so that it had none then either.
+func (r rosterRead) changedSince(revision uint64) bool {
+	return r.pzxid > revision && !(r.empty && r.born > revision)
 }
 
 // readRoster syncs, lists the roster node at rpath (with a watch if
 // asked) and reads its records. The revision is l's zxid right after the
-// sync: the replies l had received by then answered requests the server
-// took before the listing, so it is at or below the listing's position.
-// A record deleted after the listing is left out.
+// sync, or the node's pzxid if higher: the replies l had received by then
+// answered requests the server took before the listing, so it is at or
+// below the listing's position. A record deleted after the listing is
+// left out.
 func readRoster(l *link, election, rpath string, watch bool) (rosterRead, error) {
 	if _, err := l.conn.Sync(rpath); err != nil {
 		return rosterRead{}, err
@@ -258,34 +271,39 @@ func readRoster(l *link, election, rpath string, watch bool) (rosterRead, error)
 	return r, nil
 }
 
-// children lists the roster node's children and sets r.pzxid, with a
+// children lists the roster node's children and sets r's fields, with a
 // watch in r.ev if asked: a children watch, or, with the node absent, an
-// exists watch. A node created between the two reads is listed as empty
-// at its pzxid, which WaitList takes as a change.
+// exists watch. If the node is created between the listing and the
+// exists, it lists again: the node is never deleted.
 func (r *rosterRead) children(conn *zk.Conn, rpath string, watch bool) ([]string, error) {
-	var children []string
-	var st *zk.Stat
-	var err error
-	if watch {
-		children, st, r.ev, err = conn.ChildrenW(rpath)
-	} else {
-		children, st, err = conn.Children(rpath)
-	}
-	if !errors.Is(err, zk.ErrNoNode) {
-		if err == nil {
-			r.pzxid = uint64(st.Pzxid)
+	for range createRounds {
+		children, st, ev, err := listChildren(conn, rpath, watch)
+		if !errors.Is(err, zk.ErrNoNode) {
+			if err == nil {
+				r.pzxid, r.born, r.empty, r.ev = uint64(st.Pzxid), uint64(st.Czxid), len(children) == 0, ev
+			}
+			return children, err
 		}
-		return children, err
+		r.empty = true
+		if !watch {
+			return nil, nil
+		}
+		ok, _, ev, err := conn.ExistsW(rpath)
+		if err != nil || !ok {
+			r.ev = ev
+			return nil, err
+		}
 	}
-	if !watch {
-		return nil, nil
+	return nil, fmt.Errorf("roster node %q was created and deleted %d times while listed", rpath, createRounds)
+}
+
+// listChildren lists the children of rpath, with a watch if asked.
+func listChildren(conn *zk.Conn, rpath string, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
+	if watch {
+		return conn.ChildrenW(rpath)
 	}
-	ok, st, ev, err := conn.ExistsW(rpath)
-	if ok {
-		r.pzxid = uint64(st.Pzxid)
-	}
-	r.ev = ev
-	return nil, err
+	children, st, err := conn.Children(rpath)
+	return children, st, nil, err
 }
 
 // readRecord reads the record at path: Token 0 if it is absent or no

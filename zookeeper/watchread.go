@@ -150,7 +150,8 @@ func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
 }
 
 // testHookWatching runs when a watch of a WatchSet's request (with the
-// set's mutex held) or of a Wait is set; tests set it to know when.
+// set's mutex held), of a Wait, a WaitGone or a WaitList is set; tests
+// set it to know when.
 var testHookWatching = func(election string) {}
 
 // failed fails every request of batch still current with err, from a

@@ -1,0 +1,241 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// entries returns "owner=value" for each of recs, in order.
+func entries(recs []backends.Record) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Owner+"="+string(r.Value))
+	}
+	return out
+}
+
+// owners returns the Owners of recs, in order.
+func owners(recs []backends.Record) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Owner)
+	}
+	return out
+}
+
+// join joins el's roster with value, failing t on an error.
+func join(t *testing.T, s *store, ss backends.Session, el, value string) backends.Record {
+	t.Helper()
+	rec, err := s.Join(testCtx(t), ss, el, []byte(value))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Owner != ss.ID() || rec.Token == 0 || string(rec.Value) != value || rec.Election != el {
+		t.Fatalf("Join = %+v, want owner %s, a token and value %q", rec, ss.ID(), value)
+	}
+	return rec
+}
+
+// TestRosterJoinListLeave: records list in join order with their values;
+// a second Join rewrites the value and keeps the Token; Leave removes the
+// record, and a second Leave, or one after the session ended, is no error.
+func TestRosterJoinListLeave(t *testing.T) {
+	f := newWatchFixture(t)
+	el := uniqueName("roster-")
+	if recs, _, err := f.s.List(f.ctx, el); err != nil || len(recs) != 0 {
+		t.Fatalf("List of no roster = %+v, %v; want none", recs, err)
+	}
+	a := join(t, f.s, f.ss, el, "a1")
+	b := join(t, f.peer, f.pss, el, "b1")
+	a2 := join(t, f.s, f.ss, el, "a2")
+	if a2.Token != a.Token || a2.Revision <= a.Revision {
+		t.Fatalf("rejoin = %+v, want token %d kept at a revision above %d", a2, a.Token, a.Revision)
+	}
+	recs, rev, err := f.peer.List(f.ctx, el)
+	if err != nil || !slices.Equal(owners(recs), []string{f.ss.ID(), f.pss.ID()}) || rev < b.Revision {
+		t.Fatalf("List = %+v at %d, %v; want a then b at or above %d", recs, rev, err, b.Revision)
+	}
+	if string(recs[0].Value) != "a2" || recs[0].Token != a.Token || recs[1].Token != b.Token {
+		t.Fatalf("List = %+v, want a's new value a2 and both tokens", recs)
+	}
+	if err := f.s.Leave(f.ctx, f.ss, el); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.s.Leave(f.ctx, f.ss, el); err != nil {
+		t.Fatalf("second Leave: %v", err)
+	}
+	if recs, _, err := f.s.List(f.ctx, el); err != nil || !slices.Equal(owners(recs), []string{f.pss.ID()}) {
+		t.Fatalf("List after Leave = %+v, %v; want b only", recs, err)
+	}
+	if err := f.pss.Close(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.peer.Leave(f.ctx, f.pss, el); err != nil {
+		t.Fatalf("Leave of a closed session: %v", err)
+	}
+	if _, err := f.peer.Join(f.ctx, f.pss, el, nil); !errors.Is(err, backends.ErrSessionExpired) {
+		t.Fatalf("Join of a closed session: %v, want ErrSessionExpired", err)
+	}
+	if recs, _, err := f.s.List(f.ctx, el); err != nil || len(recs) != 0 {
+		t.Fatalf("List after the session closed = %+v, %v; want none", recs, err)
+	}
+}
+
+// waitList runs WaitList in the background; its outcome comes on the
+// channel returned.
+type listed struct {
+	recs []backends.Record
+	rev  uint64
+	err  error
+}
+
+func waitList(ctx context.Context, s *store, el string, rev uint64) <-chan listed {
+	ch := make(chan listed, 1)
+	go func() {
+		recs, r, err := s.WaitList(ctx, el, rev)
+		ch <- listed{recs, r, err}
+	}()
+	return ch
+}
+
+// nextList returns WaitList's outcome, failing t after 20s or on an error.
+func nextList(t *testing.T, ch <-chan listed) listed {
+	t.Helper()
+	select {
+	case l := <-ch:
+		if l.err != nil {
+			t.Fatal(l.err)
+		}
+		return l
+	case <-time.After(20 * time.Second):
+		t.Fatal("WaitList did not return within 20s")
+	}
+	return listed{}
+}
+
+// TestRosterWaitList: a WaitList from a revision returns at once if the
+// roster changed since, and otherwise on the next join (the first one
+// too, which also creates the roster node), rewrite, leave, or end of a
+// session, each time with the new roster at a higher revision; and it
+// ends with its ctx.
+func TestRosterWaitList(t *testing.T) {
+	f := newWatchFixture(t)
+	el := uniqueName("roster-wait-")
+	watching := hookWatching(t)
+	_, rev0, err := f.s.List(f.ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"first join", func() { join(t, f.peer, f.pss, el, "b") }, []string{f.pss.ID() + "=b"}},
+		{"join", func() { join(t, f.s, f.ss, el, "a") }, []string{f.pss.ID() + "=b", f.ss.ID() + "=a"}},
+		{"rewrite", func() { join(t, f.peer, f.pss, el, "b2") }, []string{f.pss.ID() + "=b2", f.ss.ID() + "=a"}},
+		{"leave", func() { _ = f.s.Leave(f.ctx, f.ss, el) }, []string{f.pss.ID() + "=b2"}},
+		{"session end", func() { _ = f.pss.Close(f.ctx) }, nil},
+	}
+	rev, revs := rev0, []uint64{}
+	for _, st := range steps {
+		ch := waitList(f.ctx, f.s, el, rev)
+		awaitAny(t, watching)
+		st.change()
+		got := nextList(t, ch)
+		if !slices.Equal(entries(got.recs), st.want) || got.rev <= rev {
+			t.Fatalf("%s: WaitList = %v at %d; want %v above %d", st.name, entries(got.recs), got.rev, st.want, rev)
+		}
+		rev = got.rev
+		revs = append(revs, rev)
+	}
+	if got := nextList(t, waitList(f.ctx, f.s, el, revs[0])); len(got.recs) != 0 || got.rev < rev {
+		t.Fatalf("WaitList from the first join's revision = %v at %d; want none at once, at or above %d", owners(got.recs), got.rev, rev)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	ch := waitList(ctx, f.s, el, rev)
+	awaitAny(t, watching)
+	cancel()
+	if l := <-ch; !errors.Is(l.err, backends.ErrCanceled) {
+		t.Fatalf("WaitList after its ctx ended: %v, want ErrCanceled", l.err)
+	}
+}
+
+// TestProclaim: the holder's Proclaim rewrites the value, keeping token
+// and owner, and a Wait on the old state sees it; a wrong token, another
+// session, or a deleted key give ErrNotFound.
+func TestProclaim(t *testing.T) {
+	f := newWatchFixture(t)
+	el := uniqueName("proclaim-")
+	held := f.create(t, el)
+	known := f.get(t, el)
+	rec, err := f.peer.Proclaim(f.ctx, f.pss, el, held.Token, []byte("news"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Token != held.Token || rec.Owner != held.Owner || string(rec.Value) != "news" || rec.Revision <= held.Revision {
+		t.Fatalf("Proclaim = %+v, want token %d, owner %s, value news, a higher revision", rec, held.Token, held.Owner)
+	}
+	if got, err := f.s.Wait(f.ctx, known); err != nil || got.Token != held.Token || string(got.Value) != "news" {
+		t.Fatalf("Wait after Proclaim = %+v, %v; want the token kept and value news", got, err)
+	}
+	if _, err := f.peer.Proclaim(f.ctx, f.pss, el, held.Token+1, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+		t.Fatalf("Proclaim at another token: %v, want ErrNotFound", err)
+	}
+	if _, err := f.s.Proclaim(f.ctx, f.ss, el, held.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+		t.Fatalf("Proclaim by another session: %v, want ErrNotFound", err)
+	}
+	if err := f.pss.Delete(f.ctx, el, held.Token); err != nil {
+		t.Fatalf("Delete after Proclaim: %v", err)
+	}
+	if _, err := f.peer.Proclaim(f.ctx, f.pss, el, held.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+		t.Fatalf("Proclaim of a deleted key: %v, want ErrNotFound", err)
+	}
+}
+
+// TestNudge: a nudge wakes a WaitGone and a WatchSet's WaitGone on the
+// entry, which stays in line with its token; nudging a missing entry is
+// no error.
+func TestNudge(t *testing.T) {
+	f := newWatchFixture(t)
+	el := uniqueName("nudge-")
+	watching := hookWatching(t)
+	entry, err := f.peer.Enqueue(f.ctx, f.pss, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.s.WaitGone(f.ctx, entry) }()
+	awaitAny(t, watching)
+	w, changes := watchOn(t, f.s)
+	w.WaitGone(7, entry)
+	awaitAny(t, watching)
+	if err := f.s.Nudge(f.ctx, entry); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("WaitGone after Nudge: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("WaitGone did not return within 20s of the Nudge")
+	}
+	if c := nextChange(t, changes); c.Tag != 7 || c.Err != nil {
+		t.Fatalf("WatchSet after Nudge: %+v, want tag 7", c)
+	}
+	if got, err := f.s.Ahead(f.ctx, el, entry.Token+1); err != nil || got.Token != entry.Token || got.Owner != entry.Owner {
+		t.Fatalf("Ahead after Nudge = %+v, %v; want the entry still there", got, err)
+	}
+	if err := f.peer.Dequeue(f.ctx, entry); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.s.Nudge(f.ctx, entry); err != nil {
+		t.Fatalf("Nudge of a dequeued entry: %v", err)
+	}
+}
