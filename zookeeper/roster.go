@@ -171,8 +171,8 @@ func (ss *session) leave(path string) error {
 // List syncs the server it reads from with the leader, lists the children
 // of the election's roster node and reads each, on the Store's reader
 // (see Get). The records are in czxid order. The revision is the position
-// of the listing: the highest zxid the connection had received when it
-// was sent, or the roster node's pzxid if higher (see WaitList).
+// of the listing: the highest zxid the connection had received after the
+// sync, or the roster node's pzxid if higher (see WaitList).
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	what := fmt.Sprintf("zookeeper: list the roster of %q", election)
 	rpath, err := checkedName("election", election, s.rosterPath)
@@ -193,13 +193,13 @@ func (s *store) List(ctx context.Context, election string) ([]backends.Record, u
 // returns what it read; unless the node has no children and was created
 // since revision, when the roster was as empty. Otherwise it waits for
 // the watch to fire, about a round trip after the next change, and lists
-// again (or, if the watch saw the roster node created, watches again). The listing's
-// position is at or below the state it read, so a change after it is
-// above it: a WaitList from a List's revision misses none, and returns
-// early at most once with the roster unchanged. If the reader's connection
-// closes first, it reads again on the reader of the moment. As with Wait,
-// a watch left when ctx ends stays registered until the roster's next
-// change.
+// again (or, if the watch saw the roster node created, watches again).
+// The listing's position is at or below the state it read, so a change
+// after it is above it: a WaitList from a List's revision misses none,
+// and returns early at most once with the roster unchanged. If the
+// reader's connection closes first, it reads again on the reader of the
+// moment. As with Wait, a watch left when ctx ends stays registered until
+// the roster's next change.
 func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
 	what := fmt.Sprintf("zookeeper: wait for the roster of %q", election)
 	rpath, err := checkedName("election", election, s.rosterPath)
