@@ -93,7 +93,82 @@ type Options struct {
 	// was key mode and a field Queue bool selected the queue: drop
 	// Queue: true, and set Wait: WaitKey for the old default.)
 	Wait WaitMode
+
+	// The election policies below are opt-in: their zero values keep
+	// stable leadership, as without them. Priority, NoLead, Labels and
+	// Preempt need a store that implements backends.Roster (etcd,
+	// ZooKeeper and Consul do); on another, New fails with
+	// ErrInvalidOption if any of them is set.
+
+	// Priority ranks this elector's candidacies: a higher one is next in
+	// line before a lower one (LeaseElector.Candidates), and, with
+	// Preempt, takes over from a lower-priority leader. Any int; default 0.
+	Priority int
+
+	// NoLead makes this elector's candidacies listed and watching, but
+	// never leading: its campaigns never take the leader key (an
+	// "ordinary process", Patroni's nofailover). Default false.
+	NoLead bool
+
+	// Labels are published in this elector's candidate records (and with
+	// a proclaimed value): small facts such as an address or a version,
+	// for display. At most MaxLabels; keys 1 to 63 characters of
+	// [A-Za-z0-9._-]; values at most MaxLabelValue bytes. Default none.
+	Labels map[string]string
+
+	// Preempt makes a leader hand over to a candidate of strictly higher
+	// priority that may lead and is not damped, once that candidate has
+	// been in the roster for PreemptAfter. Equal or lower priorities never
+	// preempt. Default false: a healthy leader keeps the election.
+	Preempt bool
+
+	// PreemptAfter is the stability window of preemption: how long, by
+	// the leader's clock from when it first saw it, a higher-priority
+	// candidate must have been in the roster before the leader hands
+	// over to it. Default TTL; must be above 0.
+	PreemptAfter time.Duration
+
+	// HandoverWindow is how long the other waiters hold off after a
+	// handover names another candidate, so that the target is not raced;
+	// after it, if the target has not taken the key, the normal election
+	// resumes. Default TTL/2; must be in (0, TTL).
+	HandoverWindow time.Duration
+
+	// Damping keeps a candidate that keeps losing leadership from winning
+	// it straight back. Default off (Damping.Losses 0).
+	Damping Damping
 }
+
+// Damping is flap damping: a candidate that lost leadership Losses times
+// within Window sits out for Penalty: it takes no key and preempts no
+// one, and its candidate record shows it damped. Each further loss while
+// its losses are still within Window doubles the penalty, up to Cap. Only
+// involuntary losses count (not a resign, a handover or Close). The zero
+// value is off.
+type Damping struct {
+	// Losses is how many losses within Window damp the candidate. 0 turns
+	// damping off (the default); must be at least 0.
+	Losses int
+	// Window is how far back losses count. Default 10×TTL; must be above 0.
+	Window time.Duration
+	// Penalty is how long the first damping lasts. Default TTL; must be
+	// above 0 and at most Cap.
+	Penalty time.Duration
+	// Cap bounds the doubled penalty. Default 8×TTL, or Penalty if that
+	// is more.
+	Cap time.Duration
+}
+
+// Bounds of Options.Labels.
+const (
+	// MaxLabels is the most labels Options.Labels may hold.
+	MaxLabels = 8
+	// MaxLabelKey is the longest label key, in characters of
+	// [A-Za-z0-9._-].
+	MaxLabelKey = 63
+	// MaxLabelValue is the longest label value, in bytes.
+	MaxLabelValue = 256
+)
 
 // Lower bounds of the intervals, so that a unit mistake (RequestTimeout: 1,
 // one nanosecond) fails at New rather than making every store call fail.
@@ -134,6 +209,30 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Metrics == nil {
 		o.Metrics = noMetrics{}
+	}
+	return o.policyDefaults()
+}
+
+// policyDefaults fills in the defaults of the election policies.
+func (o Options) policyDefaults() Options {
+	if o.PreemptAfter == 0 {
+		o.PreemptAfter = o.TTL
+	}
+	if o.HandoverWindow == 0 {
+		o.HandoverWindow = o.TTL / 2
+	}
+	d := &o.Damping
+	if d.Losses == 0 {
+		return o
+	}
+	if d.Window == 0 {
+		d.Window = 10 * o.TTL
+	}
+	if d.Penalty == 0 {
+		d.Penalty = o.TTL
+	}
+	if d.Cap == 0 {
+		d.Cap = max(8*o.TTL, d.Penalty)
 	}
 	return o
 }
@@ -204,7 +303,7 @@ func (o Options) validate(set Options, lim backends.Limits) error {
 	case strings.ContainsRune(o.Identity, '\n'):
 		return bad("Identity %q contains a newline", o.Identity)
 	}
-	return nil
+	return o.validatePolicies(set, lim)
 }
 
 // maxClockDrift bounds ClockDrift: a clock half as fast as the store's is
@@ -245,6 +344,16 @@ func (o Options) field(set Options, name string) (v any, given bool, def string)
 		return o.RetryInterval, set.RetryInterval != 0, fmt.Sprintf("RenewInterval/4, at least %v", MinInterval)
 	case "RequestTimeout":
 		return o.RequestTimeout, set.RequestTimeout != 0, fmt.Sprintf("RenewInterval, at least %v", MinRequestTimeout)
+	case "PreemptAfter":
+		return o.PreemptAfter, set.PreemptAfter != 0, "TTL"
+	case "HandoverWindow":
+		return o.HandoverWindow, set.HandoverWindow != 0, "TTL/2"
+	case "Damping.Window":
+		return o.Damping.Window, set.Damping.Window != 0, "10×TTL"
+	case "Damping.Penalty":
+		return o.Damping.Penalty, set.Damping.Penalty != 0, "TTL"
+	case "Damping.Cap":
+		return o.Damping.Cap, set.Damping.Cap != 0, "8×TTL, at least Penalty"
 	}
 	panic("lease: no option " + name)
 }

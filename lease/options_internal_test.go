@@ -56,6 +56,33 @@ func TestOptionErrors(t *testing.T) {
 			[]string{"TTL -1s", "at least 1ns"}, nil},
 		{"ttl not whole seconds", Options{TTL: 2500 * time.Millisecond}, etcdLim,
 			[]string{"TTL 2.5s", "multiple of 1s"}, nil},
+		{"preempt after negative", Options{TTL: 2 * time.Second, PreemptAfter: -1}, etcdLim,
+			[]string{"PreemptAfter -1ns", "above 0"}, nil},
+		{"handover window at the TTL", Options{TTL: 2 * time.Second, HandoverWindow: 2 * time.Second}, etcdLim,
+			[]string{"HandoverWindow 2s", "(0, TTL 2s)"}, nil},
+		{"handover window negative", Options{TTL: 2 * time.Second, HandoverWindow: -time.Second}, etcdLim,
+			[]string{"HandoverWindow -1s", "(0, TTL 2s)"}, nil},
+		{"damping losses negative", Options{TTL: 2 * time.Second, Damping: Damping{Losses: -1}}, etcdLim,
+			[]string{"Damping.Losses -1", "at least 0"}, nil},
+		{"damping penalty above the cap", Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Penalty: 20 * time.Second, Cap: 10 * time.Second}}, etcdLim,
+			[]string{"Damping.Penalty 20s", "at most Damping.Cap 10s"}, nil},
+		{"damping default penalty above the cap", Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Cap: time.Second}}, etcdLim,
+			[]string{"Damping.Penalty 2s (default TTL)", "at most Damping.Cap 1s"}, nil},
+		{"damping window negative", Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Window: -1}}, etcdLim,
+			[]string{"Damping.Window -1ns", "above 0"}, nil},
+		{"too many labels", Options{TTL: 2 * time.Second, Labels: map[string]string{"a": "", "b": "", "c": "", "d": "", "e": "", "f": "", "g": "", "h": "", "i": ""}}, etcdLim,
+			[]string{"Labels", "9 labels", "at most 8"}, nil},
+		{"label key empty", Options{TTL: 2 * time.Second, Labels: map[string]string{"": "x"}}, etcdLim,
+			[]string{"Labels", `key ""`, "1 to 63 characters of [A-Za-z0-9._-]"}, nil},
+		{"label key long", Options{TTL: 2 * time.Second, Labels: map[string]string{strings.Repeat("k", 64): "x"}}, etcdLim,
+			[]string{"Labels", "1 to 63 characters"}, nil},
+		{"label key odd", Options{TTL: 2 * time.Second, Labels: map[string]string{"a/b": "x"}}, etcdLim,
+			[]string{"Labels", `key "a/b"`}, nil},
+		{"label value long", Options{TTL: 2 * time.Second, Labels: map[string]string{"v": strings.Repeat("x", 257)}}, etcdLim,
+			[]string{"Labels", `value of "v" is 257 bytes`, "at most 256"}, nil},
+		{"record above the store's limit", Options{TTL: 2 * time.Second, Identity: "id", Labels: map[string]string{"v": strings.Repeat("x", 200)}},
+			backends.Limits{MinTTL: time.Second, MaxValueSize: 200},
+			[]string{"Identity and Labels", "candidate record", "at most 200"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.opts.withDefaults().validate(tc.opts, tc.lim)
@@ -86,6 +113,10 @@ func TestOptionsAccepted(t *testing.T) {
 		{TTL: 2 * time.Second, RenewInterval: 3 * time.Millisecond, ClockDrift: -1},
 		{TTL: 400 * time.Millisecond, ClockDrift: 0.49, SafetyMargin: time.Millisecond, RenewInterval: 100 * time.Millisecond},
 		{TTL: 2 * time.Second, RequestTimeout: MinRequestTimeout, RetryInterval: MinInterval},
+		{TTL: 2 * time.Second, Priority: -3, NoLead: true, Preempt: true, PreemptAfter: time.Millisecond, HandoverWindow: time.Second,
+			Labels: map[string]string{"a.B-9_": strings.Repeat("v", 256), strings.Repeat("k", 63): ""}},
+		{TTL: 2 * time.Second, Damping: Damping{Losses: 1, Penalty: time.Minute}},
+		{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Window: time.Second, Penalty: time.Second, Cap: time.Second}},
 	} {
 		if err := o.withDefaults().validate(o, lim); err != nil {
 			t.Errorf("%+v: %v", o, err)
@@ -109,5 +140,37 @@ func TestTimingDefaults(t *testing.T) {
 			t.Errorf("%+v: RenewInterval %v RetryInterval %v LatencyBound %v, want %v %v %v",
 				tc.set, o.RenewInterval, o.RetryInterval, o.LatencyBound(), tc.renew, tc.retry, tc.bound)
 		}
+	}
+}
+
+// TestPolicyDefaults: the policies' defaults derive from the TTL; damping
+// keeps its zero value while off.
+func TestPolicyDefaults(t *testing.T) {
+	o := Options{TTL: 2 * time.Second}.withDefaults()
+	if o.PreemptAfter != 2*time.Second || o.HandoverWindow != time.Second || o.Damping != (Damping{}) {
+		t.Errorf("defaults: PreemptAfter %v HandoverWindow %v Damping %+v", o.PreemptAfter, o.HandoverWindow, o.Damping)
+	}
+	d := Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3}}.withDefaults().Damping
+	if d != (Damping{Losses: 3, Window: 20 * time.Second, Penalty: 2 * time.Second, Cap: 16 * time.Second}) {
+		t.Errorf("damping defaults: %+v", d)
+	}
+}
+
+// namedStore is only a name: needRoster asks a store for nothing else.
+type namedStore struct{ backends.Store }
+
+func (namedStore) Name() string { return "plain" }
+
+// TestNeedRoster: without backends.Roster, the options that need a
+// roster fail, naming themselves and the capability; the others pass.
+func TestNeedRoster(t *testing.T) {
+	err := needRoster(Options{Priority: 1, Labels: map[string]string{"a": "b"}}, namedStore{})
+	if !errors.Is(err, ErrInvalidOption) || !strings.Contains(err.Error(), "Priority, Labels") ||
+		!strings.Contains(err.Error(), "backends.Roster") || strings.Contains(err.Error(), "NoLead") {
+		t.Errorf("needRoster: %v", err)
+	}
+	ok := Options{PreemptAfter: time.Second, HandoverWindow: time.Second, Damping: Damping{Losses: 2}}
+	if err := needRoster(ok, namedStore{}); err != nil {
+		t.Errorf("needRoster(%+v): %v", ok, err)
 	}
 }
