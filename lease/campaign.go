@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -176,13 +177,16 @@ type Leadership struct {
 	epoch  uint64        // the session the key is bound to (core.Machine.Epoch)
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	since  time.Time              // the time in the key's value
+	value  atomic.Pointer[string] // the value last proclaimed; nil: none
 }
 
 func newLeadership(e *LeaseElector, rec backends.Record, epoch uint64) *Leadership {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	id, _ := decodeValue(rec.Value)
+	id, since := decodeValue(rec.Value)
 	return &Leadership{Election: rec.Election, Token: fencing.Token(rec.Token),
-		Identity: id, Session: rec.Owner, Acquired: time.Now(), e: e, epoch: epoch, ctx: ctx, cancel: cancel}
+		Identity: id, Session: rec.Owner, Acquired: time.Now(), e: e, epoch: epoch, ctx: ctx, cancel: cancel,
+		since: since}
 }
 
 // Context returns a context that is cancelled the moment the leadership is

@@ -38,7 +38,8 @@ type LeaseElector struct {
 	log      *slog.Logger
 	health   health
 	closed   sync.Once
-	queue    *queue // nil in key mode (Options.Wait)
+	queue    *queue          // nil in key mode (Options.Wait)
+	roster   backends.Roster // the store, if it implements Roster
 
 	openMu sync.Mutex
 	open   map[backends.Session]bool // sessions made and not yet closed
@@ -49,11 +50,13 @@ type LeaseElector struct {
 	campaigns map[string]*campaign
 	held      map[string]*Leadership
 	resigns   map[string][]chan error
-	watcher   backends.Watcher  // the store, if it implements Watcher; set by New
-	watches   map[string]*watch // the Get or Wait in flight per election
-	set       backends.WatchSet // made at the first Wait if watcher is set
-	tags      uint64            // the last tag of a request in set
-	ready     []chan awaited    // AwaitSession calls
+	watcher   backends.Watcher        // the store, if it implements Watcher; set by New
+	watches   map[string]*watch       // the Get or Wait in flight per election
+	set       backends.WatchSet       // made at the first Wait if watcher is set
+	tags      uint64                  // the last tag of a request in set
+	ready     []chan awaited          // AwaitSession calls
+	rosters   map[string]*rosterEntry // see roster.go
+	gens      uint64                  // the last candidacy generation
 }
 
 // New returns an elector on store. It checks opts against the store's
@@ -69,6 +72,9 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	if err := opts.validate(set, store.Limits()); err != nil {
 		return nil, err
 	}
+	if err := needRoster(opts, store); err != nil {
+		return nil, err
+	}
 	mode, q, err := waitMode(opts.Wait, store)
 	if err != nil {
 		return nil, err
@@ -79,6 +85,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		qu = newQueue(q)
 	}
 	watcher, _ := store.(backends.Watcher)
+	roster, _ := store.(backends.Roster)
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
@@ -86,7 +93,8 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
 		resigns: make(map[string][]chan error), watches: make(map[string]*watch),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
-		log: opts.Logger.With("identity", opts.Identity), queue: qu, watcher: watcher}
+		log: opts.Logger.With("identity", opts.Identity), queue: qu, watcher: watcher,
+		roster: roster, rosters: make(map[string]*rosterEntry)}
 	go e.loop()
 	return e, nil
 }

@@ -27,6 +27,10 @@ type LeaderInfo struct {
 	// api.Lock, say) or no leader, the local time this observer first saw
 	// the state. It is for display only: nothing here decides by it.
 	Since time.Time
+	// Value is what the leader proclaimed (Leadership.Proclaim); empty if
+	// it proclaimed nothing. It changes without a new term: the Token
+	// stays.
+	Value string
 	// Err is set only on the last value Observe sends before it closes its
 	// channel because the store refused to let it read (an error wrapping
 	// backends.ErrPermission, with the store's words); its other fields
@@ -39,12 +43,13 @@ type LeaderInfo struct {
 func (i LeaderInfo) HasLeader() bool { return i.Token != 0 }
 
 func infoOf(rec backends.Record, seen time.Time) LeaderInfo {
-	id, since := decodeValue(rec.Value)
+	v := decodeLeader(rec.Value)
+	since := v.since
 	if since.IsZero() {
 		since = seen
 	}
-	return LeaderInfo{Election: rec.Election, Identity: id,
-		Token: fencing.Token(rec.Token), Session: rec.Owner, Since: since}
+	return LeaderInfo{Election: rec.Election, Identity: v.identity,
+		Token: fencing.Token(rec.Token), Session: rec.Owner, Since: since, Value: v.extra.Value}
 }
 
 // Leader reads the election's current leader with one linearizable read.
@@ -66,7 +71,7 @@ func (e *LeaseElector) Leader(ctx context.Context, election string) (LeaderInfo,
 
 // Observe streams the election's leader: first the current state, then
 // every change, including "no leader" (a LeaderInfo whose HasLeader is
-// false). It needs no session and does not campaign. The channel is
+// false) and a new proclaimed Value under the same Token. It needs no session and does not campaign. The channel is
 // unbuffered: the observer waits for the reader and then looks for the next
 // change, so a reader always gets the current state, never a stale one,
 // but a change that came and went while the reader was busy (or while the
@@ -114,10 +119,14 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 			continue
 		}
 		known = rec
-		if !first && rec.Token == uint64(last.Token) {
+		info := infoOf(rec, time.Now())
+		if !first && info.Token == last.Token && info.Value == last.Value {
 			continue
 		}
-		first, last = false, infoOf(rec, time.Now())
+		if !first && info.Token == last.Token {
+			info.Since = last.Since // the same term
+		}
+		first, last = false, info
 		e.send(ctx, ch, last)
 	}
 }

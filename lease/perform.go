@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -27,11 +28,14 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.Elected:
 		e.leaveQueue(a.Election, e.liveSession())
 		e.elected(a.Election, a.Record, a.Epoch)
+		e.stand(a.Election, 0)
 	case core.Lost:
 		e.lost(a.Election, a.Err)
+		e.leaveRoster(a.Election)
 	case core.Released:
 		e.leaveQueue(a.Election, e.liveSession())
 		e.released(a.Election, a.Err)
+		e.leaveRoster(a.Election)
 	case core.SessionDenied:
 		e.answerReady(awaited{err: a.Err})
 	}
@@ -134,7 +138,12 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	e.call(time.Time{}, true, func(ctx context.Context) {
 		rec, err := s.Create(ctx, a.Election, encodeValue(e.opts.Identity, time.Now()))
-		e.post(func(now time.Time) { e.m.Created(now, a.Election, a.Op, rec, err) })
+		e.post(func(now time.Time) {
+			e.m.Created(now, a.Election, a.Op, rec, err)
+			if errors.Is(err, backends.ErrKeyExists) && e.queuedSession(core.Action{Kind: core.Wait, Record: rec}) == nil {
+				e.stand(a.Election, 0) // taken; a candidate that waits in line stands once in it
+			}
+		})
 	})
 }
 
@@ -176,16 +185,28 @@ func (e *LeaseElector) observe(a core.Action) {
 		default:
 			rec, err = e.store.Wait(ctx, a.Record)
 		}
-		e.post(func(now time.Time) { e.m.Observed(now, a.Election, a.Op, rec, err) })
+		e.post(func(now time.Time) { e.observed(now, a.Election, a.Op, rec, err) })
 	}()
+}
+
+// observed reports the outcome of the core's Get or Wait op. A campaign
+// that read the key without taking it (one that may not take it) stands
+// in the roster then.
+func (e *LeaseElector) observed(now time.Time, election string, op uint64, rec backends.Record, err error) {
+	e.m.Observed(now, election, op, rec, err)
+	if err == nil && e.held[election] == nil {
+		e.stand(election, 0)
+	}
 }
 
 // queuedSession returns, in queue mode, the session of a waiting
 // election's queue entry: for a Wait on a key another session holds, the
-// live session. Otherwise it returns nil.
+// live session. Otherwise it returns nil. A candidate that may not lead
+// (Options.NoLead) takes no place in the queue: at its head, it would
+// hold up those behind it.
 func (e *LeaseElector) queuedSession(a core.Action) backends.Session {
 	s := e.liveSession()
-	if e.queue == nil || a.Kind != core.Wait || !a.Record.Exists() || s == nil || a.Record.Owner == s.ID() {
+	if e.queue == nil || e.opts.NoLead || a.Kind != core.Wait || !a.Record.Exists() || s == nil || a.Record.Owner == s.ID() {
 		return nil
 	}
 	return s

@@ -65,6 +65,8 @@ func (e *LeaseElector) queueStep(ctx context.Context, s backends.Session, electi
 		if entry, err = e.enqueue(s, election); err != nil {
 			return backends.Record{}, backends.Record{}, err
 		}
+		token := entry.Token
+		e.post(func(time.Time) { e.stand(election, token) })
 	}
 	ahead, err := e.ahead(ctx, election, entry.Token)
 	return entry, ahead, err

@@ -77,7 +77,7 @@ func (e *LeaseElector) changed(now time.Time, c backends.Change) {
 	if w.gone {
 		rec = backends.Record{} // a failed WaitGone: queueWait returns no record
 	}
-	e.m.Observed(now, c.Election, w.a.Op, rec, c.Err)
+	e.observed(now, c.Election, w.a.Op, rec, c.Err)
 }
 
 // queueLook finds, in a goroutine bounded as queueWait's calls are, the

@@ -43,6 +43,8 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"Valid", s.testValid},
 		{"Sharded", s.testSharded},
 		{"Goroutines", s.testGoroutines},
+		{"Candidates", s.runCandidateTests},
+		{"Proclaim", s.testProclaim},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)

@@ -1,0 +1,87 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// Proclaim publishes value in the leader key without a new term: the key
+// keeps its Token, its session and the identity and time it was taken
+// with; observers see the value as LeaderInfo.Value (Observe sends it),
+// with the elector's Labels. It checks Valid first and writes nothing if
+// the leadership has ended (the error then wraps ErrLost); the store
+// writes only while the key still holds this term's token and session,
+// and otherwise the error wraps ErrLost and backends.ErrNotFound. It
+// fails with ErrInvalidOption if the key's value would exceed the store's
+// Limits.MaxValueSize, and with errors.ErrUnsupported if the store does
+// not implement backends.Proclaimer. It makes one attempt, bounded by
+// ctx: an error of another kind leaves the outcome unknown. It is safe
+// for concurrent use; of concurrent calls, the one the store takes last
+// wins.
+func (l *Leadership) Proclaim(ctx context.Context, value string) error {
+	if l.e == nil {
+		return fmt.Errorf("lease: proclaim %q: %w", l.Election, l.Err())
+	}
+	p, ok := l.e.store.(backends.Proclaimer)
+	if !ok {
+		return fmt.Errorf("lease: proclaim %q: the %s store does not implement backends.Proclaimer: %w",
+			l.Election, l.e.store.Name(), errors.ErrUnsupported)
+	}
+	v := l.keyValue(value, nil)
+	if lim := l.e.store.Limits().MaxValueSize; lim > 0 && len(v) > lim {
+		return fmt.Errorf("lease: proclaim %q: the value makes the key's value %d bytes; the store allows at most %d: %w",
+			l.Election, len(v), lim, ErrInvalidOption)
+	}
+	s := l.session()
+	if err := l.Valid(); err != nil {
+		return err
+	}
+	if s == nil {
+		return l.lostErr(errSessionEnded)
+	}
+	if _, err := p.Proclaim(ctx, s, l.Election, uint64(l.Token), v); err != nil {
+		if errors.Is(err, backends.ErrNotFound) || errors.Is(err, backends.ErrSessionExpired) {
+			return fmt.Errorf("lease: proclaim %q token %d: %w: %w", l.Election, l.Token, ErrLost, err)
+		}
+		return fmt.Errorf("lease: proclaim %q: %w", l.Election, err)
+	}
+	l.value.Store(&value)
+	return nil
+}
+
+// session returns the store session l's key is bound to, or nil if the
+// elector no longer has it.
+func (l *Leadership) session() backends.Session {
+	var s backends.Session
+	l.e.do(func(time.Time) { s = l.e.sessions[l.epoch] })
+	return s
+}
+
+// proclaimed is the value l last proclaimed.
+func (l *Leadership) proclaimed() string {
+	if v := l.value.Load(); v != nil {
+		return *v
+	}
+	return ""
+}
+
+// keyValue is l's key value with value proclaimed and marker m (nil:
+// none): two lines if both are empty and the elector has no labels.
+func (l *Leadership) keyValue(value string, m *handoverMarker) []byte {
+	x := leaderExtra{Value: value, Handover: m}
+	if value != "" || m != nil {
+		x.Labels = l.e.opts.Labels
+	}
+	return encodeLeader(leaderValue{identity: l.Identity, since: l.since, extra: x})
+}
+
+// markedValue is l's key value naming session to as the handover's
+// target, which the others let take the key for hold; it keeps the value
+// last proclaimed.
+func (l *Leadership) markedValue(to string, hold time.Duration) []byte {
+	return l.keyValue(l.proclaimed(), &handoverMarker{To: to, Hold: hold.String()})
+}

@@ -1,0 +1,147 @@
+package lease
+
+import (
+	"context"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// The elector's candidate records (backends.Roster). A campaign joins its
+// election's roster once its first outcome is known: it won, or the key
+// was taken (in queue mode: once its queue entry is made, whose token the
+// record then carries). That is one write per campaign and session; a
+// record is rewritten only when the core asks (publish), and deleted when
+// the campaign or leadership ends. Records go with their session anyway.
+//
+// All of it is owned by the loop goroutine. The writes of one election go
+// one at a time, each after the last one's outcome, so that a Leave never
+// overtakes the Join it undoes.
+
+// rosterEntry is the state of the elector's record in one election's
+// roster.
+type rosterEntry struct {
+	camp *candidacy       // the campaign's candidacy; nil: it ended
+	s    backends.Session // the session of the record written, or perhaps written; nil: none
+	gen  uint64           // camp's generation last written, or tried
+	busy bool             // a Join or Leave in flight
+}
+
+// candidacy is what a campaign publishes in its record.
+type candidacy struct {
+	s      backends.Session // the session it stands on; nil: not yet joined
+	queue  uint64           // its queue entry's token; 0: none
+	joined time.Time        // when it first joined, for display
+	damped bool
+	gen    uint64 // bumped at each change that asks for a write
+}
+
+// candidacy returns election's candidacy, made if needed.
+func (e *LeaseElector) candidacy(election string) *candidacy {
+	r := e.rosters[election]
+	if r == nil {
+		r = &rosterEntry{}
+		e.rosters[election] = r
+	}
+	if r.camp == nil {
+		r.camp = &candidacy{}
+	}
+	return r.camp
+}
+
+// stand joins election's roster on the live session, with the queue
+// entry's token queue (0: none), if the campaign has not joined on it yet.
+// Called when a campaign's outcome is known.
+func (e *LeaseElector) stand(election string, queue uint64) {
+	s := e.liveSession()
+	if e.roster == nil || s == nil || !e.m.Active(election) {
+		return
+	}
+	c := e.candidacy(election)
+	if c.s == s {
+		return // joined on this session: one write per campaign
+	}
+	if c.joined.IsZero() {
+		c.joined = time.Now()
+	}
+	c.s, c.queue, c.gen = s, queue, e.nextGen()
+	e.reconcile(election)
+}
+
+// publish rewrites the campaign's record for election with its damped
+// state, best effort; the core's Publish action. A campaign that has not
+// joined yet carries it into its join.
+func (e *LeaseElector) publish(election string, damped bool) {
+	if e.roster == nil || !e.m.Active(election) {
+		return
+	}
+	c := e.candidacy(election)
+	if c.damped == damped && c.s != nil {
+		return
+	}
+	c.damped = damped
+	if c.s != nil {
+		c.gen = e.nextGen()
+		e.reconcile(election)
+	}
+}
+
+// leaveRoster ends election's candidacy and deletes its record.
+func (e *LeaseElector) leaveRoster(election string) {
+	if r := e.rosters[election]; r != nil {
+		r.camp = nil
+		e.reconcile(election)
+	}
+}
+
+func (e *LeaseElector) nextGen() uint64 {
+	e.gens++
+	return e.gens
+}
+
+// reconcile makes the next write of election's record, if one is due and
+// none is in flight.
+func (e *LeaseElector) reconcile(election string) {
+	r := e.rosters[election]
+	switch {
+	case r == nil || r.busy:
+	case r.camp != nil && r.camp.s != nil && r.camp.gen != r.gen:
+		r.busy, r.gen, r.s = true, r.camp.gen, r.camp.s
+		s, v := r.s, e.candidateRecord(r.camp)
+		e.rosterCall(election, "candidate record not written", func(ctx context.Context) error {
+			_, err := e.roster.Join(ctx, s, election, v)
+			return err
+		})
+	case r.camp == nil && r.s != nil && r.s == e.liveSession():
+		s := r.s
+		r.busy, r.s = true, nil
+		e.rosterCall(election, "candidate record not deleted", func(ctx context.Context) error {
+			return e.roster.Leave(ctx, s, election)
+		})
+	case r.camp == nil:
+		delete(e.rosters, election) // a record on an older session went with it
+	}
+}
+
+// rosterCall runs fn, one attempt bounded by RequestTimeout, and goes on
+// with election's next write when it is done.
+func (e *LeaseElector) rosterCall(election, what string, fn func(context.Context) error) {
+	e.call(time.Time{}, true, func(ctx context.Context) {
+		err := fn(ctx)
+		if err != nil {
+			e.log.Log(ctx, levelOf(err), what, "election", election, "err", err)
+		}
+		e.post(func(time.Time) {
+			if r := e.rosters[election]; r != nil {
+				r.busy = false
+				e.reconcile(election)
+			}
+		})
+	})
+}
+
+// candidateRecord is the value of c's record.
+func (e *LeaseElector) candidateRecord(c *candidacy) []byte {
+	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
+		Labels: e.opts.Labels, Joined: joinedAt(c.joined), NoLead: e.opts.NoLead, Damped: c.damped, Queue: c.queue})
+}
