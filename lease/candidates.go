@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
 // Candidate is one entry of an election's candidate list, as its record
@@ -135,4 +136,16 @@ func candidateOf(r backends.Record) (Candidate, bool) {
 		c.Requester, c.Request = true, v.Request.Handover
 	}
 	return c, true
+}
+
+// coreCandidates decodes a roster for the core (core.Machine.Roster).
+func coreCandidates(recs []backends.Record) []core.Candidate {
+	cs := make([]core.Candidate, 0, len(recs))
+	for _, r := range recs {
+		if c, ok := candidateOf(r); ok {
+			cs = append(cs, core.Candidate{Session: c.Session, Identity: c.Identity, Priority: c.Priority,
+				MayLead: c.MayLead, Damped: c.Damped, Order: c.order, Request: c.Requester, To: c.Request})
+		}
+	}
+	return cs
 }

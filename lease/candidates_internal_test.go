@@ -42,4 +42,8 @@ func TestSuccession(t *testing.T) {
 	if n := got[6]; n.MayLead || n.Requester {
 		t.Errorf("nolead: %+v", n)
 	}
+	cc := coreCandidates(recs)
+	if len(cc) != 8 || !cc[0].Request || cc[1].MayLead || !cc[2].Damped || cc[3].Order != 40 || cc[5].Order != 6 || cc[7].Order != 9 {
+		t.Errorf("coreCandidates = %+v", cc)
+	}
 }

@@ -31,6 +31,21 @@
 // tokens and the guarantees below are the same in both modes, and
 // candidates of both kinds may share an election.
 //
+// # Candidates
+//
+// On a store that implements backends.Roster (etcd, ZooKeeper and Consul
+// do), each campaign also publishes a candidate record in the election's
+// roster, bound to its session: its identity, Options.Priority and
+// Options.Labels, whether it may lead (Options.NoLead) and whether it is
+// damped (Options.Damping). It writes the record once, when its first
+// outcome is known (it won, or found the key taken and took its place in
+// line), and deletes it when the campaign or leadership ends; a crashed
+// candidate's record goes with its session. LeaseElector.Candidates lists
+// the records in succession order, and ObserveCandidates follows the list
+// as Observe follows the leader. A leader can also publish a value to
+// observers without a new term or token (Leadership.Proclaim,
+// LeaderInfo.Value).
+//
 // # Timing
 //
 // The elector decides loss locally, on its monotonic clock: a leadership

@@ -201,12 +201,12 @@ func (e *LeaseElector) observed(now time.Time, election string, op uint64, rec b
 
 // queuedSession returns, in queue mode, the session of a waiting
 // election's queue entry: for a Wait on a key another session holds, the
-// live session. Otherwise it returns nil. A candidate that may not lead
-// (Options.NoLead) takes no place in the queue: at its head, it would
-// hold up those behind it.
+// live session. Otherwise it returns nil. A campaign that will not take
+// the key when it goes (Options.NoLead, or the core's Direct wait) takes
+// no place in the queue: at its head, it would hold up those behind it.
 func (e *LeaseElector) queuedSession(a core.Action) backends.Session {
 	s := e.liveSession()
-	if e.queue == nil || e.opts.NoLead || a.Kind != core.Wait || !a.Record.Exists() || s == nil || a.Record.Owner == s.ID() {
+	if e.queue == nil || e.opts.NoLead || a.Direct || a.Kind != core.Wait || !a.Record.Exists() || s == nil || a.Record.Owner == s.ID() {
 		return nil
 	}
 	return s

@@ -61,10 +61,12 @@ func (e *LeaseElector) stand(election string, queue uint64) {
 	if c.s == s {
 		return // joined on this session: one write per campaign
 	}
+	now := time.Now()
 	if c.joined.IsZero() {
-		c.joined = time.Now()
+		c.joined = now
 	}
 	c.s, c.queue, c.gen = s, queue, e.nextGen()
+	c.damped = now.Before(e.m.DampedUntil(election))
 	e.reconcile(election)
 }
 

@@ -82,8 +82,8 @@ func decodeLeader(v []byte) leaderValue {
 	}
 	at, third, three := bytes.Cut(rest, []byte("\n"))
 	t, err := time.Parse(time.RFC3339Nano, string(at))
-	if err != nil {
-		return foreign
+	if y := t.UTC().Year(); err != nil || y < 0 || y > 9999 {
+		return foreign // a time that would not read back once written in UTC
 	}
 	lv := leaderValue{identity: string(id), since: t}
 	if three && (len(third) == 0 || third[0] != '{' || json.Unmarshal(third, &lv.extra) != nil) {
