@@ -31,7 +31,9 @@ func (e *LeaseElector) perform(a core.Action) {
 		e.stand(a.Election, 0)
 	case core.Lost:
 		e.lost(a.Election, a.Err)
-		e.leaveRoster(a.Election)
+		if !e.m.Active(a.Election) {
+			e.leaveRoster(a.Election) // no Released follows
+		}
 	case core.Released:
 		e.leaveQueue(a.Election, e.liveSession())
 		e.released(a.Election, a.Err)
