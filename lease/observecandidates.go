@@ -44,11 +44,12 @@ func (e *LeaseElector) ObserveCandidates(ctx context.Context, election string) (
 }
 
 // rosterState is what followCandidates knows of an election: its roster
-// at rev and its leader key. rev 0: read both again.
+// at rev and its leader key, if read is set; else both are to be read.
 type rosterState struct {
 	recs   []backends.Record
 	rev    uint64
 	leader backends.Record
+	read   bool
 }
 
 func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch chan<- []Candidate) {
@@ -57,7 +58,7 @@ func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch
 	first := true
 	for ctx.Err() == nil {
 		var err error
-		if st.rev == 0 {
+		if !st.read {
 			err = e.readRoster(ctx, election, &st)
 		} else {
 			err = e.awaitRoster(ctx, &st)
@@ -67,10 +68,10 @@ func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch
 			e.log.Error("observe candidates refused by the store", "election", election, "err", err)
 			return
 		case errors.Is(err, backends.ErrCompacted):
-			st.rev = 0
+			st.read = false
 			continue
 		case err != nil:
-			st.rev = 0
+			st.read = false
 			e.pause(ctx, e.opts.RetryInterval)
 			continue
 		}
@@ -94,7 +95,7 @@ func (e *LeaseElector) readRoster(ctx context.Context, election string, st *rost
 	if err != nil {
 		return err
 	}
-	*st = rosterState{recs: recs, rev: max(rev, 1), leader: leader}
+	*st = rosterState{recs: recs, rev: rev, leader: leader, read: true}
 	return nil
 }
 
@@ -110,11 +111,11 @@ func (e *LeaseElector) awaitRoster(ctx context.Context, st *rosterState) error {
 	out := make(chan change, 2)
 	go func() {
 		recs, rev, err := e.roster.WaitList(ctx, st.leader.Election, st.rev)
-		out <- change{rosterState{recs: recs, rev: rev, leader: st.leader}, err}
+		out <- change{rosterState{recs: recs, rev: rev, leader: st.leader, read: true}, err}
 	}()
 	go func() {
 		leader, err := e.store.Wait(ctx, st.leader)
-		out <- change{rosterState{recs: st.recs, rev: st.rev, leader: leader}, err}
+		out <- change{rosterState{recs: st.recs, rev: st.rev, leader: leader, read: true}, err}
 	}()
 	c := <-out
 	cancel()
