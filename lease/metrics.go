@@ -24,6 +24,37 @@ type Metrics interface {
 	Lost(election, reason string)
 }
 
+// PolicyMetrics is an optional extension of Metrics for the election
+// policies (see Options.Preempt, Options.Damping). The elector calls it by
+// type assertion on Options.Metrics, so a Metrics that does not implement
+// it keeps working. Its methods are called as Metrics' are: from the
+// elector's goroutines, one call at a time per elector, and must not
+// block.
+type PolicyMetrics interface {
+	// Handover reports that this elector, leading election, gave the
+	// leadership up on purpose to another candidate. cause is one of the
+	// Cause* constants.
+	Handover(election, cause string)
+	// Damped reports that this elector's candidacy in election began
+	// (true) or stopped (false) sitting out a flap-damping penalty. Every
+	// false follows a true.
+	Damped(election string, damped bool)
+}
+
+// Causes of a handover, as given to PolicyMetrics.Handover.
+const (
+	// CauseHandover: Leadership.HandOver.
+	CauseHandover = "handover"
+	// CausePreempt: a candidate of higher priority (Options.Preempt).
+	CausePreempt = "preempt"
+	// CauseRequest: a request from outside the leader, such as
+	// leasehold handover.
+	CauseRequest = "request"
+	// CauseResign: a resign that passed the key to the top of the
+	// succession order.
+	CauseResign = "resign"
+)
+
 // Reasons a leadership ended, as given to Metrics.Lost and logged.
 const (
 	ReasonResigned       = "resigned"

@@ -18,17 +18,24 @@ import (
 //	leasehold_losses_total{election,reason}     leaderships ended, by lease.Reason
 //	leasehold_acquire_seconds{election}         histogram: Campaign call to win
 //	leasehold_renew_seconds                     histogram: renewal round trip
+//	leasehold_handovers_total{election,cause}   leaderships handed over, by lease.Cause*
+//	leasehold_damped{election}                  1 while this elector sits out a damping penalty, else 0
 //
-// It is safe for concurrent use.
+// It implements lease.PolicyMetrics too. It is safe for concurrent use.
 type Metrics struct {
 	leader      *prometheus.GaugeVec
 	transitions *prometheus.CounterVec
 	losses      *prometheus.CounterVec
 	acquire     *prometheus.HistogramVec
 	renew       prometheus.Histogram
+	handovers   *prometheus.CounterVec
+	damped      *prometheus.GaugeVec
 }
 
-var _ lease.Metrics = (*Metrics)(nil)
+var (
+	_ lease.Metrics       = (*Metrics)(nil)
+	_ lease.PolicyMetrics = (*Metrics)(nil)
+)
 
 // New creates the collectors and registers them with reg. It fails if reg
 // already holds collectors of these names (one Metrics per registry; share
@@ -46,8 +53,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			[]string{"election"}),
 		renew: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "leasehold_renew_seconds",
 			Help: "Round trip of a successful session renewal.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
+		handovers: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "leasehold_handovers_total",
+			Help: "Leaderships this process handed over on purpose, by cause."}, []string{"election", "cause"}),
+		damped: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "leasehold_damped",
+			Help: "1 while this process sits out a flap-damping penalty in the election, else 0."}, []string{"election"}),
 	}
-	for _, c := range []prometheus.Collector{m.leader, m.transitions, m.losses, m.acquire, m.renew} {
+	for _, c := range []prometheus.Collector{m.leader, m.transitions, m.losses, m.acquire, m.renew, m.handovers, m.damped} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -76,4 +87,18 @@ func (m *Metrics) Renewed(d time.Duration) { m.renew.Observe(d.Seconds()) }
 // Lost counts leasehold_losses_total.
 func (m *Metrics) Lost(election, reason string) {
 	m.losses.WithLabelValues(election, reason).Inc()
+}
+
+// Handover counts leasehold_handovers_total.
+func (m *Metrics) Handover(election, cause string) {
+	m.handovers.WithLabelValues(election, cause).Inc()
+}
+
+// Damped sets leasehold_damped.
+func (m *Metrics) Damped(election string, damped bool) {
+	v := 0.0
+	if damped {
+		v = 1
+	}
+	m.damped.WithLabelValues(election).Set(v)
 }

@@ -71,3 +71,33 @@ leasehold_transitions_total{election="jobs/a"} 1
 		t.Fatalf("acquire histogram series: %d (%v), want 1", n, err)
 	}
 }
+
+// TestPolicyMetrics checks what the collectors of lease.PolicyMetrics say
+// after handovers and a damping penalty that began and ended.
+func TestPolicyMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := prom.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pm lease.PolicyMetrics = m
+	pm.Handover("jobs/a", lease.CausePreempt)
+	pm.Handover("jobs/a", lease.CausePreempt)
+	pm.Handover("jobs/a", lease.CauseRequest)
+	pm.Damped("jobs/a", true)
+	pm.Damped("jobs/b", true)
+	pm.Damped("jobs/b", false)
+	want := `
+# HELP leasehold_damped 1 while this process sits out a flap-damping penalty in the election, else 0.
+# TYPE leasehold_damped gauge
+leasehold_damped{election="jobs/a"} 1
+leasehold_damped{election="jobs/b"} 0
+# HELP leasehold_handovers_total Leaderships this process handed over on purpose, by cause.
+# TYPE leasehold_handovers_total counter
+leasehold_handovers_total{cause="preempt",election="jobs/a"} 2
+leasehold_handovers_total{cause="request",election="jobs/a"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "leasehold_damped", "leasehold_handovers_total"); err != nil {
+		t.Fatal(err)
+	}
+}
