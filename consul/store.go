@@ -109,6 +109,7 @@ type store struct {
 	node      string      // Options.SessionNode
 	nodeReady atomic.Bool // node is in the catalog
 	hub       *hub        // the WatchSets' query
+	empties   emptyRosters
 }
 
 var _ driver = (*store)(nil)
