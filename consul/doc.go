@@ -102,9 +102,11 @@
 // it with the new value (one transaction, which keeps the CreateIndex),
 // Leave deletes it guarded by a session check (one transaction), List is
 // a consistent list of the election's records and WaitList a blocking
-// query on that list from the given revision. For an empty roster Consul
-// answers with the index of the whole KV store, so WaitList may return
-// early with the same roster.
+// query on that list from the given revision. For a prefix with no records
+// and no deletions it still remembers, Consul answers with the index of
+// the whole KV store, which any write moves on: WaitList waits on through
+// that if the same Store returned the roster at the given revision empty,
+// and may otherwise return early with the same, empty roster.
 //
 // The Store is also a backends.Watcher: its WatchSets share one blocking
 // query, a recursive list of the prefix, however many elections they
