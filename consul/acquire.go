@@ -1,6 +1,7 @@
 package consul
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,8 +44,13 @@ func (ss *session) acquire(ctx context.Context, election string, value []byte, g
 
 // lock runs the transaction "guard; lock the key with this session and the
 // flags api.Lock uses; read it back". The lock's ModifyIndex is the token.
+// A value holding tokenMark, which could pass for a proclaimed key's
+// token, is refused without I/O.
 func (ss *session) lock(ctx context.Context, election string, value []byte, guard *api.KVTxnOp) (backends.Record, error) {
 	key := guard.Key
+	if bytes.Contains(value, []byte(tokenMark)) {
+		return backends.Record{}, fmt.Errorf("consul: create %q: the value holds the bytes %q that Proclaim keeps a token with", election, tokenMark)
+	}
 	resp, err := ss.s.txn(ctx, "create", election, api.TxnOps{
 		{KV: guard},
 		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: key, Value: value, Flags: api.LockFlagValue, Session: ss.id}},
@@ -57,7 +63,7 @@ func (ss *session) lock(ctx context.Context, election string, value []byte, guar
 	if p == nil || p.Session != ss.id {
 		return backends.Record{}, fmt.Errorf("consul: create %q: the lock transaction returned %+v, not the key locked by session %s", election, p, ss.id)
 	}
-	ss.hold(key, p.ModifyIndex)
+	ss.hold(key, tokenOf(p), p.ModifyIndex)
 	return record(election, p, p.ModifyIndex), nil
 }
 
@@ -79,7 +85,7 @@ func (ss *session) createExisting(ctx context.Context, election string, value []
 		return backends.Record{}, fmt.Errorf("consul: create %q: key %q has flags %#x, not api.LockFlagValue %#x: %w",
 			election, p.Key, p.Flags, uint64(api.LockFlagValue), api.ErrLockConflict)
 	case p.Session == ss.id:
-		ss.hold(p.Key, p.ModifyIndex)
+		ss.hold(p.Key, tokenOf(p), p.ModifyIndex)
 		return record(election, p, rev), nil
 	case p.Session != "":
 		return record(election, p, rev), fmt.Errorf("consul: create %q: %w (held by session %s)", election, backends.ErrKeyExists, p.Session)

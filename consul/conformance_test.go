@@ -52,6 +52,13 @@ func TestAgent(t *testing.T) {
 		{"WatchAfterLastClose", testWatchAfterLastClose},
 		{"WatchThousand", testWatchThousand},
 		{"WatchHeap", testWatchHeap},
+		{"ProclaimKeepsLock", testProclaimKeepsLock},
+		{"ProclaimWakesWaiters", testProclaimWakesWaiters},
+		{"ProclaimRefused", testProclaimRefused},
+		{"ProclaimKeepsAPILockWaiting", testProclaimKeepsAPILockWaiting},
+		{"NudgeWakesWaiters", testNudgeWakesWaiters},
+		{"RosterRecords", testRosterRecords},
+		{"RosterNested", testRosterNested},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
 	}

@@ -18,10 +18,42 @@
 // The fencing token is the key's ModifyIndex at acquisition: the Raft index
 // of the transaction that locked it, greater than every earlier index,
 // including those of earlier incarnations of the key (LockIndex would not
-// do: it restarts at 1 when the key is deleted). This package never
-// modifies a key it holds; if someone else writes it (a plain PUT keeps the
-// lock), its ModifyIndex, and so its token, changes, and the holder's
-// elector treats that as having lost the key.
+// do: it restarts at 1 when the key is deleted). This package modifies a
+// key it holds only in Proclaim; if someone else writes it (a plain PUT
+// keeps the lock), its ModifyIndex, and so its token, changes, and the
+// holder's elector treats that as having lost the key.
+//
+// # Proclaim
+//
+// A Proclaim changes the key's value, and so its ModifyIndex, while the
+// token must stay. It keeps the token in the value: it writes the new
+// value followed by a trailer, "\n\x00leasehold-token=" and the token in
+// decimal, and the token of a locked key with the flags api.LockFlagValue
+// whose value ends with such a trailer, naming a token below its
+// ModifyIndex, is that token; the Record's Value is what precedes the
+// trailer. Every other key's token is its ModifyIndex. Every acquisition,
+// this package's and api.Lock's, writes a whole value, so a trailer never
+// outlives its incarnation, and Create and Proclaim refuse a value that
+// holds the trailer's bytes. Proclaim is one transaction, "the key holds
+// the token; it is locked by this session; lock it again with this
+// session and the new value; read it back": the relock keeps the session,
+// the CreateIndex, the LockIndex and the flags.
+//
+// The flags stay api.LockFlagValue because api.Lock refuses, with
+// api.ErrLockConflict, any key it finds with other flags, even while it
+// only waits: keeping the token in the flags would end every api.Lock
+// waiting on a proclaimed key. The cost is that a reader of the raw key
+// (the consul CLI, an older leasehold) sees the trailer after a Proclaim.
+//
+// The guard "the key holds the token" of Delete, GuardedPut and Proclaim
+// is a check of the key's ModifyIndex against the token, in the same
+// transaction as the write: one request while the key is as acquired. If
+// the check fails, the call reads the key, and if it is locked and holds
+// the token by the rule above (it was proclaimed), runs the transaction
+// once more, checked against the ModifyIndex just read, so that a change
+// in between still rolls it back: two requests after a Proclaim, and a
+// plain error (try again) if the key changed between them. This is the
+// one place a call makes a second attempt.
 //
 // # Create, Delete and Close
 //
@@ -57,7 +89,24 @@
 // from 0.
 //
 // The Store is a backends.Queuer: an entry's token is its key's
-// CreateIndex, and WaitGone is a blocking query on the entry ahead.
+// CreateIndex, and WaitGone is a blocking query on the entry ahead, which
+// returns when the entry is gone or has been written after the Record's
+// Revision. Nudge relocks the entry with its own session, its value and
+// its flags plus one (Consul skips a write that changes nothing), guarded
+// by the ModifyIndex it read just before: the entry keeps its session,
+// CreateIndex and LockIndex, and its ModifyIndex moves on.
+//
+// The Store is a backends.Roster: a session's record is the KV key
+// Prefix + "~roster/" + election + "/~" + session ID, locked by the
+// session like a queue entry; its token is its CreateIndex. Join relocks
+// it with the new value (one transaction, which keeps the CreateIndex),
+// Leave deletes it guarded by a session check (one transaction), List is
+// a consistent list of the election's records and WaitList a blocking
+// query on that list from the given revision. For a prefix with no records
+// and no deletions it still remembers, Consul answers with the index of
+// the whole KV store, which any write moves on: WaitList waits on through
+// that if the same Store returned the roster at the given revision empty,
+// and may otherwise return early with the same, empty roster.
 //
 // The Store is also a backends.Watcher: its WatchSets share one blocking
 // query, a recursive list of the prefix, however many elections they

@@ -15,11 +15,13 @@ import (
 // keys.Data).
 func (s *store) dataKey(key string) string { return keys.Data(s.prefix, key) }
 
-// GuardedPut sets key in a transaction whose first operation checks that
-// the leader key's ModifyIndex is token: the adapter never writes a leader
-// key after taking it, and a session's invalidation deletes it, so the
-// index is the token exactly while that incarnation is held. The check and
-// the write are one atomic step.
+// GuardedPut sets key in a transaction guarded by "the leader key holds
+// token" (see heldTxn): a check of the key's ModifyIndex, which is the
+// token while the key is as acquired, and the index read just before
+// after a Proclaim, when the write takes two requests. A session's
+// invalidation deletes the key and every acquisition moves the index on,
+// so the check holds exactly while that incarnation is held. The check
+// and the write are one atomic step.
 func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
 	if err := backends.ValidateElection(key); err != nil {
 		return fmt.Errorf("consul: guarded put %q: data key: %w", election, err)
@@ -27,13 +29,12 @@ func (s *store) GuardedPut(ctx context.Context, election string, token uint64, k
 	if token == 0 {
 		return fmt.Errorf("consul: guarded put %q: token 0: %w", election, backends.ErrNotLeader)
 	}
-	_, err := s.txn(ctx, "guarded put", election, api.TxnOps{
-		{KV: &api.KVTxnOp{Verb: api.KVCheckIndex, Key: s.key(election), Index: token}},
+	_, err := s.heldTxn(ctx, "guarded put", election, token, api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVSet, Key: s.dataKey(key), Value: value}},
 	})
 	var rb *rolledBack
 	switch {
-	case errors.As(err, &rb) && rb.failedAt(0):
+	case errors.Is(err, errNotHeld):
 		return fmt.Errorf("consul: guarded put %q at token %d: %w: %w", election, token, backends.ErrNotLeader, err)
 	case errors.As(err, &rb):
 		return fmt.Errorf("consul: guarded put %q: %w", election, err)

@@ -44,7 +44,7 @@ func (s *store) Enqueue(ctx context.Context, bs backends.Session, election strin
 	var rb *rolledBack
 	switch {
 	case errors.As(err, &rb):
-		return backends.Record{}, s.enqueueRefused(ctx, election, ss.id, rb)
+		return backends.Record{}, s.ownRefused(ctx, "enqueue", election, ss.id, rb)
 	case err != nil:
 		return backends.Record{}, err
 	}
@@ -55,21 +55,22 @@ func (s *store) Enqueue(ctx context.Context, bs backends.Session, election strin
 	return backends.Record{Election: election, Owner: ss.id, Token: p.CreateIndex, Revision: p.ModifyIndex}, nil
 }
 
-// enqueueRefused explains a lock Consul refused on a queue entry: the
-// session is gone (Consul refuses a lock by an unknown session), or
-// something else went wrong. No other session can hold the entry, whose
-// key is this session's own, nor can a lock-delay be in force on it: that
-// is armed only when the session holding the key is invalidated.
-func (s *store) enqueueRefused(ctx context.Context, election, id string, rb *rolledBack) error {
+// ownRefused explains a lock Consul refused on a session's own key, a
+// queue entry or a roster record (op names the call): the session is gone
+// (Consul refuses a lock by an unknown session), or something else went
+// wrong. No other session can hold the key, which is this session's own,
+// nor can a lock-delay be in force on it: that is armed only when the
+// session holding the key is invalidated.
+func (s *store) ownRefused(ctx context.Context, op, election, id string, rb *rolledBack) error {
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	info, _, err := s.c.Session().Info(id, q)
 	if err != nil {
-		return classify("enqueue", election, ctx, fmt.Errorf("%w; looking up session %s: %w", rb, id, err))
+		return classify(op, election, ctx, fmt.Errorf("%w; looking up session %s: %w", rb, id, err))
 	}
 	if info == nil {
-		return fmt.Errorf("consul: enqueue %q: %w: session %s: %w", election, backends.ErrSessionExpired, id, rb)
+		return fmt.Errorf("%s: %w: session %s: %w", opName(op, election), backends.ErrSessionExpired, id, rb)
 	}
-	return fmt.Errorf("consul: enqueue %q: Consul refused to lock the entry of live session %s: %w", election, id, rb)
+	return fmt.Errorf("%s: Consul refused to lock the key of live session %s: %w", opName(op, election), id, rb)
 }
 
 // Ahead lists election's entries with a consistent read and returns the
@@ -95,11 +96,13 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 
 // WaitGone runs blocking queries on the entry's key, the first from index
 // 0 (an immediate read), each next one from the index the last returned
-// (see Wait), until the key is absent, is another incarnation (another
-// CreateIndex) or is no longer held by its session; it returns nil then.
-// A query whose wait time runs out with the entry in place is sent again.
-// It returns an error wrapping backends.ErrCanceled when ctx ends first,
-// and any other failure of a query classified, as the other calls do.
+// (see Wait), until the key is no longer the entry as read (see
+// unchanged): it is absent, another incarnation (another CreateIndex), no
+// longer held by its session, or rewritten after entry.Revision, as by a
+// Nudge (its ModifyIndex moved past it); it returns nil then. A query
+// whose wait time runs out with the entry in place is sent again. It
+// returns an error wrapping backends.ErrCanceled when ctx ends first, and
+// any other failure of a query classified, as the other calls do.
 func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 	prefix := s.queuePrefix(entry.Election)
 	key := prefix + entry.Owner
@@ -110,7 +113,7 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 		if err != nil {
 			return classify("queue wait", entry.Election, ctx, err)
 		}
-		if !isEntry(p, prefix) || p.CreateIndex != entry.Token {
+		if !unchanged(p, prefix, entry) {
 			return nil
 		}
 		idx = nextIndex(idx, meta.LastIndex)
@@ -150,7 +153,41 @@ func isEntry(p *api.KVPair, prefix string) bool {
 	return p != nil && p.Session != "" && p.Key == prefix+p.Session
 }
 
-// Nudge is not yet implemented: see issue 13.
+// unchanged reports whether p, read under prefix, is still entry as it
+// was read at entry.Revision (by Enqueue or Ahead): the same incarnation
+// (CreateIndex entry.Token), held, and not written since (ModifyIndex at
+// most entry.Revision). WaitGone waits for it to turn false.
+func unchanged(p *api.KVPair, prefix string, entry backends.Record) bool {
+	return isEntry(p, prefix) && p.CreateIndex == entry.Token && p.ModifyIndex <= entry.Revision
+}
+
+// Nudge reads the entry's key consistently and, if it is still the entry
+// (locked by its owner, with CreateIndex Token), locks it again with its
+// own session, with its value and its flags plus one, in a transaction
+// guarded by the ModifyIndex it read. The relock keeps the session, the
+// CreateIndex (Token) and the LockIndex, and moves the ModifyIndex on,
+// which wakes a WaitGone on the entry; the changed flags make it a write
+// (Consul skips a write that changes nothing). A key that is absent,
+// another incarnation or no longer held is left alone, and Nudge returns
+// nil. If the key changes between the read and the write, Nudge returns a
+// plain error and the caller may call it again.
 func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	return errors.New("consul: Nudge is not implemented yet")
+	prefix := s.queuePrefix(entry.Election)
+	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
+	p, _, err := s.kv.Get(prefix+entry.Owner, q)
+	if err != nil {
+		return classify("nudge", entry.Election, ctx, err)
+	}
+	if !isEntry(p, prefix) || p.CreateIndex != entry.Token {
+		return nil
+	}
+	_, err = s.txn(ctx, "nudge", entry.Election, api.TxnOps{
+		{KV: &api.KVTxnOp{Verb: api.KVCheckIndex, Key: p.Key, Index: p.ModifyIndex}},
+		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: p.Key, Value: p.Value, Flags: p.Flags + 1, Session: p.Session}},
+	})
+	var rb *rolledBack
+	if errors.As(err, &rb) {
+		return fmt.Errorf("consul: nudge %q: the entry of session %s changed while being nudged; try again: %w", entry.Election, entry.Owner, err)
+	}
+	return err
 }

@@ -20,6 +20,38 @@ func TestRecord(t *testing.T) {
 	}
 }
 
+// TestRecordProclaimed: a locked key whose value ends with the token
+// trailer reports the trailer's token and the value before it, if the
+// token is below the key's ModifyIndex and the flags are api.Lock's; any
+// other trailer is part of the value, and the token the ModifyIndex.
+func TestRecordProclaimed(t *testing.T) {
+	pair := func(v []byte, flags, modify uint64) *api.KVPair {
+		return &api.KVPair{Value: v, Session: "s", ModifyIndex: modify, Flags: flags}
+	}
+	lf := uint64(api.LockFlagValue)
+	for _, c := range []struct {
+		name  string
+		p     *api.KVPair
+		token uint64
+		value string
+	}{
+		{"proclaimed", pair(withToken([]byte("v2"), 9), lf, 12), 9, "v2"},
+		{"proclaimed empty", pair(withToken(nil, 9), lf, 12), 9, ""},
+		{"token not below the index", pair(withToken([]byte("v"), 12), lf, 12), 12, "v" + tokenMark + "12"},
+		{"token 0", pair([]byte("v"+tokenMark+"0"), lf, 12), 12, "v" + tokenMark + "0"},
+		{"leading zero", pair([]byte("v"+tokenMark+"09"), lf, 12), 12, "v" + tokenMark + "09"},
+		{"not digits", pair([]byte("v"+tokenMark+"9x"), lf, 12), 12, "v" + tokenMark + "9x"},
+		{"no digits", pair([]byte("v"+tokenMark), lf, 12), 12, "v" + tokenMark},
+		{"foreign flags", pair(withToken([]byte("v"), 9), 0, 12), 12, "v" + tokenMark + "9"},
+		{"last trailer counts", pair(withToken(withToken([]byte("v"), 3), 9), lf, 12), 9, "v" + tokenMark + "3"},
+	} {
+		r := record("e", c.p, 12)
+		if r.Token != c.token || string(r.Value) != c.value || tokenOf(c.p) != c.token {
+			t.Errorf("%s: token %d, value %q; want %d, %q", c.name, r.Token, r.Value, c.token, c.value)
+		}
+	}
+}
+
 func TestNextIndex(t *testing.T) {
 	for _, c := range []struct{ prev, last, want uint64 }{
 		{10, 12, 12}, // moved on

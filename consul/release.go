@@ -14,19 +14,19 @@ import (
 // takes 128 operations per transaction since 1.22 and 64 before.
 const txnChunk = 64
 
-// Delete deletes the key in a transaction guarded by ModifyIndex == token,
-// so it deletes only the incarnation that token names. Deleting a locked
-// key arms no lock-delay: a waiter can take it at once.
+// Delete deletes the key in a transaction guarded by "the key holds
+// token" (see heldTxn), so it deletes only the incarnation that token
+// names: one request, or two after a Proclaim. Deleting a locked key arms
+// no lock-delay: a waiter can take it at once.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
 	key := ss.s.key(election)
-	_, err := ss.s.txn(ctx, "delete", election, api.TxnOps{
-		{KV: &api.KVTxnOp{Verb: api.KVCheckIndex, Key: key, Index: token}},
+	_, err := ss.s.heldTxn(ctx, "delete", election, token, api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: key}},
 	})
 	var rb *rolledBack
 	switch {
-	case errors.As(err, &rb) && rb.failedAt(0):
-		err = fmt.Errorf("consul: delete %q at token %d: %w", election, token, backends.ErrNotFound)
+	case errors.Is(err, errNotHeld):
+		err = fmt.Errorf("consul: delete %q at token %d: %w: %w", election, token, backends.ErrNotFound, err)
 	case errors.As(err, &rb):
 		return fmt.Errorf("consul: delete %q: %w", election, err)
 	case err != nil:
@@ -37,14 +37,14 @@ func (ss *session) Delete(ctx context.Context, election string, token uint64) er
 }
 
 // deleteHeld deletes the keys the session took, up to txnChunk keys per
-// transaction, each only if its ModifyIndex is still the token it was
-// taken with. A transaction that fails or is rolled back (one of its keys
+// transaction, each only if its ModifyIndex is still the one it was taken
+// or last proclaimed with. A transaction that fails or is rolled back (one of its keys
 // changed) is left alone: destroying the session deletes the keys it
 // still holds, with their lock-delay armed.
 func (ss *session) deleteHeld(ctx context.Context) {
 	var ops api.TxnOps
-	for key, token := range ss.takeHeld() {
-		ops = append(ops, &api.TxnOp{KV: &api.KVTxnOp{Verb: api.KVDeleteCAS, Key: key, Index: token}})
+	for key, h := range ss.takeHeld() {
+		ops = append(ops, &api.TxnOp{KV: &api.KVTxnOp{Verb: api.KVDeleteCAS, Key: key, Index: h.index}})
 		if len(ops) == txnChunk {
 			_, _ = ss.s.txn(ctx, "close", "", ops)
 			ops = nil

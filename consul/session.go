@@ -30,7 +30,7 @@ func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Ses
 	if err != nil {
 		return nil, classify("create session", "", ctx, err)
 	}
-	return &session{s: s, id: id, ttl: ttl, held: make(map[string]uint64)}, nil
+	return &session{s: s, id: id, ttl: ttl, held: make(map[string]heldKey)}, nil
 }
 
 type session struct {
@@ -39,8 +39,12 @@ type session struct {
 	ttl time.Duration
 
 	mu   sync.Mutex
-	held map[string]uint64 // key -> token of the keys Create took
+	held map[string]heldKey // the keys Create took
 }
+
+// heldKey is a key the session took: its token and its ModifyIndex, which
+// a Proclaim moves on.
+type heldKey struct{ token, index uint64 }
 
 func (ss *session) ID() string         { return ss.id }
 func (ss *session) TTL() time.Duration { return ss.ttl }
@@ -75,28 +79,29 @@ func (ss *session) Close(ctx context.Context) error {
 	return nil
 }
 
-// hold records that the session took key with token.
-func (ss *session) hold(key string, token uint64) {
+// hold records that the session holds key with token, at ModifyIndex
+// index.
+func (ss *session) hold(key string, token, index uint64) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.held[key] = token
+	ss.held[key] = heldKey{token, index}
 }
 
 // forget drops key from the held set if it was taken with token.
 func (ss *session) forget(key string, token uint64) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.held[key] == token {
+	if ss.held[key].token == token {
 		delete(ss.held, key)
 	}
 }
 
 // takeHeld empties the set of held keys and returns what it held.
-func (ss *session) takeHeld() map[string]uint64 {
+func (ss *session) takeHeld() map[string]heldKey {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	held := ss.held
-	ss.held = make(map[string]uint64)
+	ss.held = make(map[string]heldKey)
 	return held
 }
 

@@ -62,8 +62,8 @@ type Options struct {
 	// whole milliseconds.
 	LockDelay time.Duration
 
-	// WaitTime is how long one blocking query of Wait, WaitGone or the
-	// WatchSets may block before Consul answers with the unchanged state
+	// WaitTime is how long one blocking query of Wait, WaitGone, WaitList
+	// or the WatchSets may block before Consul answers with the unchanged state
 	// and the query is sent again (Consul adds up to 1/16 at random). The
 	// client's http.Client must not time out sooner. Default
 	// DefaultWaitTime (5 min); between 1 s and MaxWaitTime (10 min).
@@ -83,8 +83,8 @@ type Options struct {
 }
 
 // Store connects package lease to Consul: pass it to lease.New. It is a
-// backends.Store, backends.Queuer, backends.GuardedWriter and
-// backends.Watcher, whose
+// backends.Store, backends.Queuer, backends.GuardedWriter,
+// backends.Watcher, backends.Roster and backends.Proclaimer, whose
 // methods are package lease's to call; application code uses lease's
 // LeaseElector and Leadership. It is safe for concurrent use.
 type Store struct{ driver }
@@ -95,6 +95,8 @@ type driver interface {
 	backends.Queuer
 	backends.GuardedWriter
 	backends.Watcher
+	backends.Roster
+	backends.Proclaimer
 }
 
 // store is the driver on Consul.
@@ -107,6 +109,7 @@ type store struct {
 	node      string      // Options.SessionNode
 	nodeReady atomic.Bool // node is in the catalog
 	hub       *hub        // the WatchSets' query
+	empties   emptyRosters
 }
 
 var _ driver = (*store)(nil)

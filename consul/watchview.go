@@ -49,7 +49,8 @@ func (v view) get(key string) *api.KVPair {
 
 // answer returns r's answer if the view tells one: it was read at or
 // after r's index and shows a state that differs from r's (Wait), or the
-// entry gone (WaitGone).
+// entry gone or rewritten since it was read, as by a Nudge (WaitGone; see
+// unchanged).
 func (v view) answer(r *request) (backends.Change, bool) {
 	if v.seq == 0 || v.index < r.after {
 		return backends.Change{}, false
@@ -57,7 +58,7 @@ func (v view) answer(r *request) (backends.Change, bool) {
 	el := r.known.Election
 	p := v.get(r.key)
 	if r.gone {
-		gone := !isEntry(p, strings.TrimSuffix(r.key, r.known.Owner)) || p.CreateIndex != r.known.Token
+		gone := !unchanged(p, strings.TrimSuffix(r.key, r.known.Owner), r.known)
 		return backends.Change{Election: el, Tag: r.tag, Record: r.known}, gone
 	}
 	rec := record(el, p, v.index)

@@ -1,0 +1,74 @@
+package consul
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+var _ backends.Proclaimer = (*store)(nil)
+
+// Proclaim rewrites election's leader key in a transaction guarded by
+// "the key holds token" (see heldTxn) and "s holds the lock": it locks the
+// key again with s, which keeps its session, CreateIndex and LockIndex,
+// and writes value with a trailer that keeps token (see held), the flags
+// still api.LockFlagValue, and reads it back. The ModifyIndex moves on;
+// the token does not. The first Proclaim of an incarnation is one
+// request; a later one two (heldTxn). A key that is absent, unlocked, or
+// holds another token or session is an error wrapping
+// backends.ErrNotFound, and also backends.ErrSessionExpired if s no
+// longer exists (one more request tells). A value holding tokenMark is
+// refused without I/O. bs must be a session made by a Store on the same
+// client.
+func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
+	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
+	switch {
+	case err != nil:
+		return backends.Record{}, fmt.Errorf("consul: proclaim %q: %w", election, err)
+	case bytes.Contains(value, []byte(tokenMark)):
+		return backends.Record{}, fmt.Errorf("consul: proclaim %q: the value holds the bytes %q that Proclaim keeps the token with", election, tokenMark)
+	case token == 0:
+		return backends.Record{}, fmt.Errorf("consul: proclaim %q: token 0: %w", election, backends.ErrNotFound)
+	}
+	key := s.key(election)
+	resp, err := s.heldTxn(ctx, "proclaim", election, token, api.TxnOps{
+		{KV: &api.KVTxnOp{Verb: api.KVCheckSession, Key: key, Session: ss.id}},
+		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: key, Value: withToken(value, token), Flags: api.LockFlagValue, Session: ss.id}},
+		{KV: &api.KVTxnOp{Verb: api.KVGet, Key: key}},
+	})
+	var rb *rolledBack
+	switch {
+	case errors.Is(err, errNotHeld), errors.As(err, &rb) && rb.failedAt(1):
+		return backends.Record{}, s.notHeld(ctx, "proclaim", election, ss.id, token, err)
+	case errors.As(err, &rb):
+		return backends.Record{}, fmt.Errorf("consul: proclaim %q: %w", election, err)
+	case err != nil:
+		return backends.Record{}, err
+	}
+	p := lastKV(resp.Results)
+	if p == nil || p.Session != ss.id || tokenOf(p) != token {
+		return backends.Record{}, fmt.Errorf("consul: proclaim %q: the transaction returned %+v, not the key locked by session %s at token %d", election, p, ss.id, token)
+	}
+	ss.hold(key, token, p.ModifyIndex)
+	return record(election, p, p.ModifyIndex), nil
+}
+
+// notHeld is the error of a call on a leader key that s does not hold at
+// token: it wraps backends.ErrNotFound and, if the session is gone,
+// backends.ErrSessionExpired too.
+func (s *store) notHeld(ctx context.Context, op, election, id string, token uint64, cause error) error {
+	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
+	info, _, err := s.c.Session().Info(id, q)
+	switch {
+	case err != nil:
+		return classify(op, election, ctx, fmt.Errorf("%w: %w; looking up session %s: %w", backends.ErrNotFound, cause, id, err))
+	case info == nil:
+		return fmt.Errorf("%s: %w: %w: session %s: %w", opName(op, election), backends.ErrNotFound, backends.ErrSessionExpired, id, cause)
+	}
+	return fmt.Errorf("%s at token %d: %w: the key is not session %s's at that token: %w", opName(op, election), token, backends.ErrNotFound, id, cause)
+}

@@ -1,0 +1,118 @@
+package consul_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/consul"
+	"github.com/leasehold/leasehold/consul/consultest"
+)
+
+// Tests of the Roster against a real agent.
+
+// owners returns the owners of recs in order.
+func owners(recs []backends.Record) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Owner)
+	}
+	return out
+}
+
+// testRosterRecords: records are the sessions' locked keys, listed in
+// join order; a second Join replaces the value and keeps the Token;
+// WaitList returns at once for a change made after its revision, and
+// within a round trip of a Leave or a session's end otherwise.
+func testRosterRecords(t *testing.T, h *consultest.Harness) {
+	c := h.Client(t)
+	s := newStore(t, c, consul.Options{})
+	alice, bob := newSession(t, s), newSession(t, s)
+	el := backendtest.Election(t)
+	ctx := backendtest.Context(t, 30*time.Second)
+	a, err := s.Join(ctx, alice, el, []byte("a1"))
+	if err != nil || a.Owner != alice.ID() || a.Token == 0 || string(a.Value) != "a1" {
+		t.Fatalf("Join = %+v, %v", a, err)
+	}
+	_, rev, err := s.List(ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Join(ctx, bob, el, []byte("b1"))
+	if err != nil || b.Token <= a.Token {
+		t.Fatalf("second Join = %+v, %v; want a token above %d", b, err, a.Token)
+	}
+	recs, rev2, err := s.WaitList(ctx, el, rev) // changed before the call
+	if err != nil || rev2 <= rev || len(recs) != 2 || recs[0].Owner != alice.ID() || recs[1].Owner != bob.ID() {
+		t.Fatalf("WaitList = %v, %d, %v; want alice then bob above %d", owners(recs), rev2, err, rev)
+	}
+	again, err := s.Join(ctx, alice, el, []byte("a2"))
+	if err != nil || again.Token != a.Token || string(again.Value) != "a2" {
+		t.Fatalf("Join again = %+v, %v; want token %d, value a2", again, err, a.Token)
+	}
+	recs, rev3, err := s.WaitList(ctx, el, rev2)
+	if err != nil || len(recs) != 2 || recs[0].Token != a.Token || string(recs[0].Value) != "a2" {
+		t.Fatalf("WaitList after the new value = %+v, %v", recs, err)
+	}
+	left := waitListAsync(t, s, el, rev3)
+	if err := s.Leave(ctx, alice, el); err != nil {
+		t.Fatalf("Leave: %v", err)
+	}
+	if recs := <-left; len(recs) != 1 || recs[0].Owner != bob.ID() {
+		t.Fatalf("WaitList after Leave = %v; want bob", owners(recs))
+	}
+	if err := s.Leave(ctx, alice, el); err != nil {
+		t.Fatalf("Leave of a missing record: %v, want nil", err)
+	}
+	if err := s.Leave(ctx, bob, "other"); err != nil {
+		t.Fatalf("Leave of another election: %v, want nil", err)
+	}
+	recs, rev4, err := s.List(ctx, el)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("List = %v, %v", owners(recs), err)
+	}
+	ended := waitListAsync(t, s, el, rev4)
+	if err := bob.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if recs := <-ended; len(recs) != 0 {
+		t.Fatalf("WaitList after bob's session ended = %v; want none", owners(recs))
+	}
+}
+
+// waitListAsync runs WaitList in a goroutine and sends its roster, failing
+// t if it fails or takes longer than 20 s.
+func waitListAsync(t *testing.T, s *consul.Store, el string, rev uint64) <-chan []backends.Record {
+	out := make(chan []backends.Record, 1)
+	ctx := backendtest.Context(t, 20*time.Second)
+	go func() {
+		recs, _, err := s.WaitList(ctx, el, rev)
+		if err != nil {
+			t.Errorf("WaitList: %v", err)
+		}
+		out <- recs
+	}()
+	return out
+}
+
+// testRosterNested: the records of election "a/b" are not in the roster
+// of "a", nor is a key under the prefix that no session holds.
+func testRosterNested(t *testing.T, h *consultest.Harness) {
+	c := h.Client(t)
+	s := newStore(t, c, consul.Options{})
+	ss := newSession(t, s)
+	el := backendtest.Election(t)
+	ctx := backendtest.Context(t, 20*time.Second)
+	if _, err := s.Join(ctx, ss, el+"/b", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.KV().Put(&api.KVPair{Key: consul.RosterKeyOf(s, el, "stray")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _, err := s.List(ctx, el); err != nil || len(recs) != 0 {
+		t.Fatalf("List of %q = %v, %v; want none", el, owners(recs), err)
+	}
+}
