@@ -32,6 +32,13 @@ var (
 	ErrKeyLost = core.ErrKeyLost
 	// ErrResigned: the leadership was resigned.
 	ErrResigned = core.ErrResigned
+	// ErrHandover: the leadership was handed over to another candidate
+	// (Leadership.HandOver, a preemption, or a request made with
+	// RequestHandover). Run resigns, which completes the handover, and
+	// campaigns again.
+	ErrHandover = core.ErrHandover
+	// ErrNoCandidate: a handover found no candidate to hand over to.
+	ErrNoCandidate = errors.New("no candidate to hand over to")
 )
 
 // levelOf is the level at which a failed store call is logged: error for

@@ -93,3 +93,15 @@ func (noMetrics) Leading(string, bool)           {}
 func (noMetrics) Acquired(string, time.Duration) {}
 func (noMetrics) Renewed(time.Duration)          {}
 func (noMetrics) Lost(string, string)            {}
+
+// policyMetrics returns Options.Metrics as a PolicyMetrics, or one that
+// records nothing if it is not one.
+func (e *LeaseElector) policyMetrics() PolicyMetrics {
+	if p, ok := e.opts.Metrics.(PolicyMetrics); ok {
+		return p
+	}
+	return noMetrics{}
+}
+
+func (noMetrics) Handover(string, string) {}
+func (noMetrics) Damped(string, bool)     {}

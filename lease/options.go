@@ -95,8 +95,8 @@ type Options struct {
 	Wait WaitMode
 
 	// The election policies below are opt-in: their zero values keep
-	// stable leadership, as without them. Priority, NoLead, Labels and
-	// Preempt need a store that implements backends.Roster (etcd,
+	// stable leadership, as without them. Priority, NoLead, Labels,
+	// Preempt and FollowRoster need a store that implements backends.Roster (etcd,
 	// ZooKeeper and Consul do); on another, New fails with
 	// ErrInvalidOption if any of them is set.
 
@@ -121,6 +121,15 @@ type Options struct {
 	// been in the roster for PreemptAfter. Equal or lower priorities never
 	// preempt. Default false: a healthy leader keeps the election.
 	Preempt bool
+
+	// FollowRoster makes a leader follow its election's candidate list
+	// while it leads, with one watch per held election: a request made
+	// with RequestHandover (`leasehold handover`) then reaches it, and its
+	// resign passes the key to the top of the succession order when the
+	// candidates' priorities differ. Preempt implies it. Default false,
+	// so that an elector holding thousands of elections pays no watch for
+	// them.
+	FollowRoster bool
 
 	// PreemptAfter is the stability window of preemption: how long, by
 	// the leader's clock from when it first saw it, a higher-priority
@@ -253,8 +262,12 @@ func jitter(d time.Duration) time.Duration { return d + mrand.N(d/4+1) }
 const valueOverhead = 1 + len("2006-01-02T15:04:05.999999999Z")
 
 func (o Options) config() core.Config {
+	d := o.Damping
 	return core.Config{TTL: o.TTL, Margin: o.SafetyMargin, Drift: o.ClockDrift,
-		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval, Jitter: jitter}
+		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval, Jitter: jitter,
+		NoLead: o.NoLead, Priority: o.Priority, Preempt: o.Preempt, PreemptAfter: o.PreemptAfter,
+		HoldOff: o.HandoverWindow, YieldTimeout: o.SafetyMargin, Marker: handoverTo,
+		Damping: core.Damping{Losses: d.Losses, Window: d.Window, Penalty: d.Penalty, Cap: d.Cap}}
 }
 
 // LatencyBound returns the renewal latency (a renewal's send to its

@@ -36,10 +36,22 @@ func (e *LeaseElector) perform(a core.Action) {
 		}
 	case core.Released:
 		e.leaveQueue(a.Election, e.liveSession())
+		if l := e.held[a.Election]; l != nil {
+			e.ended(a.Election, l, ErrHandover) // a handover's end
+		}
 		e.released(a.Election, a.Err)
 		e.leaveRoster(a.Election)
 	case core.SessionDenied:
 		e.answerReady(awaited{err: a.Err})
+	case core.Yield:
+		e.yield(a.Election, a.Cause)
+	case core.Proclaim:
+		e.proclaimMarker(a, e.sessions[a.Epoch])
+	case core.Nudge:
+		e.nudge(a)
+	case core.Publish:
+		e.publish(a.Election, a.Damped)
+		e.policyMetrics().Damped(a.Election, a.Damped)
 	}
 }
 
@@ -92,6 +104,7 @@ func (e *LeaseElector) createSession(epoch uint64) {
 			}
 			e.sessions[epoch] = s
 			e.m.SessionCreated(now, epoch, s.ID(), s.TTL(), sent)
+			e.restand()
 		})
 	})
 }

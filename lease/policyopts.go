@@ -98,6 +98,9 @@ func needRoster(opts Options, store backends.Store) error {
 	if opts.Preempt {
 		set = append(set, "Preempt")
 	}
+	if opts.FollowRoster {
+		set = append(set, "FollowRoster")
+	}
 	if len(set) == 0 {
 		return nil
 	}

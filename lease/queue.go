@@ -40,15 +40,17 @@ func newQueue(q backends.Queuer) *queue { return &queue{q: q, els: map[string]*q
 // place in the queue (once per session), waits until no entry is ahead of
 // it, and then waits on the leader key as Wait does.
 func (e *LeaseElector) queueWait(ctx context.Context, s backends.Session, a core.Action) (backends.Record, error) {
-	var entry backends.Record
+	var entry, ahead backends.Record
 	for {
-		var ahead backends.Record
+		var named *backends.Record
 		var err error
-		entry, ahead, err = e.queueStep(ctx, s, a.Election, entry)
-		if err != nil {
+		entry, ahead, named, err = e.queueStep(ctx, s, a.Election, entry, ahead.Token)
+		switch {
+		case err != nil:
 			return backends.Record{}, err
-		}
-		if !ahead.Exists() {
+		case named != nil:
+			return *named, nil
+		case !ahead.Exists():
 			return e.store.Wait(ctx, a.Record)
 		}
 		if err := e.queue.q.WaitGone(ctx, ahead); err != nil {
@@ -58,18 +60,28 @@ func (e *LeaseElector) queueWait(ctx context.Context, s backends.Session, a core
 }
 
 // queueStep returns the election's entry, made on session s unless entry
-// is already known, and the entry ahead of it, if any.
-func (e *LeaseElector) queueStep(ctx context.Context, s backends.Session, election string, entry backends.Record) (backends.Record, backends.Record, error) {
+// is already known, and the entry ahead of it, if any. If that is still
+// the entry whose WaitGone returned (token prev), a handover may have
+// nudged it to wake this candidate, its target (see handover.go): then
+// the leader key is read, and returned as named if it is absent (the
+// leader released it already) or its marker names s. The candidate then
+// leaves the line for the key, as the head does.
+func (e *LeaseElector) queueStep(ctx context.Context, s backends.Session, election string, entry backends.Record, prev uint64) (_, ahead backends.Record, named *backends.Record, err error) {
 	if !entry.Exists() {
-		var err error
 		if entry, err = e.enqueue(s, election); err != nil {
-			return backends.Record{}, backends.Record{}, err
+			return backends.Record{}, backends.Record{}, nil, err
 		}
 		token := entry.Token
 		e.post(func(time.Time) { e.stand(election, token) })
 	}
-	ahead, err := e.ahead(ctx, election, entry.Token)
-	return entry, ahead, err
+	if ahead, err = e.ahead(ctx, election, entry.Token); err != nil || !ahead.Exists() || ahead.Token != prev {
+		return entry, ahead, nil, err
+	}
+	rec, err := e.get(ctx, election)
+	if to, ok := handoverTo(rec.Value); err == nil && (!rec.Exists() || ok && to == s.ID()) {
+		return entry, ahead, &rec, nil
+	}
+	return entry, ahead, nil, err
 }
 
 // want marks election as waiting in its queue. The loop calls it as the

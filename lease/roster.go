@@ -2,9 +2,11 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
 // The elector's candidate records (backends.Roster). A campaign joins its
@@ -58,7 +60,7 @@ func (e *LeaseElector) stand(election string, queue uint64) {
 		return
 	}
 	c := e.candidacy(election)
-	if c.s == s {
+	if c.s == s && (queue == 0 || c.queue == queue) {
 		return // joined on this session: one write per campaign
 	}
 	now := time.Now()
@@ -68,6 +70,17 @@ func (e *LeaseElector) stand(election string, queue uint64) {
 	c.s, c.queue, c.gen = s, queue, e.nextGen()
 	c.damped = now.Before(e.m.DampedUntil(election))
 	e.reconcile(election)
+}
+
+// restand joins, on a new session, the roster of every campaign that
+// joined on an older one: its record went with that session.
+func (e *LeaseElector) restand() {
+	s := e.liveSession()
+	for election, r := range e.rosters {
+		if r.camp != nil && r.camp.s != nil && r.camp.s != s {
+			e.stand(election, 0)
+		}
+	}
 }
 
 // publish rewrites the campaign's record for election with its damped
@@ -112,6 +125,10 @@ func (e *LeaseElector) reconcile(election string) {
 		s, v := r.s, e.candidateRecord(r.camp)
 		e.rosterCall(election, "candidate record not written", func(ctx context.Context) error {
 			_, err := e.roster.Join(ctx, s, election, v)
+			if err != nil && !core.Permanent(err) && !errors.Is(err, backends.ErrSessionExpired) {
+				e.pause(e.ctx, jitter(e.opts.RetryInterval))
+				e.post(func(time.Time) { r.gen = 0 }) // write it again
+			}
 			return err
 		})
 	case r.camp == nil && r.s != nil && r.s == e.liveSession():

@@ -7,7 +7,11 @@ import (
 
 // Run campaigns for election and calls fn with a context that is cancelled
 // when the leadership is lost or ctx ends. When the leadership is lost, Run
-// waits for fn to return and campaigns again. When fn returns while still
+// waits for fn to return and campaigns again. When it is handed over
+// (ErrHandover: Leadership.HandOver, a preemption or a request), Run waits
+// for fn to return, then resigns, which lets the key go to the target,
+// and campaigns again: the target never starts before fn has returned,
+// unless fn outlasts SafetyMargin, after which the handover goes on. When fn returns while still
 // leading, Run resigns and returns fn's error. When ctx ends, fn's context
 // is cancelled, Run waits for fn, resigns, and returns ctx's error.
 //
@@ -29,6 +33,14 @@ func (e *LeaseElector) Run(ctx context.Context, election string, fn func(ctx con
 		var ferr error
 		if l.Valid() == nil {
 			ferr = e.lead(ctx, l, fn)
+		}
+		if errors.Is(l.Err(), ErrHandover) && ctx.Err() == nil {
+			// Handed over: fn has returned, so let the key go now
+			// (Resign completes the handover) and campaign again.
+			rctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
+			_ = l.Resign(rctx)
+			cancel()
+			continue
 		}
 		if l.Valid() != nil && ctx.Err() == nil {
 			// Lost: the elector ends the leadership at once (Valid

@@ -20,6 +20,7 @@ type watch struct {
 	gone   bool               // that request is a WaitGone
 	s      backends.Session   // queue mode: the session of the election's entry
 	entry  backends.Record    // queue mode: the election's entry, once known
+	ahead  uint64             // queue mode: the token of the entry ahead last asked about
 }
 
 // watchSet returns the elector's WatchSet, made at its first use. Each
@@ -86,25 +87,31 @@ func (e *LeaseElector) changed(now time.Time, c backends.Change) {
 func (e *LeaseElector) queueLook(w *watch) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	w.cancel = cancel
-	s, election, entry := w.s, w.a.Election, w.entry
+	s, election, entry, prev := w.s, w.a.Election, w.entry, w.ahead
 	e.io.Add(1)
 	go func() {
 		defer e.io.Done()
 		defer cancel()
-		entry, ahead, err := e.queueStep(ctx, s, election, entry)
-		e.post(func(now time.Time) { e.looked(now, w, entry, ahead, err) })
+		entry, ahead, named, err := e.queueStep(ctx, s, election, entry, prev)
+		e.post(func(now time.Time) { e.looked(now, w, entry, ahead, named, err) })
 	}()
 }
 
 // looked takes queueLook's outcome, unless w was withdrawn meanwhile.
-func (e *LeaseElector) looked(now time.Time, w *watch, entry, ahead backends.Record, err error) {
+// A key whose handover marker names this candidate (named) is the
+// outcome of the core's Wait, as queueWait returns it.
+func (e *LeaseElector) looked(now time.Time, w *watch, entry, ahead backends.Record, named *backends.Record, err error) {
 	if e.watches[w.a.Election] != w {
 		return
 	}
-	w.cancel, w.entry = nil, entry
-	if err != nil {
+	w.cancel, w.entry, w.ahead = nil, entry, ahead.Token
+	if err != nil || named != nil {
 		delete(e.watches, w.a.Election)
-		e.m.Observed(now, w.a.Election, w.a.Op, backends.Record{}, err)
+		var rec backends.Record
+		if named != nil {
+			rec = *named
+		}
+		e.observed(now, w.a.Election, w.a.Op, rec, err)
 		return
 	}
 	e.request(w, ahead)

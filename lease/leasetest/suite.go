@@ -49,6 +49,7 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)
 	}
+	t.Run("Policy", s.runPolicyTests)
 	if queuer(t, h) {
 		t.Run("Queue", s.with(lease.WaitQueue).runQueueTests)
 		t.Run("KeyMode", s.with(lease.WaitKey).runKeyModeTests)

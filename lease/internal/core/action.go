@@ -85,6 +85,9 @@ type Action struct {
 	To string
 	// Damped is what a Publish puts in the candidate record.
 	Damped bool
+	// Cause, on a Yield, says why: CauseHandover, CausePreempt or
+	// CauseRequest.
+	Cause string
 	// Direct, on a Wait, asks to wait on the key itself, never behind
 	// others in a queue (WaitQueue): the campaign will not create the key
 	// when it goes (Config.NoLead, or damped), or the key's handover

@@ -25,14 +25,21 @@ func (m *Machine) HandOver(now time.Time, name, to string) {
 	if e == nil || e.phase != leading {
 		return
 	}
-	if !m.handOver(now, name, e, to) {
+	if !m.handOver(now, name, e, to, CauseHandover) {
 		m.resign(now, name, e, ErrResigned)
 	}
 }
 
+// Causes of a handover, on its Yield action.
+const (
+	CauseHandover = "handover" // HandOver
+	CausePreempt  = "preempt"  // a candidate of higher priority (Config.Preempt)
+	CauseRequest  = "request"  // a Request candidate in the roster
+)
+
 // handOver starts a handover of the leading e to to (see HandOver), and
 // reports false if there is no such candidate.
-func (m *Machine) handOver(now time.Time, name string, e *election, to string) bool {
+func (m *Machine) handOver(now time.Time, name string, e *election, to, cause string) bool {
 	c, ok := m.target(e.roster, to)
 	if !ok {
 		return false
@@ -40,7 +47,7 @@ func (m *Machine) handOver(now time.Time, name string, e *election, to string) b
 	e.phase, e.to, e.preemptAt = yielding, c.Session, time.Time{}
 	e.yieldUntil = now.Add(m.cfg.YieldTimeout)
 	m.timed[name] = e
-	m.emit(Action{Kind: Yield, Election: name})
+	m.emit(Action{Kind: Yield, Election: name, Cause: cause})
 	return true
 }
 
@@ -89,4 +96,16 @@ func (m *Machine) Nudged(now time.Time, name string, op uint64, err error) {
 	if e := m.result(name, op); e != nil && e.phase == nudging {
 		m.release(name, e)
 	}
+}
+
+// HasTarget reports whether name is leading and a HandOver(name, to) would
+// find a candidate in the last Roster (see HandOver), so that a caller can
+// refuse a handover to nobody rather than resign.
+func (m *Machine) HasTarget(name, to string) bool {
+	e := m.els[name]
+	if e == nil || e.phase != leading {
+		return false
+	}
+	_, ok := m.target(e.roster, to)
+	return ok
 }

@@ -29,7 +29,7 @@ func (m *Machine) Roster(now time.Time, name string, cands []Candidate) {
 	if e.phase != leading {
 		return
 	}
-	if r, ok := request(e.roster, e.token); ok && m.handOver(now, name, e, r.To) {
+	if r, ok := request(e.roster, e.token); ok && m.handOver(now, name, e, r.To, CauseRequest) {
 		return
 	}
 	m.preempt(now, name, e)
@@ -81,6 +81,6 @@ func (m *Machine) preempt(now time.Time, name string, e *election) {
 		e.preemptAt = first.Add(m.cfg.PreemptAfter)
 		m.timed[name] = e
 	default:
-		m.handOver(now, name, e, "")
+		m.handOver(now, name, e, "", CausePreempt)
 	}
 }

@@ -1,0 +1,192 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
+)
+
+// A handover passes a held election to a named candidate (see
+// Leadership.HandOver and docs/policies.md). The policy is the core's; this
+// file carries out its actions: Yield ends the application's leadership
+// while the key stays held, Proclaim writes the marker naming the target
+// into the key, Nudge wakes the target if it waits in line, and the
+// core's Delete and Released end it.
+
+// yield ends the leadership of election with ErrHandover, the core's
+// Yield: the key stays held until the application resigns (Run does, when
+// fn returns) or the core's yield timeout passes.
+func (e *LeaseElector) yield(election, cause string) {
+	l := e.held[election]
+	if l == nil {
+		return
+	}
+	l.end(ErrHandover)
+	e.policyMetrics().Handover(election, cause)
+	e.log.Info("leadership handed over", "election", election, "token", l.Token, "cause", cause)
+}
+
+// report runs f on the loop goroutine from a goroutine of its own: for an
+// action whose outcome is known without a store call, as the machine
+// takes no report while its actions are carried out.
+func (e *LeaseElector) report(f func(now time.Time)) {
+	e.call(time.Time{}, false, func(context.Context) { e.post(f) })
+}
+
+// proclaimMarker writes the handover marker naming session a.To into the
+// key, the core's Proclaim.
+func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
+	e.stopWatch(a.Election)
+	l := e.held[a.Election]
+	p, ok := e.store.(backends.Proclaimer)
+	if l == nil || s == nil || !ok {
+		e.report(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, errors.ErrUnsupported) })
+		return
+	}
+	v := l.markedValue(a.To, e.opts.HandoverWindow)
+	e.call(time.Time{}, true, func(ctx context.Context) {
+		_, err := p.Proclaim(ctx, s, a.Election, a.Token, v)
+		e.post(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, err) })
+	})
+}
+
+// nudge wakes session a.To if it waits in election's queue, the core's
+// Nudge: it finds the target's queue entry in the roster, and nudges the
+// entry ahead of it, which the target watches. A target at the head of
+// the queue, or not in it, watches the key and needs no nudge.
+func (e *LeaseElector) nudge(a core.Action) {
+	if e.queue == nil || e.roster == nil {
+		e.report(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, nil) })
+		return
+	}
+	e.call(time.Time{}, true, func(ctx context.Context) {
+		err := e.nudgeTarget(ctx, a.Election, a.To)
+		e.post(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, err) })
+	})
+}
+
+func (e *LeaseElector) nudgeTarget(ctx context.Context, election, to string) error {
+	recs, _, err := e.roster.List(ctx, election)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		v, err := decodeCandidate(r.Value)
+		if err != nil || r.Owner != to || v.Queue == 0 {
+			continue
+		}
+		ahead, err := e.queue.q.Ahead(ctx, election, v.Queue)
+		if err != nil || !ahead.Exists() {
+			return err
+		}
+		return e.queue.q.Nudge(ctx, ahead)
+	}
+	return nil
+}
+
+// HandOver ends the leadership and gives the election to the candidate
+// named by to (its identity or session ID, as Candidates lists them), or,
+// if to is empty, to the next in succession order: the highest priority
+// that may lead and is not damped, first in line among equals. The
+// leadership's context is cancelled with ErrHandover at once; then the
+// leader writes a marker naming the target into the key, wakes the target
+// if it waits in line, and deletes the key. Other waiters that read the
+// marker hold off for Options.HandoverWindow, so the target takes the key
+// unraced; if it does not, the normal election resumes.
+//
+// HandOver waits until the key is released, or ctx ends (the handover goes
+// on). It fails with an error wrapping ErrNoCandidate, and keeps the
+// leadership, if no such candidate is in the election's roster; with one
+// wrapping errors.ErrUnsupported if the store lacks backends.Roster; and
+// with one wrapping ErrLost if the leadership has already ended.
+func (l *Leadership) HandOver(ctx context.Context, to string) error {
+	if l.e == nil {
+		return fmt.Errorf("lease: hand over %q: %w", l.Election, ErrNotLeadership)
+	}
+	e := l.e
+	if e.roster == nil {
+		return e.noRoster("hand over", l.Election)
+	}
+	recs, _, err := e.roster.List(ctx, l.Election)
+	if err != nil {
+		return fmt.Errorf("lease: hand over %q: %w", l.Election, err)
+	}
+	w := make(chan error, 1)
+	var refused error
+	if !e.do(func(now time.Time) {
+		if e.held[l.Election] != l {
+			refused = l.Err()
+			return
+		}
+		e.m.Roster(now, l.Election, coreCandidates(recs))
+		if !e.m.HasTarget(l.Election, to) {
+			refused = fmt.Errorf("lease: hand over %q to %q: %w", l.Election, to, ErrNoCandidate)
+			return
+		}
+		e.resigns[l.Election] = append(e.resigns[l.Election], w)
+		e.m.HandOver(now, l.Election, to)
+		e.m.Resign(now, l.Election) // the caller has let go already
+	}) {
+		return nil // Close releases every key
+	}
+	if refused != nil {
+		return refused
+	}
+	select {
+	case err := <-w:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("lease: hand over %q: %w", l.Election, ctx.Err())
+	}
+}
+
+// followRoster feeds the roster of a held election to the core
+// (core.Machine.Roster) until the leadership ends: it drives preemption
+// and the handover requests of `leasehold handover`. A store without
+// backends.Roster has none to follow.
+func (e *LeaseElector) followRoster(election string, l *Leadership) {
+	if e.roster == nil {
+		return
+	}
+	e.io.Add(1)
+	go func() {
+		defer e.io.Done()
+		ctx := l.Context()
+		var rev uint64
+		read := false
+		for ctx.Err() == nil {
+			recs, next, err := e.rosterStep(ctx, election, rev, read)
+			if err != nil {
+				read = false
+				if core.Permanent(err) {
+					e.log.Error("roster refused by the store", "election", election, "err", err)
+					return
+				}
+				e.pause(ctx, e.opts.RetryInterval)
+				continue
+			}
+			rev, read = next, true
+			cs := coreCandidates(recs)
+			e.post(func(now time.Time) {
+				if e.held[election] == l {
+					e.m.Roster(now, election, cs)
+				}
+			})
+		}
+	}()
+}
+
+// rosterStep reads election's roster (bounded by RequestTimeout), or, once
+// read, waits for it to change from revision rev.
+func (e *LeaseElector) rosterStep(ctx context.Context, election string, rev uint64, read bool) ([]backends.Record, uint64, error) {
+	if read {
+		return e.roster.WaitList(ctx, election, rev)
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
+	defer cancel()
+	return e.roster.List(ctx, election)
+}
