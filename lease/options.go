@@ -3,6 +3,7 @@ package lease
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -290,6 +291,7 @@ func (o Options) validate(set Options, lim backends.Limits) error {
 		return fmt.Errorf("lease: %s: %w", fmt.Sprintf(format, args...), ErrInvalidOption)
 	}
 	hold := o.config().Hold(o.TTL)
+	timing := o.config().Validate()
 	switch {
 	case o.TTL <= 0 || o.TTL < lim.MinTTL || (lim.MaxTTL > 0 && o.TTL > lim.MaxTTL):
 		return bad("%s is out of the store's range: %s", o.show(set, "TTL"), ttlRange(lim))
@@ -299,16 +301,16 @@ func (o Options) validate(set Options, lim backends.Limits) error {
 		return bad("%s must be in [0, %s)", o.show(set, "SafetyMargin"), o.show(set, "TTL"))
 	case math.IsNaN(o.ClockDrift) || math.IsInf(o.ClockDrift, 0) || o.ClockDrift >= maxClockDrift:
 		return bad("ClockDrift %v must be in [0, %v) (a negative value means no allowance)", set.ClockDrift, maxClockDrift)
-	case hold < 2*MinInterval:
+	case errors.Is(timing, core.ErrHoldTooShort):
 		return bad("TTL − SafetyMargin − ClockDrift×TTL = %v leaves the holder no time to act, with %s, %s and %s; it must be at least %v",
-			hold, o.show(set, "TTL"), o.show(set, "SafetyMargin"), o.show(set, "ClockDrift"), 2*MinInterval)
+			hold, o.show(set, "TTL"), o.show(set, "SafetyMargin"), o.show(set, "ClockDrift"), core.MinHold)
 	case o.RenewInterval < MinInterval:
 		return bad("%s must be at least %v", o.show(set, "RenewInterval"), MinInterval)
 	case o.RetryInterval < MinInterval:
 		return bad("%s must be at least %v", o.show(set, "RetryInterval"), MinInterval)
 	case o.RequestTimeout < MinRequestTimeout:
 		return bad("%s must be at least %v", o.show(set, "RequestTimeout"), MinRequestTimeout)
-	case o.RenewInterval >= hold:
+	case errors.Is(timing, core.ErrRenewTooLate):
 		return bad("%s must be below the time a renewal lets the holder act, TTL − SafetyMargin − ClockDrift×TTL = %v, with %s, %s and %s",
 			o.show(set, "RenewInterval"), hold, o.show(set, "TTL"), o.show(set, "SafetyMargin"), o.show(set, "ClockDrift"))
 	case lim.MaxValueSize > 0 && len(o.Identity)+valueOverhead > lim.MaxValueSize:

@@ -14,7 +14,7 @@ import (
 func (e *LeaseElector) perform(a core.Action) {
 	switch a.Kind {
 	case core.CreateSession:
-		e.createSession(a.Epoch)
+		e.createSession(a.Epoch, a.TTL)
 	case core.Renew:
 		e.renew(a.Epoch, e.sessions[a.Epoch])
 	case core.CloseSession:
@@ -87,10 +87,10 @@ func (e *LeaseElector) call(deadline time.Time, slot bool, fn func(ctx context.C
 	}()
 }
 
-func (e *LeaseElector) createSession(epoch uint64) {
+func (e *LeaseElector) createSession(epoch uint64, ttl time.Duration) {
 	e.call(time.Time{}, false, func(ctx context.Context) {
 		sent := time.Now()
-		s, err := e.store.NewSession(ctx, e.opts.TTL)
+		s, err := e.store.NewSession(ctx, ttl)
 		if err == nil {
 			e.track(s, true)
 			e.log.Debug("session created", "session", s.ID(), "ttl", s.TTL())

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/leasehold/leasehold/backends"
 )
@@ -13,7 +14,7 @@ type Kind int
 // The actions. I/O actions carry what the call needs; the driver reports the
 // outcome back through the matching Machine method, quoting Op or Epoch.
 const (
-	// CreateSession: open a session with Config.TTL; report with
+	// CreateSession: open a session with TTL (Config.TTL); report with
 	// SessionCreated or SessionFailed quoting Epoch.
 	CreateSession Kind = iota
 	// Renew: send one keep-alive on session Epoch; report with Renewed or
@@ -81,6 +82,8 @@ type Action struct {
 	Token    uint64
 	Record   backends.Record
 	Err      error
+	// TTL is the session TTL a CreateSession asks of the store.
+	TTL time.Duration
 	// To is the target session of a Proclaim or Nudge.
 	To string
 	// Damped is what a Publish puts in the candidate record.

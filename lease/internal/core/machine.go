@@ -134,6 +134,34 @@ func (c Config) retryWait() time.Duration {
 	return c.Jitter(c.RetryInterval)
 }
 
+// MinHold is the least Hold a Config may give: less leaves the holder no
+// time to act.
+const MinHold = 2 * time.Millisecond
+
+// Errors of Config.Validate.
+var (
+	// ErrHoldTooShort: Hold(TTL) is below MinHold.
+	ErrHoldTooShort = errors.New("the holder's time to act is too short")
+	// ErrRenewTooLate: RenewInterval is not below Hold(TTL), so a renewal
+	// would not be due before the holder's deadline.
+	ErrRenewTooLate = errors.New("renewal interval not below the holder's time to act")
+)
+
+// Validate checks the timing rules the machine relies on: the holder has
+// time to act (Hold(TTL) ≥ MinHold), and a renewal is due before its
+// deadline (RenewInterval < Hold(TTL)). Package lease checks the rest of
+// the options, against the store's limits, and names them in its errors.
+func (c Config) Validate() error {
+	hold := c.Hold(c.TTL)
+	switch {
+	case hold < MinHold:
+		return ErrHoldTooShort
+	case c.RenewInterval >= hold:
+		return ErrRenewTooLate
+	}
+	return nil
+}
+
 // Hold is how long after a renewal was sent the holder may act: the TTL
 // minus the margin and the drift allowance.
 func (c Config) Hold(ttl time.Duration) time.Duration {

@@ -259,3 +259,20 @@ func TestRetryJitter(t *testing.T) {
 		t.Fatalf("after the jittered wait: %v, want one create-session", again)
 	}
 }
+
+func TestConfigValidate(t *testing.T) {
+	ok := Config{TTL: 2 * time.Second, Margin: 500 * time.Millisecond, Drift: 0.01, RenewInterval: time.Second}
+	for _, tc := range []struct {
+		name string
+		cfg  func(Config) Config
+		want error
+	}{
+		{"ok", func(c Config) Config { return c }, nil},
+		{"no hold", func(c Config) Config { c.Margin = c.TTL; return c }, ErrHoldTooShort},
+		{"renew at hold", func(c Config) Config { c.RenewInterval = c.Hold(c.TTL); return c }, ErrRenewTooLate},
+	} {
+		if err := tc.cfg(ok).Validate(); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("%s: Validate() = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}

@@ -142,7 +142,7 @@ func (m *Machine) tickSession(now time.Time) {
 	case s.state == noSession && !now.Before(s.retryAt) && m.wantSession():
 		s.epoch++
 		s.state = creatingSession
-		m.emit(Action{Kind: CreateSession, Epoch: s.epoch})
+		m.emit(Action{Kind: CreateSession, Epoch: s.epoch, TTL: m.cfg.TTL})
 	}
 }
 
