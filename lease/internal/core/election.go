@@ -49,6 +49,7 @@ type election struct {
 	holdUntil  time.Time            // waiting: create no key before then
 	damped     bool                 // campaigning while damped, until dampEnd
 	dampEnd    time.Time
+	stepBack   time.Time // a campaign of the leader that just handed over: sit out until then
 }
 
 // Campaign starts campaigning for name. The caller ensures name is not
@@ -58,6 +59,12 @@ func (m *Machine) Campaign(now time.Time, name string) {
 	e := &election{phase: needSession}
 	m.els[name] = e
 	m.startDamped(now, name, e)
+	if until, ok := m.passed[name]; ok {
+		delete(m.passed, name)
+		if now.Before(until) {
+			e.stepBack = until
+		}
+	}
 	if m.sess.state == live {
 		m.create(now, name, e)
 		return
@@ -155,6 +162,9 @@ func (m *Machine) Deleted(now time.Time, name string, op uint64, err error) {
 	switch {
 	case e == nil:
 	case err == nil, errors.Is(err, backends.ErrNotFound), errors.Is(err, backends.ErrSessionExpired):
+		if e.to != "" && m.cfg.HoldOff > 0 {
+			m.passed[name] = now.Add(m.cfg.HoldOff) // see Campaign
+		}
 		m.forget(name, nil)
 	case Permanent(err):
 		m.forget(name, err)

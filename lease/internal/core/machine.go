@@ -207,12 +207,16 @@ type Machine struct {
 	// damp holds the damping history per election name; it outlives
 	// campaigns and sessions.
 	damp map[string]*history
+	// passed holds the elections this machine handed over, with when a
+	// new campaign of theirs stops stepping back (HoldOff after the key
+	// was released), so that the old leader does not race its target.
+	passed map[string]time.Time
 }
 
 // New returns a machine with no session and no elections.
 func New(cfg Config) *Machine {
 	return &Machine{cfg: cfg, els: make(map[string]*election), due: make(map[string]*election),
-		timed: make(map[string]*election), damp: make(map[string]*history)}
+		timed: make(map[string]*election), damp: make(map[string]*history), passed: make(map[string]time.Time)}
 }
 
 // Ready returns the actions produced since the last call, in order.

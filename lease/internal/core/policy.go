@@ -89,7 +89,17 @@ func (m *Machine) successor(e *election) (Candidate, bool) {
 // sitsOut reports whether a campaign must not create the key now: it may
 // not lead, or it is damped.
 func (m *Machine) sitsOut(now time.Time, e *election) bool {
-	return m.cfg.NoLead || (e.damped && now.Before(e.dampEnd))
+	return m.cfg.NoLead || (e.damped && now.Before(e.dampEnd)) || now.Before(e.stepBack)
+}
+
+// sitOutEnd returns when a campaign that sits out (and may lead) may
+// create the key again: the later of its damping's end and, after it
+// handed the election over, the end of its step back.
+func (e *election) sitOutEnd() time.Time {
+	if e.damped && e.dampEnd.After(e.stepBack) {
+		return e.dampEnd
+	}
+	return e.stepBack
 }
 
 // direct reports whether a waiting e's Wait must watch the key itself,
@@ -100,7 +110,7 @@ func (m *Machine) direct(e *election) bool {
 		return false
 	}
 	to, ok := m.markerTo(e.known)
-	return m.cfg.NoLead || e.damped || (ok && to == m.SessionID())
+	return m.cfg.NoLead || e.damped || !e.stepBack.IsZero() || (ok && to == m.SessionID())
 }
 
 // markerTo returns the session a record's handover marker names, if any.
@@ -129,10 +139,10 @@ func (m *Machine) observedWaiting(now time.Time, name string, e *election, rec b
 		m.tickSession(now)
 		return
 	case rec.Exists():
-		e.holdUntil = time.Time{}
+		e.holdUntil, e.stepBack = time.Time{}, time.Time{} // the target (or another) took it
 	case !e.holdUntil.IsZero():
 	case m.sitsOut(now, e):
-		m.holdOff(name, e, e.dampEnd)
+		m.holdOff(name, e, e.sitOutEnd())
 	case marked && to != m.SessionID() && m.cfg.HoldOff > 0:
 		m.holdOff(name, e, now.Add(m.cfg.HoldOff))
 	default:
@@ -203,6 +213,9 @@ func (m *Machine) fire(now time.Time, name string, e *election) {
 	}
 	if !e.holdUntil.IsZero() && !now.Before(e.holdUntil) {
 		e.holdUntil = time.Time{}
+		if !now.Before(e.stepBack) {
+			e.stepBack = time.Time{}
+		}
 		if e.phase == waiting {
 			m.call(e, Action{Kind: Get, Election: name})
 		}
