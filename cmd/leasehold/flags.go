@@ -28,6 +28,8 @@ type common struct {
 	// query is set by status and observe, which neither campaign nor
 	// write (see open).
 	query bool
+	// policy is the candidacy flags; only run registers them.
+	policy policy
 }
 
 // register adds the common flags to fs, named as etcdctl and consul name
@@ -114,13 +116,14 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 	}
 	wait, _ := parseWait(c.wait) // checked above
 	lo := lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity, Wait: wait, Logger: log}
+	c.policy.apply(&lo)
 	if c.query {
 		lo = lease.Options{TTL: queryTTL(st.Store.Limits()), Logger: log}
 	}
 	e, err := lease.New(st.Store, lo)
 	if err != nil {
 		st.Close()
-		return nil, nil, fmt.Errorf("--ttl, --margin, --identity or --wait: %w", err)
+		return nil, nil, fmt.Errorf("--ttl, --margin, --identity, --wait or --label: %w", err)
 	}
 	closeAll := func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -29,6 +29,14 @@ outlives the term or leasehold; where the kernel refuses one, run warns
 and stops the term's processes as their subreaper instead (see
 docs/command.md). LEASEHOLD_RUN_NO_PIDNS=1 chooses that form.
 
+Candidates are listed in succession order (see leasehold status):
+--priority ranks them (higher leads first), --label publishes key=value
+pairs, and --no-lead lists and watches without ever leading (CMD never
+runs). With --preempt, a leader hands over to a candidate of strictly
+higher priority that has waited a TTL. A handover (--preempt, leasehold
+handover) stops the term like a loss, then passes the key on and
+campaigns again, whatever --on-loss says.
+
 flags:
 `
 
@@ -41,20 +49,8 @@ type runFlags struct {
 
 func runRun(ctx context.Context, args []string, stderr io.Writer) (int, error) {
 	var f runFlags
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	f.register(fs)
-	fs.DurationVar(&f.grace, "grace", 0, "time between SIGTERM and SIGKILL on loss; must be below the margin (default margin/2)")
-	fs.StringVar(&f.onLoss, "on-loss", "recampaign", "after losing leadership: recampaign or exit (code 3)")
-	fs.StringVar(&f.onExit, "on-exit", "exit", "when CMD exits while leading: exit (resign, exit with its code) or restart")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); fs.PrintDefaults() }
-	if err := parse(fs, args); err != nil {
-		return 2, err
-	}
-	cmd := fs.Args()
-	if err := f.check(); err != nil {
-		return 2, err
-	}
-	if err := f.validate(cmd); err != nil {
+	cmd, err := f.parse(args)
+	if err != nil {
 		return 2, err
 	}
 	t, warning, err := chooseTree()
@@ -74,6 +70,25 @@ func runRun(ctx context.Context, args []string, stderr io.Writer) (int, error) {
 	}
 	r := &runner{f: &f, e: e, cmd: cmd, tree: t, stderr: stderr}
 	return r.loop(ctx)
+}
+
+// parse parses and checks args, returning CMD and its arguments.
+func (f *runFlags) parse(args []string) ([]string, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	f.register(fs)
+	f.policy.register(fs)
+	fs.DurationVar(&f.grace, "grace", 0, "time between SIGTERM and SIGKILL on loss; must be below the margin (default margin/2)")
+	fs.StringVar(&f.onLoss, "on-loss", "recampaign", "after losing leadership: recampaign or exit (code 3)")
+	fs.StringVar(&f.onExit, "on-exit", "exit", "when CMD exits while leading: exit (resign, exit with its code) or restart")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); fs.PrintDefaults() }
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	cmd := fs.Args()
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return cmd, f.validate(cmd)
 }
 
 func (f *runFlags) validate(cmd []string) error {

@@ -54,8 +54,7 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 		// Valid, not Err: after a pause, Err says nil until the elector's
 		// goroutine has run, Valid compares the clock with the deadline now.
 		if err := l.Valid(); err != nil {
-			r.logf("leadership lost (%v) before the child started", err)
-			return r.lost()
+			return r.ended(l, err, nil)
 		}
 		child, err := r.start(l)
 		if err != nil {
@@ -72,15 +71,36 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 			r.resign(l)
 			return child.code(), true, nil
 		case <-l.Context().Done():
-			r.logf("leadership lost (%v): stopping child pid %d", l.Err(), child.pid)
-			r.stop(child)
-			return r.lost()
+			return r.ended(l, l.Err(), child)
 		case <-ctx.Done():
 			r.stop(child)
 			r.resign(l)
 			return interruptedCode(ctx), true, nil
 		}
 	}
+}
+
+// ended is lead's result once the leadership ended with cause, after
+// stopping child (nil: not started). A handover (lease.ErrHandover) is no
+// loss: the key stays held until the child is gone, run resigns to pass it
+// on, and campaigns again whatever --on-loss says.
+func (r *runner) ended(l *lease.Leadership, cause error, child *child) (code int, done bool, err error) {
+	handover := errors.Is(cause, lease.ErrHandover)
+	what := "leadership lost"
+	if handover {
+		what = "handing over"
+	}
+	if child == nil {
+		r.logf("%s (%v) before the child started", what, cause)
+	} else {
+		r.logf("%s (%v): stopping child pid %d", what, cause, child.pid)
+		r.stop(child)
+	}
+	if !handover {
+		return r.lost()
+	}
+	r.resign(l)
+	return 0, false, nil
 }
 
 // lost is lead's result after a loss.

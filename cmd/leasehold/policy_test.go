@@ -1,0 +1,64 @@
+package main
+
+import (
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/lease"
+)
+
+// TestRunPolicyFlags: run's candidacy flags reach lease.Options; without
+// them the options keep their defaults.
+func TestRunPolicyFlags(t *testing.T) {
+	base := []string{"--store", "etcd://127.0.0.1:1/x", "--election", "a"}
+	var f runFlags
+	cmd, err := f.parse(append(base, "--priority", "7", "--no-lead", "--preempt",
+		"--label", "addr=10.0.0.7:8080", "--label", "version=1.2=rc", "--label", "empty=", "--", "true"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o lease.Options
+	f.policy.apply(&o)
+	want := map[string]string{"addr": "10.0.0.7:8080", "version": "1.2=rc", "empty": ""}
+	if len(cmd) != 1 || o.Priority != 7 || !o.NoLead || !o.Preempt || !maps.Equal(o.Labels, want) {
+		t.Fatalf("cmd %q, options priority %d nolead %v preempt %v labels %v", cmd, o.Priority, o.NoLead, o.Preempt, o.Labels)
+	}
+	var g runFlags
+	if _, err := g.parse(append(base, "--", "true")); err != nil {
+		t.Fatal(err)
+	}
+	o = lease.Options{}
+	g.policy.apply(&o)
+	if o.Priority != 0 || o.NoLead || o.Preempt || o.Labels != nil {
+		t.Fatalf("defaults: priority %d nolead %v preempt %v labels %v", o.Priority, o.NoLead, o.Preempt, o.Labels)
+	}
+}
+
+// TestPolicyFlagErrors: malformed candidacy flags fail before any store is
+// contacted (the store here is unreachable) or anything runs, with exit 2
+// and one line naming the flag.
+func TestPolicyFlagErrors(t *testing.T) {
+	base := []string{"run", "--store", "etcd://127.0.0.1:1/x", "--election", "a"}
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--label", "addr"}, "-label"},
+		{[]string{"--label", "=v"}, "-label"},
+		{[]string{"--label", "a=1", "--label", "a=2"}, "-label"},
+		{[]string{"--priority", "high"}, "-priority"},
+		{[]string{"--preempt=maybe"}, "-preempt"},
+	} {
+		args := append(append(append([]string{}, base...), tc.flags...), "--", "sh", "-c", "exit 9")
+		in := start(t, args...)
+		if code := in.exit(t, 10*time.Second); code != 2 {
+			t.Errorf("%v: exit %d, want 2", tc.flags, code)
+		}
+		out := in.stderr.all.String()
+		if strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "leasehold: ") || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: stderr %q, want one line starting with leasehold: and naming %s", tc.flags, out, tc.want)
+		}
+	}
+}
