@@ -14,9 +14,14 @@ import (
 
 const statusUsage = `usage: leasehold status --store URL --election NAME [--json]
 
-Prints the election's current leader, its fencing token, its store session
-and since when it leads (by the leader's clock). Exits 0 with a leader, 4
-without one.
+Prints the election's current leader, its fencing token, its store session,
+since when it leads (by the leader's clock) and the value it proclaims;
+then the candidates in succession order (the order in which they would
+lead), each with its priority, state (leader, waiting, no-lead, damped, or
+a handover request) and labels. --json prints one object: the leader's
+fields as observe prints them, and "candidates". On a store that keeps no
+candidate list the candidates are left out, with a note on stderr. Exits 0
+with a leader, 4 without one.
 
 flags:
 `
@@ -73,11 +78,41 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return 1, err
 	}
 	info.Election = q.election
-	printInfo(stdout, info, q.json)
+	cs, listed, err := candidates(rctx, e, q.election, stderr)
+	if err != nil {
+		printInfo(stdout, info, q.json)
+		return 1, err
+	}
+	printStatus(stdout, info, cs, listed, q.json)
 	if !info.HasLeader() {
 		return exitNoLeader, nil
 	}
 	return 0, nil
+}
+
+// statusJSON is status's JSON: a LeaderInfo as observe prints it, and the
+// candidates (left out if the store keeps no list).
+type statusJSON struct {
+	infoJSON
+	Candidates *[]candidateJSON `json:"candidates,omitempty"`
+}
+
+// printStatus prints the leader and, if listed, the candidates.
+func printStatus(w io.Writer, info lease.LeaderInfo, cs []lease.Candidate, listed, asJSON bool) {
+	if !asJSON {
+		printInfo(w, info, false)
+		if listed {
+			printCandidates(w, info.Election, cs)
+		}
+		return
+	}
+	st := statusJSON{infoJSON: toInfoJSON(info)}
+	if listed {
+		c := toCandidateJSON(cs)
+		st.Candidates = &c
+	}
+	b, _ := json.Marshal(st)
+	fmt.Fprintln(w, string(b))
 }
 
 func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -109,11 +144,16 @@ type infoJSON struct {
 	Token    uint64    `json:"token,omitempty"`
 	Session  string    `json:"session,omitempty"`
 	Since    time.Time `json:"since"`
+	Value    string    `json:"value,omitempty"`
+}
+
+func toInfoJSON(info lease.LeaderInfo) infoJSON {
+	return infoJSON{info.Election, info.HasLeader(), info.Identity, uint64(info.Token), info.Session, info.Since, info.Value}
 }
 
 func printInfo(w io.Writer, info lease.LeaderInfo, asJSON bool) {
 	if asJSON {
-		b, _ := json.Marshal(infoJSON{info.Election, info.HasLeader(), info.Identity, uint64(info.Token), info.Session, info.Since})
+		b, _ := json.Marshal(toInfoJSON(info))
 		fmt.Fprintln(w, string(b))
 		return
 	}
@@ -121,6 +161,10 @@ func printInfo(w io.Writer, info lease.LeaderInfo, asJSON bool) {
 		fmt.Fprintf(w, "%s: no leader\n", info.Election)
 		return
 	}
-	fmt.Fprintf(w, "%s: leader %s token %d session %s since %s\n", info.Election, info.Identity,
+	fmt.Fprintf(w, "%s: leader %s token %d session %s since %s", info.Election, info.Identity,
 		info.Token, info.Session, info.Since.Format(time.RFC3339Nano))
+	if info.Value != "" {
+		fmt.Fprintf(w, " value %q", info.Value)
+	}
+	fmt.Fprintln(w)
 }
