@@ -3,6 +3,7 @@
 //	leasehold run --store URL --election NAME -- CMD ARGS...
 //	leasehold status --store URL --election NAME
 //	leasehold observe --store URL --election NAME
+//	leasehold handover --store URL --election NAME [--to ID]
 //	leasehold demo
 //
 // Run `leasehold COMMAND -h` for a command's flags.
@@ -20,8 +21,11 @@ const usage = `usage: leasehold <command> [flags]
 commands:
   run       campaign and run a command while leading; stop it (SIGTERM, then
             SIGKILL) before the store could hand leadership to anyone else
-  status    print an election's leader, fencing token, session and since when
+  status    print an election's leader, fencing token, session and since when,
+            and its candidates in succession order
   observe   stream an election's leader changes, including "no leader"
+  handover  ask the leader to hand over, to a named candidate (--to) or the
+            next in line; wait and print who leads, with the new token
   demo      start an in-process etcd and three candidates; kill the leader,
             show the hand-over with increasing fencing tokens, and a guarded
             resource rejecting the stale leader's write
@@ -58,6 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = runStatus(ctx, args[1:], stdout, stderr)
 	case "observe":
 		code, err = runObserve(ctx, args[1:], stdout, stderr)
+	case "handover":
+		code, err = runHandover(ctx, args[1:], stdout, stderr)
 	case "demo":
 		if err = runDemo(ctx, stdout, args[1:]); err != nil {
 			code = 1
@@ -65,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		code, err = 2, fmt.Errorf("unknown command %q: want run, status, observe or demo (see leasehold -h)", args[0])
+		code, err = 2, fmt.Errorf("unknown command %q: want run, status, observe, handover or demo (see leasehold -h)", args[0])
 	}
 	if err != nil && err != errHelp {
 		fmt.Fprintln(stderr, "leasehold:", err)

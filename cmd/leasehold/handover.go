@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/leasehold/leasehold/lease"
+)
+
+const handoverUsage = `usage: leasehold handover --store URL --election NAME [--to ID] [--timeout D] [--json]
+
+Asks the election's leader to hand over: to the candidate --to names (its
+identity or session), or to the next in succession order without --to.
+The request is a candidate record bound to this command's own session, so
+it dies with the command; the leader honours it at its next safe point
+(leasehold run stops its CMD first). Waits until a new term leads (the
+named candidate's, with --to) and prints it as status does, with the new
+fencing token. Exits 0 once it leads, 1 if that did not happen within
+--timeout or the store failed, 2 on a usage error, 128+signal if
+interrupted.
+
+flags:
+`
+
+// handoverFlags are the flags of leasehold handover.
+type handoverFlags struct {
+	common
+	to      string
+	timeout time.Duration
+	json    bool
+}
+
+func (f *handoverFlags) parse(args []string) error {
+	fs := flag.NewFlagSet("handover", flag.ContinueOnError)
+	f.register(fs)
+	fs.StringVar(&f.to, "to", "", "identity or session ID of the candidate to hand over to (default: the next in succession order)")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "give up if no new term leads within this time")
+	fs.BoolVar(&f.json, "json", false, "print the new leader as JSON")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), handoverUsage); fs.PrintDefaults() }
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q: handover takes flags only", fs.Arg(0))
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	if f.timeout <= 0 {
+		return fmt.Errorf("--timeout %v: want a duration above 0, e.g. --timeout 1m", f.timeout)
+	}
+	return nil
+}
+
+func runHandover(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	var f handoverFlags
+	if err := f.parse(args); err != nil {
+		return 2, err
+	}
+	e, closeAll, err := f.open(ctx, stderr)
+	if err != nil {
+		return 1, err
+	}
+	defer closeAll()
+	hctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	info, err := e.RequestHandover(hctx, f.election, f.to)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return interruptedCode(ctx), nil
+	case err != nil && errors.Is(hctx.Err(), context.DeadlineExceeded):
+		return 1, fmt.Errorf("handover of %q: no new term within --timeout %v: %w", f.election, f.timeout, err)
+	case err != nil:
+		return 1, err
+	}
+	info.Election = f.election
+	printInfo(stdout, info, f.json)
+	return 0, nil
+}
