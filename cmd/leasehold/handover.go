@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/leasehold/leasehold/lease"
 )
 
 const handoverUsage = `usage: leasehold handover --store URL --election NAME [--to ID] [--timeout D] [--json]

@@ -56,8 +56,8 @@ func sameIdentities(cs []lease.Candidate, want []string) bool {
 // sleeper is a child that runs until stopped.
 var sleeper = []string{"--", "sh", "-c", `test -n "$LEASEHOLD_TOKEN" || exit 9; while :; do sleep 0.05; done`}
 
-// candidate starts leasehold run as identity with flags.
-func candidate(t *testing.T, store, election, identity string, flags ...string) *instance {
+// runAs starts leasehold run as identity with flags.
+func runAs(t *testing.T, store, election, identity string, flags ...string) *instance {
 	args := append([]string{"run", "--store", store, "--election", election, "--ttl", "2s",
 		"--log-level", "error", "--identity", identity}, flags...)
 	return start(t, append(args, sleeper...)...)
@@ -68,10 +68,10 @@ func candidate(t *testing.T, store, election, identity string, flags ...string) 
 func TestStatusCandidates(t *testing.T) {
 	store := "etcd://" + etcdServer(t) + "/t"
 	el := "jobs/c"
-	a := candidate(t, store, el, "A", "--priority", "1", "--label", "role=a")
+	a := runAs(t, store, el, "A", "--priority", "1", "--label", "role=a")
 	a.stderr.await(t, "started child", 20*time.Second)
-	candidate(t, store, el, "B", "--priority", "5", "--label", "addr=10.0.0.7:8080", "--label", "v=2")
-	candidate(t, store, el, "C", "--no-lead")
+	runAs(t, store, el, "B", "--priority", "5", "--label", "addr=10.0.0.7:8080", "--label", "v=2")
+	runAs(t, store, el, "C", "--no-lead")
 	awaitCandidates(t, store, el, "A", "B", "C")
 
 	st := start(t, "status", "--store", store, "--election", el)
@@ -118,12 +118,12 @@ func TestStatusCandidates(t *testing.T) {
 func TestHandover(t *testing.T) {
 	store := "etcd://" + etcdServer(t) + "/t"
 	el := "jobs/h"
-	a := candidate(t, store, el, "A")
+	a := runAs(t, store, el, "A")
 	a.stderr.await(t, "started child", 20*time.Second)
 	ids := []string{"A", "B", "C", "D"}
 	ins := map[string]*instance{"A": a}
 	for _, id := range ids[1:] {
-		ins[id] = candidate(t, store, el, id)
+		ins[id] = runAs(t, store, el, id)
 	}
 	awaitCandidates(t, store, el, ids...)
 	tokenA := leaderToken(t, store, el, "A")
@@ -177,10 +177,10 @@ func leaderToken(t *testing.T, store, election, id string) uint64 {
 func TestRunPreempt(t *testing.T) {
 	store := "etcd://" + etcdServer(t) + "/t"
 	el := "jobs/p"
-	a := candidate(t, store, el, "A", "--preempt")
+	a := runAs(t, store, el, "A", "--preempt")
 	a.stderr.await(t, "started child", 20*time.Second)
 	joined := time.Now()
-	b := candidate(t, store, el, "B", "--priority", "5")
+	b := runAs(t, store, el, "B", "--priority", "5")
 	stopped := stamp(t, a.stderr.await(t, "stopped", 15*time.Second))
 	started := stamp(t, b.stderr.await(t, "started child", 10*time.Second))
 	if !stopped.Before(started) {
