@@ -39,14 +39,17 @@ type candidateJSON struct {
 	MayLead  bool              `json:"may_lead"`
 	Damped   bool              `json:"damped"`
 	Leader   bool              `json:"leader"`
-	Request  string            `json:"request,omitempty"`
+	// Requester marks a handover request; Request is its target, empty
+	// for the next in line.
+	Requester bool   `json:"requester,omitempty"`
+	Request   string `json:"request,omitempty"`
 }
 
 func toCandidateJSON(cs []lease.Candidate) []candidateJSON {
 	out := make([]candidateJSON, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, candidateJSON{c.Identity, c.Session, c.Priority, c.Labels, c.Joined,
-			c.MayLead, c.Damped, c.Leader, c.Request})
+			c.MayLead, c.Damped, c.Leader, c.Requester, c.Request})
 	}
 	return out
 }
@@ -71,8 +74,10 @@ func printCandidates(w io.Writer, election string, cs []lease.Candidate) {
 func candidateState(c lease.Candidate) string {
 	var s []string
 	switch {
-	case c.Request != "":
-		s = append(s, "request("+c.Request+")")
+	case c.Requester && c.Request == "":
+		s = append(s, "handover-request:next")
+	case c.Requester:
+		s = append(s, "handover-request:"+c.Request)
 	case c.Leader:
 		s = append(s, "leader")
 	case !c.MayLead:
