@@ -16,9 +16,9 @@ const statusUsage = `usage: leasehold status --store URL --election NAME [--json
 
 Prints the election's current leader, its fencing token, its store session,
 since when it leads (by the leader's clock) and the value it proclaims;
-then the candidates in succession order (the order in which they would
-lead), each with its priority, state (leader, waiting, no-lead, damped, or
-a handover request) and labels. --json prints one object: the leader's
+then the candidates in succession order (the leader, then the order in
+which the others would lead), each with its priority, state (leader,
+waiting, damped, no-lead, or a handover request) and labels. --json prints one object: the leader's
 fields as observe prints them, and "candidates". On a store that keeps no
 candidate list the candidates are left out, with a note on stderr. Exits 0
 with a leader, 4 without one.
