@@ -116,7 +116,8 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 	}
 	wait, _ := parseWait(c.wait) // checked above
 	lo := lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity, Wait: wait, Logger: log}
-	c.policy.apply(&lo)
+	_, roster := st.Store.(backends.Roster)
+	c.policy.apply(&lo, roster)
 	if c.query {
 		lo = lease.Options{TTL: queryTTL(st.Store.Limits()), Logger: log}
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/leasehold/leasehold/lease"
 )
 
 const handoverUsage = `usage: leasehold handover --store URL --election NAME [--to ID] [--timeout D] [--json]
@@ -17,9 +19,12 @@ The request is a candidate record bound to this command's own session, so
 it dies with the command; the leader honours it at its next safe point
 (leasehold run stops its CMD first). Waits until a new term leads (the
 named candidate's, with --to) and prints it as status does, with the new
-fencing token. Exits 0 once it leads, 1 if that did not happen within
---timeout or the store failed, 2 on a usage error, 128+signal if
-interrupted.
+fencing token. Exits 0 once it leads; 4 if the election has no leader;
+1 if no candidate that may lead waits (of that name, with --to), if no new
+term led within --timeout, or if the store failed; 2 on a usage error;
+128+signal if interrupted. A leader honours the request if it follows its
+candidate list: leasehold run does; a program using package lease sets
+Options.FollowRoster or Preempt.
 
 flags:
 `
@@ -70,8 +75,10 @@ func runHandover(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return interruptedCode(ctx), nil
+	case errors.Is(err, lease.ErrNoLeader):
+		return exitNoLeader, err
 	case err != nil && errors.Is(hctx.Err(), context.DeadlineExceeded):
-		return 1, fmt.Errorf("handover of %q: no new term within --timeout %v: %w", f.election, f.timeout, err)
+		return 1, fmt.Errorf("no new term within --timeout %v: %w", f.timeout, err)
 	case err != nil:
 		return 1, err
 	}

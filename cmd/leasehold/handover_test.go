@@ -130,6 +130,9 @@ func TestHandover(t *testing.T) {
 
 	h := start(t, "handover", "--store", store, "--election", el, "--to", "C", "--timeout", "20s", "--json")
 	if code := h.exit(t, 30*time.Second); code != 0 {
+		for _, id := range ids {
+			t.Logf("%s:\n%s", id, ins[id].stderr.all.String())
+		}
 		t.Fatalf("handover exit %d\n%s", code, h.stderr.all.String())
 	}
 	var got infoJSON
@@ -144,15 +147,18 @@ func TestHandover(t *testing.T) {
 	if !stopped.Before(started) {
 		t.Fatalf("A's child gone at %v, C's started at %v: overlap", stopped, started)
 	}
-	awaitCandidates(t, store, el, ids...) // A campaigns again
+	cs := awaitCandidates(t, store, el, ids...) // A campaigns again
+	if !cs[0].Leader || cs[0].Identity != "C" {
+		t.Fatalf("candidates after the handover: %+v, want C leading first", cs)
+	}
 
 	next := start(t, "handover", "--store", store, "--election", el, "--timeout", "20s")
 	if code := next.exit(t, 30*time.Second); code != 0 {
 		t.Fatalf("handover to the next in line: exit %d\n%s", code, next.stderr.all.String())
 	}
 	line := next.stdout.all.String()
-	if strings.Contains(line, "leader C ") || !strings.Contains(line, "leader ") {
-		t.Fatalf("handover to the next in line: %s", line)
+	if !strings.Contains(line, "leader "+cs[1].Identity+" ") {
+		t.Fatalf("handover to the next in line: %s; candidates were %+v", line, cs)
 	}
 	t.Logf("handover --to C: C leads with token %d (A had %d); then %s", got.Token, tokenA, line)
 }

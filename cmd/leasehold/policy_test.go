@@ -10,7 +10,8 @@ import (
 )
 
 // TestRunPolicyFlags: run's candidacy flags reach lease.Options; without
-// them the options keep their defaults.
+// them the options keep their defaults, and a leader follows the candidate
+// list only on a store that keeps one.
 func TestRunPolicyFlags(t *testing.T) {
 	base := []string{"--store", "etcd://127.0.0.1:1/x", "--election", "a"}
 	var f runFlags
@@ -20,19 +21,20 @@ func TestRunPolicyFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	var o lease.Options
-	f.policy.apply(&o)
+	f.policy.apply(&o, true)
 	want := map[string]string{"addr": "10.0.0.7:8080", "version": "1.2=rc", "empty": ""}
-	if len(cmd) != 1 || o.Priority != 7 || !o.NoLead || !o.Preempt || !maps.Equal(o.Labels, want) {
-		t.Fatalf("cmd %q, options priority %d nolead %v preempt %v labels %v", cmd, o.Priority, o.NoLead, o.Preempt, o.Labels)
+	if len(cmd) != 1 || o.Priority != 7 || !o.NoLead || !o.Preempt || !maps.Equal(o.Labels, want) || !o.FollowRoster {
+		t.Fatalf("cmd %q, options priority %d nolead %v preempt %v labels %v follow %v", cmd, o.Priority, o.NoLead, o.Preempt, o.Labels, o.FollowRoster)
 	}
 	var g runFlags
 	if _, err := g.parse(append(base, "--", "true")); err != nil {
 		t.Fatal(err)
 	}
 	o = lease.Options{}
-	g.policy.apply(&o)
-	if o.Priority != 0 || o.NoLead || o.Preempt || o.Labels != nil {
-		t.Fatalf("defaults: priority %d nolead %v preempt %v labels %v", o.Priority, o.NoLead, o.Preempt, o.Labels)
+	g.policy.apply(&o, false)
+	if o.Priority != 0 || o.NoLead || o.Preempt || o.Labels != nil || o.FollowRoster {
+		t.Fatalf("defaults on a store without candidate lists: priority %d nolead %v preempt %v labels %v follow %v",
+			o.Priority, o.NoLead, o.Preempt, o.Labels, o.FollowRoster)
 	}
 }
 
