@@ -101,3 +101,64 @@ leasehold_handovers_total{cause="request",election="jobs/a"} 1
 		t.Fatal(err)
 	}
 }
+
+// TestElectorHandoverMetric: an elector's handover on a real etcd counts in
+// leasehold_handovers_total with its cause.
+func TestElectorHandoverMetric(t *testing.T) {
+	srv, err := embedetcd.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close) // after the electors' cleanups
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	reg := prometheus.NewRegistry()
+	m, err := prom.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elector := func(id string, metrics lease.Metrics) *lease.LeaseElector {
+		cli, err := srv.Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cli.Close() })
+		store, _ := etcd.New(cli, etcd.Options{})
+		e, err := lease.New(store, lease.Options{TTL: 2 * time.Second, Identity: id, Metrics: metrics})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close(context.Background()) })
+		return e
+	}
+	a, b := elector("A", m), elector("B", nil)
+	l, err := a.Campaign(ctx, "jobs/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	won := make(chan error, 1)
+	go func() { _, err := b.Campaign(ctx, "jobs/a"); won <- err }()
+	ch, err := a.ObserveCandidates(ctx, "jobs/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cs := range ch {
+		if len(cs) == 2 {
+			break
+		}
+	}
+	if err := l.HandOver(ctx, "B"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-won; err != nil {
+		t.Fatal(err)
+	}
+	want := `
+# HELP leasehold_handovers_total Leaderships this process handed over on purpose, by cause.
+# TYPE leasehold_handovers_total counter
+leasehold_handovers_total{cause="handover",election="jobs/a"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "leasehold_handovers_total"); err != nil {
+		t.Fatal(err)
+	}
+}
