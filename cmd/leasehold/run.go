@@ -34,9 +34,8 @@ Candidates are listed in succession order (see leasehold status):
 pairs, and --no-lead lists and watches without ever leading (CMD never
 runs). With --preempt, a leader hands over to a candidate of strictly
 higher priority that has waited a TTL. A handover (--preempt, leasehold
-handover) stops the term like a loss, then passes the key on, waits for
-the successor's term (at most TTL/2) and campaigns again, whatever
---on-loss says.
+handover) stops the term like a loss, then passes the key on and
+campaigns again, whatever --on-loss says.
 
 flags:
 `

@@ -54,7 +54,7 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 		// Valid, not Err: after a pause, Err says nil until the elector's
 		// goroutine has run, Valid compares the clock with the deadline now.
 		if err := l.Valid(); err != nil {
-			return r.ended(ctx, l, err, nil)
+			return r.ended(l, err, nil)
 		}
 		child, err := r.start(l)
 		if err != nil {
@@ -71,7 +71,7 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 			r.resign(l)
 			return child.code(), true, nil
 		case <-l.Context().Done():
-			return r.ended(ctx, l, l.Err(), child)
+			return r.ended(l, l.Err(), child)
 		case <-ctx.Done():
 			r.stop(child)
 			r.resign(l)
@@ -83,8 +83,9 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 // ended is lead's result once the leadership ended with cause, after
 // stopping child (nil: not started). A handover (lease.ErrHandover) is no
 // loss: the key stays held until the child is gone, run resigns to pass it
-// on, and campaigns again whatever --on-loss says, once the target leads.
-func (r *runner) ended(ctx context.Context, l *lease.Leadership, cause error, child *child) (code int, done bool, err error) {
+// on, and campaigns again whatever --on-loss says (the elector holds that
+// campaign off for the handover window, so the target is not raced).
+func (r *runner) ended(l *lease.Leadership, cause error, child *child) (code int, done bool, err error) {
 	handover := errors.Is(cause, lease.ErrHandover)
 	what := "leadership lost"
 	if handover {
@@ -100,28 +101,7 @@ func (r *runner) ended(ctx context.Context, l *lease.Leadership, cause error, ch
 		return r.lost()
 	}
 	r.resign(l)
-	r.awaitSuccessor(ctx, l)
 	return 0, false, nil
-}
-
-// awaitSuccessor waits, after handing l over, until a later term leads or
-// the handover window passes: a campaign started at once would race the
-// target for the key it was just handed, and win the race, being a round
-// trip ahead of it.
-func (r *runner) awaitSuccessor(ctx context.Context, l *lease.Leadership) {
-	wctx, cancel := context.WithTimeout(ctx, r.e.Options().HandoverWindow)
-	defer cancel()
-	ch, err := r.e.Observe(wctx, l.Election)
-	if err != nil {
-		return
-	}
-	for info := range ch {
-		if info.Token > l.Token {
-			r.logf("%s leads with token %d", info.Identity, info.Token)
-			return
-		}
-	}
-	r.logf("no new term within the handover window %v", r.e.Options().HandoverWindow)
 }
 
 // lost is lead's result after a loss.
