@@ -111,7 +111,7 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 			continue
 		case core.Permanent(err):
 			e.log.Error("observe refused by the store", "election", election, "err", err)
-			e.send(ctx, ch, LeaderInfo{Election: election, Err: fmt.Errorf("lease: observe %q: %w", election, err)})
+			send(ctx, ch, LeaderInfo{Election: election, Err: fmt.Errorf("lease: observe %q: %w", election, err)})
 			return
 		case err != nil:
 			known.Revision = 0
@@ -127,14 +127,14 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 			info.Since = last.Since // the same term
 		}
 		first, last = false, info
-		e.send(ctx, ch, last)
+		send(ctx, ch, last)
 	}
 }
 
-// send hands info to the reader, unless ctx ends first.
-func (e *LeaseElector) send(ctx context.Context, ch chan<- LeaderInfo, info LeaderInfo) {
+// send hands v to the reader of ch, unless ctx ends first.
+func send[T any](ctx context.Context, ch chan<- T, v T) {
 	select {
-	case ch <- info:
+	case ch <- v:
 	case <-ctx.Done():
 	}
 }

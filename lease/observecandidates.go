@@ -78,7 +78,7 @@ func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch
 		cs := succession(st.recs, st.leader)
 		if first || !reflect.DeepEqual(cs, last) {
 			first, last = false, cs
-			e.sendCandidates(ctx, ch, cs)
+			send(ctx, ch, cs)
 		}
 	}
 }
@@ -124,12 +124,4 @@ func (e *LeaseElector) awaitRoster(ctx context.Context, st *rosterState) error {
 		*st = c.st
 	}
 	return c.err
-}
-
-// sendCandidates hands cs to the reader, unless ctx ends first.
-func (e *LeaseElector) sendCandidates(ctx context.Context, ch chan<- []Candidate, cs []Candidate) {
-	select {
-	case ch <- cs:
-	case <-ctx.Done():
-	}
 }
