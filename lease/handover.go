@@ -34,7 +34,7 @@ func (e *LeaseElector) yield(election, cause string) {
 // action whose outcome is known without a store call, as the machine
 // takes no report while its actions are carried out.
 func (e *LeaseElector) report(f func(now time.Time)) {
-	e.call(time.Time{}, false, func(context.Context) { e.post(f) })
+	e.call(false, func(context.Context) { e.post(f) })
 }
 
 // proclaimMarker writes the handover marker naming session a.To into the
@@ -48,7 +48,7 @@ func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
 		return
 	}
 	v := l.markedValue(a.To, e.opts.HandoverWindow)
-	e.call(time.Time{}, true, func(ctx context.Context) {
+	e.call(true, func(ctx context.Context) {
 		_, err := p.Proclaim(ctx, s, a.Election, a.Token, v)
 		e.post(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, err) })
 	})
@@ -63,7 +63,7 @@ func (e *LeaseElector) nudge(a core.Action) {
 		e.report(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, nil) })
 		return
 	}
-	e.call(time.Time{}, true, func(ctx context.Context) {
+	e.call(true, func(ctx context.Context) {
 		err := e.nudgeTarget(ctx, a.Election, a.To)
 		e.post(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, err) })
 	})

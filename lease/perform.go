@@ -61,10 +61,10 @@ func (e *LeaseElector) perform(a core.Action) {
 // not wait for a slot.
 const maxElectionCalls = 32
 
-// call runs fn in a goroutine owned by the elector with a context bounded by
-// RequestTimeout (and by deadline, if set) and ended by Close. With slot, fn
-// first waits for one of maxElectionCalls slots; its timeout starts then.
-func (e *LeaseElector) call(deadline time.Time, slot bool, fn func(ctx context.Context)) {
+// call runs fn in a goroutine owned by the elector with a context bounded
+// by RequestTimeout and ended by Close. With slot, fn first waits for one
+// of maxElectionCalls slots; its timeout starts then.
+func (e *LeaseElector) call(slot bool, fn func(ctx context.Context)) {
 	e.io.Add(1)
 	go func() {
 		defer e.io.Done()
@@ -78,17 +78,12 @@ func (e *LeaseElector) call(deadline time.Time, slot bool, fn func(ctx context.C
 		}
 		ctx, cancel := context.WithTimeout(e.ctx, e.opts.RequestTimeout)
 		defer cancel()
-		if !deadline.IsZero() {
-			var cancel2 context.CancelFunc
-			ctx, cancel2 = context.WithDeadline(ctx, deadline)
-			defer cancel2()
-		}
 		fn(ctx)
 	}()
 }
 
 func (e *LeaseElector) createSession(epoch uint64, ttl time.Duration) {
-	e.call(time.Time{}, false, func(ctx context.Context) {
+	e.call(false, func(ctx context.Context) {
 		sent := time.Now()
 		s, err := e.store.NewSession(ctx, ttl)
 		if err == nil {
@@ -142,7 +137,7 @@ func (e *LeaseElector) closeSession(epoch uint64) {
 	}
 	delete(e.sessions, epoch)
 	e.log.Debug("session closing", "session", s.ID())
-	e.call(time.Time{}, false, func(ctx context.Context) {
+	e.call(false, func(ctx context.Context) {
 		if s.Close(ctx) == nil {
 			e.track(s, false)
 		}
@@ -151,7 +146,7 @@ func (e *LeaseElector) closeSession(epoch uint64) {
 
 func (e *LeaseElector) create(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
-	e.call(time.Time{}, true, func(ctx context.Context) {
+	e.call(true, func(ctx context.Context) {
 		rec, err := s.Create(ctx, a.Election, encodeValue(e.opts.Identity, time.Now()))
 		e.post(func(now time.Time) {
 			e.m.Created(now, a.Election, a.Op, rec, err)
@@ -164,7 +159,7 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 
 func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
-	e.call(time.Time{}, true, func(ctx context.Context) {
+	e.call(true, func(ctx context.Context) {
 		err := s.Delete(ctx, a.Election, a.Token)
 		e.post(func(now time.Time) { e.m.Deleted(now, a.Election, a.Op, err) })
 	})

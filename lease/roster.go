@@ -145,7 +145,7 @@ func (e *LeaseElector) reconcile(election string) {
 // rosterCall runs fn, one attempt bounded by RequestTimeout, and goes on
 // with election's next write when it is done.
 func (e *LeaseElector) rosterCall(election, what string, fn func(context.Context) error) {
-	e.call(time.Time{}, true, func(ctx context.Context) {
+	e.call(true, func(ctx context.Context) {
 		err := fn(ctx)
 		if err != nil {
 			e.log.Log(ctx, levelOf(err), what, "election", election, "err", err)
