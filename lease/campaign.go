@@ -118,6 +118,9 @@ func (e *LeaseElector) lost(name string, cause error) {
 	e.stopWatch(name)
 	if l := e.held[name]; l != nil {
 		e.ended(name, l, cause)
+		if e.m.Active(name) {
+			e.parting[name] = l // a resign that hands over writes its marker next
+		}
 	}
 }
 
@@ -226,11 +229,15 @@ func (l *Leadership) Resign(ctx context.Context) error {
 	if l.e == nil {
 		return fmt.Errorf("lease: resign %q: %w", l.Election, ErrNotLeadership)
 	}
+	cands := l.e.freshRoster(ctx, l)
 	w := make(chan error, 1)
 	if !l.e.post(func(now time.Time) {
 		if l.e.held[l.Election] != l {
 			w <- nil
 			return
+		}
+		if cands != nil {
+			l.e.m.Roster(now, l.Election, cands)
 		}
 		l.e.resigns[l.Election] = append(l.e.resigns[l.Election], w)
 		l.e.m.Resign(now, l.Election)

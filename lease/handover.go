@@ -42,6 +42,10 @@ func (e *LeaseElector) report(f func(now time.Time)) {
 func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	l := e.held[a.Election]
+	if l == nil && e.parting[a.Election] != nil {
+		l = e.parting[a.Election] // a resign that passes the key on
+		e.policyMetrics().Handover(a.Election, CauseResign)
+	}
 	p, ok := e.store.(backends.Proclaimer)
 	if l == nil || s == nil || !ok {
 		e.report(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, errors.ErrUnsupported) })
@@ -59,17 +63,18 @@ func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
 // entry ahead of it, which the target watches. A target at the head of
 // the queue, or not in it, watches the key and needs no nudge.
 func (e *LeaseElector) nudge(a core.Action) {
-	if e.queue == nil || e.roster == nil {
+	q, ok := e.store.(backends.Queuer) // the target's wait mode counts, not ours
+	if !ok || e.roster == nil {
 		e.report(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, nil) })
 		return
 	}
 	e.call(true, func(ctx context.Context) {
-		err := e.nudgeTarget(ctx, a.Election, a.To)
+		err := e.nudgeTarget(ctx, q, a.Election, a.To)
 		e.post(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, err) })
 	})
 }
 
-func (e *LeaseElector) nudgeTarget(ctx context.Context, election, to string) error {
+func (e *LeaseElector) nudgeTarget(ctx context.Context, q backends.Queuer, election, to string) error {
 	recs, _, err := e.roster.List(ctx, election)
 	if err != nil {
 		return err
@@ -79,11 +84,11 @@ func (e *LeaseElector) nudgeTarget(ctx context.Context, election, to string) err
 		if err != nil || r.Owner != to || v.Queue == 0 {
 			continue
 		}
-		ahead, err := e.queue.q.Ahead(ctx, election, v.Queue)
+		ahead, err := q.Ahead(ctx, election, v.Queue)
 		if err != nil || !ahead.Exists() {
 			return err
 		}
-		return e.queue.q.Nudge(ctx, ahead)
+		return q.Nudge(ctx, ahead)
 	}
 	return nil
 }
@@ -189,4 +194,22 @@ func (e *LeaseElector) rosterStep(ctx context.Context, election string, rev uint
 	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
 	defer cancel()
 	return e.roster.List(ctx, election)
+}
+
+// freshRoster reads the roster of l's election for a resign, if l's
+// elector follows it (FollowRoster, Preempt): the resign then passes the
+// key to the top of the succession order as it is now, not as the
+// follower last saw it, a round trip ago. It returns nil otherwise, or if
+// the read fails (the resign then decides on what it has).
+func (e *LeaseElector) freshRoster(ctx context.Context, l *Leadership) []core.Candidate {
+	if e.roster == nil || !(e.opts.FollowRoster || e.opts.Preempt) || l.Err() != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
+	defer cancel()
+	recs, _, err := e.roster.List(ctx, l.Election)
+	if err != nil {
+		return nil
+	}
+	return coreCandidates(recs)
 }

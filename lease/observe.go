@@ -31,6 +31,10 @@ type LeaderInfo struct {
 	// it proclaimed nothing. It changes without a new term: the Token
 	// stays.
 	Value string
+	// Labels are the leader's Options.Labels as its key carries them:
+	// written with a proclaimed value, so nil until the leader proclaims.
+	// Candidates lists every candidate's labels.
+	Labels map[string]string
 	// Err is set only on the last value Observe sends before it closes its
 	// channel because the store refused to let it read (an error wrapping
 	// backends.ErrPermission, with the store's words); its other fields
@@ -49,7 +53,7 @@ func infoOf(rec backends.Record, seen time.Time) LeaderInfo {
 		since = seen
 	}
 	return LeaderInfo{Election: rec.Election, Identity: v.identity,
-		Token: fencing.Token(rec.Token), Session: rec.Owner, Since: since, Value: v.extra.Value}
+		Token: fencing.Token(rec.Token), Session: rec.Owner, Since: since, Value: v.extra.Value, Labels: v.extra.Labels}
 }
 
 // Leader reads the election's current leader with one linearizable read.

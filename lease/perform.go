@@ -32,6 +32,7 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.Lost:
 		e.lost(a.Election, a.Err)
 		if !e.m.Active(a.Election) {
+			delete(e.parting, a.Election)
 			e.leaveRoster(a.Election) // no Released follows
 		}
 	case core.Released:
@@ -39,6 +40,7 @@ func (e *LeaseElector) perform(a core.Action) {
 		if l := e.held[a.Election]; l != nil {
 			e.ended(a.Election, l, ErrHandover) // a handover's end
 		}
+		delete(e.parting, a.Election)
 		e.released(a.Election, a.Err)
 		e.leaveRoster(a.Election)
 	case core.SessionDenied:

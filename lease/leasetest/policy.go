@@ -30,6 +30,7 @@ func (s *suite) runPolicyTests(t *testing.T) {
 		{"NoLead", s.testNoLead},
 		{"Damping", s.testDamping},
 		{"SuccessionOrder", s.testSuccessionOrder},
+		{"ResignToHigher", s.testResignToHigher},
 	} {
 		t.Run(tc.name, tc.fn)
 	}
@@ -316,5 +317,32 @@ func (s *suite) testSuccessionOrder(t *testing.T) {
 	}
 	if !cs[0].Leader || cs[0].Session != l.Session {
 		t.Fatalf("first candidate %+v is not the leader (session %s)", cs[0], l.Session)
+	}
+}
+
+// testResignToHigher: a leader that follows the roster resigns while a
+// candidate of higher priority waits behind one of lower priority, the
+// first in line: the higher one leads, three times over.
+func (s *suite) testResignToHigher(t *testing.T) {
+	el := backendtest.Election(t)
+	follow := func(o *lease.Options) { o.FollowRoster = true }
+	for i := range 3 {
+		leader, _ := s.policyElector(t, fmt.Sprintf("leader%d", i), follow)
+		l := campaign(t, leader, el)
+		low, _ := s.policyElector(t, fmt.Sprintf("low%d", i), follow)
+		lowCh := campaignAsync(t, low, el)
+		awaitCandidates(t, leader, el, 10*time.Second, waiting(1))
+		high, _ := s.policyElector(t, fmt.Sprintf("high%d", i), func(o *lease.Options) { o.Priority, o.FollowRoster = 10, true })
+		highCh := campaignAsync(t, high, el)
+		awaitCandidates(t, leader, el, 10*time.Second, waiting(2))
+		resign(t, l)
+		w := awaitWin(t, highCh, 5*time.Second)
+		select {
+		case lw := <-lowCh:
+			t.Fatalf("the first in line, of lower priority, won (token %d, err %v)", tokenOf(lw), lw.err)
+		default:
+		}
+		resign(t, w.l)
+		awaitWin(t, lowCh, 5*time.Second).l.Resign(backendtest.Context(t, 5*time.Second))
 	}
 }
