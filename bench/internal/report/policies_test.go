@@ -13,7 +13,9 @@ import (
 // results: each verdict follows its criterion, and the ratios are those of
 // the run's own series.
 func TestPolicyGoals(t *testing.T) {
-	lat := func(p50, p99 float64) Latency { return Latency{Summary: stat.Summary{N: 200, P50: p50, P99: p99, Max: p99}} }
+	lat := func(p50, p99 float64) Latency {
+		return Latency{Summary: stat.Summary{N: 200, P50: p50, P99: p99, Max: p99}}
+	}
 	r := &Results{Mode: "full", Scenarios: []string{"policies"}, Stores: []*Store{{Name: "etcd", Policies: []Policy{
 		{N: 2, Peer: "p", Planned: lat(5, 6), Graceful: lat(3, 4), Native: lat(2, 3), RoundTrip: lat(1, 2)},
 		{N: 5, Peer: "p", Planned: lat(5, 7), Graceful: lat(3, 4), Native: lat(2, 5), RoundTrip: lat(1, 2), Misses: 1},
