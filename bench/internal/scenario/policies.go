@@ -49,6 +49,9 @@ type policies struct {
 	r      PolicyResult
 	// req sums each series' requests so far.
 	req [3]float64
+	// passed, if set, is told of each hand-off: its series, when it
+	// began, the old leader and the successor's win.
+	passed func(s int, t0 time.Time, old int, w lineWin)
 }
 
 // The series, in the order of a round (rotated from round to round).
@@ -65,7 +68,12 @@ const (
 // is whole again (an observer elector sees n waiters and the leader), and
 // every waiter has waited at least Pace.
 func Policies(st *env.Store, n, k int, o cand.Opts) (PolicyResult, error) {
-	p, err := startPolicies(st, n, o)
+	o.Identity = "h"
+	es, closeAll, err := cand.Electors(st, n+2, n+2, o) // the last one observes
+	if err != nil {
+		return PolicyResult{}, err
+	}
+	p, err := startPolicies(st, n, es, closeAll, o)
 	if err != nil {
 		return PolicyResult{}, err
 	}
@@ -73,9 +81,14 @@ func Policies(st *env.Store, n, k int, o cand.Opts) (PolicyResult, error) {
 	if p.r.BackgroundRequestsPerSec, err = backgroundRate(st, 2*time.Second); err != nil {
 		return p.r, err
 	}
+	return p.run(k, []int{planned, graceful, native})
+}
+
+// run measures k rounds of the series ss, rotating their order.
+func (p *policies) run(k int, ss []int) (PolicyResult, error) {
 	for i := range k {
-		for j := range 3 {
-			if err := p.step((i + j) % 3); err != nil {
+		for j := range ss {
+			if err := p.step(ss[(i+j)%len(ss)]); err != nil {
 				return p.result(), fmt.Errorf("round %d: %w", i, err)
 			}
 		}
@@ -83,14 +96,11 @@ func Policies(st *env.Store, n, k int, o cand.Opts) (PolicyResult, error) {
 	return p.result(), nil
 }
 
-// startPolicies starts both lines and waits until the leasehold line is
+// startPolicies starts both lines on the electors es (n+1 candidates and
+// an observer, closed by closeAll) and waits until the leasehold line is
 // whole.
-func startPolicies(st *env.Store, n int, o cand.Opts) (*policies, error) {
-	o.Identity = "h"
-	es, closeAll, err := cand.Electors(st, n+2, n+2, o) // the last one observes
-	if err != nil {
-		return nil, err
-	}
+func startPolicies(st *env.Store, n int, es []*lease.LeaseElector, closeAll func(), o cand.Opts) (*policies, error) {
+	var err error
 	p := &policies{st: st, n: n, el: fmt.Sprintf("policies-%d-%d", n, time.Now().UnixNano()), es: es}
 	campaign := func(ctx context.Context, i int) (*lease.Leadership, error) { return es[i].Campaign(ctx, p.el) }
 	if p.lh, err = startLine(n, campaign, closeAll); err != nil {
@@ -165,10 +175,16 @@ func (p *policies) step(s int) error {
 	}
 	p.r.RoundTrip = append(p.r.RoundTrip, rtt)
 	c0, _ := p.st.Counts(context.Background())
-	t0 := time.Now()
+	t0, old := time.Now(), p.lh.cur.i
+	if s == native {
+		old = p.nt.cur.i
+	}
 	w, d, err := p.pass(s, to)
 	if err != nil {
 		return err
+	}
+	if p.passed != nil {
+		p.passed(s, w.at.Add(-d), old, w)
 	}
 	time.Sleep(Pace)
 	c1, _ := p.st.Counts(context.Background())
