@@ -5,7 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,9 +22,17 @@ import (
 // scenario cannot run, never on a timing.
 func TestBench(t *testing.T) {
 	cfg := loadConfig()
+	for name := range cfg.scenarios {
+		if !slices.Contains(scenarioNames, name) {
+			t.Fatalf("BENCH_SCENARIOS: unknown scenario %q: want a comma-separated subset of %s", name, strings.Join(scenarioNames, ","))
+		}
+	}
 	out := os.Getenv("BENCH_OUT")
 	if out == "" {
 		out = "results"
+	}
+	if cfg.scenarios != nil { // a partial run leaves the full run's files alone
+		out = filepath.Join(out, "partial-"+strings.Join(cfg.scenarioList(), "-"))
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
@@ -30,7 +40,7 @@ func TestBench(t *testing.T) {
 	bin := buildCandidate(t)
 	start := time.Now()
 	res := &report.Results{Mode: map[bool]string{true: "quick", false: "full"}[cfg.quick],
-		Started: start.Format(time.RFC3339), Machine: machine()}
+		Started: start.Format(time.RFC3339), Machine: machine(), Scenarios: cfg.scenarioList()}
 	stores.Bridge = true // no userland proxy between the clients and the stores (see stores.Bridge)
 	var sts []*env.Store
 	for _, k := range cfg.stores {
@@ -41,7 +51,9 @@ func TestBench(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for i, st := range sts { // idle cost is a count, not a latency: stores in parallel
-		wg.Go(func() { runIdle(t, cfg, st, res.Stores[i]) })
+		if cfg.runs("idle") {
+			wg.Go(func() { runIdle(t, cfg, st, res.Stores[i]) })
+		}
 	}
 	wg.Wait()
 	res.WallSeconds = time.Since(start).Seconds()
@@ -50,7 +62,7 @@ func TestBench(t *testing.T) {
 	}
 	t.Logf("results in %s (%.0f s)", out, res.WallSeconds)
 	if doc := os.Getenv("BENCH_DOC"); doc != "" && !cfg.quick && len(sts) == 3 {
-		if err := report.Splice(doc, report.Markdown(res)); err != nil {
+		if err := splice(doc, res); err != nil {
 			t.Error(err)
 		}
 	}
@@ -63,6 +75,19 @@ func TestBench(t *testing.T) {
 			}
 		}
 	}
+}
+
+// splice writes the generated sections of doc that the run res filled:
+// all of them after a run of every scenario; issue 13's alone ("issue13")
+// after a partial run that includes the policies scenario.
+func splice(doc string, res *report.Results) error {
+	switch {
+	case len(res.Scenarios) == 0:
+		return report.Splice(doc, report.Markdown(res))
+	case res.Ran("policies"):
+		return report.SpliceSection(doc, "issue13", report.PolicyMarkdown(res))
+	}
+	return nil
 }
 
 // buildCandidate builds cmd/candidate for the crash runs.
@@ -97,7 +122,7 @@ func TestRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc := os.Getenv("BENCH_DOC"); doc != "" {
-		if err := report.Splice(doc, report.Markdown(res)); err != nil {
+		if err := splice(doc, res); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -36,6 +36,15 @@ type config struct {
 	slowCycles, consulSlowCycles int
 	slowHold, slowTail           float64
 	slowSettle                   time.Duration
+	// policyNs and policyK: the numbers of waiters of issue 13's
+	// hand-off runs, and the hand-offs per series at each.
+	policyNs []int
+	policyK  int
+	// scenarios, from BENCH_SCENARIOS (a comma-separated subset of
+	// scenarioNames), are the scenarios to run; nil runs them all. A
+	// partial run writes only the sections of the document it fills
+	// (the policies scenario's, "issue13").
+	scenarios map[string]bool
 	// stores are the stores to run, from BENCH_STORES (a comma-separated
 	// subset of etcd,zookeeper,consul; default all three). A run on a
 	// subset is for development: its results cover only those stores.
@@ -53,17 +62,43 @@ func loadConfig() config {
 			c.stores = append(c.stores, env.Kind(strings.TrimSpace(k)))
 		}
 	}
+	if v := os.Getenv("BENCH_SCENARIOS"); v != "" {
+		c.scenarios = map[string]bool{}
+		for _, s := range strings.Split(v, ",") {
+			c.scenarios[strings.TrimSpace(s)] = true
+		}
+	}
 	return c
 }
+
+// scenarioNames are the scenarios BENCH_SCENARIOS may name.
+var scenarioNames = []string{"physical", "handoff", "crash", "herd", "sharded", "slowlink", "idle", "policies"}
+
+// scenarioList returns the scenarios of a partial run in scenarioNames'
+// order; nil for a run of them all.
+func (c config) scenarioList() []string {
+	var l []string
+	for _, n := range scenarioNames {
+		if c.scenarios != nil && c.scenarios[n] {
+			l = append(l, n)
+		}
+	}
+	return l
+}
+
+// runs reports whether the run includes scenario name.
+func (c config) runs(name string) bool { return c.scenarios == nil || c.scenarios[name] }
 
 // sizes returns the full sizes, or the quick ones when BENCH_QUICK is set.
 func sizes() config {
 	if os.Getenv("BENCH_QUICK") != "" {
 		return config{quick: true, physN: 5, handN: 5, valkN: 3, crashN: 1, herdNs: []int{10}, herdK: 2, herd2K: 4,
 			shardMs: []int{1, 100}, shardWindow: time.Second, idleWindow: time.Second,
-			slowCycles: 1, consulSlowCycles: 1, slowHold: 1, slowTail: 0.25, slowSettle: time.Second}
+			slowCycles: 1, consulSlowCycles: 1, slowHold: 1, slowTail: 0.25, slowSettle: time.Second,
+			policyNs: []int{2, 5}, policyK: 2}
 	}
 	return config{physN: 200, handN: 200, valkN: 50, crashN: 5, consulCrashN: 4, consulCrash: true,
 		herdNs: []int{10, 100, 1000}, herdK: 15, herd2K: 150, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
-		idleWindow: 20 * time.Second, slowCycles: 5, consulSlowCycles: 3, slowHold: 2.5, slowTail: 1, slowSettle: 2 * time.Second}
+		idleWindow: 20 * time.Second, slowCycles: 5, consulSlowCycles: 3, slowHold: 2.5, slowTail: 1, slowSettle: 2 * time.Second,
+		policyNs: []int{2, 5}, policyK: 200}
 }

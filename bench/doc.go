@@ -9,4 +9,8 @@
 // BENCH_QUICK=1 selects the quick mode and BENCH_OUT the output directory;
 // BENCH_DOC names a markdown file (make bench: docs/benchmarks.md) whose
 // generated section a full run of all three stores rewrites.
+// BENCH_SCENARIOS (a comma-separated subset of physical, handoff, crash,
+// herd, sharded, slowlink, idle, policies) runs only those scenarios; such
+// a run of all three stores rewrites only the generated sections it fills
+// (the policies scenario's: "issue13").
 package bench

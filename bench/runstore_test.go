@@ -33,13 +33,39 @@ func runStore(t *testing.T, cfg config, st *env.Store, bin string) *report.Store
 	r := &report.Store{Name: string(st.Kind), TTL: ttl.String()}
 	fail := func(what string, err error) { r.Errors = append(r.Errors, fmt.Sprintf("%s: %v", what, err)) }
 	logf := func(f string, a ...any) { t.Logf("%s: "+f, append([]any{st.Kind}, a...)...) }
-	d, err := scenario.Physical(st, cfg.physN)
-	if err != nil {
-		fail("physical", err)
+	if cfg.runs("physical") {
+		d, err := scenario.Physical(st, cfg.physN)
+		if err != nil {
+			fail("physical", err)
+		}
+		r.Physical = latency(d)
+		logf("physical %+v", r.Physical.Summary)
 	}
-	r.Physical = latency(d)
-	logf("physical %+v", r.Physical.Summary)
-	o := cand.Opts{TTL: ttl}
+	if cfg.runs("handoff") {
+		runHandoff(cfg, st, r, fail, logf)
+	}
+	if cfg.runs("crash") {
+		runCrash(cfg, st, bin, r, fail, logf)
+	}
+	if cfg.runs("herd") {
+		runHerd(cfg, st, r, fail, logf)
+	}
+	if cfg.runs("sharded") {
+		runSharded(cfg, st, r, fail, logf)
+	}
+	if cfg.runs("slowlink") {
+		runSlowLink(cfg, st, r, fail, logf)
+	}
+	if cfg.runs("policies") {
+		runPolicies(cfg, st, r, fail, logf)
+	}
+	return r
+}
+
+// runHandoff measures the graceful hand-off between two candidates of each
+// library, settled and fresh.
+func runHandoff(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	o := cand.Opts{TTL: ttls[st.Kind]}
 	for _, v := range []scenario.Variant{scenario.Settled, scenario.Fresh} {
 		for _, lib := range []cand.Lib{cand.Leasehold, cand.Native, cand.Valkeyrie} {
 			n := cfg.handN
@@ -55,11 +81,24 @@ func runStore(t *testing.T, cfg config, st *env.Store, bin string) *report.Store
 			logf("handoff %s %s %+v", lib, v, h.Summary)
 		}
 	}
-	runCrash(cfg, st, bin, r, fail, logf)
-	runHerd(cfg, st, r, fail, logf)
-	runSharded(cfg, st, r, fail, logf)
-	runSlowLink(cfg, st, r, fail, logf)
-	return r
+}
+
+// runPolicies measures issue 13's planned handover and graceful hand-off
+// with each number of waiters, next to the native peer's (see
+// scenario.Policies).
+func runPolicies(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	for _, n := range cfg.policyNs {
+		p, err := scenario.Policies(st, n, cfg.policyK, cand.Opts{TTL: ttls[st.Kind]})
+		if err != nil {
+			fail(fmt.Sprintf("policies %d", n), err)
+		}
+		rp := report.Policy{N: n, Peer: cand.PeerName(cand.Native, st.Kind), Planned: latency(p.Planned), Graceful: latency(p.Graceful),
+			Native: latency(p.Native), RoundTrip: latency(p.RoundTrip), Misses: p.Misses,
+			PlannedReq: p.PlannedReq, GracefulReq: p.GracefulReq, NativeReq: p.NativeReq}
+		r.Policies = append(r.Policies, rp)
+		logf("policies %d: planned %+v graceful %+v native %+v rtt %+v misses %d req %.1f/%.1f/%.1f", n, rp.Planned.Summary,
+			rp.Graceful.Summary, rp.Native.Summary, rp.RoundTrip.Summary, p.Misses, p.PlannedReq, p.GracefulReq, p.NativeReq)
+	}
 }
 
 // crashCase is one crash-failover series.

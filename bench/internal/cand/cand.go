@@ -56,6 +56,17 @@ type Opts struct {
 	// Wait is leasehold's wait mode (lease.Options.Wait); zero is
 	// leasehold's default.
 	Wait lease.WaitMode
+	// Identity, if set, prefixes the identities of the electors Electors
+	// makes: Identity-0, Identity-1, …; empty leaves leasehold's default.
+	Identity string
+}
+
+// identity returns the identity of Electors' elector i.
+func (o Opts) identity(i int) string {
+	if o.Identity == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s-%d", o.Identity, i)
 }
 
 // New returns a candidate for election on st using lib.

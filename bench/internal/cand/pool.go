@@ -11,7 +11,8 @@ import (
 	"github.com/leasehold/leasehold/lease"
 )
 
-// Electors returns n leasehold electors on st, each with its own session.
+// Electors returns n leasehold electors on st, each with its own session
+// (and, if o.Identity is set, the identity o.Identity-i, i from 0).
 // On etcd and Consul they share conns clients round-robin; on ZooKeeper
 // every elector dials its own connection (a ZooKeeper session is a
 // connection). The returned function closes them all.
@@ -44,7 +45,7 @@ func Electors(st *env.Store, n, conns int, o Opts) ([]*lease.LeaseElector, func(
 		} else {
 			s = stores[i%len(stores)]
 		}
-		e, err := lease.New(s, lease.Options{TTL: o.TTL, Wait: o.Wait})
+		e, err := lease.New(s, lease.Options{TTL: o.TTL, Wait: o.Wait, Identity: o.identity(i)})
 		if err != nil {
 			closeAll()
 			return nil, nil, err

@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// goal is one goal of issue 5 or 14 evaluated on one store.
+// goal is one goal of issue 5, 13 or 14 evaluated on one store.
 type goal struct {
 	name, store, measured string
 	met                   bool
 }
 
-// Goals renders the goals of issues 5 and 14, each met or missed with the ratio
+// Goals renders the goals of issues 5, 13 and 14, each met or missed with the ratio
 // measured in this run.
 func Goals(r *Results) string {
 	var gs []goal
@@ -22,9 +22,16 @@ func Goals(r *Results) string {
 		gs = append(gs, shardedGoals(r, s)...)
 		gs = append(gs, idleGoals(s)...)
 		gs = append(gs, slowLinkGoal(s))
+		gs = append(gs, policyGoals(s)...)
 	}
 	var b strings.Builder
-	b.WriteString("### Goals (issues 5 and 14), ratios from this run\n\n| goal | store | measured | verdict |\n|---|---|---|---|\n")
+	b.WriteString("### Goals (issues 5, 13 and 14), ratios from this run\n\n| goal | store | measured | verdict |\n|---|---|---|---|\n")
+	writeGoals(&b, gs)
+	return b.String()
+}
+
+// writeGoals renders gs as rows of a goal table.
+func writeGoals(b *strings.Builder, gs []goal) {
 	for _, g := range gs {
 		v := "**missed**"
 		if g.met {
@@ -33,9 +40,8 @@ func Goals(r *Results) string {
 		if g.measured == "" {
 			g.measured, v = "not measured", "–"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.name, g.store, g.measured, v)
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", g.name, g.store, g.measured, v)
 	}
-	return b.String()
 }
 
 func handoffGoals(s *Store) []goal {

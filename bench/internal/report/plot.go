@@ -10,7 +10,7 @@ import (
 
 // Plot draws the hand-off latency distributions (box plots on a log
 // scale, one per store, library and variant, next to the store's physical
-// reference) to path as a PNG.
+// reference) to path as a PNG; it writes nothing if r has none.
 func Plot(path string, r *Results) error {
 	p := plot.New()
 	p.Title.Text = "Graceful hand-off latency (box: p25–p75, whiskers 1.5 IQR, points: outliers)"
@@ -43,6 +43,9 @@ func Plot(path string, r *Results) error {
 				return err
 			}
 		}
+	}
+	if len(names) == 0 {
+		return nil // a partial run without hand-offs: nothing to draw
 	}
 	p.NominalX(names...)
 	p.Add(plotter.NewGrid())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/leasehold/leasehold/bench/internal/stat"
 )
@@ -21,8 +22,16 @@ type Results struct {
 	WallSeconds float64 `json:"wall_seconds"`
 	// Machine describes where it ran.
 	Machine string `json:"machine"`
+	// Scenarios are the scenarios a partial run ran (BENCH_SCENARIOS);
+	// empty when it ran them all.
+	Scenarios []string `json:"scenarios,omitempty"`
 	// Stores has one entry per store.
 	Stores []*Store `json:"stores"`
+}
+
+// Ran reports whether the run included scenario name.
+func (r *Results) Ran(name string) bool {
+	return len(r.Scenarios) == 0 || slices.Contains(r.Scenarios, name)
 }
 
 // Store is what was measured on one store (a single node in a container).
@@ -45,6 +54,8 @@ type Store struct {
 	Idle []Idle `json:"idle"`
 	// SlowLink has one entry per library.
 	SlowLink []SlowLink `json:"slow_link,omitempty"`
+	// Policies has one entry per number of waiters (issue 13).
+	Policies []Policy `json:"policies,omitempty"`
 	// Errors lists scenarios that failed, with the error.
 	Errors []string `json:"errors,omitempty"`
 }
@@ -177,6 +188,32 @@ type SlowLink struct {
 	// TakeoverMs is, per loss with both seen, the time from the leader's
 	// own signal to a successor leading.
 	TakeoverMs []float64 `json:"takeover_ms,omitempty"`
+}
+
+// Policy is issue 13's hand-off run at one number of waiters: leasehold's
+// planned handover and graceful hand-off, and the store-native peer's
+// graceful hand-off, measured in turn, with the store's write round trip.
+type Policy struct {
+	// N is the number of waiting candidates.
+	N int `json:"waiters"`
+	// Peer is the native peer's display name.
+	Peer string `json:"peer"`
+	// Planned is Leadership.HandOver to a waiter drawn at random, until
+	// it leads.
+	Planned Latency `json:"planned"`
+	// Graceful is leasehold's Resign until the next in line leads.
+	Graceful Latency `json:"graceful"`
+	// Native is the peer's release until the next in line leads.
+	Native Latency `json:"native"`
+	// RoundTrip is the store's write round trip, one before each hand-off.
+	RoundTrip Latency `json:"round_trip"`
+	// Misses counts planned handovers another candidate won.
+	Misses int `json:"misses"`
+	// PlannedReq, GracefulReq and NativeReq are store requests per
+	// hand-off cycle, background subtracted.
+	PlannedReq  float64 `json:"planned_requests"`
+	GracefulReq float64 `json:"graceful_requests"`
+	NativeReq   float64 `json:"native_requests"`
 }
 
 // WriteJSON writes r to dir/results.json.

@@ -1,0 +1,206 @@
+package trace
+
+import (
+	"context"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// Full is what a traced store must implement: the Store and every
+// optional interface package lease looks for (etcd, ZooKeeper and Consul
+// implement them all).
+type Full interface {
+	backends.Store
+	backends.Queuer
+	backends.Roster
+	backends.Proclaimer
+	backends.Watcher
+	backends.GuardedWriter
+}
+
+// store is a traced Full.
+type store struct {
+	in  Full
+	who string
+	log *Log
+}
+
+// Wrap returns in with every call recorded in log under who.
+func Wrap(in Full, who string, log *Log) Full { return &store{in: in, who: who, log: log} }
+
+func (s *store) rec(op string, start time.Time, err error) { s.log.add(s.who, op, start, err) }
+
+// unwrap returns the adapter's own session, which its methods expect.
+func unwrap(bs backends.Session) backends.Session {
+	if t, ok := bs.(*session); ok {
+		return t.in
+	}
+	return bs
+}
+
+func (s *store) Name() string            { return s.in.Name() }
+func (s *store) Limits() backends.Limits { return s.in.Limits() }
+func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
+	t := time.Now()
+	r, err := s.in.Get(ctx, election)
+	s.rec("Get", t, err)
+	return r, err
+}
+
+func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
+	t := time.Now()
+	r, err := s.in.Wait(ctx, known)
+	s.rec("Wait", t, err)
+	return r, err
+}
+
+func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+	t := time.Now()
+	in, err := s.in.NewSession(ctx, ttl)
+	s.rec("NewSession", t, err)
+	if err != nil {
+		return nil, err
+	}
+	return &session{in: in, s: s}, nil
+}
+
+func (s *store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+	t := time.Now()
+	r, err := s.in.Enqueue(ctx, unwrap(bs), election)
+	s.rec("Queuer.Enqueue", t, err)
+	return r, err
+}
+
+func (s *store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
+	t := time.Now()
+	r, err := s.in.Ahead(ctx, election, token)
+	s.rec("Queuer.Ahead", t, err)
+	return r, err
+}
+
+func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
+	t := time.Now()
+	err := s.in.WaitGone(ctx, entry)
+	s.rec("Queuer.WaitGone", t, err)
+	return err
+}
+
+func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
+	t := time.Now()
+	err := s.in.Nudge(ctx, entry)
+	s.rec("Queuer.Nudge", t, err)
+	return err
+}
+
+func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
+	t := time.Now()
+	err := s.in.Dequeue(ctx, entry)
+	s.rec("Queuer.Dequeue", t, err)
+	return err
+}
+
+func (s *store) Join(ctx context.Context, bs backends.Session, election string, value []byte) (backends.Record, error) {
+	t := time.Now()
+	r, err := s.in.Join(ctx, unwrap(bs), election, value)
+	s.rec("Roster.Join", t, err)
+	return r, err
+}
+
+func (s *store) Leave(ctx context.Context, bs backends.Session, election string) error {
+	t := time.Now()
+	err := s.in.Leave(ctx, unwrap(bs), election)
+	s.rec("Roster.Leave", t, err)
+	return err
+}
+
+func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
+	t := time.Now()
+	r, rev, err := s.in.List(ctx, election)
+	s.rec("Roster.List", t, err)
+	return r, rev, err
+}
+
+func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
+	t := time.Now()
+	r, rev, err := s.in.WaitList(ctx, election, revision)
+	s.rec("Roster.WaitList", t, err)
+	return r, rev, err
+}
+
+func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
+	t := time.Now()
+	r, err := s.in.Proclaim(ctx, unwrap(bs), election, token, value)
+	s.rec("Proclaim", t, err)
+	return r, err
+}
+
+func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+	t := time.Now()
+	err := s.in.GuardedPut(ctx, election, token, key, value)
+	s.rec("GuardedPut", t, err)
+	return err
+}
+
+// Watch records each delivered change as a notification.
+func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
+	return &watchSet{in: s.in.Watch(func(c backends.Change) {
+		s.rec("notify", time.Now(), c.Err)
+		deliver(c)
+	}), s: s}
+}
+
+// watchSet is a traced WatchSet: registrations are recorded as instants.
+type watchSet struct {
+	in backends.WatchSet
+	s  *store
+}
+
+func (w *watchSet) Wait(tag uint64, known backends.Record) {
+	w.s.rec("WatchSet.Wait", time.Now(), nil)
+	w.in.Wait(tag, known)
+}
+
+func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
+	w.s.rec("WatchSet.WaitGone", time.Now(), nil)
+	w.in.WaitGone(tag, entry)
+}
+
+func (w *watchSet) Stop(election string) { w.in.Stop(election) }
+func (w *watchSet) Close() error         { return w.in.Close() }
+
+// session is a traced Session.
+type session struct {
+	in backends.Session
+	s  *store
+}
+
+func (x *session) ID() string         { return x.in.ID() }
+func (x *session) TTL() time.Duration { return x.in.TTL() }
+func (x *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
+	t := time.Now()
+	r, err := x.in.Create(ctx, election, value)
+	x.s.rec("Create", t, err)
+	return r, err
+}
+
+func (x *session) Delete(ctx context.Context, election string, token uint64) error {
+	t := time.Now()
+	err := x.in.Delete(ctx, election, token)
+	x.s.rec("Delete", t, err)
+	return err
+}
+
+func (x *session) KeepAlive(ctx context.Context) error {
+	t := time.Now()
+	err := x.in.KeepAlive(ctx)
+	x.s.rec("KeepAlive", t, err)
+	return err
+}
+
+func (x *session) Close(ctx context.Context) error {
+	t := time.Now()
+	err := x.in.Close(ctx)
+	x.s.rec("Close", t, err)
+	return err
+}
