@@ -51,8 +51,8 @@
 // a priority above all joins; a leader with Preempt hands over to it).
 // One runs in every soak cycle, after the fault healed or while it is
 // active, rotating so that each meets every fault kind; the default run
-// has one of each in its client-side runs. Before each cycle the suite
-// waits for a due preemption. The safety checks are the same; a policy
+// has one of each in its etcd and ZooKeeper client-side runs. Before each
+// soak cycle, and each policy event, the suite waits for a due preemption. The safety checks are the same; a policy
 // event that goes otherwise than its policy says with no fault active (no
 // new leader within HandoverWindow + TTL, another than the named one, the
 // old leader taking the key back) is a policy miss: it fails a soak at

@@ -280,7 +280,7 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 		r.cycle = i
 		f := kinds[i%len(kinds)]
 		pk, during := r.policyEvent(i, f, len(kinds))
-		r.settle()
+		r.settle(pk != "")
 		cd, tok := r.leaderToken()
 		wait := func() {}
 		if pk != "" && during {
@@ -290,7 +290,7 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 		wait()
 		r.ran[f.name]++
 		if pk != "" && !during {
-			r.settle()
+			r.settle(true)
 			cd, tok = r.leaderToken()
 			r.runPolicy(pk, false, cd, tok)()
 		}
