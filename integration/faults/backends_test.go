@@ -41,6 +41,10 @@ type backend struct {
 	observer func(t *testing.T, addrs []string) backends.Store
 	// args are the candidate's flags for this backend.
 	args []string
+	// preemptAfter is the candidates' lease.Options.PreemptAfter (0: the
+	// default, TTL): shorter on Consul, whose 10-s TTL would make every
+	// preemption cost a cycle that long.
+	preemptAfter time.Duration
 }
 
 var allBackends = []backend{
@@ -59,7 +63,7 @@ var allBackends = []backend{
 		start:         func(t *testing.T) string { return stores.Consul(t, 1)[0] },
 		cluster:       func(t *testing.T) *stores.Cluster { return stores.ConsulCluster(t, 3) },
 		storeRecovery: 15 * time.Second, restartRecovery: 10 * time.Second, storeCycles: 4,
-		observer: consulObserver, args: []string{"-backend", "consul", "-ttl", "10s"}},
+		observer: consulObserver, args: []string{"-backend", "consul", "-ttl", "10s"}, preemptAfter: 3 * time.Second},
 }
 
 // stripScheme turns "http://127.0.0.1:1234" into "127.0.0.1:1234".

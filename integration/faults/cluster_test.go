@@ -45,6 +45,8 @@ type cluster struct {
 
 type candidate struct {
 	id      string
+	pol     policy // its priority and preemption
+	hist    string // its history file (<hist>.to: its handover target)
 	cmd     *exec.Cmd
 	proxies []*toxiproxy.Proxy // one per store node
 	streams []string           // the directions toxic slowed, for heal
@@ -59,8 +61,11 @@ func newCluster(t *testing.T, bin string, upstreams []string, args []string) *cl
 	return c
 }
 
-// start starts one more candidate.
-func (c *cluster) start() *candidate {
+// start starts one more candidate, with the default policy of its number.
+func (c *cluster) start() *candidate { return c.startWith(defaultPolicy(c.next + 1)) }
+
+// startWith starts one more candidate with the given policy.
+func (c *cluster) startWith(pol policy) *candidate {
 	c.next++
 	id := fmt.Sprintf("c%d", c.next)
 	var proxies []*toxiproxy.Proxy
@@ -83,13 +88,13 @@ func (c *cluster) start() *candidate {
 	// Odd-numbered candidates wait in the ordered queue, the others watch
 	// the leader key: every run mixes both modes in one election.
 	args := []string{"-id", id, "-addr", strings.Join(listen, ","), "-history", hist, fmt.Sprintf("-queue=%t", c.next%2 == 1)}
-	args = append(args, c.args...)
+	args = append(append(args, c.args...), pol.args()...)
 	cmd := exec.Command(c.bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("start %s: %v", id, err)
 	}
-	cd := &candidate{id: id, cmd: cmd, proxies: proxies, done: make(chan struct{})}
+	cd := &candidate{id: id, pol: pol, hist: hist, cmd: cmd, proxies: proxies, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); logf.Close(); close(cd.done) }()
 	c.cands[id] = cd
 	c.hists = append(c.hists, hist)
@@ -108,6 +113,18 @@ func (c *cluster) kill(cd *candidate) {
 		p.Stop()
 	}
 	delete(c.cands, cd.id)
+}
+
+// stop asks one candidate to stop (SIGTERM: it leaves the election) and
+// waits up to 10 s before killing it.
+func (c *cluster) stop(cd *candidate) {
+	_ = cd.signal(syscall.SIGTERM)
+	select {
+	case <-cd.done:
+	case <-time.After(10 * time.Second):
+		c.t.Errorf("candidate %s did not stop within 10s of SIGTERM; killing it", cd.id)
+	}
+	c.kill(cd)
 }
 
 // stopAll asks every candidate to stop (SIGTERM: it resigns and exits)

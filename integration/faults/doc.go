@@ -43,6 +43,23 @@
 // (lease.WaitQueue), the others watch the leader key, so every run
 // mixes both modes in one election.
 //
+// The candidates have mixed priorities (lease.Options.Priority), most
+// with Preempt, all with FollowRoster, and the schedule adds policy
+// events (policy_test.go): "handover" (the leader's Leadership.HandOver
+// to a named candidate or the next in line), "request" (an outside
+// elector's RequestHandover, bounded) and "priority-join" (a candidate of
+// a priority above all joins; a leader with Preempt hands over to it).
+// One runs in every soak cycle, after the fault healed or while it is
+// active, rotating so that each meets every fault kind; the default run
+// has one of each in its etcd and ZooKeeper client-side runs. Before each
+// soak cycle, and each policy event, the suite waits for a due preemption. The safety checks are the same; a policy
+// event that goes otherwise than its policy says with no fault active (no
+// new leader within HandoverWindow + TTL, another than the named one, the
+// old leader taking the key back) is a policy miss: it fails a soak at
+// its end and is logged in the default run (LEASEHOLD_FAULTS_POLICY_MISS
+// =fail or log overrides). The report counts each event's outcomes and
+// the candidates' handovers by cause.
+//
 // Every candidate records its history (package history) on the machine's
 // monotonic clock; the suite merges the histories and judges them with
 // history.Check: any violation fails the test.
@@ -77,6 +94,8 @@
 //	LEASEHOLD_FAULTS_REPORT=docs/faults.md   where to write the markdown report (and
 //	                                 the timeline, docs/faults.png)
 //	LEASEHOLD_FAULTS_KEEP=/tmp/dir   keep every run's histories and candidate logs there
+//	LEASEHOLD_FAULTS_POLICIES=off    no policy events, all candidates equal, no Preempt
+//	LEASEHOLD_FAULTS_POLICY_MISS=log policy misses logged, not failed (fail: failed)
 //
 // A run also stops starting cycles when the test's deadline (-timeout) is
 // near, and reports the cycles it ran. Without Docker or the store images

@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -228,6 +229,7 @@ type run struct {
 	start  time.Time
 	store  *stores.Cluster // the 3-node store of the store faults, or nil
 	cycle  int             // the current cycle's number
+	pol    *policyRun      // the policy events (policy_test.go)
 }
 
 // runBackend rotates through kinds, aimed at the current leader: on a
@@ -255,7 +257,15 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = obs.Close(context.Background()) })
-	r := &run{t: t, b: b, c: newCluster(t, bin, addrs, args), obs: obs, fenced: seen, ran: map[string]int{}, start: time.Now(), store: store}
+	req, err := lease.New(b.observer(t, addrs), lease.Options{TTL: b.ttl, Identity: "requester"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = req.Close(context.Background()) })
+	r := &run{t: t, b: b, obs: obs, fenced: seen, ran: map[string]int{}, start: time.Now(), store: store}
+	r.pol = newPolicyRun(r, req)
+	args = append(args, "-control", r.pol.url, "-preempt-after", r.preemptAfter().String())
+	r.c = newCluster(t, bin, addrs, args)
 	drvPath := filepath.Join(r.c.dir, "driver.jsonl")
 	rec, err := history.Create(drvPath, "driver")
 	if err != nil {
@@ -269,8 +279,21 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 	for i := 0; i < n && r.timeLeft(); i++ {
 		r.cycle = i
 		f := kinds[i%len(kinds)]
-		f.apply(r, r.leader())
+		pk, during := r.policyEvent(i, f, len(kinds))
+		r.settle(pk != "")
+		cd, tok := r.leaderToken()
+		wait := func() {}
+		if pk != "" && during {
+			wait = r.runPolicy(pk, true, cd, tok)
+		}
+		f.apply(r, cd)
+		wait()
 		r.ran[f.name]++
+		if pk != "" && !during {
+			r.settle(true)
+			cd, tok = r.leaderToken()
+			r.runPolicy(pk, false, cd, tok)()
+		}
 		if (i+1)%25 == 0 {
 			t.Logf("%s: %d fault cycles in %v", name, i+1, time.Since(r.start).Round(time.Second))
 		}
@@ -285,6 +308,7 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 		t.Fatal(err)
 	}
 	r.judge(name, kinds, evs)
+	r.judgeMisses(name)
 	if keep := os.Getenv("LEASEHOLD_FAULTS_KEEP"); keep != "" {
 		dst := filepath.Join(keep, strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(name))
 		if err := os.CopyFS(dst, os.DirFS(r.c.dir)); err != nil {
@@ -306,6 +330,12 @@ func (r *run) timeLeft() bool {
 // already stopped) and returns it,
 // or fails the test after a generous bound.
 func (r *run) leader() *candidate {
+	cd, _ := r.leaderToken()
+	return cd
+}
+
+// leaderToken is leader, with the leader's token.
+func (r *run) leaderToken() (*candidate, uint64) {
 	bound := 3*(r.b.ttl+r.b.recovery) + 30*time.Second
 	if r.store != nil {
 		bound += 3 * (r.b.storeRecovery + r.b.restartRecovery)
@@ -317,6 +347,7 @@ func (r *run) leader() *candidate {
 		r.t.Fatal(err)
 	}
 	var cand *candidate
+	var tok uint64
 	var acting <-chan struct{}
 	for {
 		select {
@@ -324,12 +355,12 @@ func (r *run) leader() *candidate {
 			if !ok {
 				r.t.Fatalf("no acting leader among the running candidates within %v\n%s", bound, r.c.logs())
 			}
-			cand, acting = r.c.cands[info.Identity], nil
+			cand, tok, acting = r.c.cands[info.Identity], uint64(info.Token), nil
 			if info.HasLeader() && cand != nil {
 				acting = r.fenced.wait(info.Token)
 			}
 		case <-acting:
-			return cand
+			return cand, tok
 		}
 	}
 }
@@ -445,7 +476,11 @@ func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 		r.t.Errorf("the run shows too little activity to judge: %d leaderships over %d client faults (%d in all), writes %+v",
 			len(rep.Leaderships), client, total, rep.Writes)
 	}
-	o := outcome{backend: name, kinds: kinds, ttl: r.b.ttl, cfg: cfg, ran: r.ran, report: rep, took: time.Since(r.start),
+	r.pol.mu.Lock()
+	pol := policyOutcome{counts: maps.Clone(r.pol.counts), yields: maps.Clone(r.pol.yields), lat: maps.Clone(r.pol.lat)}
+	r.pol.mu.Unlock()
+	r.t.Logf("%s: policy events %v; handovers the candidates made, by cause: %v", name, pol.counts, pol.yields)
+	o := outcome{backend: name, kinds: kinds, ttl: r.b.ttl, cfg: cfg, ran: r.ran, report: rep, took: time.Since(r.start), pol: pol,
 		timeline: newTimeline(name, r.b.ttl, len(kinds), evs, rep, r.c.born)}
 	late := 0
 	for _, v := range rep.Violations {
@@ -482,6 +517,9 @@ func (r *run) judgeLatency(rep history.Report) {
 			lost[f.Fault]++
 			switch {
 			case f.Fault != "latency-low":
+			case f.Stop < r.b.ttl*3/2 && r.pol.yielded(f.Target, f.At, f.At.Add(f.Stop+2*time.Second)):
+				// A preemption the cycle's settle did not wait out.
+				r.t.Logf("latency-low: %s handed over %v after the latency began (a preemption)", f.Target, f.Stop)
 			case f.Stop < r.b.ttl*3/2:
 				r.t.Errorf("latency-low: %s lost its leadership %v after a latency of %d%% of the bound %v began",
 					f.Target, f.Stop, lowPercent, r.bound())

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,14 @@ type outcome struct {
 	took    time.Duration
 	// timeline is the stretch of the run its picture shows.
 	timeline timeline
+	pol      policyOutcome
+}
+
+// policyOutcome is a run's policy events (policy_test.go).
+type policyOutcome struct {
+	counts map[string]int             // "kind/outcome"
+	yields map[string]int             // handovers the candidates made, by cause
+	lat    map[string][]time.Duration // per kind, from the event to the new leader acting
 }
 
 // writeReport renders the outcomes as markdown, logs it, and writes it to
@@ -104,6 +113,7 @@ func render(os []outcome, pic string) string {
 			strings.Join(kinds, ", "), len(o.report.Violations), w[history.GuardFence].Accepted, w[history.GuardFence].Rejected,
 			w[history.GuardStore].Accepted, w[history.GuardStore].Rejected, o.took.Round(time.Second))
 	}
+	renderPolicies(&b, os)
 	renderTimeline(&b, os, pic)
 	b.WriteString("\nHow long the leader kept acting after the fault began (its believed leadership ended), and how long until\n")
 	b.WriteString("a leader with a higher token began; median / max over the cycles (— : did not happen).\n\n")
@@ -111,15 +121,15 @@ func render(os []outcome, pic string) string {
 	for _, o := range os {
 		stops := stopping(o.report, func(f history.FaultStat) time.Duration { return f.Stop })
 		news := stopping(o.report, func(f history.FaultStat) time.Duration { return f.NewLeader })
-		for _, f := range allFaultKinds {
-			if o.ran[f.name] == 0 {
+		for _, name := range reportKinds() {
+			if o.ran[name] == 0 && len(stops[name])+len(news[name]) == 0 {
 				continue
 			}
 			ratio := "—"
-			if s := stops[f.name]; len(s) > 0 {
+			if s := stops[name]; len(s) > 0 {
 				ratio = fmt.Sprintf("%.2f", float64(s[len(s)-1])/float64(o.ttl))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", o.backend, f.name, medMax(stops[f.name]), ratio, medMax(news[f.name]))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", o.backend, name, medMax(stops[name]), ratio, medMax(news[name]))
 		}
 	}
 	b.WriteString("\nA paused leader \"acts\" until it runs again and sees its deadline passed: each candidate checks\n")
@@ -143,6 +153,55 @@ func render(os []outcome, pic string) string {
 		}
 	}
 	return b.String()
+}
+
+// reportKinds is every fault kind, then the policy events run after a
+// fault (in the history as faults of their own), in report order.
+func reportKinds() []string {
+	var names []string
+	for _, f := range allFaultKinds {
+		names = append(names, f.name)
+	}
+	return append(names, policyKinds...)
+}
+
+// renderPolicies renders the policy events' counts, if any ran.
+func renderPolicies(b *strings.Builder, os []outcome) {
+	ran := false
+	for _, o := range os {
+		ran = ran || len(o.pol.counts) > 0 || len(o.pol.yields) > 0
+	}
+	if !ran {
+		return
+	}
+	b.WriteString("\nPolicy events (issue 13; integration/faults/policy_test.go), one per cycle in a soak, after the fault\n")
+	b.WriteString("healed or while it was active (during); outcome counts; \"new leader after\" is from the event to the\n")
+	b.WriteString("new leader acting, median / max, after a fault only. Handovers the candidates made, by cause, as\n")
+	b.WriteString("their lease.PolicyMetrics reported them (preempt: a higher priority took over).\n\n")
+	b.WriteString("| store | event | after · during | outcomes | new leader after |\n|---|---|---|---|---|\n")
+	for _, o := range os {
+		for _, k := range policyKinds {
+			c := o.pol.counts
+			if c[k+"/after"]+c[k+"/during"] == 0 {
+				continue
+			}
+			var outs []string
+			for _, key := range slices.Sorted(maps.Keys(c)) {
+				if rest, ok := strings.CutPrefix(key, k+"/"); ok && rest != "after" && rest != "during" {
+					outs = append(outs, fmt.Sprintf("%s %d", rest, c[key]))
+				}
+			}
+			lat := slices.Sorted(slices.Values(o.pol.lat[k]))
+			fmt.Fprintf(b, "| %s | %s | %d · %d | %s | %s |\n", o.backend, k, c[k+"/after"], c[k+"/during"],
+				strings.Join(outs, ", "), medMax(lat))
+		}
+		var ys []string
+		for _, cause := range slices.Sorted(maps.Keys(o.pol.yields)) {
+			ys = append(ys, fmt.Sprintf("%s %d", cause, o.pol.yields[cause]))
+		}
+		settle := fmt.Sprintf("settle: preempted %d, overdue %d", o.pol.counts["settle/preempted"], o.pol.counts["settle/preemption-overdue"])
+		fmt.Fprintf(b, "| %s | handovers by cause | — | %s; %s | — |\n", o.backend, strings.Join(ys, ", "), settle)
+	}
 }
 
 func medMax(ds []time.Duration) string {

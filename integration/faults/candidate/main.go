@@ -42,6 +42,11 @@ type config struct {
 	backend, addr, election, id, hist, fence, check string
 	ttl, tick, every                                time.Duration
 	straggle, queue                                 bool
+	// The election policies (docs/policies.md) and the suite's control.
+	priority     int
+	preempt      bool
+	preemptAfter time.Duration
+	control      string // URL the candidate reports policy events to
 }
 
 func main() {
@@ -57,6 +62,11 @@ func main() {
 	flag.DurationVar(&c.every, "every", 10*time.Millisecond, "write period while leading")
 	flag.BoolVar(&c.straggle, "straggle", true, "write once more with the old token after each leadership ends")
 	flag.BoolVar(&c.queue, "queue", false, "wait in the ordered queue (lease.WaitQueue); false: in key mode (lease.WaitKey)")
+	flag.IntVar(&c.priority, "priority", 0, "lease.Options.Priority")
+	flag.BoolVar(&c.preempt, "preempt", false, "lease.Options.Preempt")
+	flag.DurationVar(&c.preemptAfter, "preempt-after", 0, "lease.Options.PreemptAfter (0: TTL)")
+	flag.StringVar(&c.control, "control", "", "URL to report policy events to (handovers by cause, HandOver outcomes); "+
+		"SIGUSR1 makes a leader hand over to the candidate named in <history>.to (empty: the next in line)")
 	flag.StringVar(&c.check, "check", "valid", "the check before each write: valid (Leadership.Valid) or err (Leadership.Err, which a pause can outrun)")
 	flag.Parse()
 	if c.check != "valid" && c.check != "err" {
@@ -81,13 +91,17 @@ func run(c config) error {
 	}
 	defer closeStore()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log, Wait: waitMode(c.queue)})
+	ctl := newControl(c)
+	defer ctl.close()
+	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log, Wait: waitMode(c.queue),
+		Priority: c.priority, Preempt: c.preempt, PreemptAfter: c.preemptAfter, FollowRoster: true, Metrics: ctl})
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	w := &writer{c: c, rec: rec, gw: store.(backends.GuardedWriter), http: &http.Client{}}
+	w := &writer{c: c, rec: rec, gw: store.(backends.GuardedWriter), http: &http.Client{}, ctl: ctl}
+	go ctl.handOverOnSignal(ctx, w)
 	err = e.Run(ctx, c.election, w.lead)
 	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -142,6 +156,24 @@ type writer struct {
 	rec  *history.Recorder
 	gw   backends.GuardedWriter
 	http *http.Client
+	ctl  *control
+
+	mu  sync.Mutex
+	cur *lease.Leadership // the leadership lead acts on, or nil
+}
+
+// current returns the leadership lead acts on, or nil.
+func (w *writer) current() *lease.Leadership {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cur
+}
+
+// setCurrent sets the leadership lead acts on (nil: none).
+func (w *writer) setCurrent(l *lease.Leadership) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.cur = l
 }
 
 // lead records the leadership and writes every c.every until ctx ends or
@@ -152,6 +184,8 @@ type writer struct {
 func (w *writer) lead(ctx context.Context, l *lease.Leadership) error {
 	tok := uint64(l.Token)
 	_ = w.rec.Record(history.Event{Kind: history.Lead, Token: tok})
+	w.setCurrent(l)
+	defer w.setCurrent(nil)
 	var once sync.Once
 	unlead := func() { once.Do(func() { _ = w.rec.Record(history.Event{Kind: history.Unlead, Token: tok}) }) }
 	stop := context.AfterFunc(ctx, unlead)
