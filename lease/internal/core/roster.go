@@ -9,8 +9,9 @@ import (
 // including this session's, in any order) while name holds its key;
 // otherwise it does nothing. The machine keeps it to pick a handover's
 // target and a resign's successor. While leading, it also acts on it:
-//   - a Request record starts a handover to its To (see HandOver); a
-//     request with no such candidate is ignored, and so is one whose
+//   - the oldest Request record naming a candidate there is starts a
+//     handover to its To (see HandOver); a request with no such
+//     candidate is ignored, and so is one whose
 //     Order is below this leadership's Token: it joined before this key
 //     was created, so it was for an earlier leader, and has been honoured
 //     (join positions and tokens count in the same store positions);
@@ -29,19 +30,23 @@ func (m *Machine) Roster(now time.Time, name string, cands []Candidate) {
 	if e.phase != leading {
 		return
 	}
-	if r, ok := request(e.roster, e.token); ok && m.handOver(now, name, e, r.To, CauseRequest) {
+	if r, ok := m.request(e.roster, e.token); ok && m.handOver(now, name, e, r.To, CauseRequest) {
 		return
 	}
 	m.preempt(now, name, e)
 }
 
 // request returns the oldest handover request in roster made during the
-// leadership of token, if any.
-func request(roster []Candidate, token uint64) (Candidate, bool) {
+// leadership of token that names a candidate there is (see HandOver), if
+// any: one for a candidate since gone does not hold up those after it.
+func (m *Machine) request(roster []Candidate, token uint64) (Candidate, bool) {
 	var req Candidate
 	found := false
 	for _, c := range roster {
-		if c.Request && c.Order > token && (!found || c.Order < req.Order) {
+		if !c.Request || c.Order <= token || (found && c.Order >= req.Order) {
+			continue
+		}
+		if _, ok := m.target(roster, c.To); ok {
 			req, found = c, true
 		}
 	}
