@@ -16,6 +16,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasehold/leasehold/backends"
 )
 
 // TestMain lets the test binary serve as the init of a term's PID
@@ -332,16 +334,25 @@ func TestRunSignalExitCode(t *testing.T) {
 	a := startProc(t, log, args("A")...)
 	a.token(t, 20*time.Second)
 	b := startProc(t, log, args("B")...)
-	// B prints nothing while it campaigns: wait until etcd holds its key
-	// in the queue, behind A's.
+	// B prints nothing while it campaigns: wait until etcd holds its entry
+	// in the queue, behind A's key (A, which leads, has none; the
+	// candidate records are elsewhere).
 	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{srv}, DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	waitFor(t, 10*time.Second, "B's candidacy", func() bool {
-		r, err := cli.Get(context.Background(), "", clientv3.WithPrefix(), clientv3.WithCountOnly())
-		return err == nil && r.Count >= 2
+	waitFor(t, 10*time.Second, "B's queue entry", func() bool {
+		r, err := cli.Get(context.Background(), "", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+		if err != nil {
+			return false
+		}
+		for _, kv := range r.Kvs {
+			if strings.Contains(string(kv.Key), "/"+backends.QueueSegment+"/") {
+				return true
+			}
+		}
+		return false
 	})
 	_ = b.c.Process.Signal(syscall.SIGTERM)
 	if code := b.code(t, 10*time.Second); code != 128+int(syscall.SIGTERM) {
