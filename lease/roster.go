@@ -125,8 +125,7 @@ func (e *LeaseElector) reconcile(election string) {
 		s, v := r.s, e.candidateRecord(r.camp)
 		e.rosterCall(election, "candidate record not written", func(ctx context.Context) error {
 			_, err := e.roster.Join(ctx, s, election, v)
-			if err != nil && !core.Permanent(err) && !errors.Is(err, backends.ErrSessionExpired) {
-				e.pause(e.ctx, jitter(e.opts.RetryInterval))
+			if e.retried(err) {
 				e.post(func(time.Time) { r.gen = 0 }) // write it again
 			}
 			return err
@@ -135,7 +134,17 @@ func (e *LeaseElector) reconcile(election string) {
 		s := r.s
 		r.busy, r.s = true, nil
 		e.rosterCall(election, "candidate record not deleted", func(ctx context.Context) error {
-			return e.roster.Leave(ctx, s, election)
+			err := e.roster.Leave(ctx, s, election)
+			if e.retried(err) {
+				// A record left behind would stay a handover's target
+				// until the session ends: delete it again.
+				e.post(func(time.Time) {
+					if r.camp == nil && r.s == nil {
+						r.s = s
+					}
+				})
+			}
+			return err
 		})
 	case r.camp == nil:
 		delete(e.rosters, election) // a record on an older session went with it
@@ -163,4 +172,16 @@ func (e *LeaseElector) rosterCall(election, what string, fn func(context.Context
 func (e *LeaseElector) candidateRecord(c *candidacy) []byte {
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
 		Labels: e.opts.Labels, Joined: joinedAt(c.joined), NoLead: e.opts.NoLead, Damped: c.damped, Queue: c.queue})
+}
+
+// retried reports whether a roster write that failed with err is to be
+// made again, after it waited RetryInterval (with jitter): not if it
+// succeeded, the store refused it for good, or the session is gone (its
+// record went with it; a new session's campaign writes its own).
+func (e *LeaseElector) retried(err error) bool {
+	if err == nil || core.Permanent(err) || errors.Is(err, backends.ErrSessionExpired) {
+		return false
+	}
+	e.pause(e.ctx, jitter(e.opts.RetryInterval))
+	return true
 }
