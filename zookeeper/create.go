@@ -32,14 +32,8 @@ const createRounds = 3
 // found the node and a read that found none both surely changed nothing.
 func (ss *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: create %q", election)
-	path, err := ss.s.checkedPath(election)
+	path, err := ss.writable(what, election, value)
 	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if len(value) > MaxValueSize {
-		return backends.Record{}, fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
-	}
-	if err := ss.gone(what); err != nil {
 		return backends.Record{}, err
 	}
 	rec, err := callFor(ss.s, ctx, func() (backends.Record, error) { return ss.create(election, path, value) })
@@ -186,4 +180,21 @@ func deleteNode(conn *zk.Conn, path, epath string, token uint64) error {
 		return errNotHeld
 	}
 	return multiErr(res, err)
+}
+
+// writable returns the path of election's leader node for a write of
+// value by ss: it checks the name, the value's size and that the session
+// is not over, and fails with an error that starts with what.
+func (ss *session) writable(what, election string, value []byte) (string, error) {
+	path, err := ss.s.checkedPath(election)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	if len(value) > MaxValueSize {
+		return "", fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
+	}
+	if err := ss.gone(what); err != nil {
+		return "", err
+	}
+	return path, nil
 }

@@ -27,14 +27,8 @@ func (s *store) Proclaim(ctx context.Context, bs backends.Session, election stri
 	if err != nil {
 		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
 	}
-	path, err := s.checkedPath(election)
+	path, err := ss.writable(what, election, value)
 	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if len(value) > MaxValueSize {
-		return backends.Record{}, fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
-	}
-	if err := ss.gone(what); err != nil {
 		return backends.Record{}, err
 	}
 	st, err := callFor(s, ctx, func() (*zk.Stat, error) { return ss.proclaim(path, s.epochPath(election), token, value) })
