@@ -89,7 +89,14 @@ func (e *LeaseElector) Observe(ctx context.Context, election string) (<-chan Lea
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: observe: %v: %w", err, ErrInvalidOption)
 	}
-	ch := make(chan LeaderInfo)
+	return stream(e, ctx, func(ctx context.Context, ch chan<- LeaderInfo) { e.observeLoop(ctx, election, ch) }), nil
+}
+
+// stream runs loop in a goroutine owned by the elector, with a context
+// that ends with ctx or at Close, and returns the unbuffered channel loop
+// sends on; the channel is closed when loop returns.
+func stream[T any](e *LeaseElector, ctx context.Context, loop func(context.Context, chan<- T)) <-chan T {
+	ch := make(chan T)
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(e.ctx, cancel)
 	e.io.Add(1)
@@ -98,9 +105,9 @@ func (e *LeaseElector) Observe(ctx context.Context, election string) (<-chan Lea
 		defer close(ch)
 		defer stop()
 		defer cancel()
-		e.observeLoop(ctx, election, ch)
+		loop(ctx, ch)
 	}()
-	return ch, nil
+	return ch
 }
 
 func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan<- LeaderInfo) {

@@ -29,18 +29,7 @@ func (e *LeaseElector) ObserveCandidates(ctx context.Context, election string) (
 	if e.roster == nil {
 		return nil, e.noRoster("observe candidates", election)
 	}
-	ch := make(chan []Candidate)
-	ctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(e.ctx, cancel)
-	e.io.Add(1)
-	go func() {
-		defer e.io.Done()
-		defer close(ch)
-		defer stop()
-		defer cancel()
-		e.followCandidates(ctx, election, ch)
-	}()
-	return ch, nil
+	return stream(e, ctx, func(ctx context.Context, ch chan<- []Candidate) { e.followCandidates(ctx, election, ch) }), nil
 }
 
 // rosterState is what followCandidates knows of an election: its roster
