@@ -46,6 +46,7 @@ type Candidate struct {
 	Request string
 
 	order uint64 // queue token if any, else join token
+	queue uint64 // queue token; 0: none
 }
 
 // Candidates returns election's candidates in succession order: the
@@ -130,7 +131,7 @@ func candidateOf(r backends.Record) (Candidate, bool) {
 	c := Candidate{Identity: v.Identity, Session: r.Owner, Priority: v.Priority, Labels: v.Labels,
 		Joined: joinedTime(v.Joined), MayLead: !v.NoLead && v.Request == nil, Damped: v.Damped, order: r.Token}
 	if v.Queue != 0 {
-		c.order = v.Queue
+		c.order, c.queue = v.Queue, v.Queue
 	}
 	if v.Request != nil {
 		c.Requester, c.Request = true, v.Request.Handover
@@ -144,7 +145,7 @@ func coreCandidates(recs []backends.Record) []core.Candidate {
 	for _, r := range recs {
 		if c, ok := candidateOf(r); ok {
 			cs = append(cs, core.Candidate{Session: c.Session, Identity: c.Identity, Priority: c.Priority,
-				MayLead: c.MayLead, Damped: c.Damped, Order: c.order, Request: c.Requester, To: c.Request})
+				MayLead: c.MayLead, Damped: c.Damped, Order: c.order, Queue: c.queue, Request: c.Requester, To: c.Request})
 		}
 	}
 	return cs

@@ -14,8 +14,8 @@ import (
 // Leadership.HandOver and docs/policies.md). The policy is the core's; this
 // file carries out its actions: Yield ends the application's leadership
 // while the key stays held, Proclaim writes the marker naming the target
-// into the key, Nudge wakes the target if it waits in line, and the
-// core's Delete and Released end it.
+// into the key, Nudge wakes the target if it waits in line while the
+// core's Delete releases the key, and Released ends it.
 
 // yield ends the leadership of election with ErrHandover, the core's
 // Yield: the key stays held until the application resigns (Run does, when
@@ -58,39 +58,25 @@ func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
 	})
 }
 
-// nudge wakes session a.To if it waits in election's queue, the core's
-// Nudge: it finds the target's queue entry in the roster, and nudges the
-// entry ahead of it, which the target watches. A target at the head of
-// the queue, or not in it, watches the key and needs no nudge.
+// nudge wakes session a.To, which waits in election's queue with the entry
+// of token a.Token, the core's Nudge: it nudges the entry just ahead of
+// that one, which the target watches. A target at the head of the queue
+// watches the key and needs no nudge. Best effort: the core takes no
+// report, and the Delete it sent along runs meanwhile.
 func (e *LeaseElector) nudge(a core.Action) {
 	q, ok := e.store.(backends.Queuer) // the target's wait mode counts, not ours
-	if !ok || e.roster == nil {
-		e.report(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, nil) })
+	if !ok {
 		return
 	}
 	e.call(true, func(ctx context.Context) {
-		err := e.nudgeTarget(ctx, q, a.Election, a.To)
-		e.post(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, err) })
+		ahead, err := q.Ahead(ctx, a.Election, a.Token)
+		if err == nil && ahead.Exists() {
+			err = q.Nudge(ctx, ahead)
+		}
+		if err != nil {
+			e.log.Debug("handover nudge failed", "election", a.Election, "to", a.To, "err", err)
+		}
 	})
-}
-
-func (e *LeaseElector) nudgeTarget(ctx context.Context, q backends.Queuer, election, to string) error {
-	recs, _, err := e.roster.List(ctx, election)
-	if err != nil {
-		return err
-	}
-	for _, r := range recs {
-		v, err := decodeCandidate(r.Value)
-		if err != nil || r.Owner != to || v.Queue == 0 {
-			continue
-		}
-		ahead, err := q.Ahead(ctx, election, v.Queue)
-		if err != nil || !ahead.Exists() {
-			return err
-		}
-		return q.Nudge(ctx, ahead)
-	}
-	return nil
 }
 
 // HandOver ends the leadership and gives the election to the candidate

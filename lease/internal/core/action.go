@@ -57,9 +57,12 @@ const (
 	// Config.Marker parses back), keeping Token; report with Proclaimed.
 	// Delete follows, whatever the outcome.
 	Proclaim
-	// Nudge: wake session To if it waits in Election's line (its queue
-	// entry, found through the roster), so that it reads the key at once;
-	// report with Nudged. Errors do not stop the handover.
+	// Nudge: wake session To, which waits in Election's queue with the
+	// entry of token Token, by nudging the entry just ahead of it (the one
+	// it watches), so that it reads the key at once. It comes with the
+	// Delete that releases the key, and may run alongside it: the target
+	// reads the marker naming it, or no key. Best effort, no report: a
+	// failure only means the target learns of the handover later.
 	Nudge
 	// Publish: rewrite this candidate's record in Election's roster with
 	// Damped; best effort, no report. It comes when a campaign starts
@@ -124,7 +127,7 @@ func (a Action) String() string {
 	case Proclaim:
 		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s", a.Op, a.Epoch, a.Token, a.To)
 	case Nudge:
-		fmt.Fprintf(&b, " op=%d to=%s", a.Op, a.To)
+		fmt.Fprintf(&b, " to=%s token=%d", a.To, a.Token)
 	case Publish:
 		fmt.Fprintf(&b, " damped=%t", a.Damped)
 	}

@@ -111,7 +111,7 @@ func scriptMarker(v []byte) (string, bool) {
 }
 
 // scriptRoster reads a roster, one candidate a line:
-// SESSION [id=IDENTITY] [prio=N] [order=N] [nolead] [damped] [request] [to=TARGET].
+// SESSION [id=IDENTITY] [prio=N] [order=N] [queue=N] [nolead] [damped] [request] [to=TARGET].
 func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 	var out []Candidate
 	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
@@ -129,6 +129,8 @@ func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 				c.Priority, _ = strconv.Atoi(v)
 			case "order":
 				c.Order, _ = strconv.ParseUint(v, 10, 64)
+			case "queue":
+				c.Queue, _ = strconv.ParseUint(v, 10, 64)
 			case "nolead":
 				c.MayLead = false
 			case "damped":
@@ -224,8 +226,6 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		m.HandOver(now, name, to)
 	case "proclaimed":
 		m.Proclaimed(now, name, op, scriptErr(t, d))
-	case "nudged":
-		m.Nudged(now, name, op, scriptErr(t, d))
 	default:
 		d.Fatalf(t, "unknown command %q", d.Cmd)
 	}

@@ -32,6 +32,9 @@ type Candidate struct {
 	// if the candidate waits in a queue, else the record's join token.
 	// Lower comes first.
 	Order uint64
+	// Queue is the token of the candidate's queue entry, 0 if it waits in
+	// no queue: a handover's Nudge wakes it through the entry ahead.
+	Queue uint64
 	// Request marks a handover request from outside (`leasehold
 	// handover`), not a candidate: the leader hands over to To.
 	Request bool
