@@ -71,9 +71,10 @@ type Config struct {
 	// RetryInterval is the wait after a failed store call.
 	RetryInterval time.Duration
 	// Jitter, if set, turns RetryInterval into the wait before one retry
-	// of a session creation or an election call (not of a renewal, which
-	// its deadline bounds), so that many candidates do not retry in step
-	// after an outage. Nil: RetryInterval exactly.
+	// of a session creation, an election call or a Follower's read (not
+	// of a renewal, which its deadline bounds), so that many candidates
+	// and observers do not retry in step after an outage. Nil:
+	// RetryInterval exactly.
 	Jitter func(time.Duration) time.Duration
 
 	// The election policies (see policy.go). Their zero values are
@@ -125,8 +126,8 @@ type Damping struct {
 	Cap time.Duration
 }
 
-// retryWait is the wait before a retry of a session creation or an
-// election call.
+// retryWait is the wait before a retry of a session creation, an
+// election call or a Follower's read.
 func (c Config) retryWait() time.Duration {
 	if c.Jitter == nil {
 		return c.RetryInterval

@@ -13,12 +13,16 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// TestMachine runs the scripts in testdata. Each command feeds one event at
-// time t (milliseconds from an arbitrary origin) and prints the actions it
-// produced, then the next timer and the holder's deadline. Regenerate the
-// expected output with: go test ./lease/internal/core -rewrite
+// TestMachine runs the scripts in testdata but the follower's
+// (TestFollow). Each command feeds one event at time t (milliseconds from
+// an arbitrary origin) and prints the actions it produced, then the next
+// timer and the holder's deadline. Regenerate the expected output with:
+// go test ./lease/internal/core -rewrite
 func TestMachine(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		if isFollowScript(path) {
+			return
+		}
 		var m *Machine
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			if d.Cmd == "config" {
