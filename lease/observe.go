@@ -2,13 +2,11 @@ package lease
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/fencing"
-	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
 // LeaderInfo describes an election's leader as an observer saw it.
@@ -75,16 +73,20 @@ func (e *LeaseElector) Leader(ctx context.Context, election string) (LeaderInfo,
 
 // Observe streams the election's leader: first the current state, then
 // every change, including "no leader" (a LeaderInfo whose HasLeader is
-// false) and a new proclaimed Value under the same Token. It needs no session and does not campaign. The channel is
-// unbuffered: the observer waits for the reader and then looks for the next
-// change, so a reader always gets the current state, never a stale one,
-// but a change that came and went while the reader was busy (or while the
-// store was unreachable) can be skipped.
-// Store errors are retried every RetryInterval, except a permanent one
-// (the store refused for want of rights or credentials): Observe then
-// sends a last LeaderInfo whose Err wraps backends.ErrPermission, within
-// one round trip, and closes the channel. Otherwise the channel is closed
-// only when ctx ends or the elector closes.
+// false) and a new proclaimed Value under the same Token. It needs no
+// session and does not campaign. The channel is unbuffered: the observer
+// waits for the reader and then looks for the next change, so a reader
+// always gets the current state, never a stale one, but a change that
+// came and went while the reader was busy (or while the store was
+// unreachable) can be skipped.
+// Store errors are retried: a lost revision (backends.ErrCompacted) with
+// a read at once, any other after RetryInterval and up to a quarter more
+// at random, so that many observers do not retry in step. A permanent
+// error (the store refused for want of rights or credentials) is not:
+// Observe then sends a last LeaderInfo whose Err wraps
+// backends.ErrPermission, within one round trip, and closes the channel.
+// Otherwise the channel is closed only when ctx ends or the elector
+// closes.
 func (e *LeaseElector) Observe(ctx context.Context, election string) (<-chan LeaderInfo, error) {
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: observe: %v: %w", err, ErrInvalidOption)
@@ -111,59 +113,42 @@ func stream[T any](e *LeaseElector, ctx context.Context, loop func(context.Conte
 }
 
 func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan<- LeaderInfo) {
-	var last LeaderInfo
-	known := backends.Record{Election: election} // Revision 0: read first
-	first := true
-	for ctx.Err() == nil {
-		rec, err := e.observeStep(ctx, known)
-		switch {
-		case errors.Is(err, backends.ErrCompacted):
-			known.Revision = 0
-			continue
-		case core.Permanent(err):
-			e.log.Error("observe refused by the store", "election", election, "err", err)
-			send(ctx, ch, LeaderInfo{Election: election, Err: fmt.Errorf("lease: observe %q: %w", election, err)})
-			return
-		case err != nil:
-			known.Revision = 0
-			e.pause(ctx, e.opts.RetryInterval)
-			continue
-		}
-		known = rec
-		info := infoOf(rec, time.Now())
-		if !first && info.Token == last.Token && info.Value == last.Value {
-			continue
-		}
-		if !first && info.Token == last.Token {
-			info.Since = last.Since // the same term
-		}
-		first, last = false, info
-		send(ctx, ch, last)
+	fl := follower[backends.Record]{
+		read: func(ctx context.Context) (backends.Record, error) { return e.store.Get(ctx, election) },
+		wait: e.store.Wait,
 	}
+	var c leaderChanges
+	err := fl.run(ctx, e, func(rec backends.Record) { c.send(ctx, ch, infoOf(rec, time.Now())) })
+	if err != nil {
+		e.log.Error("observe refused by the store", "election", election, "err", err)
+		send(ctx, ch, LeaderInfo{Election: election, Err: fmt.Errorf("lease: observe %q: %w", election, err)})
+	}
+}
+
+// leaderChanges is what Observe has sent: it sends the first state and
+// then only a new term or a new Value.
+type leaderChanges struct {
+	last LeaderInfo
+	sent bool
+}
+
+// send sends info unless it is the state last sent; a new Value in the
+// same term keeps the term's Since.
+func (c *leaderChanges) send(ctx context.Context, ch chan<- LeaderInfo, info LeaderInfo) {
+	if c.sent && info.Token == c.last.Token {
+		if info.Value == c.last.Value {
+			return
+		}
+		info.Since = c.last.Since // the same term
+	}
+	c.last, c.sent = info, true
+	send(ctx, ch, info)
 }
 
 // send hands v to the reader of ch, unless ctx ends first.
 func send[T any](ctx context.Context, ch chan<- T, v T) {
 	select {
 	case ch <- v:
-	case <-ctx.Done():
-	}
-}
-
-func (e *LeaseElector) observeStep(ctx context.Context, known backends.Record) (backends.Record, error) {
-	if known.Revision != 0 {
-		return e.store.Wait(ctx, known)
-	}
-	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
-	defer cancel()
-	return e.store.Get(ctx, known.Election)
-}
-
-func (e *LeaseElector) pause(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
 	case <-ctx.Done():
 	}
 }
