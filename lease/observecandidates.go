@@ -2,12 +2,10 @@ package lease
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
 // ObserveCandidates streams election's candidate list, as Candidates
@@ -18,7 +16,8 @@ import (
 // does not campaign. As with Observe, the channel is unbuffered, and a
 // change that came and went while the reader was busy (or while the
 // store was unreachable) can be skipped; an unchanged list is not sent
-// again. Store errors are retried every RetryInterval. A permanent one
+// again. Store errors are retried as Observe retries them, and any error
+// reads both the roster and the leader again. A permanent one
 // (backends.ErrPermission) closes the channel, and so do the end of ctx
 // and Close. It fails at once, with an error wrapping
 // errors.ErrUnsupported, if the store does not implement backends.Roster.
@@ -33,64 +32,54 @@ func (e *LeaseElector) ObserveCandidates(ctx context.Context, election string) (
 }
 
 // rosterState is what followCandidates knows of an election: its roster
-// at rev and its leader key, if read is set; else both are to be read.
+// and its leader key, read together, so that any error reads both again.
 type rosterState struct {
-	recs   []backends.Record
-	rev    uint64
+	roster rosterAt
 	leader backends.Record
-	read   bool
+}
+
+// rosterAt is an election's roster as read at a revision.
+type rosterAt struct {
+	recs []backends.Record
+	rev  uint64
 }
 
 func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch chan<- []Candidate) {
-	st := rosterState{leader: backends.Record{Election: election}}
+	fl := follower[rosterState]{
+		read: func(ctx context.Context) (rosterState, error) { return e.readRoster(ctx, election) },
+		wait: e.awaitRoster,
+	}
 	var last []Candidate
 	first := true
-	for ctx.Err() == nil {
-		var err error
-		if !st.read {
-			err = e.readRoster(ctx, election, &st)
-		} else {
-			err = e.awaitRoster(ctx, &st)
-		}
-		switch {
-		case core.Permanent(err):
-			e.log.Error("observe candidates refused by the store", "election", election, "err", err)
-			return
-		case errors.Is(err, backends.ErrCompacted):
-			st.read = false
-			continue
-		case err != nil:
-			st.read = false
-			e.pause(ctx, e.opts.RetryInterval)
-			continue
-		}
-		cs := succession(st.recs, st.leader)
+	err := fl.run(ctx, e, func(st rosterState) {
+		cs := succession(st.roster.recs, st.leader)
 		if first || !reflect.DeepEqual(cs, last) {
 			first, last = false, cs
 			send(ctx, ch, cs)
 		}
+	})
+	if err != nil {
+		e.log.Error("observe candidates refused by the store", "election", election, "err", err)
 	}
 }
 
-// readRoster reads election's roster and leader key into st.
-func (e *LeaseElector) readRoster(ctx context.Context, election string, st *rosterState) error {
-	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
-	defer cancel()
+// readRoster reads election's roster and leader key.
+func (e *LeaseElector) readRoster(ctx context.Context, election string) (rosterState, error) {
 	recs, rev, err := e.roster.List(ctx, election)
 	if err != nil {
-		return err
+		return rosterState{}, err
 	}
 	leader, err := e.store.Get(ctx, election)
 	if err != nil {
-		return err
+		return rosterState{}, err
 	}
-	*st = rosterState{recs: recs, rev: rev, leader: leader, read: true}
-	return nil
+	return rosterState{roster: rosterAt{recs: recs, rev: rev}, leader: leader}, nil
 }
 
 // awaitRoster waits for the roster or the leader key to change from st,
-// and updates st with whichever changed first.
-func (e *LeaseElector) awaitRoster(ctx context.Context, st *rosterState) error {
+// and returns st with whichever changed first updated. Both waits have
+// ended when it returns.
+func (e *LeaseElector) awaitRoster(ctx context.Context, st rosterState) (rosterState, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type change struct {
@@ -99,18 +88,15 @@ func (e *LeaseElector) awaitRoster(ctx context.Context, st *rosterState) error {
 	}
 	out := make(chan change, 2)
 	go func() {
-		recs, rev, err := e.roster.WaitList(ctx, st.leader.Election, st.rev)
-		out <- change{rosterState{recs: recs, rev: rev, leader: st.leader, read: true}, err}
+		recs, rev, err := e.roster.WaitList(ctx, st.leader.Election, st.roster.rev)
+		out <- change{rosterState{roster: rosterAt{recs: recs, rev: rev}, leader: st.leader}, err}
 	}()
 	go func() {
 		leader, err := e.store.Wait(ctx, st.leader)
-		out <- change{rosterState{recs: st.recs, rev: st.rev, leader: leader, read: true}, err}
+		out <- change{rosterState{roster: st.roster, leader: leader}, err}
 	}()
 	c := <-out
 	cancel()
-	<-out // both waits end before st changes
-	if c.err == nil {
-		*st = c.st
-	}
-	return c.err
+	<-out
+	return c.st, c.err
 }
