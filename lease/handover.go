@@ -137,8 +137,8 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 
 // followRoster feeds the roster of a held election to the core
 // (core.Machine.Roster) until the leadership ends: it drives preemption
-// and the handover requests of `leasehold handover`. A store without
-// backends.Roster has none to follow.
+// and the handover requests of `leasehold handover`. It retries as
+// Observe does. A store without backends.Roster has none to follow.
 func (e *LeaseElector) followRoster(election string, l *Leadership) {
 	if e.roster == nil {
 		return
@@ -146,40 +146,33 @@ func (e *LeaseElector) followRoster(election string, l *Leadership) {
 	e.io.Add(1)
 	go func() {
 		defer e.io.Done()
-		ctx := l.Context()
-		var rev uint64
-		read := false
-		for ctx.Err() == nil {
-			recs, next, err := e.rosterStep(ctx, election, rev, read)
-			if err != nil {
-				read = false
-				if core.Permanent(err) {
-					e.log.Error("roster refused by the store", "election", election, "err", err)
-					return
-				}
-				e.pause(ctx, e.opts.RetryInterval)
-				continue
-			}
-			rev, read = next, true
-			cs := coreCandidates(recs)
+		err := e.rosterFollower(election).run(l.Context(), e, func(r rosterAt) {
+			cs := coreCandidates(r.recs)
 			e.post(func(now time.Time) {
 				if e.held[election] == l {
 					e.m.Roster(now, election, cs)
 				}
 			})
+		})
+		if err != nil {
+			e.log.Error("roster refused by the store", "election", election, "err", err)
 		}
 	}()
 }
 
-// rosterStep reads election's roster (bounded by RequestTimeout), or, once
-// read, waits for it to change from revision rev.
-func (e *LeaseElector) rosterStep(ctx context.Context, election string, rev uint64, read bool) ([]backends.Record, uint64, error) {
-	if read {
-		return e.roster.WaitList(ctx, election, rev)
+// rosterFollower reads election's roster, or waits for it to change from
+// the revision last read.
+func (e *LeaseElector) rosterFollower(election string) follower[rosterAt] {
+	return follower[rosterAt]{
+		read: func(ctx context.Context) (rosterAt, error) {
+			recs, rev, err := e.roster.List(ctx, election)
+			return rosterAt{recs: recs, rev: rev}, err
+		},
+		wait: func(ctx context.Context, known rosterAt) (rosterAt, error) {
+			recs, rev, err := e.roster.WaitList(ctx, election, known.rev)
+			return rosterAt{recs: recs, rev: rev}, err
+		},
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
-	defer cancel()
-	return e.roster.List(ctx, election)
 }
 
 // freshRoster reads the roster of l's election for a resign, if l's
