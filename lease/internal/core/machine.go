@@ -18,7 +18,8 @@
 //   - from a renewal (the holder's rights were revoked): the session, as
 //     if it had expired, and so every leadership on it (Lost);
 //   - from the Delete of a resign: the resign (Released with it); the key
-//     goes when the session ends.
+//     goes when the session ends;
+//   - from a Follower's read or wait: the Follower (FollowStop).
 //
 // # Policies
 //
