@@ -220,19 +220,14 @@ func (m *Machine) create(now time.Time, name string, e *election) {
 
 // wait makes e's next call to follow the key: Get if its state is not
 // known, a step in line if it waits in its queue (see queues), else Wait.
-// A Direct wait leaves the line.
 func (m *Machine) wait(name string, e *election) {
-	direct := m.direct(e)
 	switch {
 	case e.known.Revision == 0:
 		m.call(e, Action{Kind: Get, Election: name})
 	case m.queues(e):
 		m.lineStep(name, e)
 	default:
-		if direct {
-			m.leaveLine(name, e)
-		}
-		m.call(e, Action{Kind: Wait, Election: name, Record: e.known, Direct: direct})
+		m.call(e, Action{Kind: Wait, Election: name, Record: e.known, Direct: m.direct(e)})
 	}
 }
 

@@ -13,9 +13,14 @@ import (
 // (Enqueue, once per session), and waits until no entry is ahead of it:
 // Ahead finds the entry ahead, WaitGone waits for it to go, Ahead again.
 // At the head it waits on the key (Wait) and creates it when it goes. The
-// entry is removed (Dequeue) when the campaign leaves the line: it won,
-// ended, or waits directly (Action.Direct). Entries go with their
-// session, and so does all of this state.
+// entry is removed (Dequeue) when the campaign leaves the line: it won or
+// ended. Entries go with their session, and so does all of this state.
+//
+// A campaign already in line keeps its entry while it waits on the key
+// directly (Action.Direct: the key's handover marker names it): removed,
+// the entry would wake the waiter behind it, which might then race the
+// handover's target for the key. Campaigns that start out direct (NoLead,
+// damped, stepping back) take no place in line.
 //
 // A handover's target may be woken in line (Nudge): its WaitGone returns
 // while the entry ahead stays. When Ahead then names the same entry, the
@@ -51,7 +56,7 @@ type cleanup struct {
 
 // queues reports whether the waiting e waits in its queue, not on the
 // key: queue mode, a live session, the key held by another session, and
-// no Direct wait.
+// no Direct wait (which keeps an entry made before, though: see above).
 func (m *Machine) queues(e *election) bool {
 	return m.cfg.Queue && e.phase == waiting && m.sess.state == live &&
 		e.known.Exists() && e.known.Owner != m.sess.id && !m.direct(e)
