@@ -77,7 +77,7 @@ func (m *Machine) lineStep(name string, e *election) {
 	switch {
 	case !l.entry.Exists():
 		l.ahead, l.gone = backends.Record{}, false
-		m.adoptCleanups(name)
+		m.adoptCleanups(name, e)
 		m.call(e, Action{Kind: Enqueue, Election: name, Epoch: m.sess.epoch})
 		m.enq[e.op] = enqueue{name: name, epoch: m.sess.epoch}
 	case l.head:
@@ -246,12 +246,14 @@ func (m *Machine) adopted(name string, epoch uint64) bool {
 }
 
 // adoptCleanups drops the cleanups of name's entries on the live session
-// that wait for a retry: the Enqueue about to be made returns that entry
-// (it is idempotent per session), and the campaign keeps it.
-func (m *Machine) adoptCleanups(name string) {
+// that wait for a retry: the Enqueue about to be made for e returns that
+// entry (it is idempotent per session), and e keeps it; until it knows
+// it, e counts as unsure.
+func (m *Machine) adoptCleanups(name string, e *election) {
 	for op, c := range m.cleanups {
 		if c.name == name && c.epoch == m.sess.epoch && !c.inflight {
 			delete(m.cleanups, op)
+			e.line.unsure, e.line.epoch = true, c.epoch
 		}
 	}
 }
