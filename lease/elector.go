@@ -38,7 +38,7 @@ type LeaseElector struct {
 	log      *slog.Logger
 	health   health
 	closed   sync.Once
-	queue    *queue          // nil in key mode (Options.Wait)
+	queuer   backends.Queuer // the store's queue; nil in key mode (Options.Wait)
 	roster   backends.Roster // the store, if it implements Roster
 
 	openMu sync.Mutex
@@ -81,10 +81,6 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		return nil, err
 	}
 	opts.Wait = mode
-	var qu *queue
-	if q != nil {
-		qu = newQueue(q)
-	}
 	watcher, _ := store.(backends.Watcher)
 	roster, _ := store.(backends.Roster)
 	ctx, stop := context.WithCancel(context.Background())
@@ -94,7 +90,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
 		resigns: make(map[string][]chan error), watches: make(map[string]*watch),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
-		log: opts.Logger.With("identity", opts.Identity), queue: qu, watcher: watcher,
+		log: opts.Logger.With("identity", opts.Identity), queuer: q, watcher: watcher,
 		roster: roster, rosters: make(map[string]*rosterEntry), parting: make(map[string]*Leadership)}
 	go e.loop()
 	return e, nil

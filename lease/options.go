@@ -266,7 +266,7 @@ const valueOverhead = 1 + len("2006-01-02T15:04:05.999999999Z")
 func (o Options) config() core.Config {
 	d := o.Damping
 	return core.Config{TTL: o.TTL, Margin: o.SafetyMargin, Drift: o.ClockDrift,
-		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval, Jitter: jitter,
+		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval, Jitter: jitter, Queue: o.Wait == WaitQueue,
 		NoLead: o.NoLead, Priority: o.Priority, Preempt: o.Preempt, PreemptAfter: o.PreemptAfter,
 		HoldOff: o.HandoverWindow, YieldTimeout: o.SafetyMargin, Marker: handoverTo,
 		Damping: core.Damping{Losses: d.Losses, Window: d.Window, Penalty: d.Penalty, Cap: d.Cap}}

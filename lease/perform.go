@@ -21,12 +21,19 @@ func (e *LeaseElector) perform(a core.Action) {
 		e.closeSession(a.Epoch)
 	case core.Create:
 		e.create(a, e.sessions[a.Epoch])
-	case core.Get, core.Wait:
+	case core.Get, core.Wait, core.WaitGone:
 		e.observe(a)
+	case core.Enqueue:
+		e.enqueue(a)
+	case core.Ahead:
+		e.ahead(a)
+	case core.Dequeue:
+		e.dequeue(a)
+	case core.Queued:
+		e.stand(a.Election, a.Record.Token)
 	case core.Delete:
 		e.delete(a, e.sessions[a.Epoch])
 	case core.Elected:
-		e.leaveQueue(a.Election, e.liveSession())
 		e.elected(a.Election, a.Record, a.Epoch)
 		e.stand(a.Election, 0)
 	case core.Lost:
@@ -36,7 +43,6 @@ func (e *LeaseElector) perform(a core.Action) {
 			e.leaveRoster(a.Election) // no Released follows
 		}
 	case core.Released:
-		e.leaveQueue(a.Election, e.liveSession())
 		if l := e.held[a.Election]; l != nil {
 			e.ended(a.Election, l, ErrHandover) // a handover's end
 		}
@@ -152,7 +158,7 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 		rec, err := s.Create(ctx, a.Election, encodeValue(e.opts.Identity, time.Now()))
 		e.post(func(now time.Time) {
 			e.m.Created(now, a.Election, a.Op, rec, err)
-			if errors.Is(err, backends.ErrKeyExists) && e.queuedSession(core.Action{Kind: core.Wait, Record: rec}) == nil {
+			if errors.Is(err, backends.ErrKeyExists) && !e.m.InLine(a.Election) {
 				e.stand(a.Election, 0) // taken; a candidate that waits in line stands once in it
 			}
 		})
@@ -167,18 +173,14 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	})
 }
 
-// observe runs a Get (bounded by RequestTimeout) or a Wait (bounded only by
-// the election's interest in it). If the store is a backends.Watcher, a
-// Wait is a request in the elector's WatchSet instead (see watchInSet),
-// and no goroutine waits for it.
+// observe runs a Get (bounded by RequestTimeout), or a Wait or WaitGone
+// (bounded only by the election's interest in it). If the store is a
+// backends.Watcher, a Wait or WaitGone is a request in the elector's
+// WatchSet instead (see watchInSet), and no goroutine waits for it.
 func (e *LeaseElector) observe(a core.Action) {
 	e.stopWatch(a.Election)
-	queued := e.queuedSession(a)
-	if queued != nil {
-		e.queue.want(a.Election)
-	}
-	if a.Kind == core.Wait && e.watcher != nil {
-		e.watchInSet(a, queued)
+	if a.Kind != core.Get && e.watcher != nil {
+		e.watchInSet(a)
 		return
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
@@ -189,16 +191,25 @@ func (e *LeaseElector) observe(a core.Action) {
 		defer cancel()
 		var rec backends.Record
 		var err error
-		switch {
-		case a.Kind == core.Get:
+		switch a.Kind {
+		case core.Get:
 			rec, err = e.get(ctx, a.Election)
-		case queued != nil:
-			rec, err = e.queueWait(ctx, queued, a)
+		case core.WaitGone:
+			err = e.queuer.WaitGone(ctx, a.Record)
 		default:
 			rec, err = e.store.Wait(ctx, a.Record)
 		}
-		e.post(func(now time.Time) { e.observed(now, a.Election, a.Op, rec, err) })
+		e.post(func(now time.Time) { e.watched(now, a, rec, err) })
 	}()
+}
+
+// watched reports the outcome of the core's Get, Wait or WaitGone a.
+func (e *LeaseElector) watched(now time.Time, a core.Action, rec backends.Record, err error) {
+	if a.Kind == core.WaitGone {
+		e.m.Gone(now, a.Election, a.Op, err)
+		return
+	}
+	e.observed(now, a.Election, a.Op, rec, err)
 }
 
 // observed reports the outcome of the core's Get or Wait op. A campaign
@@ -211,24 +222,25 @@ func (e *LeaseElector) observed(now time.Time, election string, op uint64, rec b
 	}
 }
 
-// queuedSession returns, in queue mode, the session of a waiting
-// election's queue entry: for a Wait on a key another session holds, the
-// live session. Otherwise it returns nil. A campaign that will not take
-// the key when it goes (Options.NoLead, or the core's Direct wait) takes
-// no place in the queue: at its head, it would hold up those behind it.
-func (e *LeaseElector) queuedSession(a core.Action) backends.Session {
-	s := e.liveSession()
-	if e.queue == nil || e.opts.NoLead || a.Direct || a.Kind != core.Wait || !a.Record.Exists() || s == nil || a.Record.Owner == s.ID() {
-		return nil
-	}
-	return s
-}
-
 func (e *LeaseElector) stopWatch(name string) {
 	if w := e.watches[name]; w != nil {
 		delete(e.watches, name)
 		e.withdraw(w)
 	}
+}
+
+// slotted runs fn in one of the election-call slots with a context
+// bounded by RequestTimeout.
+func (e *LeaseElector) slotted(ctx context.Context, fn func(context.Context) error) error {
+	select {
+	case e.slots <- struct{}{}:
+		defer func() { <-e.slots }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
+	defer cancel()
+	return fn(ctx)
 }
 
 // get reads an election's key in a slot, bounded by RequestTimeout.

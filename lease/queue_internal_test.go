@@ -2,50 +2,81 @@ package lease
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
 )
 
-// TestEnqueueAfterLeave: an enqueue that runs after its election left the
-// queue (its wait was withdrawn before the goroutine carrying it out got
-// to the enqueue) makes no entry. One would stay until the session ends,
-// holding up every waiter behind it.
-func TestEnqueueAfterLeave(t *testing.T) {
+// queueOnly is a store with a queue but no WatchSet, so that the
+// elector's waits in line run in goroutines of its own. Each entry made
+// is sent on enqueued.
+type queueOnly struct {
+	backends.Store
+	backends.Queuer
+	enqueued chan backends.Record
+}
+
+func (s queueOnly) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+	rec, err := s.Queuer.Enqueue(ctx, bs, election)
+	if err == nil {
+		s.enqueued <- rec
+	}
+	return rec, err
+}
+
+// TestQueueWithoutWatcher: on a store without a WatchSet, waiters lead in
+// the order they took their places in line, and leave no entry behind: a
+// candidate that joins the line after them leads after the last of them
+// resigns.
+func TestQueueWithoutWatcher(t *testing.T) {
 	store := embeddedStore(t)
-	var q backends.Queuer = store
-	e, err := New(store, Options{TTL: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(context.Background())
-	e.queue = newQueue(q) // queue mode, whatever the option is called; the loop reads it only after do
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	qs := queueOnly{Store: store, Queuer: store, enqueued: make(chan backends.Record, 16)}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := e.AwaitSession(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var s backends.Session
-	e.do(func(time.Time) {
-		s = e.liveSession()
-		e.queue.want("q")    // the wait begins
-		e.leaveQueue("q", s) // and is withdrawn before its goroutine runs
-	})
-	if _, err := e.enqueue(s, "q"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("enqueue after leaving: %v, want context.Canceled", err)
-	}
-	other, err := store.NewSession(ctx, 2*time.Second)
+	l, err := queueElector(t, qs).Campaign(ctx, "turns")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close(context.Background())
-	later, err := q.Enqueue(ctx, other, "q")
+	var line []chan *Leadership
+	join := func() {
+		w := make(chan *Leadership, 1)
+		go func(e *LeaseElector) {
+			l, err := e.Campaign(ctx, "turns")
+			if err != nil {
+				t.Error(err)
+			}
+			w <- l
+		}(queueElector(t, qs))
+		line = append(line, w)
+		select {
+		case <-qs.enqueued:
+		case <-ctx.Done():
+			t.Fatal("no queue entry made")
+		}
+	}
+	join()
+	join()
+	for i := range 3 {
+		if i == 2 {
+			join() // behind the entries of those who led: they must be gone
+		}
+		if err := l.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+		next := <-line[i]
+		if next == nil || next.Token <= l.Token {
+			t.Fatalf("turn %d: %+v after token %d; want the waiter first in line, with a greater token", i, next, l.Token)
+		}
+		l = next
+	}
+}
+
+func queueElector(t *testing.T, store backends.Store) *LeaseElector {
+	e, err := New(store, Options{TTL: 2 * time.Second, Wait: WaitQueue})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ahead, err := q.Ahead(ctx, "q", later.Token); err != nil || ahead.Exists() {
-		t.Fatalf("entry ahead of a later one: %+v, %v; want none", ahead, err)
-	}
+	t.Cleanup(func() { e.Close(context.Background()) })
+	return e
 }

@@ -73,11 +73,12 @@ func (e *LeaseElector) stand(election string, queue uint64) {
 }
 
 // restand joins, on a new session, the roster of every campaign that
-// joined on an older one: its record went with that session.
+// joined on an older one: its record went with that session. One that
+// waits in line joins once its new entry is made (the core's Queued).
 func (e *LeaseElector) restand() {
 	s := e.liveSession()
 	for election, r := range e.rosters {
-		if r.camp != nil && r.camp.s != nil && r.camp.s != s {
+		if r.camp != nil && r.camp.s != nil && r.camp.s != s && !e.m.InLine(election) {
 			e.stand(election, 0)
 		}
 	}

@@ -69,10 +69,32 @@ const (
 	// damped and when its damping ends; a record written later (the
 	// roster Join) should show DampedUntil.
 	Publish
+	// Enqueue: add session Epoch's entry to Election's queue
+	// (backends.Queuer.Enqueue, idempotent per session); report with
+	// Enqueued. Queue mode only (Config.Queue), like the four kinds
+	// after it. Cleanup marks the Enqueue of a cleanup (see Dequeue),
+	// not the election's own call: it supersedes nothing the election
+	// has in flight.
+	Enqueue
+	// Ahead: find the entry of Election's queue just ahead of Token, the
+	// election's entry (backends.Queuer.Ahead); report with AheadFound.
+	Ahead
+	// WaitGone: wait until Record, the entry ahead, is gone or nudged
+	// (backends.Queuer.WaitGone, or the WatchSet's WaitGone); report with
+	// Gone.
+	WaitGone
+	// Dequeue: delete Record, an entry of Election's queue made on this
+	// elector's session (backends.Queuer.Dequeue); report with Dequeued,
+	// quoting Op. It is a cleanup, which outlives the election: the
+	// election left the line, or an Enqueue came back after it did.
+	Dequeue
+	// Queued: Election's entry Record was made on the live session; the
+	// driver's candidate record carries its Token. No report.
+	Queued
 )
 
 var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released", "session-denied",
-	"yield", "proclaim", "nudge", "publish"}
+	"yield", "proclaim", "nudge", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -99,6 +121,8 @@ type Action struct {
 	// when it goes (Config.NoLead, or damped), or the key's handover
 	// marker names this session, which must not wait its turn.
 	Direct bool
+	// Cleanup, on an Enqueue, marks a cleanup's call (see Enqueue).
+	Cleanup bool
 }
 
 // String renders the action for logs and the scripted tests.
@@ -130,6 +154,17 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " to=%s token=%d", a.To, a.Token)
 	case Publish:
 		fmt.Fprintf(&b, " damped=%t", a.Damped)
+	case Enqueue:
+		fmt.Fprintf(&b, " op=%d epoch=%d", a.Op, a.Epoch)
+		if a.Cleanup {
+			b.WriteString(" cleanup")
+		}
+	case Ahead:
+		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
+	case WaitGone, Dequeue:
+		fmt.Fprintf(&b, " op=%d entry=%d", a.Op, a.Record.Token)
+	case Queued:
+		fmt.Fprintf(&b, " entry=%d", a.Record.Token)
 	}
 	if a.Err != nil {
 		fmt.Fprintf(&b, " err=%q", a.Err.Error())

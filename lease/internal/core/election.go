@@ -32,6 +32,7 @@ func (e *election) ending() bool {
 type election struct {
 	phase    phase
 	op       uint64 // the call in flight; results quoting another op are stale
+	kind     Kind   // the kind of that call
 	inflight bool
 	retryAt  time.Time       // when !inflight: reissue the phase's call then
 	known    backends.Record // state to Wait for a change from; Revision 0 means Get first
@@ -50,6 +51,8 @@ type election struct {
 	damped     bool                 // campaigning while damped, until dampEnd
 	dampEnd    time.Time
 	stepBack   time.Time // a campaign of the leader that just handed over: sit out until then
+
+	line line // queue mode: the place in the election's queue (queue.go)
 }
 
 // Campaign starts campaigning for name. The caller ensures name is not
@@ -107,10 +110,12 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 	case e == nil:
 	case err == nil && e.canceled:
 		e.token = rec.Token
+		m.leaveLine(name, e)
 		m.resign(now, name, e, nil)
 	case err == nil:
 		e.phase, e.token, e.known = leading, rec.Token, rec
 		m.emit(Action{Kind: Elected, Election: name, Epoch: m.sess.epoch, Record: rec})
+		m.leaveLine(name, e)
 		m.wait(name, e)
 	case e.canceled:
 		m.forget(name, ErrCanceled)
@@ -134,6 +139,8 @@ func (m *Machine) Observed(now time.Time, name string, op uint64, rec backends.R
 	e := m.result(name, op)
 	switch {
 	case e == nil:
+	case e.line.check && err == nil:
+		m.nudgeChecked(now, name, e, rec)
 	case errors.Is(err, backends.ErrCompacted):
 		e.known = backends.Record{}
 		m.wait(name, e)
@@ -211,12 +218,17 @@ func (m *Machine) create(now time.Time, name string, e *election) {
 	m.call(e, Action{Kind: Create, Election: name, Epoch: m.sess.epoch})
 }
 
+// wait makes e's next call to follow the key: Get if its state is not
+// known, a step in line if it waits in its queue (see queues), else Wait.
 func (m *Machine) wait(name string, e *election) {
-	if e.known.Revision == 0 {
+	switch {
+	case e.known.Revision == 0:
 		m.call(e, Action{Kind: Get, Election: name})
-		return
+	case m.queues(e):
+		m.lineStep(name, e)
+	default:
+		m.call(e, Action{Kind: Wait, Election: name, Record: e.known, Direct: m.direct(e)})
 	}
-	m.call(e, Action{Kind: Wait, Election: name, Record: e.known, Direct: m.direct(e)})
 }
 
 func (m *Machine) resign(now time.Time, name string, e *election, cause error) {
@@ -243,7 +255,8 @@ func (m *Machine) lost(now time.Time, name string, cause error) {
 
 func (m *Machine) call(e *election, a Action) {
 	delete(m.due, a.Election)
-	e.op, e.inflight, e.retryAt = m.op(), true, time.Time{}
+	e.op, e.kind, e.inflight, e.retryAt = m.op(), a.Kind, true, time.Time{}
+	e.line.check = false
 	a.Op = e.op
 	m.emit(a)
 }
@@ -259,6 +272,9 @@ func (m *Machine) forget(name string, err error) {
 }
 
 func (m *Machine) drop(name string) {
+	if e := m.els[name]; e != nil {
+		m.leaveLine(name, e)
+	}
 	delete(m.els, name)
 	delete(m.due, name)
 	delete(m.timed, name)

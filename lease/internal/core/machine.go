@@ -31,6 +31,16 @@
 // handover's write (Proclaimed); a handover shows as Yield, then
 // Proclaim, then Delete with a Nudge, and Released. With the policies' zero values,
 // and no roster, the machine acts as it did without them.
+//
+// # Queue mode
+//
+// With Config.Queue, a campaign that waits for another holder waits in
+// line: Enqueue once per session, then Ahead and WaitGone until no entry
+// is ahead of it, and only then Wait on the key (see queue.go). The
+// machine decides every step and every retry; the driver performs the
+// calls and reports their outcomes (Enqueued, AheadFound, Gone,
+// Dequeued). Entries left behind are removed by Dequeue, retried until
+// done or until their session ends.
 package core
 
 import (
@@ -77,6 +87,11 @@ type Config struct {
 	// and observers do not retry in step after an outage. Nil:
 	// RetryInterval exactly.
 	Jitter func(time.Duration) time.Duration
+	// Queue turns on queue mode (package lease's WaitQueue): a campaign
+	// that waits for another holder takes a place in the election's
+	// queue and watches the entry ahead of it, not the key (see
+	// queue.go). False: every waiter watches the key.
+	Queue bool
 
 	// The election policies (see policy.go). Their zero values are
 	// today's behaviour: every candidate may lead, none preempts, no
@@ -213,12 +228,20 @@ type Machine struct {
 	// new campaign of theirs stops stepping back (HoldOff after the key
 	// was released), so that the old leader does not race its target.
 	passed map[string]time.Time
+	// enq holds the elections' Enqueue calls in flight, by op, until
+	// their report, so that one that comes back after its election left
+	// the line is cleaned up; cleanups holds the cleanups of queue
+	// entries (see queue.go), by the op of their last call. Both end
+	// with their session.
+	enq      map[uint64]enqueue
+	cleanups map[uint64]*cleanup
 }
 
 // New returns a machine with no session and no elections.
 func New(cfg Config) *Machine {
 	return &Machine{cfg: cfg, els: make(map[string]*election), due: make(map[string]*election),
-		timed: make(map[string]*election), damp: make(map[string]*history), passed: make(map[string]time.Time)}
+		timed: make(map[string]*election), damp: make(map[string]*history), passed: make(map[string]time.Time),
+		enq: make(map[uint64]enqueue), cleanups: make(map[uint64]*cleanup)}
 }
 
 // Ready returns the actions produced since the last call, in order.
@@ -245,6 +268,7 @@ func (m *Machine) Tick(now time.Time) {
 		}
 	}
 	m.tickPolicies(now)
+	m.tickCleanups(now)
 }
 
 // NextTimer returns when Tick should next be called, or the zero time if
@@ -262,6 +286,9 @@ func (m *Machine) NextTimer() time.Time {
 	}
 	for _, e := range m.timed {
 		earliest(e.policyTimer())
+	}
+	for _, c := range m.cleanups {
+		earliest(c.retryAt)
 	}
 	return next
 }

@@ -37,6 +37,11 @@ func TestMachine(t *testing.T) {
 				d.ScanArgs(t, "name", &name)
 				return fmt.Sprintf("until=%s\n", at(m.DampedUntil(name)))
 			}
+			if d.Cmd == "inline" {
+				var name string
+				d.ScanArgs(t, "name", &name)
+				return fmt.Sprintf("inline=%t\n", m.InLine(name))
+			}
 			if d.Cmd == "bound" {
 				return fmt.Sprintf("hold=%v bound=%v\n", m.cfg.Hold(dur(t, d, "ttl")), m.cfg.LatencyBound(dur(t, d, "ttl")))
 			}
@@ -87,9 +92,11 @@ func scriptConfig(t *testing.T, d *datadriven.TestData) Config {
 
 // scriptPolicies reads the optional policy settings of a config line:
 // nolead, priority=N, preempt=DUR (Preempt with PreemptAfter DUR),
-// holdoff=DUR, yield=DUR, and losses=N window=DUR penalty=DUR cap=DUR.
+// holdoff=DUR, yield=DUR, and losses=N window=DUR penalty=DUR cap=DUR;
+// and queue (queue mode).
 func scriptPolicies(t *testing.T, d *datadriven.TestData, cfg *Config) {
 	cfg.NoLead = d.HasArg("nolead")
+	cfg.Queue = d.HasArg("queue")
 	d.MaybeScanArgs(t, "priority", &cfg.Priority)
 	if d.HasArg("preempt") {
 		cfg.Preempt, cfg.PreemptAfter = true, dur(t, d, "preempt")
@@ -230,6 +237,14 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		m.HandOver(now, name, to)
 	case "proclaimed":
 		m.Proclaimed(now, name, op, scriptErr(t, d))
+	case "enqueued":
+		m.Enqueued(now, name, op, scriptRecord(t, d), scriptErr(t, d))
+	case "ahead":
+		m.AheadFound(now, name, op, scriptRecord(t, d), scriptErr(t, d))
+	case "gone":
+		m.Gone(now, name, op, scriptErr(t, d))
+	case "dequeued":
+		m.Dequeued(now, op, scriptErr(t, d))
 	default:
 		d.Fatalf(t, "unknown command %q", d.Cmd)
 	}

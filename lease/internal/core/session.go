@@ -59,6 +59,7 @@ func (m *Machine) SessionCreated(now time.Time, epoch uint64, id string, ttl tim
 			m.create(now, name, e)
 		}
 	}
+	m.requeue()
 }
 
 // SessionFailed reports that CreateSession for epoch failed. A permanent
@@ -174,6 +175,7 @@ func (m *Machine) wantSession() bool {
 func (m *Machine) sessionLost(now time.Time, cause error) {
 	m.emit(Action{Kind: CloseSession, Epoch: m.sess.epoch})
 	m.sess = session{epoch: m.sess.epoch, retryAt: now}
+	m.lineLost()
 	for name, e := range m.els {
 		m.onSessionLost(now, name, e, cause)
 	}
