@@ -90,15 +90,29 @@ func (l *link) dial(network, addr string, timeout time.Duration) (net.Conn, erro
 	return &wireConn{Conn: c, l: l}, nil
 }
 
-// connect makes a TCP connection to addr, or with TLS a TLS connection
-// whose handshake is done, within timeout.
+// connect makes a TCP connection to addr within timeout (go-zookeeper's
+// connect timeout, 1 s), or with TLS a TLS connection whose handshake is
+// done within handshakeTimeout: on a loaded machine a handshake can take
+// longer than a second, and go-zookeeper's timeout, meant for the TCP
+// connect, would then fail every attempt, and a session that tries each
+// server once would give up on a reachable store.
 func (l *link) connect(network, addr string, timeout time.Duration) (net.Conn, error) {
 	if l.tls == nil {
 		return net.DialTimeout(network, addr, timeout)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout(timeout, l.ttl))
 	defer cancel()
-	return (&tls.Dialer{Config: l.tls}).DialContext(ctx, network, addr)
+	return (&tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: l.tls}).DialContext(ctx, network, addr)
+}
+
+// maxHandshake bounds the time a TLS handshake may take.
+const maxHandshake = 10 * time.Second
+
+// handshakeTimeout is the bound on a TLS connection and its handshake: half
+// the session TTL, but no less than the connect timeout and no more than
+// maxHandshake, so that the session can still be made within its TTL.
+func handshakeTimeout(connect, ttl time.Duration) time.Duration {
+	return max(connect, min(ttl/2, maxHandshake))
 }
 
 // hosts is go-zookeeper's host provider, telling the link when go-zookeeper
