@@ -14,8 +14,8 @@ import (
 // Leadership.HandOver and docs/policies.md). The policy is the core's; this
 // file carries out its actions: Yield ends the application's leadership
 // while the key stays held, Proclaim writes the marker naming the target
-// into the key, Nudge wakes the target if it waits in line while the
-// core's Delete releases the key, and Released ends it.
+// into the key, Nudge wakes the target if it waits in line, and the
+// core's Delete and Released end it.
 
 // yield ends the leadership of election with ErrHandover, the core's
 // Yield: the key stays held until the application resigns (Run does, when
@@ -61,11 +61,12 @@ func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
 // nudge wakes session a.To, which waits in election's queue with the entry
 // of token a.Token, the core's Nudge: it nudges the entry just ahead of
 // that one, which the target watches. A target at the head of the queue
-// watches the key and needs no nudge. Best effort: the core takes no
-// report, and the Delete it sent along runs meanwhile.
+// watches the key and needs no nudge. An error is only logged: the core
+// deletes the key next anyway.
 func (e *LeaseElector) nudge(a core.Action) {
 	q, ok := e.store.(backends.Queuer) // the target's wait mode counts, not ours
 	if !ok {
+		e.report(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, nil) })
 		return
 	}
 	e.call(true, func(ctx context.Context) {
@@ -76,6 +77,7 @@ func (e *LeaseElector) nudge(a core.Action) {
 		if err != nil {
 			e.log.Debug("handover nudge failed", "election", a.Election, "to", a.To, "err", err)
 		}
+		e.post(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, err) })
 	})
 }
 

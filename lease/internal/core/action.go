@@ -59,10 +59,12 @@ const (
 	Proclaim
 	// Nudge: wake session To, which waits in Election's queue with the
 	// entry of token Token, by nudging the entry just ahead of it (the one
-	// it watches), so that it reads the key at once. It comes with the
-	// Delete that releases the key, and may run alongside it: the target
-	// reads the marker naming it, or no key. Best effort, no report: a
-	// failure only means the target learns of the handover later.
+	// it watches), so that it reads the key at once; report with Nudged.
+	// The Delete that releases the key follows, whatever the outcome: a
+	// failure only means the target learns of the handover later. (Not
+	// alongside the Delete: a waiter that watches the key, woken by the
+	// marker's write, might then read the key already gone, miss the
+	// marker, and race the target; see docs/policies.md.)
 	Nudge
 	// Publish: rewrite this candidate's record in Election's roster with
 	// Damped; best effort, no report. It comes when a campaign starts
@@ -151,7 +153,7 @@ func (a Action) String() string {
 	case Proclaim:
 		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s", a.Op, a.Epoch, a.Token, a.To)
 	case Nudge:
-		fmt.Fprintf(&b, " to=%s token=%d", a.To, a.Token)
+		fmt.Fprintf(&b, " op=%d to=%s token=%d", a.Op, a.To, a.Token)
 	case Publish:
 		fmt.Fprintf(&b, " damped=%t", a.Damped)
 	case Enqueue:

@@ -17,6 +17,7 @@ const (
 	releasing                // Delete in flight or due
 	yielding                 // we hold the key after Yield: watching it, awaiting Resign
 	proclaiming              // handing over: Proclaim in flight
+	nudging                  // handing over: Nudge in flight
 )
 
 // holds reports whether e holds the key for the application or for a
@@ -26,7 +27,7 @@ func (e *election) holds() bool { return e.phase == leading || e.phase == yieldi
 // ending reports whether e is on its way out after its leadership: a
 // handover's writes or the Delete.
 func (e *election) ending() bool {
-	return e.phase == releasing || e.phase == proclaiming
+	return e.phase == releasing || e.phase == proclaiming || e.phase == nudging
 }
 
 type election struct {
@@ -79,7 +80,7 @@ func (m *Machine) Campaign(now time.Time, name string) {
 // is awaited and a key it made is deleted. A held leadership is resigned:
 // Lost with ErrResigned, then the key is deleted, or, if the roster shows
 // that plain deletion would not let the top of the succession order lead
-// (see successor), handed over to it first (Proclaim, then Delete with Nudge). A
+// (see successor), handed over to it first (Proclaim, Nudge, Delete). A
 // yielding leadership goes on with its handover at once.
 func (m *Machine) Cancel(now time.Time, name string) {
 	m.Tick(now)

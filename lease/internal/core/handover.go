@@ -6,8 +6,8 @@ import "time"
 // yields (the application's leadership ends with ErrHandover while the key
 // stays held), and once the application has let go (Resign) or
 // YieldTimeout has passed, it writes a marker naming the target into the
-// key (Proclaim), then deletes the key and, at the same time, wakes the
-// target if it waits in a queue (Nudge). Waiters that read the marker hold off for HoldOff, so
+// key (Proclaim), wakes the target if it waits in a queue (Nudge) and
+// deletes the key. Waiters that read the marker hold off for HoldOff, so
 // that the target takes the key unraced; if it does not, the normal
 // election resumes.
 
@@ -16,7 +16,7 @@ import "time"
 // (Priority descending, then Order ascending; a candidate that may lead,
 // is not damped, is not a request and is not this session). It emits
 // Yield, then, after Resign(name) or YieldTimeout, Proclaim, then Nudge
-// (if the target waits in a queue) with Delete, and Released at the end. With no such candidate it
+// (if the target waits in a queue), then Delete, and Released at the end. With no such candidate it
 // resigns as Resign does with no handover (Lost with ErrResigned, Delete,
 // Released). It does nothing unless name is leading (not yielding).
 func (m *Machine) HandOver(now time.Time, name, to string) {
@@ -70,10 +70,10 @@ func (m *Machine) proclaim(name string, e *election) {
 	m.call(e, Action{Kind: Proclaim, Election: name, Epoch: m.sess.epoch, Token: e.token, To: e.to})
 }
 
-// Proclaimed reports the outcome of Proclaim op for name. Then the key is
-// deleted: on success with the target nudged at the same time, if it waits
-// in a queue; on failure without the marker, and the normal election
-// decides.
+// Proclaimed reports the outcome of Proclaim op for name. On success the
+// target is nudged, if it waits in a queue, and then the key is deleted;
+// on failure the key is deleted at once, without the marker, and the
+// normal election decides.
 func (m *Machine) Proclaimed(now time.Time, name string, op uint64, err error) {
 	m.Tick(now)
 	e := m.result(name, op)
@@ -82,10 +82,20 @@ func (m *Machine) Proclaimed(now time.Time, name string, op uint64, err error) {
 	case err != nil:
 		e.lastErr = err
 		m.release(name, e)
+	case e.toQueue != 0:
+		e.phase = nudging
+		m.call(e, Action{Kind: Nudge, Election: name, To: e.to, Token: e.toQueue})
 	default:
-		if e.toQueue != 0 {
-			m.emit(Action{Kind: Nudge, Election: name, To: e.to, Token: e.toQueue})
-		}
+		m.release(name, e)
+	}
+}
+
+// Nudged reports the outcome of Nudge op for name. Whatever it is, the
+// key is deleted next: an error only means the target learns of the
+// handover from its queue later.
+func (m *Machine) Nudged(now time.Time, name string, op uint64, err error) {
+	m.Tick(now)
+	if e := m.result(name, op); e != nil && e.phase == nudging {
 		m.release(name, e)
 	}
 }

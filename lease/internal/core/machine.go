@@ -28,8 +28,8 @@
 // and when: they are liveness and preference, and safety rests on the
 // compare-and-swap create and the fencing tokens alone. The driver feeds
 // the leader the roster of its held elections (Roster) and reports the
-// handover's write (Proclaimed); a handover shows as Yield, then
-// Proclaim, then Delete with a Nudge, and Released. With the policies' zero values,
+// handover's writes (Proclaimed, Nudged); a handover shows as Yield, then
+// Proclaim, Nudge (if the target waits in a queue), Delete and Released. With the policies' zero values,
 // and no roster, the machine acts as it did without them.
 //
 // # Queue mode

@@ -235,6 +235,8 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		var to string
 		d.MaybeScanArgs(t, "to", &to)
 		m.HandOver(now, name, to)
+	case "nudged":
+		m.Nudged(now, name, op, scriptErr(t, d))
 	case "proclaimed":
 		m.Proclaimed(now, name, op, scriptErr(t, d))
 	case "enqueued":
