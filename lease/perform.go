@@ -229,28 +229,19 @@ func (e *LeaseElector) stopWatch(name string) {
 	}
 }
 
-// slotted runs fn in one of the election-call slots with a context
-// bounded by RequestTimeout.
-func (e *LeaseElector) slotted(ctx context.Context, fn func(context.Context) error) error {
+// get reads an election's key in one of the election-call slots (see
+// call), bounded by RequestTimeout from when it has one; unlike call, it
+// ends with ctx, the watch's interest in it.
+func (e *LeaseElector) get(ctx context.Context, election string) (backends.Record, error) {
 	select {
 	case e.slots <- struct{}{}:
 		defer func() { <-e.slots }()
 	case <-ctx.Done():
-		return ctx.Err()
+		return backends.Record{}, ctx.Err()
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
 	defer cancel()
-	return fn(ctx)
-}
-
-// get reads an election's key in a slot, bounded by RequestTimeout.
-func (e *LeaseElector) get(ctx context.Context, election string) (backends.Record, error) {
-	var rec backends.Record
-	err := e.slotted(ctx, func(ctx context.Context) (err error) {
-		rec, err = e.store.Get(ctx, election)
-		return err
-	})
-	return rec, err
+	return e.store.Get(ctx, election)
 }
 
 // liveSession returns the session the machine counts as live, or nil.
