@@ -33,4 +33,7 @@ var (
 	// denied). It is permanent: package lease does not retry it and fails
 	// the call at once. Adapters keep the store's own words in the message.
 	ErrPermission = errors.New("permission denied by the store")
+	// ErrNoCandidate: a Pass named a session that holds no candidate
+	// record in the election (Passer), and changed nothing.
+	ErrNoCandidate = errors.New("no such candidate")
 )

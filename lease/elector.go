@@ -83,10 +83,13 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	opts.Wait = mode
 	watcher, _ := store.(backends.Watcher)
 	roster, _ := store.(backends.Roster)
+	cfg := opts.config()
+	_, cfg.Pass = store.(backends.Passer) // Pass checks the target's roster record
+	cfg.Pass = cfg.Pass && roster != nil
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
-		m: core.New(opts.config()), sessions: make(map[uint64]backends.Session),
+		m: core.New(cfg), sessions: make(map[uint64]backends.Session),
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
 		resigns: make(map[string][]chan error), watches: make(map[string]*watch),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),

@@ -37,15 +37,24 @@ func (e *LeaseElector) report(f func(now time.Time)) {
 	e.call(false, func(context.Context) { e.post(f) })
 }
 
+// handing returns the leadership of election that a handover ends: held
+// (yielded), or parting (a resign that passes the key on), or nil. A
+// resign's handover, with no Yield, is counted here, on its first action.
+func (e *LeaseElector) handing(a core.Action) *Leadership {
+	if a.Cause == core.CauseResign {
+		e.policyMetrics().Handover(a.Election, CauseResign)
+	}
+	if l := e.held[a.Election]; l != nil {
+		return l
+	}
+	return e.parting[a.Election]
+}
+
 // proclaimMarker writes the handover marker naming session a.To into the
 // key, the core's Proclaim.
 func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
-	l := e.held[a.Election]
-	if l == nil && e.parting[a.Election] != nil {
-		l = e.parting[a.Election] // a resign that passes the key on
-		e.policyMetrics().Handover(a.Election, CauseResign)
-	}
+	l := e.handing(a)
 	p, ok := e.store.(backends.Proclaimer)
 	if l == nil || s == nil || !ok {
 		e.report(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, errors.ErrUnsupported) })
@@ -79,6 +88,48 @@ func (e *LeaseElector) nudge(a core.Action) {
 		}
 		e.post(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, err) })
 	})
+}
+
+// pass hands the key to session a.To in one write, the core's Pass. The
+// key's value names the target's identity, as its own Create would, and
+// the time of the pass by this elector's clock. A target in line
+// (a.Entry) is first looked up in its queue: one behind another entry
+// watches that entry, not the key, and would hold the key unawares, so it
+// gets core.ErrBehind instead.
+func (e *LeaseElector) pass(a core.Action, s backends.Session) {
+	e.stopWatch(a.Election)
+	e.handing(a)
+	p, ok := e.store.(backends.Passer)
+	if s == nil || !ok {
+		e.report(func(now time.Time) { e.m.Passed(now, a.Election, a.Op, errors.ErrUnsupported) })
+		return
+	}
+	v := encodeValue(a.ToID, time.Now())
+	e.call(true, func(ctx context.Context) {
+		err := e.behind(ctx, a)
+		if err == nil {
+			_, err = p.Pass(ctx, s, a.Election, a.Token, a.To, v)
+		}
+		if err != nil {
+			e.log.Debug("handover pass not made", "election", a.Election, "to", a.To, "err", err)
+		}
+		e.post(func(now time.Time) { e.m.Passed(now, a.Election, a.Op, err) })
+	})
+}
+
+// behind returns core.ErrBehind if a Pass's target waits in line behind
+// another entry, nil if it is at the head or in no queue, or the error of
+// the lookup.
+func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
+	q, ok := e.store.(backends.Queuer)
+	if a.Entry == 0 || !ok {
+		return nil
+	}
+	ahead, err := q.Ahead(ctx, a.Election, a.Entry)
+	if err == nil && ahead.Exists() {
+		err = core.ErrBehind
+	}
+	return err
 }
 
 // HandOver ends the leadership and gives the election to the candidate
@@ -193,4 +244,27 @@ func (e *LeaseElector) freshRoster(ctx context.Context, l *Leadership) []core.Ca
 		return nil
 	}
 	return coreCandidates(recs)
+}
+
+// dropPassed deletes election's key if it is bound to s although no
+// campaign for it runs here: a Pass that landed just before the campaign
+// ended, which no one would otherwise take up or let go until s ends. It
+// runs once the candidate record is gone, after which no Pass to s can
+// land (Passer checks the record in the same write). Stores without
+// backends.Passer never pass a key, and it does nothing there.
+func (e *LeaseElector) dropPassed(ctx context.Context, s backends.Session, election string) {
+	if _, ok := e.store.(backends.Passer); !ok {
+		return
+	}
+	rec, err := e.store.Get(ctx, election)
+	if err != nil || rec.Owner != s.ID() {
+		return
+	}
+	e.post(func(time.Time) {
+		if e.m.Active(election) {
+			return // a new campaign took it up
+		}
+		e.log.Info("deleting a key passed to a campaign that had ended", "election", election, "token", rec.Token)
+		e.call(true, func(ctx context.Context) { _ = s.Delete(ctx, election, rec.Token) })
+	})
 }

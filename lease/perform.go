@@ -57,6 +57,8 @@ func (e *LeaseElector) perform(a core.Action) {
 		e.proclaimMarker(a, e.sessions[a.Epoch])
 	case core.Nudge:
 		e.nudge(a)
+	case core.Pass:
+		e.pass(a, e.sessions[a.Epoch])
 	case core.Publish:
 		e.publish(a.Election, a.Damped)
 		e.policyMetrics().Damped(a.Election, a.Damped)

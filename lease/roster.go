@@ -136,6 +136,9 @@ func (e *LeaseElector) reconcile(election string) {
 		r.busy, r.s = true, nil
 		e.rosterCall(election, "candidate record not deleted", func(ctx context.Context) error {
 			err := e.roster.Leave(ctx, s, election)
+			if err == nil {
+				e.dropPassed(ctx, s, election)
+			}
 			if e.retried(err) {
 				// A record left behind would stay a handover's target
 				// until the session ends: delete it again.

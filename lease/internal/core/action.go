@@ -93,10 +93,17 @@ const (
 	// Queued: Election's entry Record was made on the live session; the
 	// driver's candidate record carries its Token. No report.
 	Queued
+	// Pass: hand Election's key, if it still holds Token on session
+	// Epoch, to session To, whose identity is ToID (backends.Passer);
+	// report with Passed. If Entry is not 0, the target waits in the
+	// queue with that entry: the driver first checks that no entry is
+	// ahead of it (backends.Queuer.Ahead) and, if one is, reports
+	// ErrBehind without writing. Config.Pass only.
+	Pass
 )
 
 var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released", "session-denied",
-	"yield", "proclaim", "nudge", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued"}
+	"yield", "proclaim", "nudge", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued", "pass"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -111,12 +118,17 @@ type Action struct {
 	Err      error
 	// TTL is the session TTL a CreateSession asks of the store.
 	TTL time.Duration
-	// To is the target session of a Proclaim or Nudge.
+	// To is the target session of a Proclaim, Nudge or Pass.
 	To string
+	// ToID is the target's identity, on a Pass.
+	ToID string
+	// Entry is the target's queue entry token on a Pass, or 0.
+	Entry uint64
 	// Damped is what a Publish puts in the candidate record.
 	Damped bool
 	// Cause, on a Yield, says why: CauseHandover, CausePreempt or
-	// CauseRequest.
+	// CauseRequest. On the first Proclaim or Pass of a handover with no
+	// Yield, a resign's, it is CauseResign.
 	Cause string
 	// Direct, on a Wait, asks to wait on the key itself, never behind
 	// others in a queue (WaitQueue): the campaign will not create the key
@@ -154,6 +166,8 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s", a.Op, a.Epoch, a.Token, a.To)
 	case Nudge:
 		fmt.Fprintf(&b, " op=%d to=%s token=%d", a.Op, a.To, a.Token)
+	case Pass:
+		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s id=%s entry=%d", a.Op, a.Epoch, a.Token, a.To, a.ToID, a.Entry)
 	case Publish:
 		fmt.Fprintf(&b, " damped=%t", a.Damped)
 	case Enqueue:
@@ -167,6 +181,9 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d entry=%d", a.Op, a.Record.Token)
 	case Queued:
 		fmt.Fprintf(&b, " entry=%d", a.Record.Token)
+	}
+	if a.Cause != "" && (a.Kind == Proclaim || a.Kind == Pass) {
+		fmt.Fprintf(&b, " cause=%s", a.Cause)
 	}
 	if a.Err != nil {
 		fmt.Fprintf(&b, " err=%q", a.Err.Error())

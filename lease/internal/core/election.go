@@ -18,6 +18,7 @@ const (
 	yielding                 // we hold the key after Yield: watching it, awaiting Resign
 	proclaiming              // handing over: Proclaim in flight
 	nudging                  // handing over: Nudge in flight
+	passing                  // handing over: Pass in flight
 )
 
 // holds reports whether e holds the key for the application or for a
@@ -27,7 +28,7 @@ func (e *election) holds() bool { return e.phase == leading || e.phase == yieldi
 // ending reports whether e is on its way out after its leadership: a
 // handover's writes or the Delete.
 func (e *election) ending() bool {
-	return e.phase == releasing || e.phase == proclaiming || e.phase == nudging
+	return e.phase == releasing || e.phase == proclaiming || e.phase == nudging || e.phase == passing
 }
 
 type election struct {
@@ -46,6 +47,7 @@ type election struct {
 	seen       map[string]time.Time // leading: when each candidate that may preempt was first seen
 	preemptAt  time.Time            // leading: when the first of them may preempt
 	to         string               // yielding and after: the target session
+	toID       string               // yielding and after: the target's identity
 	toQueue    uint64               // yielding and after: the target's queue entry token; 0: none
 	yieldUntil time.Time            // yielding: hand over then without Resign
 	holdUntil  time.Time            // waiting: create no key before then
@@ -88,7 +90,7 @@ func (m *Machine) Cancel(now time.Time, name string) {
 	switch {
 	case e == nil || e.ending():
 	case e.phase == yielding:
-		m.proclaim(name, e)
+		m.handOff(name, e, "")
 	case e.phase == leading:
 		m.resignLeading(now, name, e)
 	case e.phase == creating && e.inflight:
@@ -170,10 +172,7 @@ func (m *Machine) Deleted(now time.Time, name string, op uint64, err error) {
 	switch {
 	case e == nil:
 	case err == nil, errors.Is(err, backends.ErrNotFound), errors.Is(err, backends.ErrSessionExpired):
-		if e.to != "" && m.cfg.HoldOff > 0 {
-			m.passed[name] = now.Add(m.cfg.HoldOff) // see Campaign
-		}
-		m.forget(name, nil)
+		m.handedOff(now, name, e)
 	case Permanent(err):
 		m.forget(name, err)
 	default:
@@ -210,7 +209,7 @@ func (m *Machine) create(now time.Time, name string, e *election) {
 		return // SessionCreated or the next tick picks it up
 	}
 	e.holdUntil = time.Time{}
-	if m.sitsOut(now, e) {
+	if m.sitsOut(now, e) && !m.passedToUs(e) {
 		e.phase = waiting
 		m.wait(name, e)
 		return

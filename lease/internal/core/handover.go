@@ -1,15 +1,27 @@
 package core
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // A handover passes a held election to a named candidate. The leader
 // yields (the application's leadership ends with ErrHandover while the key
 // stays held), and once the application has let go (Resign) or
-// YieldTimeout has passed, it writes a marker naming the target into the
-// key (Proclaim), wakes the target if it waits in a queue (Nudge) and
-// deletes the key. Waiters that read the marker hold off for HoldOff, so
-// that the target takes the key unraced; if it does not, the normal
-// election resumes.
+// YieldTimeout has passed, it hands the key off.
+//
+// Where the store rebinds a key in one write (Config.Pass), the leader
+// passes the key to the target (Pass), which learns of it from its wait
+// on the key and takes it up with Create. Only a target that watches the
+// key may be passed to, or it would hold the key unawares: a target
+// behind others in its queue is first marked and woken as below, and then
+// passed to; if it cannot be woken, the key is deleted instead.
+//
+// Elsewhere the leader writes a marker naming the target into the key
+// (Proclaim), wakes the target if it waits in a queue (Nudge) and deletes
+// the key. Waiters that read the marker hold off for HoldOff, so that the
+// target takes the key unraced; if it does not, the normal election
+// resumes.
 
 // HandOver hands the leadership of name over to to: a session ID or an
 // identity from the last Roster, or "" for the next in succession order
@@ -35,6 +47,7 @@ const (
 	CauseHandover = "handover" // HandOver
 	CausePreempt  = "preempt"  // a candidate of higher priority (Config.Preempt)
 	CauseRequest  = "request"  // a Request candidate in the roster
+	CauseResign   = "resign"   // a resign that hands over (see successor)
 )
 
 // handOver starts a handover of the leading e to to (see HandOver), and
@@ -44,7 +57,7 @@ func (m *Machine) handOver(now time.Time, name string, e *election, to, cause st
 	if !ok {
 		return false
 	}
-	e.phase, e.to, e.toQueue, e.preemptAt = yielding, c.Session, c.Queue, time.Time{}
+	e.phase, e.to, e.toID, e.toQueue, e.preemptAt = yielding, c.Session, c.Identity, c.Queue, time.Time{}
 	e.yieldUntil = now.Add(m.cfg.YieldTimeout)
 	m.timed[name] = e
 	m.emit(Action{Kind: Yield, Election: name, Cause: cause})
@@ -60,14 +73,76 @@ func (m *Machine) resignLeading(now time.Time, name string, e *election) {
 		return
 	}
 	m.lost(now, name, ErrResigned)
-	e.to, e.toQueue = c.Session, c.Queue
-	m.proclaim(name, e)
+	e.to, e.toID, e.toQueue = c.Session, c.Identity, c.Queue
+	m.handOff(name, e, CauseResign)
 }
 
-// proclaim writes the handover marker naming e.to into e's key.
-func (m *Machine) proclaim(name string, e *election) {
+// handOff hands e's key to e.to: by Pass where the store allows it, else
+// by Proclaim, Nudge and Delete. Its first action carries cause if the
+// handover had no Yield (CauseResign).
+func (m *Machine) handOff(name string, e *election, cause string) {
+	if m.cfg.Pass {
+		m.pass(name, e, e.toQueue, cause)
+		return
+	}
+	m.proclaim(name, e, cause)
+}
+
+// pass passes e's key to e.to; entry is the target's queue entry, which
+// the driver checks to be at the head of its queue first, or 0 if the
+// target watches the key.
+func (m *Machine) pass(name string, e *election, entry uint64, cause string) {
+	e.phase, e.yieldUntil = passing, time.Time{}
+	m.call(e, Action{Kind: Pass, Election: name, Epoch: m.sess.epoch, Token: e.token, To: e.to, ToID: e.toID, Entry: entry, Cause: cause})
+}
+
+// Passed reports the outcome of Pass op for name. On success the
+// handover is done. ErrBehind (the target waits behind others in line)
+// turns to the marker: Proclaim, Nudge, and then Pass again, to the
+// target now watching the key. Any other error deletes the key, and the
+// normal election decides: the target is gone, or the key was lost, or
+// the outcome is unknown (a Delete then finds a passed key gone).
+func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
+	m.Tick(now)
+	e := m.result(name, op)
+	switch {
+	case e == nil || e.phase != passing:
+	case err == nil:
+		m.handedOff(now, name, e)
+	case errors.Is(err, ErrBehind) && e.toQueue != 0:
+		m.proclaim(name, e, "")
+	default:
+		e.lastErr = err
+		m.release(name, e)
+	}
+}
+
+// ErrBehind is the error a driver reports for a Pass whose target waits
+// behind another entry in its queue (Action.Entry): nothing was written.
+var ErrBehind = errors.New("the handover target waits behind others in line")
+
+// handedOff ends e after its key went: deleted, or passed on. A campaign
+// the leader starts again soon after a handover steps back (see Campaign).
+func (m *Machine) handedOff(now time.Time, name string, e *election) {
+	if e.to != "" && m.cfg.HoldOff > 0 {
+		m.passed[name] = now.Add(m.cfg.HoldOff)
+	}
+	m.forget(name, nil)
+}
+
+// passedToUs reports whether the waiting e last read the key bound to
+// this session: passed to it (Pass), or made by a Create whose reply was
+// lost. Such a key is taken up even while sitting out, or no one would
+// hold it.
+func (m *Machine) passedToUs(e *election) bool {
+	return e.known.Exists() && e.known.Owner == m.SessionID()
+}
+
+// proclaim writes the handover marker naming e.to into e's key; cause as
+// in handOff.
+func (m *Machine) proclaim(name string, e *election, cause string) {
 	e.phase, e.yieldUntil = proclaiming, time.Time{}
-	m.call(e, Action{Kind: Proclaim, Election: name, Epoch: m.sess.epoch, Token: e.token, To: e.to})
+	m.call(e, Action{Kind: Proclaim, Election: name, Epoch: m.sess.epoch, Token: e.token, To: e.to, Cause: cause})
 }
 
 // Proclaimed reports the outcome of Proclaim op for name. On success the
@@ -90,12 +165,17 @@ func (m *Machine) Proclaimed(now time.Time, name string, op uint64, err error) {
 	}
 }
 
-// Nudged reports the outcome of Nudge op for name. Whatever it is, the
-// key is deleted next: an error only means the target learns of the
+// Nudged reports the outcome of Nudge op for name. With Config.Pass, a
+// woken target is passed the key; else, or if the nudge failed, the key
+// is deleted next: an error only means the target learns of the
 // handover from its queue later.
 func (m *Machine) Nudged(now time.Time, name string, op uint64, err error) {
 	m.Tick(now)
-	if e := m.result(name, op); e != nil && e.phase == nudging {
+	switch e := m.result(name, op); {
+	case e == nil || e.phase != nudging:
+	case m.cfg.Pass && err == nil:
+		m.pass(name, e, 0, "")
+	default:
 		m.release(name, e)
 	}
 }

@@ -119,6 +119,10 @@ type Config struct {
 	// Damping sits out a candidate that loses leadership too often. Off
 	// when Losses is 0.
 	Damping Damping
+	// Pass hands a key off in one write (backends.Passer): a handover
+	// passes the key to its target instead of deleting it (see
+	// handover.go).
+	Pass bool
 	// Marker parses a leader key's value and returns the session ID its
 	// handover marker names, with ok false if it has none. It must be
 	// pure. Nil: no value has a marker.

@@ -97,6 +97,7 @@ func scriptConfig(t *testing.T, d *datadriven.TestData) Config {
 func scriptPolicies(t *testing.T, d *datadriven.TestData, cfg *Config) {
 	cfg.NoLead = d.HasArg("nolead")
 	cfg.Queue = d.HasArg("queue")
+	cfg.Pass = d.HasArg("pass")
 	d.MaybeScanArgs(t, "priority", &cfg.Priority)
 	if d.HasArg("preempt") {
 		cfg.Preempt, cfg.PreemptAfter = true, dur(t, d, "preempt")
@@ -167,6 +168,8 @@ var scriptErrs = map[string]error{
 	"unavailable": backends.ErrUnavailable,
 	"timeout":     errors.New("deadline exceeded after send"),
 	"denied":      fmt.Errorf("%w: etcdserver: permission denied", backends.ErrPermission),
+	"behind":      ErrBehind,
+	"nocandidate": backends.ErrNoCandidate,
 }
 
 func scriptErr(t *testing.T, d *datadriven.TestData) error {
@@ -239,6 +242,8 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		m.Nudged(now, name, op, scriptErr(t, d))
 	case "proclaimed":
 		m.Proclaimed(now, name, op, scriptErr(t, d))
+	case "passed":
+		m.Passed(now, name, op, scriptErr(t, d))
 	case "enqueued":
 		m.Enqueued(now, name, op, scriptRecord(t, d), scriptErr(t, d))
 	case "ahead":

@@ -207,7 +207,7 @@ func (m *Machine) fire(now time.Time, name string, e *election) {
 		m.preempt(now, name, e)
 		return
 	case yielding:
-		m.proclaim(name, e)
+		m.handOff(name, e, "")
 		return
 	}
 	if e.damped && !now.Before(e.dampEnd) {

@@ -172,7 +172,7 @@ func (m *Machine) Gone(now time.Time, name string, op uint64, err error) {
 // outcome; otherwise the entry ahead is watched again.
 func (m *Machine) nudgeChecked(now time.Time, name string, e *election, rec backends.Record) {
 	to, ok := m.markerTo(rec)
-	if !rec.Exists() || (ok && to == m.SessionID()) {
+	if !rec.Exists() || (ok && to == m.SessionID()) || rec.Owner == m.SessionID() {
 		m.observedWaiting(now, name, e, rec)
 		return
 	}

@@ -1,0 +1,34 @@
+package backends
+
+import "context"
+
+// Passer is an optional interface of a Store, found by type assertion: a
+// hand-off of a held leader key to a named candidate in one write. It
+// backs package lease's planned handover where the store can rebind a key
+// to another session and still raise its token; Consul can (a KV
+// transaction that unlocks the key and locks it again for the target,
+// moving its ModifyIndex on). etcd cannot while the token is the key's
+// create revision, nor ZooKeeper, whose ephemeral nodes belong to the
+// session that made them: their handovers keep to the marker and Delete.
+//
+// The target learns of the hand-off as any waiter on the key does, from
+// Wait, and takes up the key with Create, which returns the record its
+// session now holds (Create is idempotent per session). So a Pass must
+// go only to a session whose candidate waits on the key; package lease
+// makes sure of it.
+type Passer interface {
+	// Pass rebinds election's leader key, if it exists, is bound to s and
+	// holds token, to the session to, with value, if and only if to still
+	// holds its candidate record in election's Roster (Roster.Join), all
+	// in one atomic write, and returns the new Record. Its Token is
+	// greater than token, as that of any new incarnation of the key; its
+	// Owner is to. A Delete by s at token then finds nothing.
+	//
+	// Pass returns an error wrapping ErrNotFound, and changes nothing, if
+	// the key is absent or holds another token or session (and one
+	// wrapping ErrSessionExpired too if s no longer exists), and one
+	// wrapping ErrNoCandidate if to holds no candidate record in election
+	// (its session or its candidacy ended). value has been checked
+	// against Limits.MaxValueSize.
+	Pass(ctx context.Context, s Session, election string, token uint64, to string, value []byte) (Record, error)
+}
