@@ -29,7 +29,7 @@ func (s *store) GuardedPut(ctx context.Context, election string, token uint64, k
 	if token == 0 {
 		return fmt.Errorf("consul: guarded put %q: token 0: %w", election, backends.ErrNotLeader)
 	}
-	_, err := s.heldTxn(ctx, "guarded put", election, token, api.TxnOps{
+	_, err := s.heldTxn(ctx, "guarded put", election, token, token, api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVSet, Key: s.dataKey(key), Value: value}},
 	})
 	var rb *rolledBack

@@ -15,21 +15,23 @@ var errNotHeld = errors.New("the leader key does not hold the token")
 
 // heldTxn runs ops in a transaction guarded by "election's leader key
 // holds token": ops follow the guard, so operation i of ops is operation
-// i+1 of the transaction. The guard is a check of the key's ModifyIndex.
-// It is token itself while the key is as acquired, and the transaction is
-// one request then. After a Proclaim the ModifyIndex has moved on while
-// the token stays: if the first check fails, heldTxn reads the key, and
+// i+1 of the transaction. The guard is a check of the key's ModifyIndex,
+// first against index: token itself while the key is as acquired, or the
+// ModifyIndex the holder's own last Proclaim left (session.index), and
+// the transaction is one request then. If the key's ModifyIndex has
+// moved on while the token stays (a Proclaim heldTxn was not told of),
+// the first check fails, and heldTxn reads the key, and
 // if it is locked and holds token (see held), runs the transaction once
 // more, guarded by the ModifyIndex just read. That guard makes the second
 // attempt as atomic as the first: if the key changed in between, it is
 // rolled back, and heldTxn returns a plain error (try again). A key that
 // does not hold token is errNotHeld; any other rollback a *rolledBack.
-func (s *store) heldTxn(ctx context.Context, op, election string, token uint64, ops api.TxnOps) (*api.TxnResponse, error) {
+func (s *store) heldTxn(ctx context.Context, op, election string, token, index uint64, ops api.TxnOps) (*api.TxnResponse, error) {
 	key := s.key(election)
 	guarded := func(index uint64) api.TxnOps {
 		return append(api.TxnOps{{KV: &api.KVTxnOp{Verb: api.KVCheckIndex, Key: key, Index: index}}}, ops...)
 	}
-	resp, err := s.txn(ctx, op, election, guarded(token))
+	resp, err := s.txn(ctx, op, election, guarded(index))
 	var rb *rolledBack
 	if !errors.As(err, &rb) || !rb.failedAt(0) {
 		return resp, err
@@ -38,7 +40,7 @@ func (s *store) heldTxn(ctx context.Context, op, election string, token uint64, 
 	switch {
 	case err != nil:
 		return nil, classify(op, election, ctx, err)
-	case p == nil || p.Session == "" || p.ModifyIndex == token || tokenOf(p) != token:
+	case p == nil || p.Session == "" || p.ModifyIndex == index || tokenOf(p) != token:
 		return nil, errNotHeld
 	}
 	resp, err = s.txn(ctx, op, election, guarded(p.ModifyIndex))

@@ -18,8 +18,8 @@ var _ backends.Proclaimer = (*store)(nil)
 // key again with s, which keeps its session, CreateIndex and LockIndex,
 // and writes value with a trailer that keeps token (see held), the flags
 // still api.LockFlagValue, and reads it back. The ModifyIndex moves on;
-// the token does not. The first Proclaim of an incarnation is one
-// request; a later one two (heldTxn). A key that is absent, unlocked, or
+// the token does not. It is one request, or two if the key was
+// proclaimed through another Store value of the session (heldTxn). A key that is absent, unlocked, or
 // holds another token or session is an error wrapping
 // backends.ErrNotFound, and also backends.ErrSessionExpired if s no
 // longer exists (one more request tells). A value holding tokenMark is
@@ -36,7 +36,7 @@ func (s *store) Proclaim(ctx context.Context, bs backends.Session, election stri
 		return backends.Record{}, fmt.Errorf("consul: proclaim %q: token 0: %w", election, backends.ErrNotFound)
 	}
 	key := s.key(election)
-	resp, err := s.heldTxn(ctx, "proclaim", election, token, api.TxnOps{
+	resp, err := s.heldTxn(ctx, "proclaim", election, token, ss.index(key, token), api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVCheckSession, Key: key, Session: ss.id}},
 		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: key, Value: withToken(value, token), Flags: api.LockFlagValue, Session: ss.id}},
 		{KV: &api.KVTxnOp{Verb: api.KVGet, Key: key}},

@@ -87,6 +87,18 @@ func (ss *session) hold(key string, token, index uint64) {
 	ss.held[key] = heldKey{token, index}
 }
 
+// index returns the ModifyIndex key last had, by this session's own
+// write, with token: its acquisition's or its last Proclaim's. It is
+// token if the session holds no such key (heldTxn then reads the key).
+func (ss *session) index(key string, token uint64) uint64 {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if h, ok := ss.held[key]; ok && h.token == token && h.index != 0 {
+		return h.index
+	}
+	return token
+}
+
 // forget drops key from the held set if it was taken with token.
 func (ss *session) forget(key string, token uint64) {
 	ss.mu.Lock()
