@@ -140,20 +140,6 @@ func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
 	}()
 }
 
-func (e *LeaseElector) closeSession(epoch uint64) {
-	s := e.sessions[epoch]
-	if s == nil {
-		return
-	}
-	delete(e.sessions, epoch)
-	e.log.Debug("session closing", "session", s.ID())
-	e.call(false, func(ctx context.Context) {
-		if s.Close(ctx) == nil {
-			e.track(s, false)
-		}
-	})
-}
-
 func (e *LeaseElector) create(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	e.call(true, func(ctx context.Context) {

@@ -20,7 +20,8 @@ const (
 	// Renew: send one keep-alive on session Epoch; report with Renewed or
 	// RenewFailed.
 	Renew
-	// CloseSession: close session Epoch, best effort; no report.
+	// CloseSession: close session Epoch; no report. The elector retries
+	// the close until the store answers (or for a bounded time).
 	CloseSession
 	// Create: create Election's key on session Epoch; report with Created.
 	Create
