@@ -134,6 +134,8 @@ func testPassNotFound(t *testing.T, h Harness) {
 	s, p, a, b, held := passSetup(t, h)
 	el := held.Election
 	ctx := Context(t, 10*time.Second)
+	c := newSession(t, s)
+	mustJoin(t, s.(backends.Roster), c, el, "carol's record")
 	for _, tc := range []struct {
 		what  string
 		ss    backends.Session
@@ -144,7 +146,7 @@ func testPassNotFound(t *testing.T, h Harness) {
 		{"with token 0", a, 0},
 		{"by another session", b, held.Token},
 	} {
-		if _, err := p.Pass(ctx, tc.ss, el, tc.token, b.ID(), []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+		if _, err := p.Pass(ctx, tc.ss, el, tc.token, c.ID(), []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 			t.Fatalf("Pass %s: %v, want ErrNotFound", tc.what, err)
 		}
 	}
