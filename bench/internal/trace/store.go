@@ -26,8 +26,28 @@ type store struct {
 	log *Log
 }
 
-// Wrap returns in with every call recorded in log under who.
-func Wrap(in Full, who string, log *Log) Full { return &store{in: in, who: who, log: log} }
+// Wrap returns in with every call recorded in log under who. If in is a
+// backends.Passer (Consul), so is what Wrap returns.
+func Wrap(in Full, who string, log *Log) Full {
+	s := &store{in: in, who: who, log: log}
+	if p, ok := in.(backends.Passer); ok {
+		return &passer{store: s, p: p}
+	}
+	return s
+}
+
+// passer is a traced Full that is a backends.Passer too.
+type passer struct {
+	*store
+	p backends.Passer
+}
+
+func (s *passer) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, value []byte) (backends.Record, error) {
+	t := time.Now()
+	r, err := s.p.Pass(ctx, unwrap(bs), election, token, to, value)
+	s.rec("Pass", t, err)
+	return r, err
+}
 
 func (s *store) rec(op string, start time.Time, err error) { s.log.add(s.who, op, start, err) }
 
