@@ -57,6 +57,7 @@ func TestAgent(t *testing.T) {
 		{"ProclaimRefused", testProclaimRefused},
 		{"ProclaimKeepsAPILockWaiting", testProclaimKeepsAPILockWaiting},
 		{"NudgeWakesWaiters", testNudgeWakesWaiters},
+		{"HandOverPasses", testHandOverPasses},
 		{"RosterRecords", testRosterRecords},
 		{"RosterNested", testRosterNested},
 	} {

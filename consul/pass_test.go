@@ -1,0 +1,116 @@
+package consul_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/consul"
+	"github.com/leasehold/leasehold/consul/consultest"
+	"github.com/leasehold/leasehold/lease"
+)
+
+// testHandOverPasses: package lease's handovers on Consul pass the key in
+// one transaction rather than delete it: the key's CreateIndex never
+// changes while its session, LockIndex and token do. Both paths are
+// taken: to a target behind another waiter in line (marker, nudge, then
+// pass) and to the head of the line (pass at once). The waiter passed
+// over still waits.
+func testHandOverPasses(t *testing.T, h *consultest.Harness) {
+	c := h.Client(t)
+	s := newStore(t, c, consul.Options{})
+	el := backendtest.Election(t)
+	key := consul.KeyOf(s, el)
+	ctx := backendtest.Context(t, 60*time.Second)
+	elector := func(id string) *lease.LeaseElector {
+		e, err := lease.New(s, lease.Options{TTL: consul.MinTTL, Identity: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.Close(context.Background()) })
+		return e
+	}
+	a, b, d := elector("a"), elector("b"), elector("d")
+	la, err := a.Campaign(ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wins := map[string]chan *lease.Leadership{}
+	for id, e := range map[string]*lease.LeaseElector{"b": b, "d": d} {
+		wins[id] = make(chan *lease.Leadership, 1)
+		go func() {
+			l, err := e.Campaign(ctx, el)
+			if err != nil {
+				t.Errorf("Campaign %s: %v", id, err)
+			}
+			wins[id] <- l
+		}()
+		awaitInLine(t, s, c, a, el, id)
+	}
+	before := kvPair(t, c, key)
+	next := la
+	for _, to := range []string{"d", "b"} { // d is behind b; then b heads the line
+		if err := next.HandOver(ctx, to); err != nil {
+			t.Fatalf("HandOver(%q): %v", to, err)
+		}
+		var l *lease.Leadership
+		select {
+		case l = <-wins[to]:
+		case <-ctx.Done():
+			t.Fatalf("%s did not lead after the handover to it", to)
+		}
+		p := kvPair(t, c, key)
+		if l == nil || l.Identity != to || l.Token <= next.Token || p.Session != l.Session ||
+			p.CreateIndex != before.CreateIndex || p.LockIndex <= before.LockIndex {
+			t.Fatalf("after the handover to %s: leadership %+v after token %d, key %+v; want the key passed (CreateIndex %d kept, LockIndex above %d)",
+				to, l, next.Token, p, before.CreateIndex, before.LockIndex)
+		}
+		next, before = l, p
+	}
+}
+
+// awaitInLine waits until the candidate id, as e lists it, has its entry
+// in el's queue: it follows the candidate list until id is in it, and
+// then its queue entry's key with blocking queries.
+func awaitInLine(t *testing.T, s *consul.Store, c *api.Client, e *lease.LeaseElector, el, id string) {
+	t.Helper()
+	ctx := backendtest.Context(t, 20*time.Second)
+	ch, err := e.ObserveCandidates(ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := ""
+	for cs := range ch {
+		for _, c := range cs {
+			if c.Identity == id {
+				session = c.Session
+			}
+		}
+		if session != "" {
+			break
+		}
+	}
+	key := consul.QueueKeyOf(s, el, session)
+	for index := uint64(0); ctx.Err() == nil; {
+		p, meta, err := c.KV().Get(key, (&api.QueryOptions{WaitIndex: index}).WithContext(ctx))
+		switch {
+		case err == nil && p != nil:
+			return
+		case err == nil:
+			index = meta.LastIndex
+		}
+	}
+	t.Fatalf("%s (session %q) not in line within 20s", id, session)
+}
+
+func kvPair(t *testing.T, c *api.Client, key string) *api.KVPair {
+	t.Helper()
+	p, _, err := c.KV().Get(key, &api.QueryOptions{RequireConsistent: true})
+	if err != nil || p == nil {
+		t.Fatalf("read %s: %+v, %v", key, p, err)
+	}
+	return p
+}
