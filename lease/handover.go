@@ -136,13 +136,16 @@ func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
 // named by to (its identity or session ID, as Candidates lists them), or,
 // if to is empty, to the next in succession order: the highest priority
 // that may lead and is not damped, first in line among equals. The
-// leadership's context is cancelled with ErrHandover at once; then the
-// leader writes a marker naming the target into the key, wakes the target
-// if it waits in line, and deletes the key. Other waiters that read the
-// marker hold off for Options.HandoverWindow, so the target takes the key
-// unraced; if it does not, the normal election resumes.
+// leadership's context is cancelled with ErrHandover at once. Then, on a
+// store that is a backends.Passer (Consul), the leader passes the key to
+// the target in one write, after waking it if it waits behind another in
+// line. On other stores it writes a marker naming the target into the
+// key, wakes the target if it waits in line, and deletes the key; other
+// waiters that read the marker hold off for Options.HandoverWindow, so
+// the target takes the key unraced. If the target does not take it, the
+// normal election resumes (docs/policies.md).
 //
-// HandOver waits until the key is released, or ctx ends (the handover goes
+// HandOver waits until the key is passed or released, or ctx ends (the handover goes
 // on). It fails with an error wrapping ErrNoCandidate, and keeps the
 // leadership, if no such candidate is in the election's roster; with one
 // wrapping errors.ErrUnsupported if the store lacks backends.Roster; and
