@@ -27,8 +27,9 @@ import (
 // identity from the last Roster, or "" for the next in succession order
 // (Priority descending, then Order ascending; a candidate that may lead,
 // is not damped, is not a request and is not this session). It emits
-// Yield, then, after Resign(name) or YieldTimeout, Proclaim, then Nudge
-// (if the target waits in a queue), then Delete, and Released at the end. With no such candidate it
+// Yield, then, after Resign(name) or YieldTimeout, the hand-off (see
+// handOff: Pass, or Proclaim, Nudge if the target waits in a queue, and
+// Delete), and Released at the end. With no such candidate it
 // resigns as Resign does with no handover (Lost with ErrResigned, Delete,
 // Released). It does nothing unless name is leading (not yielding).
 func (m *Machine) HandOver(now time.Time, name, to string) {
