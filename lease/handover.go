@@ -145,9 +145,12 @@ func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
 // the target takes the key unraced. If the target does not take it, the
 // normal election resumes (docs/policies.md).
 //
-// HandOver waits until the key is passed or released, or ctx ends (the handover goes
-// on). It fails with an error wrapping ErrNoCandidate, and keeps the
-// leadership, if no such candidate is in the election's roster; with one
+// The target is looked up in the roster the leader follows (FollowRoster
+// or Preempt), a notification old, or, if that lacks it or the leader
+// follows none, in one read then. HandOver waits until the key is passed
+// or released, or ctx ends (the handover goes on). It fails with an error
+// wrapping ErrNoCandidate, and keeps the leadership, if no such candidate
+// is in the election's roster; with one
 // wrapping errors.ErrUnsupported if the store lacks backends.Roster; and
 // with one wrapping ErrLost if the leadership has already ended.
 func (l *Leadership) HandOver(ctx context.Context, to string) error {
@@ -158,30 +161,24 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 	if e.roster == nil {
 		return e.noRoster("hand over", l.Election)
 	}
-	recs, _, err := e.roster.List(ctx, l.Election)
-	if err != nil {
-		return fmt.Errorf("lease: hand over %q: %w", l.Election, err)
-	}
 	w := make(chan error, 1)
-	var refused error
-	if !e.do(func(now time.Time) {
-		if e.held[l.Election] != l {
-			refused = l.Err()
-			return
-		}
-		e.m.Roster(now, l.Election, coreCandidates(recs))
-		if !e.m.HasTarget(l.Election, to) {
-			refused = fmt.Errorf("lease: hand over %q to %q: %w", l.Election, to, ErrNoCandidate)
-			return
-		}
-		e.resigns[l.Election] = append(e.resigns[l.Election], w)
-		e.m.HandOver(now, l.Election, to)
-		e.m.Resign(now, l.Election) // the caller has let go already
-	}) {
-		return nil // Close releases every key
+	var started bool
+	var err error
+	if e.opts.FollowRoster || e.opts.Preempt { // the roster it follows, a notification old
+		started, err = l.startHandOver(to, nil, w)
 	}
-	if refused != nil {
-		return refused
+	if !started && err == nil {
+		recs, _, err := e.roster.List(ctx, l.Election)
+		if err != nil {
+			return fmt.Errorf("lease: hand over %q: %w", l.Election, err)
+		}
+		started, err = l.startHandOver(to, recs, w)
+	}
+	switch {
+	case errors.Is(err, errClosed):
+		return nil // Close releases every key
+	case !started:
+		return err
 	}
 	select {
 	case err := <-w:
@@ -189,6 +186,43 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 	case <-ctx.Done():
 		return fmt.Errorf("lease: hand over %q: %w", l.Election, ctx.Err())
 	}
+}
+
+// errClosed says the elector closed before a handover could start.
+var errClosed = errors.New("elector closed")
+
+// startHandOver starts l's handover to to, on the loop goroutine, with
+// the roster the core has for l's election (the one the leader follows:
+// FollowRoster or Preempt), after replacing it with recs if recs is not
+// nil. It reports whether it started. If not, err says why, or is nil if
+// recs was nil and the core's roster lacks the target: the caller reads
+// the roster and tries again. w receives the handover's end.
+func (l *Leadership) startHandOver(to string, recs []backends.Record, w chan error) (started bool, err error) {
+	e := l.e
+	if !e.do(func(now time.Time) {
+		switch {
+		case e.held[l.Election] != l:
+			err = l.Err()
+			return
+		case recs != nil:
+			e.m.Roster(now, l.Election, coreCandidates(recs))
+		}
+		switch {
+		case e.m.HasTarget(l.Election, to):
+		case recs != nil:
+			err = fmt.Errorf("lease: hand over %q to %q: %w", l.Election, to, ErrNoCandidate)
+			return
+		default:
+			return
+		}
+		e.resigns[l.Election] = append(e.resigns[l.Election], w)
+		e.m.HandOver(now, l.Election, to)
+		e.m.Resign(now, l.Election) // the caller has let go already
+		started = true
+	}) {
+		return false, errClosed
+	}
+	return started, err
 }
 
 // followRoster feeds the roster of a held election to the core
