@@ -1,7 +1,6 @@
 package consul
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,14 +22,10 @@ var _ backends.Passer = (*store)(nil)
 // wrapping backends.ErrNoCandidate if to holds no roster record. bs must
 // be a session made by a Store on the same client.
 func (s *store) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, value []byte) (backends.Record, error) {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
+	ss, err := s.holderCall("pass", bs, election, token, value)
 	switch {
 	case err != nil:
-		return backends.Record{}, fmt.Errorf("consul: pass %q: %w", election, err)
-	case bytes.Contains(value, []byte(tokenMark)):
-		return backends.Record{}, fmt.Errorf("consul: pass %q: the value holds the bytes %q that Proclaim keeps the token with", election, tokenMark)
-	case token == 0:
-		return backends.Record{}, fmt.Errorf("consul: pass %q: token 0: %w", election, backends.ErrNotFound)
+		return backends.Record{}, err
 	case to == "" || to == ss.id:
 		return backends.Record{}, fmt.Errorf("consul: pass %q to session %q: %w", election, to, backends.ErrNoCandidate)
 	}

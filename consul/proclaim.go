@@ -26,14 +26,9 @@ var _ backends.Proclaimer = (*store)(nil)
 // refused without I/O. bs must be a session made by a Store on the same
 // client.
 func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
-	switch {
-	case err != nil:
-		return backends.Record{}, fmt.Errorf("consul: proclaim %q: %w", election, err)
-	case bytes.Contains(value, []byte(tokenMark)):
-		return backends.Record{}, fmt.Errorf("consul: proclaim %q: the value holds the bytes %q that Proclaim keeps the token with", election, tokenMark)
-	case token == 0:
-		return backends.Record{}, fmt.Errorf("consul: proclaim %q: token 0: %w", election, backends.ErrNotFound)
+	ss, err := s.holderCall("proclaim", bs, election, token, value)
+	if err != nil {
+		return backends.Record{}, err
 	}
 	key := s.key(election)
 	resp, err := s.heldTxn(ctx, "proclaim", election, token, ss.index(key, token), api.TxnOps{
@@ -56,6 +51,22 @@ func (s *store) Proclaim(ctx context.Context, bs backends.Session, election stri
 	}
 	ss.hold(key, token, p.ModifyIndex)
 	return record(election, p, p.ModifyIndex), nil
+}
+
+// holderCall checks what Proclaim and Pass take, without I/O: bs must be
+// a session of this store's client, value must not hold tokenMark, and
+// token must not be 0 (ErrNotFound). It returns the session.
+func (s *store) holderCall(op string, bs backends.Session, election string, token uint64, value []byte) (*session, error) {
+	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", opName(op, election), err)
+	case bytes.Contains(value, []byte(tokenMark)):
+		return nil, fmt.Errorf("%s: the value holds the bytes %q that Proclaim keeps the token with", opName(op, election), tokenMark)
+	case token == 0:
+		return nil, fmt.Errorf("%s: token 0: %w", opName(op, election), backends.ErrNotFound)
+	}
+	return ss, nil
 }
 
 // notHeld is the error of a call on a leader key that s does not hold at
