@@ -84,8 +84,8 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	watcher, _ := store.(backends.Watcher)
 	roster, _ := store.(backends.Roster)
 	cfg := opts.config()
-	_, cfg.Pass = store.(backends.Passer) // Pass checks the target's roster record
-	cfg.Pass = cfg.Pass && roster != nil
+	_, passes := store.(backends.Passer)
+	cfg.Pass = passes && roster != nil // a Pass checks the target's roster record
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
