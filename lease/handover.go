@@ -71,7 +71,7 @@ func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
 // of token a.Token, the core's Nudge: it nudges the entry just ahead of
 // that one, which the target watches. A target at the head of the queue
 // watches the key and needs no nudge. An error is only logged: the core
-// deletes the key next anyway.
+// deletes the key next (where it would have passed it, see core.Nudged).
 func (e *LeaseElector) nudge(a core.Action) {
 	q, ok := e.store.(backends.Queuer) // the target's wait mode counts, not ours
 	if !ok {
