@@ -18,9 +18,9 @@ var _ backends.Proclaimer = (*store)(nil)
 // key again with s, which keeps its session, CreateIndex and LockIndex,
 // and writes value with a trailer that keeps token (see held), the flags
 // still api.LockFlagValue, and reads it back. The ModifyIndex moves on;
-// the token does not. It is one request, or two if the key was
-// proclaimed through another Store value of the session (heldTxn). A key that is absent, unlocked, or
-// holds another token or session is an error wrapping
+// the token does not. It is one request, or two if the session does not
+// know the key's last ModifyIndex (heldTxn). A key that is absent,
+// unlocked, or holds another token or session is an error wrapping
 // backends.ErrNotFound, and also backends.ErrSessionExpired if s no
 // longer exists (one more request tells). A value holding tokenMark is
 // refused without I/O. bs must be a session made by a Store on the same

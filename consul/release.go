@@ -16,9 +16,9 @@ const txnChunk = 64
 
 // Delete deletes the key in a transaction guarded by "the key holds
 // token" (see heldTxn), so it deletes only the incarnation that token
-// names: one request, or two after a Proclaim this session value did not
-// make (heldTxn). Deleting a locked key arms
-// no lock-delay: a waiter can take it at once.
+// names: one request, or two if the session does not know the key's
+// last ModifyIndex (heldTxn). Deleting a locked key arms no lock-delay:
+// a waiter can take it at once.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
 	key := ss.s.key(election)
 	_, err := ss.s.heldTxn(ctx, "delete", election, token, ss.index(key, token), api.TxnOps{
