@@ -60,15 +60,16 @@ func (ss *session) create(election, path string, value []byte) (rec backends.Rec
 // createOnce makes the node and returns it, or, if it exists, reads it.
 func (ss *session) createOnce(election, path string, value []byte) (backends.Record, error) {
 	conn, acl, epath := ss.l.conn, ss.s.opts.ACL, ss.s.epochPath(election)
-	st, err := createStat(conn, path, epath, value, acl)
+	st, est, err := createStat(conn, path, epath, value, acl)
 	if errors.Is(err, zk.ErrNoNode) { // the prefix or the epoch node is missing
 		if err = makeParents(conn, path, acl); err == nil {
 			if err = makeEpoch(conn, epath, acl); err == nil {
-				st, err = createStat(conn, path, epath, value, acl)
+				st, est, err = createStat(conn, path, epath, value, acl)
 			}
 		}
 	}
 	if err == nil {
+		ss.known.remember(election, st, est)
 		return record(election, value, st, ss.l)
 	}
 	if !errors.Is(err, zk.ErrNodeExists) {
@@ -101,7 +102,7 @@ func replaceLeftover(conn *zk.Conn, path, epath string, value []byte, acl []zk.A
 		return nil, fmt.Errorf("%q is a persistent node with %d children, not a leader node: a parent "+
 			"left by a leasehold version that nested election names; remove it once no such version runs", path, st.NumChildren)
 	}
-	got, err := createStat(conn, path, epath, value, acl, &zk.DeleteRequest{Path: path, Version: st.Version})
+	got, _, err := createStat(conn, path, epath, value, acl, &zk.DeleteRequest{Path: path, Version: st.Version})
 	switch {
 	case errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNotEmpty):
 		// changed since read, or no epoch node yet: look again
@@ -115,16 +116,25 @@ func replaceLeftover(conn *zk.Conn, path, epath string, value []byte, acl []zk.A
 	return got, nil
 }
 
-// createStat creates an ephemeral node and returns its Stat from the same
-// request, so a won create costs one round trip: a multi of the ops in
-// pre, the create, a setData of the same value at version 0, whose answer
-// carries the stat (go-zookeeper has no create2), and the raise of the
-// epoch node's version at epath (bumpEpoch). The node's version is
-// therefore 1. The error is that of the first op that failed.
-func createStat(conn *zk.Conn, path, epath string, value []byte, acl []zk.ACL, pre ...any) (*zk.Stat, error) {
+// createStat creates an ephemeral node and returns its Stat, and the
+// epoch node's, from the same request, so a won create costs one round
+// trip: a multi of the ops in pre, the create, a setData of the same
+// value at version 0, whose answer carries the stat (go-zookeeper has no
+// create2), and the raise of the epoch node's version at epath
+// (bumpEpoch). The node's version is therefore 1. The error is that of
+// the first op that failed.
+func createStat(conn *zk.Conn, path, epath string, value []byte, acl []zk.ACL, pre ...any) (st, est *zk.Stat, err error) {
 	ops := append(pre, &zk.CreateRequest{Path: path, Data: value, Acl: acl, Flags: zk.FlagEphemeral},
 		&zk.SetDataRequest{Path: path, Data: value, Version: 0}, bumpEpoch(epath))
-	return multiStat(conn, len(pre)+1, ops...)
+	res, err := conn.Multi(ops...)
+	if err := multiErr(res, err); err != nil {
+		return nil, nil, err
+	}
+	at := len(pre) + 1
+	if len(res) != len(ops) || res[at].Stat == nil || res[at+1].Stat == nil {
+		return nil, nil, fmt.Errorf("the multi answered %d results without a stat", len(res))
+	}
+	return res[at].Stat, res[at+1].Stat, nil
 }
 
 // makeParents creates the missing ancestors of path as persistent nodes.
@@ -141,15 +151,18 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 	return nil
 }
 
-// Delete reads the election's epoch node and leader node and, if the
-// leader node's czxid is token, deletes it in a multi that checks the
-// epoch node's version too: ZooKeeper has no delete conditioned on czxid,
-// and the check fails if any leader node was created since the read, so
-// the node deleted is the node read (see epochPath). It returns an error
-// wrapping ErrNotFound if the node is absent, holds another token, or
-// was replaced before the multi. Only a successor made by an older
-// version of this package, whose create raised no epoch, can slip into
-// that window unseen.
+// Delete deletes the election's leader node if its czxid is token. If
+// the session made that node and knows the versions its last write left
+// (see known), one multi checks them and deletes: one round trip.
+// Otherwise, or if that check fails, Delete reads the election's epoch
+// node and leader node and, if the leader node's czxid is token, deletes
+// it in a multi that checks the epoch node's version too: ZooKeeper has
+// no delete conditioned on czxid, and the check fails if any leader node
+// was created since the read, so the node deleted is the node read (see
+// epochPath). It returns an error wrapping ErrNotFound if the node is
+// absent, holds another token, or was replaced before the multi. Only a
+// successor made by an older version of this package, whose create
+// raised no epoch, can slip into that window unseen.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
 	what := fmt.Sprintf("zookeeper: delete %q at token %d", election, token)
 	path, err := ss.s.checkedPath(election)
@@ -159,16 +172,29 @@ func (ss *session) Delete(ctx context.Context, election string, token uint64) er
 	if err := ss.gone(what); err != nil {
 		return err
 	}
-	err = ss.s.callErr(ctx, func() error { return deleteNode(ss.l.conn, path, ss.s.epochPath(election), token) })
+	err = ss.s.callErr(ctx, func() error { return ss.deleteNode(election, path, token) })
 	if errors.Is(err, errNotHeld) {
+		ss.known.forget(election)
 		return fmt.Errorf("%s: %w", what, backends.ErrNotFound)
+	}
+	if err == nil {
+		ss.known.forget(election)
 	}
 	return ss.outcome(what, ctx, err)
 }
 
-// deleteNode deletes the node at path if its czxid is token, guarded by
-// the epoch node at epath; errNotHeld if it is absent or another.
-func deleteNode(conn *zk.Conn, path, epath string, token uint64) error {
+// deleteNode deletes election's node at path if its czxid is token: at
+// once if the session knows it (known), else after reading it (readHeld),
+// guarded by the epoch node; errNotHeld if it is absent or another.
+func (ss *session) deleteNode(election, path string, token uint64) error {
+	conn, epath := ss.l.conn, ss.s.epochPath(election)
+	if guards, ok := ss.known.guards(election, path, epath, token); ok {
+		testHookHeld()
+		res, err := conn.Multi(append(guards, &zk.DeleteRequest{Path: path, Version: -1})...)
+		if !guardFailed(res, len(guards)) {
+			return multiErr(res, err)
+		}
+	}
 	h, err := readHeld(conn, path, epath, token)
 	if err != nil {
 		return err

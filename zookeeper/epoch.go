@@ -16,6 +16,9 @@ const epochSegment = "~epoch"
 // it to change the leader node in that window.
 var testHookHeld = func() {}
 
+// testHookRead runs at each readHeld; tests set it to count the reads.
+var testHookRead = func() {}
+
 // epochPath returns election's epoch node: Prefix + "/~epoch/" + the
 // election's node name (see leaderPath). It is a persistent node, made with the
 // election's first leader node and never deleted, whose data version the
@@ -77,6 +80,7 @@ func (h held) guards(path, epath string) []any {
 // no epoch node at all the epoch is nil and only the leader node's
 // version guards.
 func readHeld(conn *zk.Conn, path, epath string, token uint64) (held, error) {
+	testHookRead()
 	for round := 0; ; round++ {
 		eok, est, err := conn.Exists(epath)
 		if err != nil {

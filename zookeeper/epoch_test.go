@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -118,6 +119,52 @@ func TestEpochOlderNodes(t *testing.T) {
 		}
 		if got, err := s.Get(ctx, el); err != nil || got.Exists() {
 			t.Fatalf("%s: Get after Delete = %+v, %v", el, got, err)
+		}
+	}
+}
+
+// TestKnownNodeSkipsTheRead: a session's Proclaim and Delete of a node it
+// made itself go out as one multi, without reading the node first; once
+// another writer changed the node, the guard fails and they read it
+// again, and still act on it while it is the session's.
+func TestKnownNodeSkipsTheRead(t *testing.T) {
+	servers, tick := testServers(t)
+	prefix := uniqueName("/leasehold-known-")
+	t.Cleanup(func() { removeTree(t, servers, nil, prefix) })
+	s := newStore(t, servers, Options{TickTime: tick, Prefix: prefix})
+	raw, _, err := zk.Connect(servers, 4*time.Second, zk.WithLogger(nopLogger{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var reads int
+	testHookRead = func() { reads++ }
+	t.Cleanup(func() { testHookRead = func() {} })
+	ctx := testCtx(t)
+	ss := newTestSession(t, s, tick)
+	for _, changed := range []bool{false, true} {
+		reads = 0
+		el := fmt.Sprintf("known/changed-%v", changed)
+		rec, err := ss.Create(ctx, el, []byte("a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changed { // not through the session: its versions are stale now
+			if _, err := raw.Set(s.leaderPath(el), []byte("x"), -1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Proclaim(ctx, ss, el, rec.Token, []byte("b")); err != nil {
+			t.Fatalf("changed %v: Proclaim: %v", changed, err)
+		}
+		if err := ss.Delete(ctx, el, rec.Token); err != nil {
+			t.Fatalf("changed %v: Delete: %v", changed, err)
+		}
+		if want := map[bool]int{false: 0, true: 1}[changed]; reads != want {
+			t.Errorf("changed %v: %d reads of the node by Proclaim and Delete, want %d", changed, reads, want)
+		}
+		if got, err := s.Get(ctx, el); err != nil || got.Exists() {
+			t.Fatalf("changed %v: Get after Delete = %+v, %v", changed, got, err)
 		}
 	}
 }

@@ -10,7 +10,10 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Proclaim reads the election's epoch node and leader node on the
+// Proclaim sets the value of the session's leader node at token. If the
+// session knows the node's versions from its own last write, one multi
+// checks them and sets it, as Delete does. Otherwise, or if that check
+// fails, it reads the election's epoch node and leader node on the
 // session's connection (readHeld) and, if the leader node is the
 // session's and its czxid is token, sets its value in a multi guarded as
 // Delete's is: it checks the epoch node's version and the leader node's as
@@ -31,21 +34,31 @@ func (s *store) Proclaim(ctx context.Context, bs backends.Session, election stri
 	if err != nil {
 		return backends.Record{}, err
 	}
-	st, err := callFor(s, ctx, func() (*zk.Stat, error) { return ss.proclaim(path, s.epochPath(election), token, value) })
+	st, err := callFor(s, ctx, func() (*zk.Stat, error) { return ss.proclaim(election, path, token, value) })
 	if errors.Is(err, errNotHeld) && ss.gone(what) == nil {
+		ss.known.forget(election)
 		return backends.Record{}, fmt.Errorf("%s: %w", what, backends.ErrNotFound)
 	}
 	if err := ss.outcome(what, ctx, err); err != nil {
 		return backends.Record{}, err
 	}
+	ss.known.changed(election, token, st)
 	return record(election, value, st, ss.l)
 }
 
 // proclaim sets the value of the session's leader node at path if its
-// czxid is token, guarded by the epoch node at epath; errNotHeld if it is
-// absent or another's.
-func (ss *session) proclaim(path, epath string, token uint64, value []byte) (*zk.Stat, error) {
-	conn := ss.l.conn
+// czxid is token: at once if the session knows the node (known), else
+// after reading it, guarded by the epoch node; errNotHeld if it is absent
+// or another's.
+func (ss *session) proclaim(election, path string, token uint64, value []byte) (*zk.Stat, error) {
+	conn, epath := ss.l.conn, ss.s.epochPath(election)
+	set := &zk.SetDataRequest{Path: path, Data: value, Version: -1}
+	if guards, ok := ss.known.guards(election, path, epath, token); ok {
+		res, err := conn.Multi(append(guards, set)...)
+		if !guardFailed(res, len(guards)) {
+			return setStat(res, len(guards), err)
+		}
+	}
 	h, err := readHeld(conn, path, epath, token)
 	if err != nil {
 		return nil, err
@@ -55,17 +68,23 @@ func (ss *session) proclaim(path, epath string, token uint64, value []byte) (*zk
 	}
 	testHookHeld()
 	guards := h.guards(path, epath)
-	res, err := conn.Multi(append(guards, &zk.SetDataRequest{Path: path, Data: value, Version: -1})...)
+	res, err := conn.Multi(append(guards, set)...)
 	if guardFailed(res, len(guards)) {
 		return nil, ss.stillHeld(path, token)
 	}
+	return setStat(res, len(guards), err)
+}
+
+// setStat returns the stat answered to the multi's op at, a setData, or
+// the multi's error.
+func setStat(res []zk.MultiResponse, at int, err error) (*zk.Stat, error) {
 	if err := multiErr(res, err); err != nil {
 		return nil, err
 	}
-	if len(res) <= len(guards) || res[len(guards)].Stat == nil {
+	if len(res) <= at || res[at].Stat == nil {
 		return nil, fmt.Errorf("the multi answered %d results without a stat", len(res))
 	}
-	return res[len(guards)].Stat, nil
+	return res[at].Stat, nil
 }
 
 // stillHeld tells, after a guard failed, whether the leader node at path
