@@ -116,10 +116,7 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		m.leaveLine(name, e)
 		m.resign(now, name, e, nil)
 	case err == nil:
-		e.phase, e.token, e.known = leading, rec.Token, rec
-		m.emit(Action{Kind: Elected, Election: name, Epoch: m.sess.epoch, Record: rec})
-		m.leaveLine(name, e)
-		m.wait(name, e)
+		m.won(name, e, rec)
 	case e.canceled:
 		m.forget(name, ErrCanceled)
 	case Permanent(err):
@@ -134,6 +131,14 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		e.lastErr = err
 		m.retry(now, name, e)
 	}
+}
+
+// won makes e lead with rec, the key bound to this session.
+func (m *Machine) won(name string, e *election, rec backends.Record) {
+	e.phase, e.token, e.known = leading, rec.Token, rec
+	m.emit(Action{Kind: Elected, Election: name, Epoch: m.sess.epoch, Record: rec})
+	m.leaveLine(name, e)
+	m.wait(name, e)
 }
 
 // Observed reports the outcome of Wait or Get op for name.

@@ -121,7 +121,10 @@ type Config struct {
 	Damping Damping
 	// Pass hands a key off in one write (backends.Passer): a handover
 	// passes the key to its target instead of deleting it (see
-	// handover.go).
+	// handover.go). A waiter that reads the key bound to its own live
+	// session then leads with the record read, without a Create: on such
+	// a store a key bound to a session moves only by that session's own
+	// writes, or ends with it, so the read is as good as a create's.
 	Pass bool
 	// Marker parses a leader key's value and returns the session ID its
 	// handover marker names, with ok false if it has none. It must be
