@@ -258,12 +258,12 @@ func readRoster(l *link, election, rpath string, watch bool) (rosterRead, error)
 		return rosterRead{}, err
 	}
 	r.rev = max(r.rev, r.pzxid)
-	for _, c := range children {
-		rec, err := readRecord(l.conn, election, rpath+"/"+c)
-		if err != nil {
-			return rosterRead{}, err
-		}
-		if rec.Token != 0 && rec.Owner == c {
+	recs, err := readRecords(l.conn, election, rpath, children)
+	if err != nil {
+		return rosterRead{}, err
+	}
+	for i, rec := range recs {
+		if rec.Token != 0 && rec.Owner == children[i] {
 			r.recs = append(r.recs, rec)
 		}
 	}

@@ -1,0 +1,41 @@
+package zookeeper
+
+import (
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// recordReads bounds the reads readRecords keeps in flight at once.
+const recordReads = 32
+
+// readRecords reads the nodes at rpath + "/" + each of children
+// (readRecord) with up to recordReads reads in flight on conn at once: the
+// connection carries them in order and the server answers them in order,
+// so the listing costs about one round trip, not one per child, and each
+// read still follows every request sent before it on conn (such as a
+// sync). The records are in children's order; the error is the first
+// child's error, if any failed.
+func readRecords(conn *zk.Conn, election, rpath string, children []string) ([]backends.Record, error) {
+	recs := make([]backends.Record, len(children))
+	errs := make([]error, len(children))
+	slots := make(chan struct{}, recordReads)
+	var wg sync.WaitGroup
+	for i, c := range children {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			recs[i], errs[i] = readRecord(conn, election, rpath+"/"+c)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
