@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -57,6 +58,31 @@ func mustCreate(t *testing.T, ss backends.Session, election, value string) backe
 		t.Fatalf("Create(%q): %v", election, err)
 	}
 	return rec
+}
+
+// createFreed creates election's key with ss once its holder's session
+// ended, retrying plain errors every 5 ms until ctx ends: a store may
+// refuse the freed key for a short while (Consul's lock-delay, 1 ms by
+// default), and says so with a plain error. ErrKeyExists and permanent
+// errors fail at once.
+func createFreed(t *testing.T, ctx context.Context, ss backends.Session, election, value string) backends.Record {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		rec, err := ss.Create(ctx, election, []byte(value))
+		switch {
+		case err == nil:
+			return rec
+		case errors.Is(err, backends.ErrKeyExists), errors.Is(err, backends.ErrPermission):
+			t.Fatalf("Create(%q) after its holder's session ended: %v", election, err)
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("Create(%q) after its holder's session ended: %v", election, err)
+		}
+	}
 }
 
 func mustGet(t *testing.T, s backends.Store, election string) backends.Record {

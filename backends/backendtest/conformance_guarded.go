@@ -92,7 +92,7 @@ func testGuardedAfterHandOff(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	wantNotLeader(t, g.GuardedPut(ctx, el, old.Token, "k", []byte("a")), "after the holder's session expired")
-	cur := mustCreate(t, newSession(t, s), el, "bob")
+	cur := createFreed(t, ctx, newSession(t, s), el, "bob")
 	wantNotLeader(t, g.GuardedPut(ctx, el, old.Token, "k", []byte("a")), "with the previous holder's token")
 	if err := g.GuardedPut(ctx, el, cur.Token, "k", []byte("b")); err != nil {
 		t.Fatalf("GuardedPut with the new holder's token: %v", err)
@@ -145,7 +145,7 @@ func testGuardedHandOffRace(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	gone.Store(true)
-	mustCreate(t, b, el, "bob")
+	createFreed(t, ctx, b, el, "bob")
 	settle(ctx, 200*time.Millisecond)
 	cancel()
 	wg.Wait()

@@ -124,7 +124,8 @@ type Config struct {
 	// handover.go). A waiter that reads the key bound to its own live
 	// session then leads with the record read, without a Create: on such
 	// a store a key bound to a session moves only by that session's own
-	// writes, or ends with it, so the read is as good as a create's.
+	// writes, or ends with it, so a linearizable read (Get; a watch's
+	// read may lag, and is confirmed by one) is as good as a create's.
 	Pass bool
 	// Marker parses a leader key's value and returns the session ID its
 	// handover marker names, with ok false if it has none. It must be

@@ -137,9 +137,12 @@ func (m *Machine) observedWaiting(now time.Time, name string, e *election, rec b
 	named, _ := m.markerTo(rec)
 	switch {
 	case m.cfg.NoLead:
-	case rec.Exists() && rec.Owner == m.SessionID() && m.cfg.Pass:
+	case rec.Exists() && rec.Owner == m.SessionID() && m.cfg.Pass && e.kind == Get:
 		m.won(name, e, rec) // passed to us: see Config.Pass
 		m.tickSession(now)
+		return
+	case rec.Exists() && rec.Owner == m.SessionID() && m.cfg.Pass:
+		m.call(e, Action{Kind: Get, Election: name}) // a watch may lag: confirm
 		return
 	case rec.Exists() && (rec.Owner == m.sess.id || (named != "" && named == m.SessionID())):
 		m.create(now, name, e)
