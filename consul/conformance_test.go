@@ -58,6 +58,7 @@ func TestAgent(t *testing.T) {
 		{"ProclaimKeepsAPILockWaiting", testProclaimKeepsAPILockWaiting},
 		{"NudgeWakesWaiters", testNudgeWakesWaiters},
 		{"HandOverPasses", testHandOverPasses},
+		{"PassToEndedCampaign", testPassToEndedCampaign},
 		{"RosterRecords", testRosterRecords},
 		{"RosterNested", testRosterNested},
 	} {

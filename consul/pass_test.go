@@ -2,6 +2,8 @@ package consul_test
 
 import (
 	"context"
+	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,15 +76,15 @@ func testHandOverPasses(t *testing.T, h *consultest.Harness) {
 
 // awaitInLine waits until the candidate id, as e lists it, has its entry
 // in el's queue: it follows the candidate list until id is in it, and
-// then its queue entry's key with blocking queries.
-func awaitInLine(t *testing.T, s *consul.Store, c *api.Client, e *lease.LeaseElector, el, id string) {
+// then its queue entry's key with blocking queries. It returns id's
+// session.
+func awaitInLine(t *testing.T, s *consul.Store, c *api.Client, e *lease.LeaseElector, el, id string) (session string) {
 	t.Helper()
 	ctx := backendtest.Context(t, 20*time.Second)
 	ch, err := e.ObserveCandidates(ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}
-	session := ""
 	for cs := range ch {
 		for _, c := range cs {
 			if c.Identity == id {
@@ -98,12 +100,13 @@ func awaitInLine(t *testing.T, s *consul.Store, c *api.Client, e *lease.LeaseEle
 		p, meta, err := c.KV().Get(key, (&api.QueryOptions{WaitIndex: index}).WithContext(ctx))
 		switch {
 		case err == nil && p != nil:
-			return
+			return session
 		case err == nil:
 			index = meta.LastIndex
 		}
 	}
 	t.Fatalf("%s (session %q) not in line within 20s", id, session)
+	return ""
 }
 
 func kvPair(t *testing.T, c *api.Client, key string) *api.KVPair {
@@ -114,3 +117,86 @@ func kvPair(t *testing.T, c *api.Client, key string) *api.KVPair {
 	}
 	return p
 }
+
+// testPassToEndedCampaign: a key passed to a candidate whose campaign
+// then ends before it noticed (it waited behind another entry, so it
+// watched that entry, not the key) is deleted by its elector once its
+// record has left the roster, and the next in line leads. Without that
+// delete the key would stay bound to the live session of a candidate
+// that no longer campaigns.
+func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
+	c := h.Client(t)
+	s := newStore(t, c, consul.Options{})
+	el := backendtest.Election(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+	logs := &logCount{want: "deleting a key passed to a campaign that had ended"}
+	elector := func(id string) *lease.LeaseElector {
+		e, err := lease.New(s, lease.Options{TTL: consul.MinTTL, Identity: id, Logger: slog.New(logs)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.Close(context.Background()) })
+		return e
+	}
+	leader, err := s.NewSession(ctx, consul.MinTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = leader.Close(context.Background()) })
+	held, err := leader.Create(ctx, el, []byte("raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, behind := elector("head"), elector("behind")
+	headWon := make(chan *lease.Leadership, 1)
+	go func() {
+		l, err := head.Campaign(ctx, el)
+		if err != nil {
+			t.Errorf("Campaign head: %v", err)
+		}
+		headWon <- l
+	}()
+	awaitInLine(t, s, c, head, el, "head")
+	bctx, cancel := context.WithCancel(ctx)
+	behindDone := make(chan error, 1)
+	go func() {
+		_, err := behind.Campaign(bctx, el)
+		behindDone <- err
+	}()
+	to := awaitInLine(t, s, c, head, el, "behind")
+	if _, err := s.Pass(ctx, leader, el, held.Token, to, []byte("passed")); err != nil {
+		t.Fatalf("Pass to %s: %v", to, err)
+	}
+	cancel()
+	if err := <-behindDone; err == nil {
+		t.Fatal("the cancelled campaign won")
+	}
+	select {
+	case l := <-headWon:
+		if l == nil || uint64(l.Token) <= held.Token {
+			t.Fatalf("head led with %+v, want a token above %d", l, held.Token)
+		}
+	case <-ctx.Done():
+		t.Fatalf("the key passed to the ended campaign was not let go: key %+v", kvPair(t, c, consul.KeyOf(s, el)))
+	}
+	if logs.n.Load() != 1 {
+		t.Errorf("%d logs %q, want 1", logs.n.Load(), logs.want)
+	}
+}
+
+// logCount is a slog.Handler that counts the records whose message is
+// want.
+type logCount struct {
+	want string
+	n    atomic.Int32
+}
+
+func (l *logCount) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logCount) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == l.want {
+		l.n.Add(1)
+	}
+	return nil
+}
+func (l *logCount) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logCount) WithGroup(string) slog.Handler      { return l }
