@@ -152,8 +152,9 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 }
 
 // Delete deletes the election's leader node if its czxid is token. If
-// the session made that node and knows the versions its last write left
-// (see known), one multi checks them and deletes: one round trip.
+// the session made that node and has not proclaimed on it since (see
+// known), one multi checks the versions its create left and deletes: one
+// round trip.
 // Otherwise, or if that check fails, Delete reads the election's epoch
 // node and leader node and, if the leader node's czxid is token, deletes
 // it in a multi that checks the epoch node's version too: ZooKeeper has

@@ -123,10 +123,11 @@ func TestEpochOlderNodes(t *testing.T) {
 	}
 }
 
-// TestKnownNodeSkipsTheRead: a session's Proclaim and Delete of a node it
-// made itself go out as one multi, without reading the node first; once
-// another writer changed the node, the guard fails and they read it
-// again, and still act on it while it is the session's.
+// TestKnownNodeSkipsTheRead: a session's Delete of a node it made itself,
+// and its first Proclaim, go out as one multi, without reading the node
+// first; a Delete after a Proclaim reads first (see known). Once another
+// writer changed the node, the guard fails and they read it again, and
+// still act on it while it is the session's.
 func TestKnownNodeSkipsTheRead(t *testing.T) {
 	servers, tick := testServers(t)
 	prefix := uniqueName("/leasehold-known-")
@@ -142,29 +143,34 @@ func TestKnownNodeSkipsTheRead(t *testing.T) {
 	t.Cleanup(func() { testHookRead = func() {} })
 	ctx := testCtx(t)
 	ss := newTestSession(t, s, tick)
-	for _, changed := range []bool{false, true} {
+	for _, c := range []struct {
+		changed, proclaim bool
+		reads             int
+	}{{false, false, 0}, {false, true, 1}, {true, false, 1}, {true, true, 2}} {
 		reads = 0
-		el := fmt.Sprintf("known/changed-%v", changed)
+		el := fmt.Sprintf("known/changed-%v-proclaim-%v", c.changed, c.proclaim)
 		rec, err := ss.Create(ctx, el, []byte("a"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if changed { // not through the session: its versions are stale now
+		if c.changed { // not through the session: its versions are stale now
 			if _, err := raw.Set(s.leaderPath(el), []byte("x"), -1); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.Proclaim(ctx, ss, el, rec.Token, []byte("b")); err != nil {
-			t.Fatalf("changed %v: Proclaim: %v", changed, err)
+		if c.proclaim {
+			if _, err := s.Proclaim(ctx, ss, el, rec.Token, []byte("b")); err != nil {
+				t.Fatalf("%+v: Proclaim: %v", c, err)
+			}
 		}
 		if err := ss.Delete(ctx, el, rec.Token); err != nil {
-			t.Fatalf("changed %v: Delete: %v", changed, err)
+			t.Fatalf("%+v: Delete: %v", c, err)
 		}
-		if want := map[bool]int{false: 0, true: 1}[changed]; reads != want {
-			t.Errorf("changed %v: %d reads of the node by Proclaim and Delete, want %d", changed, reads, want)
+		if reads != c.reads {
+			t.Errorf("%+v: %d reads of the node by Proclaim and Delete, want %d", c, reads, c.reads)
 		}
 		if got, err := s.Get(ctx, el); err != nil || got.Exists() {
-			t.Fatalf("changed %v: Get after Delete = %+v, %v", changed, got, err)
+			t.Fatalf("%+v: Get after Delete = %+v, %v", c, got, err)
 		}
 	}
 }

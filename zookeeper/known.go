@@ -6,14 +6,20 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// known is what a session learnt of a leader node from its own writes:
+// known is what a session learnt of a leader node from its own create:
 // the node's czxid (the token), its version, and the version of the
 // election's epoch node right after the create. While the epoch node is
 // still at that version no leader node was created since (every create
 // raises it, see epochPath), so a multi that checks both versions acts
-// on that incarnation without reading it first: Delete and Proclaim cost
-// one round trip. A guard that fails sends them to the read (readHeld),
-// which then decides.
+// on that incarnation without reading it first: Delete and the first
+// Proclaim cost one round trip. A guard that fails sends them to the read
+// (readHeld), which then decides.
+//
+// A Proclaim forgets the node, so the Delete after it reads first, as
+// before: a handover's marker is a Proclaim, and the waiters that its
+// write wakes read the key to find it; a Delete right behind it would
+// leave more of them reading no key, and racing the target, than the
+// read's round trip does (docs/policies.md, planned handover).
 type known struct {
 	token         uint64
 	leader, epoch int32
@@ -38,16 +44,6 @@ func (k *knownNodes) remember(election string, st, est *zk.Stat) {
 		k.m = map[string]known{}
 	}
 	k.m[election] = known{token: uint64(st.Czxid), leader: st.Version, epoch: est.Version}
-}
-
-// changed records the node's new version after the session set its data.
-func (k *knownNodes) changed(election string, token uint64, st *zk.Stat) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if n, ok := k.m[election]; ok && n.token == token && st != nil {
-		n.leader = st.Version
-		k.m[election] = n
-	}
 }
 
 // forget drops election's node, which is gone or not the session's.

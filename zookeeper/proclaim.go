@@ -11,8 +11,8 @@ import (
 )
 
 // Proclaim sets the value of the session's leader node at token. If the
-// session knows the node's versions from its own last write, one multi
-// checks them and sets it, as Delete does. Otherwise, or if that check
+// session knows the node's versions from its create, one multi checks
+// them and sets it, as Delete does. Otherwise, or if that check
 // fails, it reads the election's epoch node and leader node on the
 // session's connection (readHeld) and, if the leader node is the
 // session's and its czxid is token, sets its value in a multi guarded as
@@ -42,7 +42,7 @@ func (s *store) Proclaim(ctx context.Context, bs backends.Session, election stri
 	if err := ss.outcome(what, ctx, err); err != nil {
 		return backends.Record{}, err
 	}
-	ss.known.changed(election, token, st)
+	ss.known.forget(election) // see known
 	return record(election, value, st, ss.l)
 }
 
