@@ -13,9 +13,14 @@ import "context"
 //
 // The target learns of the hand-off as any waiter on the key does, from
 // Wait, and takes up the key with Create, which returns the record its
-// session now holds (Create is idempotent per session). So a Pass must
-// go only to a session whose candidate waits on the key; package lease
-// makes sure of it.
+// session now holds (Create is idempotent per session), or from a Get. A
+// target that waits in line (Queuer) watches the entry ahead of its own,
+// not the key. If the store is also a Watcher, a WatchSet's WaitGone on an
+// entry is answered, once, when the key is passed to a session whose
+// entry waits behind that one, so a target waiting in a WatchSet learns
+// of it too; a WaitGone on the target's own entry is not. Otherwise a Pass
+// must go only to a session whose candidate waits on the key; package
+// lease makes sure of it.
 type Passer interface {
 	// Pass rebinds election's leader key, if it exists, is bound to s and
 	// holds token, to the session to, with value, if and only if to still

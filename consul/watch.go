@@ -71,10 +71,12 @@ func (w *watchSet) Wait(tag uint64, known backends.Record) {
 }
 
 // WaitGone asks to be told when the queue entry is gone (see
-// backends.WatchSet).
+// backends.WatchSet), or when the leader key is passed to a session whose
+// entry waits behind it (see backends.Passer).
 func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
 	key := w.hub.s.queuePrefix(entry.Election) + entry.Owner
-	w.add(&request{tag: tag, known: entry, key: key, gone: true, after: entry.Revision})
+	lead := w.hub.s.key(entry.Election)
+	w.add(&request{tag: tag, known: entry, key: key, gone: true, lead: lead, after: entry.Revision})
 }
 
 // Stop withdraws election's request, if any.
@@ -108,6 +110,7 @@ func (w *watchSet) add(r *request) {
 		w.mu.Unlock()
 		return
 	}
+	r.since = w.view.index
 	w.take(r)
 	w.mu.Unlock()
 	w.hub.want()

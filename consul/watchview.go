@@ -15,6 +15,8 @@ type request struct {
 	known backends.Record // Wait: the known state; WaitGone: the entry
 	key   string          // the KV key it is about
 	gone  bool            // a WaitGone
+	lead  string          // WaitGone: the election's leader key
+	since uint64          // WaitGone: the index of the set's view when asked
 	after uint64          // answer only from a view at this index or later
 }
 
@@ -58,11 +60,29 @@ func (v view) answer(r *request) (backends.Change, bool) {
 	el := r.known.Election
 	p := v.get(r.key)
 	if r.gone {
-		gone := !unchanged(p, strings.TrimSuffix(r.key, r.known.Owner), r.known)
+		prefix := strings.TrimSuffix(r.key, r.known.Owner)
+		gone := !unchanged(p, prefix, r.known) || v.passedBehind(r, prefix)
 		return backends.Change{Election: el, Tag: r.tag, Record: r.known}, gone
 	}
 	rec := record(el, p, v.index)
 	return backends.Change{Election: el, Tag: r.tag, Record: rec}, rec.Differs(r.known)
+}
+
+// passedBehind reports whether WaitGone r's leader key was locked, since
+// r was asked, by a session whose entry waits in the queue at prefix
+// behind r's entry, as after a Pass to a candidate in line. The WaitGone
+// of the entry just ahead of the target's answers then, so the target,
+// which watches that entry and not the key, reads the key (see
+// backends.Passer). Those further ahead answer too, once: an early
+// answer, which the contract allows. A candidate that created the key at
+// the head of the line has no entry ahead of its own, and wakes no one.
+func (v view) passedBehind(r *request, prefix string) bool {
+	k := v.get(r.lead)
+	if k == nil || k.Session == "" || k.ModifyIndex <= r.since {
+		return false
+	}
+	q := v.get(prefix + k.Session)
+	return isEntry(q, prefix) && q.CreateIndex > r.known.Token
 }
 
 // apply takes the hub's latest view, or the error of its query, and

@@ -47,6 +47,7 @@ type Candidate struct {
 
 	order uint64 // queue token if any, else join token
 	queue uint64 // queue token; 0: none
+	wakes bool   // its wait in line wakes on a Pass to it
 }
 
 // Candidates returns election's candidates in succession order: the
@@ -129,7 +130,8 @@ func candidateOf(r backends.Record) (Candidate, bool) {
 		return Candidate{}, false
 	}
 	c := Candidate{Identity: v.Identity, Session: r.Owner, Priority: v.Priority, Labels: v.Labels,
-		Joined: joinedTime(v.Joined), MayLead: !v.NoLead && v.Request == nil, Damped: v.Damped, order: r.Token}
+		Joined: joinedTime(v.Joined), MayLead: !v.NoLead && v.Request == nil, Damped: v.Damped, order: r.Token,
+		wakes: v.Wakes}
 	if v.Queue != 0 {
 		c.order, c.queue = v.Queue, v.Queue
 	}
@@ -145,7 +147,8 @@ func coreCandidates(recs []backends.Record) []core.Candidate {
 	for _, r := range recs {
 		if c, ok := candidateOf(r); ok {
 			cs = append(cs, core.Candidate{Session: c.Session, Identity: c.Identity, Priority: c.Priority,
-				MayLead: c.MayLead, Damped: c.Damped, Order: c.order, Queue: c.queue, Request: c.Requester, To: c.Request})
+				MayLead: c.MayLead, Damped: c.Damped, Order: c.order, Queue: c.queue, Wakes: c.wakes,
+				Request: c.Requester, To: c.Request})
 		}
 	}
 	return cs

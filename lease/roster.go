@@ -175,7 +175,16 @@ func (e *LeaseElector) rosterCall(election, what string, fn func(context.Context
 // candidateRecord is the value of c's record.
 func (e *LeaseElector) candidateRecord(c *candidacy) []byte {
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
-		Labels: e.opts.Labels, Joined: joinedAt(c.joined), NoLead: e.opts.NoLead, Damped: c.damped, Queue: c.queue})
+		Labels: e.opts.Labels, Joined: joinedAt(c.joined), NoLead: e.opts.NoLead, Damped: c.damped, Queue: c.queue,
+		Wakes: c.queue != 0 && e.wakesOnPass()})
+}
+
+// wakesOnPass reports whether this elector's wait in line wakes when the
+// key is passed to it: it waits in the WatchSet of a store that passes
+// keys, whose WaitGone answers a Pass to the waiter (backends.Passer).
+func (e *LeaseElector) wakesOnPass() bool {
+	_, passes := e.store.(backends.Passer)
+	return passes && e.watcher != nil
 }
 
 // retried reports whether a roster write that failed with err is to be

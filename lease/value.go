@@ -115,6 +115,9 @@ type candidateValue struct {
 	Damped bool   `json:"damped,omitempty"`
 	// Queue is the token of the candidate's queue entry; 0 if none.
 	Queue uint64 `json:"queue"`
+	// Wakes says the candidate's wait in line wakes when the key is
+	// passed to it (core.Candidate.Wakes).
+	Wakes bool `json:"wakes,omitempty"`
 	// Request is set on the record of a `leasehold handover` request, which
 	// is no candidate.
 	Request *handoverRequest `json:"request,omitempty"`

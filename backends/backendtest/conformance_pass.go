@@ -24,6 +24,7 @@ func runPassTests(t *testing.T, h Harness) {
 		"NotFound":      testPassNotFound,
 		"WaitSees":      testPassWaitSees,
 		"AfterProclaim": testPassAfterProclaim,
+		"WakesInLine":   testPassWakesInLine,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -49,6 +49,7 @@ type election struct {
 	to         string               // yielding and after: the target session
 	toID       string               // yielding and after: the target's identity
 	toQueue    uint64               // yielding and after: the target's queue entry token; 0: none
+	toWakes    bool                 // yielding and after: the target wakes in line when passed the key
 	yieldUntil time.Time            // yielding: hand over then without Resign
 	holdUntil  time.Time            // waiting: create no key before then
 	damped     bool                 // campaigning while damped, until dampEnd

@@ -58,7 +58,8 @@ func (m *Machine) handOver(now time.Time, name string, e *election, to, cause st
 	if !ok {
 		return false
 	}
-	e.phase, e.to, e.toID, e.toQueue, e.preemptAt = yielding, c.Session, c.Identity, c.Queue, time.Time{}
+	e.phase, e.preemptAt = yielding, time.Time{}
+	e.aim(c)
 	e.yieldUntil = now.Add(m.cfg.YieldTimeout)
 	m.timed[name] = e
 	m.emit(Action{Kind: Yield, Election: name, Cause: cause})
@@ -74,15 +75,24 @@ func (m *Machine) resignLeading(now time.Time, name string, e *election) {
 		return
 	}
 	m.lost(now, name, ErrResigned)
-	e.to, e.toID, e.toQueue = c.Session, c.Identity, c.Queue
+	e.aim(c)
 	m.handOff(name, e, CauseResign)
+}
+
+// aim makes c the target of e's handover.
+func (e *election) aim(c Candidate) {
+	e.to, e.toID, e.toQueue, e.toWakes = c.Session, c.Identity, c.Queue, c.Wakes
 }
 
 // handOff hands e's key to e.to: by Pass where the store allows it, else
 // by Proclaim, Nudge and Delete. Its first action carries cause if the
 // handover had no Yield (CauseResign).
 func (m *Machine) handOff(name string, e *election, cause string) {
-	if m.cfg.Pass {
+	switch {
+	case m.cfg.Pass && e.toWakes:
+		m.pass(name, e, 0, cause) // it wakes in line: see Candidate.Wakes
+		return
+	case m.cfg.Pass:
 		m.pass(name, e, e.toQueue, cause)
 		return
 	}

@@ -123,7 +123,7 @@ func scriptMarker(v []byte) (string, bool) {
 }
 
 // scriptRoster reads a roster, one candidate a line:
-// SESSION [id=IDENTITY] [prio=N] [order=N] [queue=N] [nolead] [damped] [request] [to=TARGET].
+// SESSION [id=IDENTITY] [prio=N] [order=N] [queue=N] [wakes] [nolead] [damped] [request] [to=TARGET].
 func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 	var out []Candidate
 	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
@@ -143,6 +143,8 @@ func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 				c.Order, _ = strconv.ParseUint(v, 10, 64)
 			case "queue":
 				c.Queue, _ = strconv.ParseUint(v, 10, 64)
+			case "wakes":
+				c.Wakes = true
 			case "nolead":
 				c.MayLead = false
 			case "damped":

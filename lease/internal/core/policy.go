@@ -35,6 +35,11 @@ type Candidate struct {
 	// Queue is the token of the candidate's queue entry, 0 if it waits in
 	// no queue: a handover's Nudge wakes it through the entry ahead.
 	Queue uint64
+	// Wakes is true for a candidate whose wait in line also wakes when
+	// the key is passed to it (backends.Passer): where keys are passed
+	// (Config.Pass), it is passed the key at once, wherever it waits in
+	// line, with no check of its place and no marker or nudge.
+	Wakes bool
 	// Request marks a handover request from outside (`leasehold
 	// handover`), not a candidate: the leader hands over to To.
 	Request bool
