@@ -18,15 +18,7 @@ import (
 // leader node's version cannot tell the two apart (both are 1); the epoch
 // node's can.
 func TestEpochClosesTheGap(t *testing.T) {
-	servers, tick := testServers(t)
-	prefix := uniqueName("/leasehold-epoch-")
-	t.Cleanup(func() { removeTree(t, servers, nil, prefix) })
-	s := newStore(t, servers, Options{TickTime: tick, Prefix: prefix})
-	raw, _, err := zk.Connect(servers, 4*time.Second, zk.WithLogger(nopLogger{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	s, raw, tick := epochStore(t, "/leasehold-epoch-")
 	ctx := testCtx(t)
 	for _, op := range []string{"Delete", "GuardedPut"} {
 		t.Run(op, func(t *testing.T) {
@@ -82,15 +74,7 @@ func newTestSession(t *testing.T, s *store, tick time.Duration) backends.Session
 // create raised no epoch, is still held for Delete and GuardedPut, both
 // when the epoch node exists from an earlier term and when it does not.
 func TestEpochOlderNodes(t *testing.T) {
-	servers, tick := testServers(t)
-	prefix := uniqueName("/leasehold-epoch-old-")
-	t.Cleanup(func() { removeTree(t, servers, nil, prefix) })
-	s := newStore(t, servers, Options{TickTime: tick, Prefix: prefix})
-	raw, _, err := zk.Connect(servers, 4*time.Second, zk.WithLogger(nopLogger{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	s, raw, tick := epochStore(t, "/leasehold-epoch-old-")
 	ctx := testCtx(t)
 	ss := newTestSession(t, s, tick)
 	for _, el := range []string{"with-epoch", "without-epoch"} {
@@ -129,15 +113,7 @@ func TestEpochOlderNodes(t *testing.T) {
 // writer changed the node, the guard fails and they read it again, and
 // still act on it while it is the session's.
 func TestKnownNodeSkipsTheRead(t *testing.T) {
-	servers, tick := testServers(t)
-	prefix := uniqueName("/leasehold-known-")
-	t.Cleanup(func() { removeTree(t, servers, nil, prefix) })
-	s := newStore(t, servers, Options{TickTime: tick, Prefix: prefix})
-	raw, _, err := zk.Connect(servers, 4*time.Second, zk.WithLogger(nopLogger{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	s, raw, tick := epochStore(t, "/leasehold-known-")
 	var reads int
 	testHookRead = func() { reads++ }
 	t.Cleanup(func() { testHookRead = func() {} })
@@ -173,4 +149,21 @@ func TestKnownNodeSkipsTheRead(t *testing.T) {
 			t.Fatalf("%+v: Get after Delete = %+v, %v", c, got, err)
 		}
 	}
+}
+
+// epochStore returns a Store on a fresh prefix (removed after the test),
+// a raw go-zookeeper connection of its own, closed after the test, and
+// the servers' tick time.
+func epochStore(t *testing.T, prefix string) (*store, *zk.Conn, time.Duration) {
+	t.Helper()
+	servers, tick := testServers(t)
+	prefix = uniqueName(prefix)
+	t.Cleanup(func() { removeTree(t, servers, nil, prefix) })
+	s := newStore(t, servers, Options{TickTime: tick, Prefix: prefix})
+	raw, _, err := zk.Connect(servers, 4*time.Second, zk.WithLogger(nopLogger{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(raw.Close)
+	return s, raw, tick
 }
