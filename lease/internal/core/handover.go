@@ -88,12 +88,12 @@ func (e *election) aim(c Candidate) {
 // by Proclaim, Nudge and Delete. Its first action carries cause if the
 // handover had no Yield (CauseResign).
 func (m *Machine) handOff(name string, e *election, cause string) {
-	switch {
-	case m.cfg.Pass && e.toWakes:
-		m.pass(name, e, 0, cause) // it wakes in line: see Candidate.Wakes
-		return
-	case m.cfg.Pass:
-		m.pass(name, e, e.toQueue, cause)
+	if m.cfg.Pass {
+		entry := e.toQueue
+		if e.toWakes {
+			entry = 0 // it wakes in line: see Candidate.Wakes
+		}
+		m.pass(name, e, entry, cause)
 		return
 	}
 	m.proclaim(name, e, cause)
