@@ -62,6 +62,9 @@ type Record struct {
 	// Revision is the store position at which this state was observed. It is
 	// the value to pass to Wait.
 	Revision uint64
+	// To is, on an absent key, the session a handover marker names (see
+	// MarkedDeleter); empty otherwise. Differs ignores it.
+	To string
 }
 
 // Exists reports whether the leader key was present.

@@ -30,13 +30,14 @@ type session struct {
 func (ss *session) ID() string         { return leaseID(int64(ss.id)) }
 func (ss *session) TTL() time.Duration { return ss.ttl }
 
-// Create puts the key with the lease if its create revision is 0, and reads
-// it otherwise, in one transaction.
+// Create puts the key with the lease if its create revision is 0, and
+// deletes the handover marker a marked delete left (see DeleteMarked), or
+// reads the key otherwise, in one transaction.
 func (ss *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
 	key := ss.s.key(election)
 	resp, err := ss.s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id))).
+		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id)), clientv3.OpDelete(ss.s.markerKey(election))).
 		Else(clientv3.OpGet(key)).Commit()
 	if err != nil {
 		return backends.Record{}, ss.s.classify("create", election, ctx, err)

@@ -114,15 +114,18 @@ func (s *store) Limits() backends.Limits {
 // key returns the etcd key of an election (see keys.Leader).
 func (s *store) key(election string) string { return keys.Leader(s.prefix, election) }
 
-// Get reads the leader key with a linearizable read.
+// Get reads the leader key and its handover marker in one linearizable
+// read-only transaction.
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
-	resp, err := s.c.Get(ctx, s.key(election))
+	resp, err := s.c.Txn(ctx).Then(clientv3.OpGet(s.key(election)), clientv3.OpGet(s.markerKey(election))).Commit()
 	if err != nil {
 		return backends.Record{}, s.classify("get", election, ctx, err)
 	}
 	rec := backends.Record{Election: election, Revision: uint64(resp.Header.Revision)}
-	if len(resp.Kvs) == 1 {
-		fill(&rec, resp.Kvs[0])
+	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) == 1 {
+		fill(&rec, kvs[0])
+	} else if kvs := resp.Responses[1].GetResponseRange().Kvs; len(kvs) == 1 {
+		rec.To = parseMarker(kvs[0]).to
 	}
 	return rec, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -11,17 +12,20 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// readBatch is the most gets in one covering read: etcd's default
-// --max-txn-ops.
-const readBatch = 128
+// readBatch is the most requests in one covering read: two gets each
+// (the key and the election's handover marker), within etcd's default
+// --max-txn-ops of 128.
+const readBatch = 64
 
 // readResult is a covering read's outcome: the requests read, their keys'
-// state (nil: absent) at revision rev, or err.
+// state and their elections' markers (nil: absent) at revision rev, or
+// err.
 type readResult struct {
-	reqs []*request
-	kvs  []*mvccpb.KeyValue
-	rev  uint64
-	err  error
+	reqs    []*request
+	kvs     []*mvccpb.KeyValue
+	markers []*mvccpb.KeyValue
+	rev     uint64
+	err     error
 }
 
 // prepare opens the stream if requests wait and none is open, covers the
@@ -77,19 +81,21 @@ func (w *watchSet) cover() {
 // read gets the keys of reqs in one transaction and hands the result to
 // run.
 func (w *watchSet) read(reqs []*request) {
-	ops := make([]clientv3.Op, len(reqs))
-	for i, r := range reqs {
-		ops[i] = clientv3.OpGet(r.key)
+	ops := make([]clientv3.Op, 0, 2*len(reqs))
+	for _, r := range reqs {
+		ops = append(ops, clientv3.OpGet(r.key), clientv3.OpGet(w.s.markerKey(r.known.Election)))
 	}
-	res := readResult{reqs: reqs, kvs: make([]*mvccpb.KeyValue, len(reqs))}
+	res := readResult{reqs: reqs, kvs: make([]*mvccpb.KeyValue, len(reqs)), markers: make([]*mvccpb.KeyValue, len(reqs))}
 	resp, err := w.s.c.Txn(w.ctx).Then(ops...).Commit()
 	if err != nil {
 		res.err = w.streamErr("watch set read", err)
 	} else {
 		res.rev = uint64(resp.Header.Revision)
 		for i, rr := range resp.Responses {
-			if kvs := rr.GetResponseRange().Kvs; len(kvs) == 1 {
-				res.kvs[i] = kvs[0]
+			if kvs := rr.GetResponseRange().Kvs; len(kvs) == 1 && i%2 == 0 {
+				res.kvs[i/2] = kvs[0]
+			} else if len(kvs) == 1 {
+				res.markers[i/2] = kvs[0]
 			}
 		}
 	}
@@ -108,7 +114,10 @@ func (w *watchSet) onRead(res readResult) {
 		case res.err != nil:
 			w.answer(r, backends.Record{}, res.err)
 		default:
-			w.match(r, res.kvs[i], res.rev, res.kvs[i] == nil)
+			m := parseMarker(res.markers[i])
+			if !r.gone || !w.wake(r, m) {
+				w.match(r, res.kvs[i], res.rev, res.kvs[i] == nil, m.to)
+			}
 		}
 	}
 }
@@ -123,36 +132,80 @@ func (w *watchSet) onStream(resp clientv3.WatchResponse, ok bool) {
 	case resp.Created:
 		w.pos = uint64(resp.Header.Revision)
 	default:
+		markers := w.markers(resp.Events)
+		for el, m := range markers {
+			if r := w.reqs[el]; r != nil && r.gone {
+				w.wake(r, m)
+			}
+		}
 		for _, ev := range resp.Events {
-			w.pos = max(w.pos, uint64(ev.Kv.ModRevision))
+			rev := uint64(ev.Kv.ModRevision)
+			w.pos = max(w.pos, rev)
 			if r, found := w.byKey[string(ev.Kv.Key)]; found && !past(ev, r.seen) {
-				w.match(r, ev.Kv, uint64(ev.Kv.ModRevision), ev.Type == clientv3.EventTypeDelete)
+				m := markers[r.known.Election]
+				if m.rev != rev {
+					m = marker{} // put by another transaction
+				}
+				w.match(r, ev.Kv, rev, ev.Type == clientv3.EventTypeDelete, m.to)
 			}
 		}
 	}
 }
 
+// markers returns the handover markers put by evs, by election. A marker
+// is put in the transaction that deletes its leader key, so one response
+// holds both events.
+func (w *watchSet) markers(evs []*clientv3.Event) map[string]marker {
+	var ms map[string]marker
+	pre := w.s.markerKey("")
+	for _, ev := range evs {
+		if el, ok := strings.CutPrefix(string(ev.Kv.Key), pre); ok && ev.Type == clientv3.EventTypePut {
+			if ms == nil {
+				ms = map[string]marker{}
+			}
+			ms[el] = parseMarker(ev.Kv)
+		}
+	}
+	return ms
+}
+
 // match answers r if kv (deleted: absent), the state of its key at rev,
 // differs from what r knows (for a queue entry: gone, or nudged since r
-// last looked), and otherwise marks r as covered up to rev.
-// w.mu is held.
-func (w *watchSet) match(r *request, kv *mvccpb.KeyValue, rev uint64, deleted bool) {
+// last looked), and otherwise marks r as covered up to rev. An absent
+// leader key carries to, the handover marker's target, if any. w.mu is
+// held.
+func (w *watchSet) match(r *request, kv *mvccpb.KeyValue, rev uint64, deleted bool, to string) {
 	if r.gone {
 		if deleted || entryMoved(r.known, kv, r.seen) {
 			w.answer(r, r.known, nil)
 			return
 		}
+		r.seen = max(r.seen, rev)
+		return
+	}
+	rec := backends.Record{Election: r.known.Election, Revision: rev}
+	if !deleted {
+		fill(&rec, kv)
 	} else {
-		rec := backends.Record{Election: r.known.Election, Revision: rev}
-		if !deleted {
-			fill(&rec, kv)
-		}
-		if rec.Differs(r.known) {
-			w.answer(r, rec, nil)
-			return
-		}
+		rec.To = to
+	}
+	if rec.Differs(r.known) {
+		w.answer(r, rec, nil)
+		return
 	}
 	r.seen = max(r.seen, rev)
+}
+
+// wake answers the queue-entry request r with the absent key and m's
+// target, and reports true, if the marker m was put after r last looked
+// and names a target whose entry waits behind r's (see
+// backends.MarkedDeleter). w.mu is held.
+func (w *watchSet) wake(r *request, m marker) bool {
+	if m.to == "" || m.rev <= r.seen || m.entry <= r.known.Token || !w.current(r) {
+		return false
+	}
+	w.answer(r, backends.Record{Election: r.known.Election, Revision: m.rev, To: m.to}, nil)
+	return true
 }
 
 // broken ends the stream and every request with the stream's error; the

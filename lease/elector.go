@@ -86,6 +86,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	cfg := opts.config()
 	_, passes := store.(backends.Passer)
 	cfg.Pass = passes && roster != nil // a Pass checks the target's roster record
+	_, cfg.MarkDelete = store.(backends.MarkedDeleter)
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),

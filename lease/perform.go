@@ -153,10 +153,23 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 	})
 }
 
+// delete deletes the key, the core's Delete. A handover's (a.To set)
+// leaves the marker naming the target beside it (backends.MarkedDeleter),
+// or, if the target's session is gone, deletes the key plainly.
 func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
+	md, marks := e.store.(backends.MarkedDeleter)
+	if a.To != "" {
+		e.handing(a)
+	}
 	e.call(true, func(ctx context.Context) {
-		err := s.Delete(ctx, a.Election, a.Token)
+		var err error
+		if a.To != "" && marks {
+			err = md.DeleteMarked(ctx, s, a.Election, a.Token, a.To, a.Entry)
+		}
+		if a.To == "" || !marks || errors.Is(err, backends.ErrNoCandidate) {
+			err = s.Delete(ctx, a.Election, a.Token)
+		}
 		e.post(func(now time.Time) { e.m.Deleted(now, a.Election, a.Op, err) })
 	})
 }
@@ -193,7 +206,11 @@ func (e *LeaseElector) observe(a core.Action) {
 
 // watched reports the outcome of the core's Get, Wait or WaitGone a.
 func (e *LeaseElector) watched(now time.Time, a core.Action, rec backends.Record, err error) {
-	if a.Kind == core.WaitGone {
+	switch {
+	case a.Kind == core.WaitGone && err == nil && !rec.Exists() && rec.To != "":
+		e.m.Woken(now, a.Election, a.Op, rec) // see backends.MarkedDeleter
+		return
+	case a.Kind == core.WaitGone:
 		e.m.Gone(now, a.Election, a.Op, err)
 		return
 	}

@@ -180,11 +180,13 @@ func (e *LeaseElector) candidateRecord(c *candidacy) []byte {
 }
 
 // wakesOnPass reports whether this elector's wait in line wakes when the
-// key is passed to it: it waits in the WatchSet of a store that passes
-// keys, whose WaitGone answers a Pass to the waiter (backends.Passer).
+// key is passed to it or released naming it: it waits in the WatchSet of
+// a store that passes keys or marks their release, whose WaitGone
+// answers either (backends.Passer, backends.MarkedDeleter).
 func (e *LeaseElector) wakesOnPass() bool {
 	_, passes := e.store.(backends.Passer)
-	return passes && e.watcher != nil
+	_, marks := e.store.(backends.MarkedDeleter)
+	return (passes || marks) && e.watcher != nil
 }
 
 // retried reports whether a roster write that failed with err is to be

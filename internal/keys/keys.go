@@ -31,3 +31,10 @@ func Queue(prefix, election string) string {
 func Roster(prefix, election string) string {
 	return prefix + backends.RosterSegment + "/" + election + "/~"
 }
+
+// Handover returns the key of election's handover marker under prefix
+// (see backends.MarkedDeleter): prefix + backends.HandoverSegment + "/" +
+// election. It is one key, not a prefix.
+func Handover(prefix, election string) string {
+	return prefix + backends.HandoverSegment + "/" + election
+}

@@ -13,6 +13,7 @@ func TestLayout(t *testing.T) {
 		{keys.Data("/p/", "cfg"), "/p/~data/cfg"},
 		{keys.Queue("/p/", "a/b"), "/p/~queue/a/b/~"},
 		{keys.Roster("/p/", "a/b"), "/p/~roster/a/b/~"},
+		{keys.Handover("/p/", "a/b"), "/p/~handover/a/b"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

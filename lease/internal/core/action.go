@@ -30,7 +30,10 @@ const (
 	// Wait: wait for Election's key to differ from Record; report with
 	// Observed.
 	Wait
-	// Delete: delete Election's key if it holds Token; report with Deleted.
+	// Delete: delete Election's key if it holds Token; report with
+	// Deleted. With To set (Config.MarkDelete), leave the handover marker
+	// naming session To, whose queue entry is Entry, in the same write;
+	// a target gone (backends.ErrNoCandidate) is deleted without it.
 	Delete
 	// Elected: the campaign for Election won; Record is the leader key,
 	// bound to session Epoch.
@@ -119,11 +122,13 @@ type Action struct {
 	Err      error
 	// TTL is the session TTL a CreateSession asks of the store.
 	TTL time.Duration
-	// To is the target session of a Proclaim, Nudge or Pass.
+	// To is the target session of a Proclaim, Nudge or Pass, or of a
+	// handover's marked Delete (Config.MarkDelete).
 	To string
-	// ToID is the target's identity, on a Pass.
+	// ToID is the target's identity, on a Pass or marked Delete.
 	ToID string
-	// Entry is the target's queue entry token on a Pass, or 0.
+	// Entry is the target's queue entry token on a Pass or marked Delete,
+	// or 0.
 	Entry uint64
 	// Damped is what a Publish puts in the candidate record.
 	Damped bool
@@ -161,6 +166,9 @@ func (a Action) String() string {
 		}
 	case Delete:
 		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
+		if a.To != "" {
+			fmt.Fprintf(&b, " to=%s id=%s entry=%d", a.To, a.ToID, a.Entry)
+		}
 	case Elected:
 		fmt.Fprintf(&b, " token=%d epoch=%d", a.Record.Token, a.Epoch)
 	case Proclaim:
@@ -183,7 +191,7 @@ func (a Action) String() string {
 	case Queued:
 		fmt.Fprintf(&b, " entry=%d", a.Record.Token)
 	}
-	if a.Cause != "" && (a.Kind == Proclaim || a.Kind == Pass) {
+	if a.Cause != "" && (a.Kind == Proclaim || a.Kind == Pass || a.Kind == Delete) {
 		fmt.Fprintf(&b, " cause=%s", a.Cause)
 	}
 	if a.Err != nil {

@@ -205,7 +205,7 @@ func (m *Machine) resume(now time.Time, name string, e *election) {
 	case waiting, leading, yielding:
 		m.wait(name, e)
 	case releasing:
-		m.call(e, Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token})
+		m.call(e, m.deleteAction(name, e))
 	}
 }
 
@@ -247,7 +247,17 @@ func (m *Machine) resign(now time.Time, name string, e *election, cause error) {
 // release deletes e's key; Released follows.
 func (m *Machine) release(name string, e *election) {
 	e.phase = releasing
-	m.call(e, Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token})
+	m.call(e, m.deleteAction(name, e))
+}
+
+// deleteAction returns the Delete of e's key; with Config.MarkDelete, a
+// handover's names its target (To, ToID, Entry).
+func (m *Machine) deleteAction(name string, e *election) Action {
+	a := Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token}
+	if m.cfg.MarkDelete && e.to != "" {
+		a.To, a.ToID, a.Entry = e.to, e.toID, e.toQueue
+	}
+	return a
 }
 
 // lost reports the end of name's leadership with cause, and counts it

@@ -84,10 +84,18 @@ func (e *election) aim(c Candidate) {
 	e.to, e.toID, e.toQueue, e.toWakes = c.Session, c.Identity, c.Queue, c.Wakes
 }
 
-// handOff hands e's key to e.to: by Pass where the store allows it, else
-// by Proclaim, Nudge and Delete. Its first action carries cause if the
-// handover had no Yield (CauseResign).
+// handOff hands e's key to e.to: by Pass where the store allows it; by a
+// marked Delete (Config.MarkDelete) if the target waits on the key or
+// wakes in line; else by Proclaim, Nudge and Delete. Its first action
+// carries cause if the handover had no Yield (CauseResign).
 func (m *Machine) handOff(name string, e *election, cause string) {
+	if m.cfg.MarkDelete && (e.toQueue == 0 || e.toWakes) {
+		e.phase, e.yieldUntil = releasing, time.Time{}
+		a := m.deleteAction(name, e)
+		a.Cause = cause
+		m.call(e, a)
+		return
+	}
 	if m.cfg.Pass {
 		entry := e.toQueue
 		if e.toWakes {

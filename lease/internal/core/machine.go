@@ -127,6 +127,14 @@ type Config struct {
 	// writes, or ends with it, so a linearizable read (Get; a watch's
 	// read may lag, and is confirmed by one) is as good as a create's.
 	Pass bool
+	// MarkDelete releases a key handed over with the marker beside it, in
+	// the same write (backends.MarkedDeleter): a handover's Delete names
+	// the target (Action.To, Action.Entry), and a waiter that reads the
+	// key absent with Record.To naming another session holds off, as for
+	// a marker in the value. A target that wakes in line
+	// (Candidate.Wakes), or waits on the key, gets no Proclaim or Nudge
+	// first.
+	MarkDelete bool
 	// Marker parses a leader key's value and returns the session ID its
 	// handover marker names, with ok false if it has none. It must be
 	// pure. Nil: no value has a marker.

@@ -93,11 +93,12 @@ func scriptConfig(t *testing.T, d *datadriven.TestData) Config {
 // scriptPolicies reads the optional policy settings of a config line:
 // nolead, priority=N, preempt=DUR (Preempt with PreemptAfter DUR),
 // holdoff=DUR, yield=DUR, and losses=N window=DUR penalty=DUR cap=DUR;
-// and queue (queue mode).
+// queue (queue mode), pass (Pass) and markdelete (MarkDelete).
 func scriptPolicies(t *testing.T, d *datadriven.TestData, cfg *Config) {
 	cfg.NoLead = d.HasArg("nolead")
 	cfg.Queue = d.HasArg("queue")
 	cfg.Pass = d.HasArg("pass")
+	cfg.MarkDelete = d.HasArg("markdelete")
 	d.MaybeScanArgs(t, "priority", &cfg.Priority)
 	if d.HasArg("preempt") {
 		cfg.Preempt, cfg.PreemptAfter = true, dur(t, d, "preempt")
@@ -192,6 +193,7 @@ func scriptRecord(t *testing.T, d *datadriven.TestData) backends.Record {
 	d.MaybeScanArgs(t, "token", &r.Token)
 	d.MaybeScanArgs(t, "owner", &r.Owner)
 	d.MaybeScanArgs(t, "rev", &r.Revision)
+	d.MaybeScanArgs(t, "to", &r.To)
 	if d.HasArg("value") {
 		var v string
 		d.ScanArgs(t, "value", &v)
@@ -252,6 +254,8 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		m.AheadFound(now, name, op, scriptRecord(t, d), scriptErr(t, d))
 	case "gone":
 		m.Gone(now, name, op, scriptErr(t, d))
+	case "woken":
+		m.Woken(now, name, op, scriptRecord(t, d))
 	case "dequeued":
 		m.Dequeued(now, op, scriptErr(t, d))
 	default:

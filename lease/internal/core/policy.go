@@ -36,9 +36,11 @@ type Candidate struct {
 	// no queue: a handover's Nudge wakes it through the entry ahead.
 	Queue uint64
 	// Wakes is true for a candidate whose wait in line also wakes when
-	// the key is passed to it (backends.Passer): where keys are passed
+	// the key is passed to it (backends.Passer) or released with a marker
+	// naming it (backends.MarkedDeleter): where keys are passed
 	// (Config.Pass), it is passed the key at once, wherever it waits in
-	// line, with no check of its place and no marker or nudge.
+	// line, with no check of its place and no marker or nudge; where they
+	// are released so (Config.MarkDelete), the key is.
 	Wakes bool
 	// Request marks a handover request from outside (`leasehold
 	// handover`), not a candidate: the leader hands over to To.
@@ -121,9 +123,13 @@ func (m *Machine) direct(e *election) bool {
 	return m.cfg.NoLead || e.damped || !e.stepBack.IsZero() || (ok && to == m.SessionID())
 }
 
-// markerTo returns the session a record's handover marker names, if any.
+// markerTo returns the session a record's handover marker names, if any:
+// in the value of a key, or beside an absent one (Record.To).
 func (m *Machine) markerTo(rec backends.Record) (string, bool) {
-	if m.cfg.Marker == nil || !rec.Exists() {
+	if !rec.Exists() {
+		return rec.To, rec.To != ""
+	}
+	if m.cfg.Marker == nil {
 		return "", false
 	}
 	to, ok := m.cfg.Marker(rec.Value)
@@ -138,8 +144,14 @@ func (m *Machine) markerTo(rec backends.Record) (string, bool) {
 func (m *Machine) observedWaiting(now time.Time, name string, e *election, rec backends.Record) {
 	prev := e.known
 	e.known = rec
-	to, marked := m.markerTo(prev)
+	to, marked := m.markerTo(prev) // the key went with a marker in its value
+	if !prev.Exists() {
+		to, marked = "", false
+	}
 	named, _ := m.markerTo(rec)
+	if !rec.Exists() && named != "" && (prev.Exists() || prev.To != named) {
+		to, marked = named, true // released with the marker beside it, news to us
+	}
 	switch {
 	case m.cfg.NoLead:
 	case rec.Exists() && rec.Owner == m.SessionID() && m.cfg.Pass && e.kind == Get:

@@ -167,6 +167,20 @@ func (m *Machine) Gone(now time.Time, name string, op uint64, err error) {
 	}
 }
 
+// Woken reports that WaitGone op for name was answered by a handover
+// released with the marker beside the key (Config.MarkDelete), naming a
+// target at or behind this place in line: rec is the absent key with its
+// To. It is observed as a Wait's outcome: the target creates the key at
+// once, with no Ahead or Get (its Create is a compare-and-create), and
+// the others between it and the head hold off.
+func (m *Machine) Woken(now time.Time, name string, op uint64, rec backends.Record) {
+	m.Tick(now)
+	if e := m.result(name, op); e != nil {
+		e.line.gone = false
+		m.observedWaiting(now, name, e, rec)
+	}
+}
+
 // nudgeChecked takes the read of the key after a WaitGone whose entry
 // stayed: absent, or marked for this session, it is observed as a Wait's
 // outcome; otherwise the entry ahead is watched again.
