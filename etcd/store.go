@@ -63,7 +63,8 @@ type Options struct {
 
 // Store connects package lease to etcd: pass it to lease.New. It is a
 // backends.Store, backends.Queuer, backends.Roster, backends.Proclaimer,
-// backends.GuardedWriter and backends.Watcher, whose methods are package
+// backends.MarkedDeleter, backends.GuardedWriter and backends.Watcher,
+// whose methods are package
 // lease's to call; application code uses lease's LeaseElector and
 // Leadership. It is safe for concurrent use.
 type Store struct{ driver }
@@ -74,6 +75,7 @@ type driver interface {
 	backends.Queuer
 	backends.Roster
 	backends.Proclaimer
+	backends.MarkedDeleter
 	backends.GuardedWriter
 	backends.Watcher
 }

@@ -14,9 +14,10 @@ import (
 // RunConformanceTests runs the contract of backends.Store and
 // backends.Session against the store h connects to, and that of
 // backends.GuardedWriter, backends.Queuer, backends.Roster,
-// backends.Proclaimer, backends.Passer and backends.Watcher if the store
-// implements them (the GuardedPut, Queue, Roster, Proclaim, Pass and
-// WatchSet tests skip, naming the store, if it does not).
+// backends.Proclaimer, backends.Passer, backends.MarkedDeleter and
+// backends.Watcher if the store implements them (the GuardedPut, Queue,
+// Roster, Proclaim, Pass, MarkDelete and WatchSet tests skip, naming the
+// store, if it does not).
 func RunConformanceTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
 		"GetAbsent":             testGetAbsent,
@@ -41,6 +42,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"Roster":                runRosterTests,
 		"Proclaim":              runProclaimTests,
 		"Pass":                  runPassTests,
+		"MarkDelete":            runMarkDeleteTests,
 		"WatchSet":              runWatchSetTests,
 	}
 	for name, fn := range tests {

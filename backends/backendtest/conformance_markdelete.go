@@ -1,0 +1,170 @@
+package backendtest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// runMarkDeleteTests runs the contract of backends.MarkedDeleter if the
+// harness's stores implement it, and says so loudly if they do not.
+func runMarkDeleteTests(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	if _, ok := s.(backends.MarkedDeleter); !ok {
+		t.Skipf("%s store does not implement backends.MarkedDeleter: marked delete tests not run", s.Name())
+	}
+	tests := map[string]func(*testing.T, Harness){
+		"GetSees":        testMarkGetSees,
+		"WaitSees":       testMarkWaitSees,
+		"NotFound":       testMarkNotFound,
+		"NoCandidate":    testMarkNoCandidate,
+		"EndsWithTarget": testMarkEndsWithTarget,
+		"WakesInLine":    testMarkWakesInLine,
+	}
+	for name, fn := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, h)
+		})
+	}
+}
+
+// mustDeleteMarked releases held's key from a, naming b with entry.
+func mustDeleteMarked(t *testing.T, s backends.Store, a, b backends.Session, held backends.Record, entry uint64) {
+	t.Helper()
+	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, held.Election, held.Token, b.ID(), entry)
+	if err != nil {
+		t.Fatalf("DeleteMarked(%q, %d, to %s): %v", held.Election, held.Token, b.ID(), err)
+	}
+}
+
+// wantMarked fails t unless rec is election el's absent key naming to.
+func wantMarked(t *testing.T, rec backends.Record, el, to, what string) {
+	t.Helper()
+	if rec.Exists() || rec.To != to || rec.Election != el {
+		t.Fatalf("%s = %+v, want %q absent with To %q", what, rec, el, to)
+	}
+}
+
+// testMarkGetSees: a Get after a marked delete reads the key absent with
+// the marker; the target's Create takes the key and clears the marker, so
+// that a plain delete after it leaves none.
+func testMarkGetSees(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	el := Election(t)
+	a, b := newSession(t, s), newSession(t, s)
+	held := mustCreate(t, a, el, "alice")
+	mustDeleteMarked(t, s, a, b, held, 0)
+	wantMarked(t, mustGet(t, s, el), el, b.ID(), "Get after DeleteMarked")
+	mine := mustCreate(t, b, el, "bob")
+	if mine.Token <= held.Token || mine.To != "" {
+		t.Fatalf("target's Create = %+v, want a token above %d and no To", mine, held.Token)
+	}
+	if err := b.Delete(Context(t, 10*time.Second), el, mine.Token); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	wantMarked(t, mustGet(t, s, el), el, "", "Get after the target's Create and a plain Delete")
+}
+
+// testMarkWaitSees: a Wait on the held key, and a WatchSet's, report the
+// deletion with the marker.
+func testMarkWaitSees(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	el := Election(t)
+	a, b := newSession(t, s), newSession(t, s)
+	held := mustCreate(t, a, el, "alice")
+	wait := startWait(t, s, held)
+	var ch <-chan backends.Change
+	if _, ok := s.(backends.Watcher); ok {
+		var set backends.WatchSet
+		set, ch = watchSet(t, s)
+		set.Wait(1, held)
+		noChange(t, ch, "before the delete")
+	}
+	mustDeleteMarked(t, s, a, b, held, 0)
+	wantMarked(t, await(t, wait), el, b.ID(), "Wait's answer")
+	if ch != nil {
+		c := awaitChange(t, ch, 20*time.Second)
+		wantAnswer(t, c, el, 1)
+		wantMarked(t, c.Record, el, b.ID(), "WatchSet's answer")
+	}
+}
+
+// testMarkNotFound: a marked delete at a stale token changes nothing.
+func testMarkNotFound(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	el := Election(t)
+	a, b := newSession(t, s), newSession(t, s)
+	held := mustCreate(t, a, el, "alice")
+	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token+1000, b.ID(), 0)
+	if !errors.Is(err, backends.ErrNotFound) {
+		t.Fatalf("DeleteMarked at a stale token: %v, want ErrNotFound", err)
+	}
+	if got := mustGet(t, s, el); got.Token != held.Token || got.To != "" {
+		t.Fatalf("Get after a refused DeleteMarked = %+v, want %+v", got, held)
+	}
+}
+
+// testMarkNoCandidate: a marked delete naming a session that has ended
+// fails with ErrNoCandidate and changes nothing.
+func testMarkNoCandidate(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	el := Election(t)
+	a, b := newSession(t, s), newSession(t, s)
+	held := mustCreate(t, a, el, "alice")
+	if err := b.Close(Context(t, 10*time.Second)); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token, b.ID(), 0)
+	if !errors.Is(err, backends.ErrNoCandidate) {
+		t.Fatalf("DeleteMarked to an ended session: %v, want ErrNoCandidate", err)
+	}
+	if got := mustGet(t, s, el); got.Token != held.Token {
+		t.Fatalf("Get after a refused DeleteMarked = %+v, want %+v", got, held)
+	}
+}
+
+// testMarkEndsWithTarget: the marker goes when its target's session ends.
+func testMarkEndsWithTarget(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	el := Election(t)
+	a, b := newSession(t, s), newSession(t, s)
+	held := mustCreate(t, a, el, "alice")
+	mustDeleteMarked(t, s, a, b, held, 0)
+	if err := b.Close(Context(t, 10*time.Second)); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	wantMarked(t, mustGet(t, s, el), el, "", "Get after the target's session ended")
+}
+
+// testMarkWakesInLine: on a MarkedDeleter that is also a Watcher and a
+// Queuer, a WatchSet's WaitGone on the entry ahead of the target's is
+// answered by a marked delete naming the target's entry, with the absent
+// key and its To, once; a WaitGone on the target's own entry is not.
+func testMarkWakesInLine(t *testing.T, h Harness) {
+	s, q := queuer(t, h)
+	if _, ok := s.(backends.Watcher); !ok {
+		t.Skipf("%s store does not implement backends.Watcher: a wait in line that wakes on a marked delete not checked", s.Name())
+	}
+	el := Election(t)
+	leader := longSession(t, s)
+	held := mustCreate(t, leader, el, "alice")
+	head, target, after := longSession(t, s), longSession(t, s), longSession(t, s)
+	mustEnqueue(t, q, head, el)
+	mine := mustEnqueue(t, q, target, el)
+	mustEnqueue(t, q, after, el)
+	set, ch := watchSet(t, s)
+	set.WaitGone(1, mustAhead(t, q, el, mine.Token))
+	behind, behindCh := watchSet(t, s)
+	behind.WaitGone(2, mine)
+	noChange(t, ch, "before the marked delete")
+	mustDeleteMarked(t, s, leader, target, held, mine.Token)
+	c := awaitChange(t, ch, 20*time.Second)
+	wantAnswer(t, c, el, 1)
+	wantMarked(t, c.Record, el, target.ID(), "WaitGone's answer")
+	set.WaitGone(3, mustAhead(t, q, el, mine.Token))
+	noChange(t, ch, "to the same request made after the answer")
+	noChange(t, behindCh, "to a WaitGone on the target's own entry")
+}
