@@ -27,13 +27,30 @@ type store struct {
 }
 
 // Wrap returns in with every call recorded in log under who. If in is a
-// backends.Passer (Consul), so is what Wrap returns.
+// backends.Passer (Consul) or a backends.MarkedDeleter (etcd), so is what
+// Wrap returns.
 func Wrap(in Full, who string, log *Log) Full {
 	s := &store{in: in, who: who, log: log}
 	if p, ok := in.(backends.Passer); ok {
 		return &passer{store: s, p: p}
 	}
+	if m, ok := in.(backends.MarkedDeleter); ok {
+		return &marker{store: s, m: m}
+	}
 	return s
+}
+
+// marker is a traced Full that is a backends.MarkedDeleter too.
+type marker struct {
+	*store
+	m backends.MarkedDeleter
+}
+
+func (s *marker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64) error {
+	t := time.Now()
+	err := s.m.DeleteMarked(ctx, unwrap(bs), election, token, to, entry)
+	s.rec("DeleteMarked", t, err)
+	return err
 }
 
 // passer is a traced Full that is a backends.Passer too.
