@@ -139,14 +139,17 @@ func (m *Machine) markerTo(rec backends.Record) (string, bool) {
 // observedWaiting handles a waiting campaign's read of the key: rec, after
 // e.known. The key held by our own session (a lost reply) or carrying a
 // marker naming us is created at once; a key gone with a marker naming
-// another session is left to it for HoldOff; one gone while we sit out
-// (damped) waits for the end of the penalty; one gone otherwise is created.
+// another session (in its value before, or beside it now, news to us:
+// one marker holds each waiter off once) is left to it for HoldOff; one
+// gone while we sit out (damped) waits for the end of the penalty; one
+// gone otherwise is created.
 func (m *Machine) observedWaiting(now time.Time, name string, e *election, rec backends.Record) {
 	prev := e.known
 	e.known = rec
-	to, marked := m.markerTo(prev) // the key went with a marker in its value
-	if !prev.Exists() {
-		to, marked = "", false
+	var to string
+	var marked bool
+	if prev.Exists() {
+		to, marked = m.markerTo(prev) // the key went with a marker in its value
 	}
 	named, _ := m.markerTo(rec)
 	if !rec.Exists() && named != "" && (prev.Exists() || prev.To != named) {
