@@ -8,13 +8,14 @@
 // revision read + 1, so a waiter is in etcd's synced watcher group and sees a
 // delete about one round trip after it commits. A WatchSet (Store.Watch)
 // serves the requests of many elections with one watch on the prefix and
-// one goroutine.
+// one goroutine. A planned handover releases the key with a marker key
+// beside it, in one transaction (Store.DeleteMarked).
 //
 // # Auth
 //
 // With etcd's authentication on, an elector's user needs readwrite on the
-// key range of Prefix (leader keys, queue entries, candidate records and
-// guarded data all live under it); read on it suffices for Leader and
+// key range of Prefix (leader keys, queue entries, candidate records,
+// handover markers and guarded data all live under it); read on it suffices for Leader and
 // Observe. Granting a lease needs a logged-in user but no key rights. A
 // request etcd refuses
 // (permission denied, authentication failed, a client without
