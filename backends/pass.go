@@ -16,9 +16,9 @@ import "context"
 // session now holds (Create is idempotent per session), or from a Get. A
 // target that waits in line (Queuer) watches the entry ahead of its own,
 // not the key. If the store is also a Watcher, a WatchSet's WaitGone on an
-// entry is answered, once, when the key is passed to a session whose
-// entry waits behind that one, so a target waiting in a WatchSet learns
-// of it too; a WaitGone on the target's own entry is not. Otherwise a Pass
+// entry is answered, once, with the key's state, when the key is passed
+// to a session whose entry waits behind that one, so a target waiting in
+// a WatchSet learns of it too; a WaitGone on the target's own entry is not. Otherwise a Pass
 // must go only to a session whose candidate waits on the key; package
 // lease makes sure of it.
 type Passer interface {

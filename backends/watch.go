@@ -58,7 +58,10 @@ type Change struct {
 	Election string
 	Tag      uint64
 	// Record is, for Wait, the new state of the leader key, as Store.Wait
-	// returns it; for WaitGone, the entry that is gone.
+	// returns it; for WaitGone, the entry that is gone, or, for an answer
+	// a handover wakes in line (Passer, MarkedDeleter), the leader key's
+	// state then, as Wait would give it (its Token or Owner differs from
+	// the entry's).
 	Record Record
 	// Err is nil, or says why the request ended without an answer, with
 	// the classes of errors.go: ErrCompacted (the caller reads again and

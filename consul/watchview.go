@@ -61,8 +61,10 @@ func (v view) answer(r *request) (backends.Change, bool) {
 	p := v.get(r.key)
 	if r.gone {
 		prefix := strings.TrimSuffix(r.key, r.known.Owner)
-		gone := !unchanged(p, prefix, r.known) || v.passedBehind(r, prefix)
-		return backends.Change{Election: el, Tag: r.tag, Record: r.known}, gone
+		if v.passedBehind(r, prefix) { // the key's state: see backends.Change
+			return backends.Change{Election: el, Tag: r.tag, Record: record(el, v.get(r.lead), v.index)}, true
+		}
+		return backends.Change{Election: el, Tag: r.tag, Record: r.known}, !unchanged(p, prefix, r.known)
 	}
 	rec := record(el, p, v.index)
 	return backends.Change{Election: el, Tag: r.tag, Record: rec}, rec.Differs(r.known)
@@ -71,9 +73,9 @@ func (v view) answer(r *request) (backends.Change, bool) {
 // passedBehind reports whether WaitGone r's leader key was locked, since
 // r was asked, by a session whose entry waits in the queue at prefix
 // behind r's entry, as after a Pass to a candidate in line. The WaitGone
-// of the entry just ahead of the target's answers then, so the target,
-// which watches that entry and not the key, reads the key (see
-// backends.Passer). Those further ahead answer too, once: an early
+// of the entry just ahead of the target's answers then, with the key's
+// state, so the target, which watches that entry and not the key, learns
+// of the pass (see backends.Passer). Those further ahead answer too, once: an early
 // answer, which the contract allows. A candidate that created the key at
 // the head of the line has no entry ahead of its own, and wakes no one.
 func (v view) passedBehind(r *request, prefix string) bool {

@@ -196,7 +196,7 @@ func (e *LeaseElector) observe(a core.Action) {
 		case core.Get:
 			rec, err = e.get(ctx, a.Election)
 		case core.WaitGone:
-			err = e.queuer.WaitGone(ctx, a.Record)
+			rec, err = a.Record, e.queuer.WaitGone(ctx, a.Record)
 		default:
 			rec, err = e.store.Wait(ctx, a.Record)
 		}
@@ -207,8 +207,8 @@ func (e *LeaseElector) observe(a core.Action) {
 // watched reports the outcome of the core's Get, Wait or WaitGone a.
 func (e *LeaseElector) watched(now time.Time, a core.Action, rec backends.Record, err error) {
 	switch {
-	case a.Kind == core.WaitGone && err == nil && !rec.Exists() && rec.To != "":
-		e.m.Woken(now, a.Election, a.Op, rec) // see backends.MarkedDeleter
+	case a.Kind == core.WaitGone && err == nil && (rec.Token != a.Record.Token || rec.Owner != a.Record.Owner):
+		e.m.Woken(now, a.Election, a.Op, rec) // the key's state: see backends.Change
 		return
 	case a.Kind == core.WaitGone:
 		e.m.Gone(now, a.Election, a.Op, err)

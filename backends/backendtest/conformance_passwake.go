@@ -8,8 +8,8 @@ import (
 )
 
 // testPassWakesInLine: on a Passer that is also a Watcher, a WatchSet's
-// WaitGone on the entry just ahead of a candidate's is answered when the
-// key is passed to that candidate, which watches that entry and not the
+// WaitGone on the entry just ahead of a candidate's is answered, with the
+// key's state, when the key is passed to that candidate, which watches that entry and not the
 // key; once per pass: the same request made again after the answer
 // waits. A WaitGone on the target's own entry, as its successor in line
 // makes, is not answered: a pass wakes no one behind the target.
@@ -34,8 +34,8 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 	passed := mustPass(t, s.(backends.Passer), leader, target, held, "target")
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
-	if c.Record.Token != first.Token {
-		t.Fatalf("WaitGone answer = %+v, want the entry ahead %+v", c.Record, first)
+	if c.Record.Token != passed.Token || c.Record.Owner != target.ID() {
+		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v (the entry ahead was %+v)", c.Record, passed, first)
 	}
 	set.WaitGone(3, mustAhead(t, q, el, mine.Token))
 	noChange(t, ch, "to the same request made after the answer")

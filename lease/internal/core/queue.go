@@ -167,12 +167,14 @@ func (m *Machine) Gone(now time.Time, name string, op uint64, err error) {
 	}
 }
 
-// Woken reports that WaitGone op for name was answered by a handover
-// released with the marker beside the key (Config.MarkDelete), naming a
-// target at or behind this place in line: rec is the absent key with its
-// To. It is observed as a Wait's outcome: the target creates the key at
-// once, with no Ahead or Get (its Create is a compare-and-create), and
-// the others between it and the head hold off.
+// Woken reports that WaitGone op for name was answered by a handover to a
+// target at or behind this place in line, with rec, the key's state: the
+// key passed to the target (Config.Pass), or absent with the marker
+// beside it naming the target (Config.MarkDelete). It is observed as a
+// Wait's outcome, with no Ahead: a target passed the key confirms it with
+// a Get and leads; one named by the marker creates the key at once (its
+// Create is a compare-and-create); the others between it and the head go
+// back to the line, or hold off.
 func (m *Machine) Woken(now time.Time, name string, op uint64, rec backends.Record) {
 	m.Tick(now)
 	if e := m.result(name, op); e != nil {
