@@ -28,7 +28,7 @@ type leaderExtra struct {
 	// Labels are the leader's labels (Options.Labels) as it proclaimed them.
 	Labels map[string]string `json:"labels,omitempty"`
 	// Handover, if set, names the session the leader hands the election
-	// to: other waiters hold off for Hold.
+	// to: other waiters hold off, each for its own HandoverWindow.
 	Handover *handoverMarker `json:"handover,omitempty"`
 }
 
@@ -36,8 +36,9 @@ type leaderExtra struct {
 type handoverMarker struct {
 	// To is the target's session ID.
 	To string `json:"to"`
-	// Hold is how long other waiters hold off (Options.HandoverWindow), as
-	// a time.Duration's String.
+	// Hold is the leader's Options.HandoverWindow, as a time.Duration's
+	// String, for those who read the key (operators, tools); a waiter
+	// holds off for its own.
 	Hold string `json:"hold,omitempty"`
 }
 
