@@ -198,7 +198,8 @@ func (m *Machine) nudgeChecked(now time.Time, name string, e *election, rec back
 // lineFailed handles a failed step in line as a failed Wait: a compacted
 // watch looks again at once, a permanent error ends the campaign, an
 // expired session is replaced, and any other error is retried after the
-// retry wait.
+// retry wait, with a read of the key first: a wake for a handover (a
+// pass, a marker) that the failed wait missed is not repeated.
 func (m *Machine) lineFailed(now time.Time, name string, e *election, err error) {
 	e.line.gone = false
 	switch {
@@ -214,6 +215,7 @@ func (m *Machine) lineFailed(now time.Time, name string, e *election, err error)
 		}
 	default:
 		e.lastErr = err
+		e.known.Revision = 0 // read the key first: a handover may have woken the line meanwhile
 		m.retry(now, name, e)
 	}
 }
