@@ -31,6 +31,14 @@ func runMarkDeleteTests(t *testing.T, h Harness) {
 	}
 }
 
+// markSetup returns a store, a leader session holding a fresh election's
+// key, and a second session, the handover's target.
+func markSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backends.Session, backends.Record) {
+	s, _ := h.NewStore(t)
+	a, b := newSession(t, s), newSession(t, s)
+	return s, a, b, mustCreate(t, a, Election(t), "alice")
+}
+
 // mustDeleteMarked releases held's key from a, naming b with entry.
 func mustDeleteMarked(t *testing.T, s backends.Store, a, b backends.Session, held backends.Record, entry uint64) {
 	t.Helper()
@@ -52,10 +60,8 @@ func wantMarked(t *testing.T, rec backends.Record, el, to, what string) {
 // the marker; the target's Create takes the key and clears the marker, so
 // that a plain delete after it leaves none.
 func testMarkGetSees(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
-	el := Election(t)
-	a, b := newSession(t, s), newSession(t, s)
-	held := mustCreate(t, a, el, "alice")
+	s, a, b, held := markSetup(t, h)
+	el := held.Election
 	mustDeleteMarked(t, s, a, b, held, 0)
 	wantMarked(t, mustGet(t, s, el), el, b.ID(), "Get after DeleteMarked")
 	mine := mustCreate(t, b, el, "bob")
@@ -71,10 +77,8 @@ func testMarkGetSees(t *testing.T, h Harness) {
 // testMarkWaitSees: a Wait on the held key, and a WatchSet's, report the
 // deletion with the marker.
 func testMarkWaitSees(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
-	el := Election(t)
-	a, b := newSession(t, s), newSession(t, s)
-	held := mustCreate(t, a, el, "alice")
+	s, a, b, held := markSetup(t, h)
+	el := held.Election
 	wait := startWait(t, s, held)
 	var ch <-chan backends.Change
 	if _, ok := s.(backends.Watcher); ok {
@@ -94,10 +98,8 @@ func testMarkWaitSees(t *testing.T, h Harness) {
 
 // testMarkNotFound: a marked delete at a stale token changes nothing.
 func testMarkNotFound(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
-	el := Election(t)
-	a, b := newSession(t, s), newSession(t, s)
-	held := mustCreate(t, a, el, "alice")
+	s, a, b, held := markSetup(t, h)
+	el := held.Election
 	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token+1000, b.ID(), 0)
 	if !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("DeleteMarked at a stale token: %v, want ErrNotFound", err)
@@ -110,10 +112,8 @@ func testMarkNotFound(t *testing.T, h Harness) {
 // testMarkNoCandidate: a marked delete naming a session that has ended
 // fails with ErrNoCandidate and changes nothing.
 func testMarkNoCandidate(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
-	el := Election(t)
-	a, b := newSession(t, s), newSession(t, s)
-	held := mustCreate(t, a, el, "alice")
+	s, a, b, held := markSetup(t, h)
+	el := held.Election
 	if err := b.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
@@ -128,10 +128,8 @@ func testMarkNoCandidate(t *testing.T, h Harness) {
 
 // testMarkEndsWithTarget: the marker goes when its target's session ends.
 func testMarkEndsWithTarget(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
-	el := Election(t)
-	a, b := newSession(t, s), newSession(t, s)
-	held := mustCreate(t, a, el, "alice")
+	s, a, b, held := markSetup(t, h)
+	el := held.Election
 	mustDeleteMarked(t, s, a, b, held, 0)
 	if err := b.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatalf("Close: %v", err)
@@ -144,27 +142,18 @@ func testMarkEndsWithTarget(t *testing.T, h Harness) {
 // answered by a marked delete naming the target's entry, with the absent
 // key and its To, once; a WaitGone on the target's own entry is not.
 func testMarkWakesInLine(t *testing.T, h Harness) {
-	s, q := queuer(t, h)
-	if _, ok := s.(backends.Watcher); !ok {
-		t.Skipf("%s store does not implement backends.Watcher: a wait in line that wakes on a marked delete not checked", s.Name())
-	}
-	el := Election(t)
-	leader := longSession(t, s)
-	held := mustCreate(t, leader, el, "alice")
-	head, target, after := longSession(t, s), longSession(t, s), longSession(t, s)
-	mustEnqueue(t, q, head, el)
-	mine := mustEnqueue(t, q, target, el)
-	mustEnqueue(t, q, after, el)
+	l := newWakeLine(t, h, "a marked delete")
+	s, q, el := l.s, l.q, l.held.Election
 	set, ch := watchSet(t, s)
-	set.WaitGone(1, mustAhead(t, q, el, mine.Token))
+	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
 	behind, behindCh := watchSet(t, s)
-	behind.WaitGone(2, mine)
+	behind.WaitGone(2, l.mine)
 	noChange(t, ch, "before the marked delete")
-	mustDeleteMarked(t, s, leader, target, held, mine.Token)
+	mustDeleteMarked(t, s, l.leader, l.target, l.held, l.mine.Token)
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
-	wantMarked(t, c.Record, el, target.ID(), "WaitGone's answer")
-	set.WaitGone(3, mustAhead(t, q, el, mine.Token))
+	wantMarked(t, c.Record, el, l.target.ID(), "WaitGone's answer")
+	set.WaitGone(3, mustAhead(t, q, el, l.mine.Token))
 	noChange(t, ch, "to the same request made after the answer")
 	noChange(t, behindCh, "to a WaitGone on the target's own entry")
 }

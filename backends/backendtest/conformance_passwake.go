@@ -14,33 +14,52 @@ import (
 // waits. A WaitGone on the target's own entry, as its successor in line
 // makes, is not answered: a pass wakes no one behind the target.
 func testPassWakesInLine(t *testing.T, h Harness) {
-	s, q := queuer(t, h)
-	if _, ok := s.(backends.Watcher); !ok {
-		t.Skipf("%s store does not implement backends.Watcher: a wait in line that wakes on a pass not checked", s.Name())
-	}
-	el := Election(t)
-	leader := longSession(t, s)
-	held := mustCreate(t, leader, el, "alice")
-	head, target, after := longSession(t, s), longSession(t, s), longSession(t, s)
-	first := mustEnqueue(t, q, head, el)
-	mine := mustEnqueue(t, q, target, el)
-	mustEnqueue(t, q, after, el)
-	mustJoin(t, s.(backends.Roster), target, el, "target's record")
+	l := newWakeLine(t, h, "a pass")
+	s, q, el := l.s, l.q, l.held.Election
+	mustJoin(t, s.(backends.Roster), l.target, el, "target's record")
 	set, ch := watchSet(t, s)
-	set.WaitGone(1, mustAhead(t, q, el, mine.Token))
+	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
 	behind, behindCh := watchSet(t, s)
-	behind.WaitGone(2, mine)
+	behind.WaitGone(2, l.mine)
 	noChange(t, ch, "before the Pass")
-	passed := mustPass(t, s.(backends.Passer), leader, target, held, "target")
+	passed := mustPass(t, s.(backends.Passer), l.leader, l.target, l.held, "target")
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
-	if c.Record.Token != passed.Token || c.Record.Owner != target.ID() {
-		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v (the entry ahead was %+v)", c.Record, passed, first)
+	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {
+		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v (the entry ahead was %+v)", c.Record, passed, l.first)
 	}
-	set.WaitGone(3, mustAhead(t, q, el, mine.Token))
+	set.WaitGone(3, mustAhead(t, q, el, l.mine.Token))
 	noChange(t, ch, "to the same request made after the answer")
 	noChange(t, behindCh, "to a WaitGone on the target's own entry")
-	if got := mustGet(t, s, el); got.Token != passed.Token || got.Owner != target.ID() {
+	if got := mustGet(t, s, el); got.Token != passed.Token || got.Owner != l.target.ID() {
 		t.Fatalf("Get after the Pass = %+v, want %+v", got, passed)
 	}
+}
+
+// wakeLine is the line of the wake-in-line tests: a leader holding a
+// fresh election's key, and three sessions in its queue, the target
+// second (its entry mine, the one ahead first).
+type wakeLine struct {
+	s                 backends.Store
+	q                 backends.Queuer
+	leader, target    backends.Session
+	held, first, mine backends.Record
+}
+
+// newWakeLine makes a wakeLine, or skips t, saying so, if the store is no
+// Watcher: a wait in line that wakes on what is then not checked.
+func newWakeLine(t *testing.T, h Harness, what string) wakeLine {
+	s, q := queuer(t, h)
+	if _, ok := s.(backends.Watcher); !ok {
+		t.Skipf("%s store does not implement backends.Watcher: a wait in line that wakes on %s not checked", s.Name(), what)
+	}
+	el := Election(t)
+	l := wakeLine{s: s, q: q, leader: longSession(t, s)}
+	l.held = mustCreate(t, l.leader, el, "alice")
+	head, after := longSession(t, s), longSession(t, s)
+	l.target = longSession(t, s)
+	l.first = mustEnqueue(t, q, head, el)
+	l.mine = mustEnqueue(t, q, l.target, el)
+	mustEnqueue(t, q, after, el)
+	return l
 }
