@@ -75,9 +75,10 @@ func (v view) answer(r *request) (backends.Change, bool) {
 // behind r's entry, as after a Pass to a candidate in line. The WaitGone
 // of the entry just ahead of the target's answers then, with the key's
 // state, so the target, which watches that entry and not the key, learns
-// of the pass (see backends.Passer). Those further ahead answer too, once: an early
-// answer, which the contract allows. A candidate that created the key at
-// the head of the line has no entry ahead of its own, and wakes no one.
+// of the pass (see backends.Passer). Those further ahead answer too,
+// once: an early answer, which the contract allows. A candidate that
+// created the key at the head of the line has no entry ahead of its own,
+// and wakes no one.
 func (v view) passedBehind(r *request, prefix string) bool {
 	k := v.get(r.lead)
 	if k == nil || k.Session == "" || k.ModifyIndex <= r.since {
