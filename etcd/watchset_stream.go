@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -91,15 +92,19 @@ func (w *watchSet) read(reqs []*request) {
 		res.err = w.streamErr("watch set read", err)
 	} else {
 		res.rev = uint64(resp.Header.Revision)
-		for i, rr := range resp.Responses {
-			if kvs := rr.GetResponseRange().Kvs; len(kvs) == 1 && i%2 == 0 {
-				res.kvs[i/2] = kvs[0]
-			} else if len(kvs) == 1 {
-				res.markers[i/2] = kvs[0]
-			}
+		for i := range reqs {
+			res.kvs[i], res.markers[i] = only(resp.Responses[2*i]), only(resp.Responses[2*i+1])
 		}
 	}
 	w.reads <- res
+}
+
+// only returns the key a get found, or nil.
+func only(r *etcdserverpb.ResponseOp) *mvccpb.KeyValue {
+	if kvs := r.GetResponseRange().Kvs; len(kvs) == 1 {
+		return kvs[0]
+	}
+	return nil
 }
 
 // onRead answers the requests a read shows changed, and marks the others
