@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -39,7 +38,7 @@ func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election 
 	key := s.key(election)
 	resp, err := s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(token)), clientv3.Compare(clientv3.LeaseValue(key), "=", ss.id)).
-		Then(clientv3.OpDelete(key), clientv3.OpPut(s.markerKey(election), markerValue(to, entry), clientv3.WithLease(clientv3.LeaseID(lease)))).
+		Then(clientv3.OpDelete(key), clientv3.OpPut(s.markerKey(election), keys.Marker(to, entry), clientv3.WithLease(clientv3.LeaseID(lease)))).
 		Commit()
 	switch {
 	case err != nil && errorsIs(err, rpctypes.ErrLeaseNotFound):
@@ -51,9 +50,6 @@ func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election 
 	}
 	return nil
 }
-
-// markerValue renders a marker's value.
-func markerValue(to string, entry uint64) string { return to + " " + strconv.FormatUint(entry, 10) }
 
 // marker is a parsed handover marker; to is empty for none.
 type marker struct {
@@ -67,9 +63,8 @@ func parseMarker(kv *mvccpb.KeyValue) marker {
 	if kv == nil {
 		return marker{}
 	}
-	to, e, ok := strings.Cut(string(kv.Value), " ")
-	entry, err := strconv.ParseUint(e, 10, 64)
-	if !ok || err != nil || to == "" {
+	to, entry, ok := keys.ParseMarker(kv.Value)
+	if !ok {
 		return marker{}
 	}
 	return marker{to: to, entry: entry, rev: uint64(kv.ModRevision)}

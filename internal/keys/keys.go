@@ -1,12 +1,18 @@
 // Package keys is the one home of the key layout that the etcd and Consul
 // adapters share under their prefix: the leader keys, the guarded data
 // (backends.DataSegment), the queue entries (backends.QueueSegment) and
-// the candidate records (backends.RosterSegment).
+// the candidate records (backends.RosterSegment), and the value of a
+// handover marker, which the ZooKeeper adapter shares too.
 // The adapters build their keys with it, and the project's test harnesses
 // reach a store's raw keys through it.
 package keys
 
-import "github.com/leasehold/leasehold/backends"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/leasehold/leasehold/backends"
+)
 
 // Leader returns the leader key of election under prefix: prefix +
 // election.
@@ -37,4 +43,20 @@ func Roster(prefix, election string) string {
 // election. It is one key, not a prefix.
 func Handover(prefix, election string) string {
 	return prefix + backends.HandoverSegment + "/" + election
+}
+
+// Marker renders the value of a handover marker (see
+// backends.MarkedDeleter) naming session to, whose queue entry has token
+// entry (0: none): "<to> <entry>".
+func Marker(to string, entry uint64) string { return to + " " + strconv.FormatUint(entry, 10) }
+
+// ParseMarker parses a value that Marker rendered; ok is false for any
+// other value, an empty one included.
+func ParseMarker(v []byte) (to string, entry uint64, ok bool) {
+	to, e, found := strings.Cut(string(v), " ")
+	entry, err := strconv.ParseUint(e, 10, 64)
+	if !found || err != nil || to == "" {
+		return "", 0, false
+	}
+	return to, entry, true
 }

@@ -27,3 +27,24 @@ func TestLayout(t *testing.T) {
 		t.Error("roster of a/b nests under roster of a")
 	}
 }
+
+func TestMarker(t *testing.T) {
+	for _, tc := range []struct {
+		v     string
+		to    string
+		entry uint64
+		ok    bool
+	}{
+		{keys.Marker("7a", 0), "7a", 0, true},
+		{keys.Marker("7a", 12), "7a", 12, true},
+		{"", "", 0, false},
+		{"7a", "", 0, false},
+		{" 3", "", 0, false},
+		{"7a -1", "", 0, false},
+	} {
+		to, entry, ok := keys.ParseMarker([]byte(tc.v))
+		if to != tc.to || entry != tc.entry || ok != tc.ok {
+			t.Errorf("ParseMarker(%q) = %q, %d, %v; want %q, %d, %v", tc.v, to, entry, ok, tc.to, tc.entry, tc.ok)
+		}
+	}
+}
