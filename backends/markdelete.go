@@ -8,7 +8,8 @@ import "context"
 // can neither pass the key (Passer) nor let a waiter that reads the key
 // after the release miss the marker: the marker lives beside the key, not
 // in its value, and outlasts it. etcd can (a transaction that deletes the
-// key and puts a marker key).
+// key and puts a marker key), and so can ZooKeeper (a multi that deletes
+// the leader node and writes the marker into a node beside it).
 //
 // Until the key is created again, or to's session ends, every read of the
 // absent key reports the marker as Record.To: Get, Wait and a WatchSet's

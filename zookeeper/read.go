@@ -15,14 +15,21 @@ import (
 // sessions, or while it has none that can serve, a connection of its own
 // (opened then, and closed once a session's can serve again). An absent
 // node gives a Record with Token 0; its Revision is the zxid the server
-// had reached.
+// had reached, and To names the target of the handover marker, if there
+// is one and its target's node still exists (see DeleteMarked).
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: get %q", election)
 	path, err := s.checkedPath(election)
 	if err != nil {
 		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
 	}
-	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) { return readNode(l, election, path, true) })
+	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
+		rec, err := readNode(l, election, path, true)
+		if err == nil && !rec.Exists() {
+			rec.To, err = s.markedTo(l, election)
+		}
+		return rec, err
+	})
 	if err != nil {
 		return backends.Record{}, classifyRead(what, ctx, err)
 	}
@@ -51,7 +58,12 @@ func readNode(l *link, election, path string, sync bool) (backends.Record, error
 // returns what it read, and otherwise it waits for the watch to fire: a
 // deletion of the node read is returned at once as an absent node (see
 // gone), so that a waiter's create follows the notification without a
-// round trip in between; any other event is read again. The first read
+// round trip in between; any other event is read again. An absent node
+// carries the handover marker as To: a node read absent, as Get reads it;
+// a deletion that a change of the epoch node came just before, which only
+// a marked delete makes while the node exists (see DeleteMarked), with
+// the marker read then, one round trip later (markedGone). So while the
+// node exists Wait watches the epoch node too. The first read
 // follows a sync, so a change already made at the leader is seen at once;
 // a later one is seen when its notification arrives, about a round trip
 // after it commits.
@@ -75,8 +87,9 @@ func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 			return backends.Record{}, classifyRead(what, ctx, err)
 		}
 		if w.rec.Differs(known) {
-			return w.rec, nil
+			return s.withMarker(ctx, what, w.rec)
 		}
+		epoch := s.watchEpoch(ctx, w)
 		testHookWatching(known.Election)
 		ev, err := awaitEvent(ctx, w.ev)
 		switch {
@@ -84,11 +97,56 @@ func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 			return backends.Record{}, classifyRead(what, ctx, err)
 		case ev.Type == zk.EventNotWatching: // the connection went: read again
 			sync = true
+		case ev.Type == zk.EventNodeDeleted && w.rec.Exists() && fired(epoch):
+			rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) { return s.markedGone(l, known.Election, w.rec) })
+			if err != nil {
+				return backends.Record{}, classifyRead(what, ctx, err)
+			}
+			return rec, nil
 		case ev.Type == zk.EventNodeDeleted && w.rec.Exists():
 			return gone(known.Election, w.rec, w.l), nil
 		default:
 			sync = false
 		}
+	}
+}
+
+// withMarker returns rec, with the handover marker read as Get reads it
+// if rec is absent.
+func (s *store) withMarker(ctx context.Context, what string, rec backends.Record) (backends.Record, error) {
+	if rec.Exists() {
+		return rec, nil
+	}
+	to, err := readFor(s, ctx, func(l *link) (string, error) { return s.markedTo(l, rec.Election) })
+	if err != nil {
+		return backends.Record{}, classifyRead(what, ctx, err)
+	}
+	rec.To = to
+	return rec, nil
+}
+
+// watchEpoch sets a data watch on the epoch node of w's election on w's
+// link if w read the node present, and returns its channel; nil if not,
+// or if that read fails: the link is then going, and the node's watch
+// ends with it, so Wait reads again.
+func (s *store) watchEpoch(ctx context.Context, w watched) <-chan zk.Event {
+	if !w.rec.Exists() {
+		return nil
+	}
+	ev, err := callFor(s, ctx, func() (<-chan zk.Event, error) { return getEntryW(w.l, s.epochPath(w.rec.Election)) })
+	if err != nil {
+		return nil
+	}
+	return ev
+}
+
+// fired reports whether the watch ev has fired; a nil ev has not.
+func fired(ev <-chan zk.Event) bool {
+	select {
+	case e, ok := <-ev:
+		return ok && e.Type == zk.EventNodeDataChanged
+	default:
+		return false
 	}
 }
 

@@ -95,7 +95,7 @@ func (w *watchSet) readBatch(batch []read, sync bool) {
 		if !w.stillMine(rd) {
 			continue
 		}
-		rec, err := readWatched(l, rd.r)
+		rec, err := w.readWatched(l, rd.r)
 		w.readDone(rd, rec, err)
 	}
 }
@@ -108,17 +108,50 @@ func (w *watchSet) stillMine(rd read) bool {
 }
 
 // readWatched reads r's node with a watch on l. For a WaitGone the
-// Record is r's entry if the node exists, and absent if not.
-func readWatched(l *link, r *watchReq) (backends.Record, error) {
-	if !r.gone {
-		w, err := watchNode(l, r.known.Election, r.path, false)
-		return w.rec, err
+// Record is r's entry if the node exists, and absent if not; after a
+// nudge, see wokenBy. For a Wait that reads the node as r knows it, the
+// epoch node is watched too; a node read absent carries the marker, as
+// Get reads it, and one whose deletion came with a marker, the marker
+// (markedGone). r's mark is read under w.mu: this goroutine alone reads
+// r while it is reading.
+func (w *watchSet) readWatched(l *link, r *watchReq) (backends.Record, error) {
+	w.mu.Lock()
+	mark, was := r.mark, r.rec
+	w.mu.Unlock()
+	switch {
+	case r.gone && mark == readMark:
+		return w.wokenBy(l, r)
+	case r.gone:
+		ev, err := getEntryW(l, r.path)
+		if err != nil || ev == nil {
+			return backends.Record{}, err
+		}
+		return r.known, nil
+	case mark == readMark:
+		return w.s.markedGone(l, r.known.Election, was)
 	}
-	ev, err := getEntryW(l, r.path)
-	if err != nil || ev == nil {
-		return backends.Record{}, err
+	wd, err := watchNode(l, r.known.Election, r.path, false)
+	switch {
+	case err != nil:
+		return wd.rec, err
+	case !wd.rec.Exists() && wd.rec.Differs(r.known):
+		wd.rec.To, err = w.s.markedTo(l, r.known.Election)
+	case wd.rec.Exists() && !wd.rec.Differs(r.known):
+		_, err = getEntryW(l, r.epath)
 	}
-	return r.known, nil
+	return wd.rec, err
+}
+
+// wokenBy reads the handover marker after r's entry was nudged: the
+// absent key with its To if the marker names an entry behind r's, which
+// a marked delete woke (DeleteMarked nudges the entry ahead of its
+// target's); else r's entry, as a nudge of old answers.
+func (w *watchSet) wokenBy(l *link, r *watchReq) (backends.Record, error) {
+	to, entry, err := readMarker(l, w.s.epochPath(r.known.Election))
+	if err != nil || to == "" || entry <= r.known.Token {
+		return r.known, err
+	}
+	return backends.Record{Election: r.known.Election, Revision: uint64(l.zxid.Load()), To: to}, nil
 }
 
 // readDone takes the outcome of r's read: it answers r if the node
@@ -133,6 +166,11 @@ func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
 	case !w.mine(rd):
 	case err != nil:
 		w.fail(r, r.l, err)
+	case r.gone && r.mark == readMark:
+		w.answer(r, rec, nil)
+	case r.gone && r.fired == zk.EventNodeDataChanged:
+		r.sync, r.mark = false, readMark
+		w.queue(r)
 	case r.gone && (!rec.Exists() || r.fired != 0):
 		w.answer(r, r.known, nil)
 	case !r.gone && rec.Differs(r.known):
@@ -144,7 +182,7 @@ func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
 		r.sync = true
 		w.queue(r)
 	default:
-		r.state, r.rec = watching, rec
+		r.state, r.rec, r.mark = watching, rec, noMark
 		testHookWatching(r.known.Election)
 	}
 }
@@ -209,11 +247,17 @@ func (w *watchSet) dropped(l *link) {
 }
 
 // event takes a watch notification of link l: the request watching
-// ev.Path on l is answered (a deletion of the node it read, or any event
-// for a WaitGone: its entry's deletion or nudge) or read again (any other change, or after the watch
-// ended with its connection or session, then with a sync). An event that
-// comes while the request is being read on l is kept for readDone: it may
-// be the watch the read just set firing.
+// ev.Path on l is answered (a deletion of the node it read, or of a
+// WaitGone's entry) or read again (any other change, a WaitGone's nudge
+// or a deletion that a change of the epoch node came before, which only
+// a marked delete makes while the node exists, to read the marker; or,
+// after the watch ended with its connection or session, with a sync). An
+// event that comes while the request is being read on l is kept for
+// readDone: it may be the watch the read just set firing. One for the
+// epoch node then is not: it comes before the read's answer, which
+// go-zookeeper delivers after it, so it is older than the epoch watch
+// that read sets (a marked delete after that read also deletes the node,
+// whose watch then fires after it and is kept).
 func (w *watchSet) event(l *link, ev zk.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -222,20 +266,30 @@ func (w *watchSet) event(l *link, ev zk.Event) {
 		return
 	}
 	switch {
+	case ev.Path == r.epath:
+		if r.state == watching && ev.Type == zk.EventNodeDataChanged && r.rec.Exists() {
+			r.mark = epochMoved
+		}
 	case r.state == reading:
 		if r.fired == 0 || ev.Type == zk.EventNotWatching {
 			r.fired = ev.Type
 		}
 	case r.state != watching:
 	case ev.Type == zk.EventNotWatching:
-		r.sync = true
+		r.sync, r.mark = true, noMark
+		w.queue(r)
+	case r.gone && ev.Type == zk.EventNodeDataChanged:
+		r.sync, r.mark = false, readMark
 		w.queue(r)
 	case r.gone:
 		w.answer(r, r.known, nil)
+	case ev.Type == zk.EventNodeDeleted && r.rec.Exists() && r.mark == epochMoved:
+		r.sync, r.mark = false, readMark
+		w.queue(r)
 	case ev.Type == zk.EventNodeDeleted && r.rec.Exists():
 		w.answer(r, gone(r.known.Election, r.rec, l), nil)
 	default:
-		r.sync = false
+		r.sync, r.mark = false, noMark
 		w.queue(r)
 	}
 }

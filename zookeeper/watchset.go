@@ -81,6 +81,7 @@ type watchReq struct {
 	tag   uint64
 	known backends.Record // Wait: the state known; WaitGone: the entry
 	path  string          // the node read and watched
+	epath string          // Wait: the election's epoch node, watched too while the node exists
 	gone  bool            // a WaitGone
 
 	// Under the set's mutex:
@@ -90,7 +91,18 @@ type watchReq struct {
 	l     *link           // the link of the read in progress or of the watch
 	fired zk.EventType    // while reading: an event came for path on l (0: none)
 	rec   backends.Record // Wait, watching: the state read, which the watch follows
+	mark  markState       // what the handover marker asks of the next read
 }
+
+// markState is what a request knows of a handover marker (see
+// DeleteMarked).
+type markState int
+
+const (
+	noMark     markState = iota
+	epochMoved           // Wait, watching: the epoch node changed, so a marked delete came
+	readMark             // Wait: the node went with a marker: read it (markedGone); WaitGone: the entry was nudged: read the marker
+)
 
 // reqState is where a request is.
 type reqState int
@@ -104,13 +116,16 @@ const (
 // Wait implements backends.WatchSet.
 func (w *watchSet) Wait(tag uint64, known backends.Record) {
 	path, err := w.s.checkedPath(known.Election)
-	w.ask(&watchReq{tag: tag, known: known, path: path}, err)
+	w.ask(&watchReq{tag: tag, known: known, path: path, epath: w.s.epochPath(known.Election)}, err)
 }
 
 // WaitGone implements backends.WatchSet. An entry with Token 0 (none) is
 // gone at once. The entry's node is read with a getData watch, which
-// fires on its deletion and on a change of its data (Nudge): either
-// answers the request.
+// fires on its deletion and on a change of its data (Nudge, or a marked
+// delete's nudge): a deletion answers the request with the entry, a
+// change after a read of the handover marker, with the absent key and
+// its To if the marker names an entry behind this one (see DeleteMarked),
+// else with the entry.
 func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
 	path, err := w.s.checkedEntry(fmt.Sprintf("queue entry at token %d", entry.Token), entry)
 	w.ask(&watchReq{tag: tag, known: entry, path: path, gone: true}, err)
@@ -131,6 +146,9 @@ func (w *watchSet) ask(r *watchReq, err error) {
 		w.answer(r, r.known, nil)
 	default:
 		w.reqs[r.known.Election], w.paths[r.path] = r, r
+		if r.epath != "" {
+			w.paths[r.epath] = r
+		}
 		r.sync = true
 		w.queue(r)
 	}
@@ -169,8 +187,10 @@ func (w *watchSet) forget(election string) {
 		return
 	}
 	delete(w.reqs, election)
-	if w.paths[r.path] == r {
-		delete(w.paths, r.path)
+	for _, p := range []string{r.path, r.epath} {
+		if w.paths[p] == r {
+			delete(w.paths, p)
+		}
 	}
 }
 

@@ -32,11 +32,18 @@ func runMarkDeleteTests(t *testing.T, h Harness) {
 }
 
 // markSetup returns a store, a leader session holding a fresh election's
-// key, and a second session, the handover's target.
+// key, and a second session, the handover's target, with a record in the
+// election's roster if the store is a Roster: a store that cannot tell a
+// session's life otherwise (ZooKeeper) takes that record for the session
+// of a target not in line.
 func markSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backends.Session, backends.Record) {
 	s, _ := h.NewStore(t)
 	a, b := newSession(t, s), newSession(t, s)
-	return s, a, b, mustCreate(t, a, Election(t), "alice")
+	el := Election(t)
+	if r, ok := s.(backends.Roster); ok {
+		mustJoin(t, r, b, el, "target")
+	}
+	return s, a, b, mustCreate(t, a, el, "alice")
 }
 
 // mustDeleteMarked releases held's key from a, naming b with entry.

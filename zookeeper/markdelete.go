@@ -1,0 +1,254 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
+)
+
+// A handover marker (backends.MarkedDeleter) is the data of the
+// election's epoch node, keys.Marker's "<session> <entry>": the multi that
+// deletes the leader node sets it, and the next create's multi clears it
+// (bumpEpoch sets no data). Every leader node's create and nothing else
+// rewrites the epoch node while a leader node exists, so a marker means
+// the leader node is absent.
+//
+// ZooKeeper cannot tell whether a session with no node lives, so the
+// target's session is its node in the election: its queue entry, or with
+// entry 0 its roster record. The multi checks that node, and Get checks
+// it again when it reads a marker.
+
+// errNoTarget: the marked delete's target has no node in the election.
+var errNoTarget = errors.New("the handover target has no node in the election")
+
+// markRounds bounds the rounds of one DeleteMarked whose nudge found the
+// entry ahead of the target gone.
+const markRounds = 3
+
+// DeleteMarked deletes the session's leader node if its czxid is token,
+// in one multi that also sets the marker naming to and entry into the
+// epoch node, checks that to's node (targetPath) exists, and, for a
+// target in line, nudges the entry just ahead of it (see Nudge), which
+// the target watches: so a target waiting in line wakes, and one at the
+// head of the line, which watches the leader node, learns of the marker
+// from the epoch node's watch (see Watch). The multi is guarded as
+// Delete's; the listing of the queue that finds the entry ahead goes on
+// the session's connection first. The error wraps ErrNotFound if the
+// node is absent, another's or replaced, and ErrNoCandidate if to has no
+// such node; either way nothing changed.
+func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64) error {
+	what := fmt.Sprintf("zookeeper: delete %q at token %d marked for %s", election, token, to)
+	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	path, err := s.checkedPath(election)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	m := mark{to: to, entry: entry}
+	if m.target, err = s.targetPath(election, to, entry); err != nil {
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
+	}
+	if err := ss.gone(what); err != nil {
+		return err
+	}
+	err = s.callErr(ctx, func() error { return ss.deleteMarked(election, path, token, m) })
+	switch {
+	case errors.Is(err, errNotHeld) && ss.gone(what) == nil:
+		ss.known.forget(election)
+		return fmt.Errorf("%s: %w", what, backends.ErrNotFound)
+	case errors.Is(err, errNoTarget):
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
+	case err == nil:
+		ss.known.forget(election)
+	}
+	return ss.outcome(what, ctx, err)
+}
+
+// mark is a marked delete's target: its session, its entry's token (0:
+// none) and the path of its node in the election (targetPath).
+type mark struct {
+	to     string
+	entry  uint64
+	target string
+}
+
+// targetPath returns the node that stands for session to in election: its
+// queue entry at token entry, or with entry 0 its roster record.
+func (s *store) targetPath(election, to string, entry uint64) (string, error) {
+	if entry != 0 {
+		return s.entryPath(backends.Record{Election: election, Owner: to, Token: entry})
+	}
+	r, err := checkedName("election", election, s.rosterPath)
+	if err != nil {
+		return "", err
+	}
+	p := r + "/" + to
+	return p, validatePath(p)
+}
+
+// deleteMarked is DeleteMarked's work on the session's connection:
+// errNotHeld if the node is absent or not the session's at token,
+// errNoTarget if m's node is missing.
+func (ss *session) deleteMarked(election, path string, token uint64, m mark) error {
+	conn, epath := ss.l.conn, ss.s.epochPath(election)
+	guards, known := ss.known.guards(election, path, epath, token)
+	for range markRounds {
+		ops, err := ss.markOps(election, path, epath, m)
+		if err != nil {
+			return err
+		}
+		if !known {
+			h, err := readHeld(conn, path, epath, token)
+			if err != nil {
+				return err
+			}
+			if h.leader.EphemeralOwner != ss.id {
+				return errNotHeld
+			}
+			guards = h.guards(path, epath)
+		}
+		testHookHeld()
+		res, err := conn.Multi(append(guards, ops...)...)
+		if err == nil {
+			return nil
+		}
+		switch i := failedOp(res); {
+		case i < 0:
+			return err
+		case guardFailed(res, len(guards)) && known:
+			known = false // changed since the create: read it
+		case guardFailed(res, len(guards)):
+			return errNotHeld
+		case i == len(guards) && errors.Is(res[i].Error, zk.ErrNoNode):
+			return errNoTarget
+		case i == len(guards)+1 && len(ops) == 4 && errors.Is(res[i].Error, zk.ErrNoNode): // the entry ahead went: list again
+		case i == len(guards)+len(ops)-2 && errors.Is(res[i].Error, zk.ErrNoNode): // no epoch node
+			if err := makeEpoch(conn, epath, ss.s.opts.ACL); err != nil {
+				return err
+			}
+			known = false
+		default:
+			return err
+		}
+	}
+	return fmt.Errorf("the queue ahead of entry %d kept changing", m.entry)
+}
+
+// markOps returns the ops of a marked delete after its guards: the check
+// of m's node, the nudge of the entry ahead of m's if there is one, the
+// marker's setData on the epoch node, and the leader node's delete.
+func (ss *session) markOps(election, path, epath string, m mark) ([]any, error) {
+	ops := []any{&zk.CheckVersionRequest{Path: m.target, Version: -1}}
+	if m.entry != 0 {
+		ahead, err := ss.entryAhead(election, m)
+		if err != nil {
+			return nil, err
+		}
+		if ahead != "" {
+			ops = append(ops, &zk.SetDataRequest{Path: ahead, Version: -1})
+		}
+	}
+	return append(ops, &zk.SetDataRequest{Path: epath, Data: []byte(keys.Marker(m.to, m.entry)), Version: -1},
+		&zk.DeleteRequest{Path: path, Version: -1}), nil
+}
+
+// entryAhead lists election's queue on the session's connection and
+// returns the path of the entry just ahead of m's, or "" if m's is the
+// head; errNoTarget if m's is not listed, after a sync and a second
+// listing (the first may come from a server behind the target's
+// Enqueue). A listing that holds m's entry holds every entry made before
+// it that is still there: those are the ones ahead.
+func (ss *session) entryAhead(election string, m mark) (string, error) {
+	conn, qpath := ss.l.conn, ss.s.queuePath(election)
+	for round := range 2 {
+		if round > 0 {
+			if _, err := conn.Sync(qpath); err != nil {
+				return "", err
+			}
+		}
+		children, _, err := conn.Children(qpath)
+		if err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return "", err
+		}
+		ahead, listed := "", false
+		var best uint64
+		for _, c := range children {
+			owner, t, ok := parseEntry(c)
+			switch {
+			case !ok:
+			case t == m.entry && owner == m.to:
+				listed = true
+			case t < m.entry && t > best:
+				ahead, best = qpath+"/"+c, t
+			}
+		}
+		if listed {
+			return ahead, nil
+		}
+	}
+	return "", errNoTarget
+}
+
+// failedOp returns the index of a failed multi's op that failed, or -1
+// if none did (the multi's error is its own): the ops before it report
+// no error, and those after it a runtime inconsistency.
+func failedOp(res []zk.MultiResponse) int {
+	for i, r := range res {
+		if r.Error != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// readMarker reads election's marker from its epoch node at epath on l:
+// whom it names and that one's entry, or to "" for none.
+func readMarker(l *link, epath string) (to string, entry uint64, err error) {
+	data, _, err := l.conn.Get(epath)
+	if errors.Is(err, zk.ErrNoNode) {
+		return "", 0, nil
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	to, entry, _ = keys.ParseMarker(data)
+	return to, entry, nil
+}
+
+// markedTo returns whom the marker of election names, on l, if its
+// target's node still exists: "" if there is no marker, or its target is
+// gone.
+func (s *store) markedTo(l *link, election string) (string, error) {
+	to, entry, err := readMarker(l, s.epochPath(election))
+	if err != nil || to == "" {
+		return "", err
+	}
+	target, err := s.targetPath(election, to, entry)
+	if err != nil {
+		return "", nil // a marker no DeleteMarked wrote
+	}
+	ok, _, err := l.conn.Exists(target)
+	if err != nil || !ok {
+		return "", err
+	}
+	return to, nil
+}
+
+// markedGone is the absent node that a deletion of the node read as was
+// reports (gone), with the marker read from election's epoch node on l:
+// for a waiter that learnt of the deletion right after the epoch node
+// changed, the marked delete's multi. The target's node is not checked:
+// the multi did so a round trip ago.
+func (s *store) markedGone(l *link, election string, was backends.Record) (backends.Record, error) {
+	rec := gone(election, was, l)
+	to, _, err := readMarker(l, s.epochPath(election))
+	rec.To = to
+	return rec, err
+}
