@@ -256,8 +256,28 @@ func (m *Machine) deleteAction(name string, e *election) Action {
 	a := Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token}
 	if m.cfg.MarkDelete && e.to != "" {
 		a.To, a.ToID, a.Entry = e.to, e.toID, e.toQueue
+		if m.headOfLine(e.roster, e.toQueue) {
+			a.Entry = 0 // it waits on the key
+		}
 	}
 	return a
+}
+
+// headOfLine reports whether the last roster shows the entry with token
+// q at the head of its queue: no other candidate's entry is ahead of it
+// (this leader's own left the line when it won). An entry of a
+// campaign not in the roster is not seen: the target then waits behind
+// it, unwoken, and the election resumes after HoldOff.
+func (m *Machine) headOfLine(roster []Candidate, q uint64) bool {
+	if q == 0 {
+		return false
+	}
+	for _, c := range roster {
+		if c.Session != m.SessionID() && c.Queue != 0 && c.Queue < q {
+			return false
+		}
+	}
+	return true
 }
 
 // lost reports the end of name's leadership with cause, and counts it
