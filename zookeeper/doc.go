@@ -56,6 +56,15 @@
 // leader node in a multi guarded as Delete's is (see Guarantees), so the
 // node keeps its czxid, the Token, and its owner.
 //
+// The Store is a backends.MarkedDeleter: DeleteMarked's multi deletes the
+// leader node, writes the handover marker into the election's epoch node
+// (which the next create's multi clears), checks that the target's node
+// (its queue entry, or its candidate record) exists, and nudges the entry
+// ahead of the target's, if any. A Wait on a node that exists watches the
+// epoch node too: the marker's write fires that watch before the
+// deletion's, and the Wait then reads the marker. Get reports a marker
+// only while the target's node exists.
+//
 // # Sessions
 //
 // NewSession opens a connection with the TTL as session timeout and waits

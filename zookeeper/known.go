@@ -16,7 +16,8 @@ import (
 // (readHeld), which then decides.
 //
 // A Proclaim forgets the node, so the Delete after it reads first, as
-// before: a handover's marker is a Proclaim, and the waiters that its
+// before: the handover marker of a target of an earlier version is a
+// Proclaim (DeleteMarked is the others'), and the waiters that its
 // write wakes read the key to find it; a Delete right behind it would
 // leave more of them reading no key, and racing the target, than the
 // read's round trip does (docs/policies.md, planned handover).
