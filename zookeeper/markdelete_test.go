@@ -1,0 +1,95 @@
+package zookeeper
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// TestMarkedDeleteEntryAheadGoes: if the entry ahead of the target's
+// leaves between DeleteMarked's listing of the queue and its multi (the
+// window testHookHeld opens), the multi's nudge finds no node and
+// changes nothing; DeleteMarked lists again, finds the target at the
+// head, and releases the key with the marker, in a second multi.
+func TestMarkedDeleteEntryAheadGoes(t *testing.T) {
+	s, _, tick := epochStore(t, "/leasehold-markahead-")
+	ctx := testCtx(t)
+	leader, ahead, target := newTestSession(t, s, tick), newTestSession(t, s, tick), newTestSession(t, s, tick)
+	el := "mark/ahead"
+	held, err := leader.Create(ctx, el, []byte("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Enqueue(ctx, ahead, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := s.Enqueue(ctx, target, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	multis := 0
+	testHookHeld = func() {
+		if multis++; multis == 1 {
+			if err := s.Dequeue(ctx, first); err != nil {
+				t.Errorf("Dequeue in the window: %v", err)
+			}
+		}
+	}
+	t.Cleanup(func() { testHookHeld = func() {} })
+	if err := s.DeleteMarked(ctx, leader, el, held.Token, target.ID(), mine.Token); err != nil {
+		t.Fatalf("DeleteMarked: %v", err)
+	}
+	if multis != 2 {
+		t.Errorf("%d multis, want 2: the first fails on the nudge, the second releases", multis)
+	}
+	if got, err := s.Get(ctx, el); err != nil || got.Exists() || got.To != target.ID() {
+		t.Fatalf("Get after DeleteMarked = %+v, %v; want absent with To %s", got, err, target.ID())
+	}
+}
+
+// TestMarkedDeleteReplaced: a DeleteMarked at the token of a node that
+// was deleted and created again since (by another session) changes
+// nothing and fails with ErrNotFound, after reading the node: the
+// session's own versions of it no longer hold.
+func TestMarkedDeleteReplaced(t *testing.T) {
+	s, raw, tick := epochStore(t, "/leasehold-markreplaced-")
+	var reads int
+	testHookRead = func() { reads++ }
+	t.Cleanup(func() { testHookRead = func() {} })
+	ctx := testCtx(t)
+	a, b, c := newTestSession(t, s, tick), newTestSession(t, s, tick), newTestSession(t, s, tick)
+	el := "mark/replaced"
+	if _, err := s.Join(ctx, c, el, []byte("c")); err != nil {
+		t.Fatal(err)
+	}
+	old, err := a.Create(ctx, el, []byte("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Delete(s.leaderPath(el), -1); err != nil {
+		t.Fatal(err)
+	}
+	second, err := b.Create(ctx, el, []byte("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.DeleteMarked(ctx, a, el, old.Token, c.ID(), 0)
+	if !errors.Is(err, backends.ErrNotFound) {
+		t.Fatalf("DeleteMarked of a replaced incarnation: %v, want ErrNotFound", err)
+	}
+	if reads != 1 {
+		t.Errorf("%d reads of the node, want 1 (after the known versions failed)", reads)
+	}
+	if got, err := s.Get(ctx, el); err != nil || got.Token != second.Token || got.To != "" {
+		t.Fatalf("Get = %+v, %v; want the successor's node %d, unmarked", got, err, second.Token)
+	}
+	reads = 0
+	if err := s.DeleteMarked(ctx, b, el, second.Token, c.ID(), 0); err != nil {
+		t.Fatalf("DeleteMarked by the holder: %v", err)
+	}
+	if reads != 0 {
+		t.Errorf("%d reads of the node by a DeleteMarked of the session's own create, want 0", reads)
+	}
+}
