@@ -155,7 +155,9 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 
 // delete deletes the key, the core's Delete. A handover's (a.To set)
 // leaves the marker naming the target beside it (backends.MarkedDeleter),
-// or, if the target's session is gone, deletes the key plainly.
+// or deletes the key plainly if the target's session is gone or the
+// credentials may not write the marker (or, on ZooKeeper, nudge the
+// target's entry ahead): the marker only spares the target a race.
 func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	md, marks := e.store.(backends.MarkedDeleter)
@@ -166,8 +168,11 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 		var err error
 		if a.To != "" && marks {
 			err = md.DeleteMarked(ctx, s, a.Election, a.Token, a.To, a.Entry)
+			if errors.Is(err, backends.ErrPermission) {
+				e.log.Warn("handover marker refused; the key is released without it", "election", a.Election, "to", a.To, "err", err)
+			}
 		}
-		if a.To == "" || !marks || errors.Is(err, backends.ErrNoCandidate) {
+		if a.To == "" || !marks || errors.Is(err, backends.ErrNoCandidate) || errors.Is(err, backends.ErrPermission) {
 			err = s.Delete(ctx, a.Election, a.Token)
 		}
 		e.post(func(now time.Time) { e.m.Deleted(now, a.Election, a.Op, err) })

@@ -135,7 +135,7 @@ func (ss *session) deleteMarked(election, path string, token uint64, m mark) err
 			}
 			known = false
 		default:
-			return err
+			return multiErr(res, err)
 		}
 	}
 	return fmt.Errorf("the queue ahead of entry %d kept changing", m.entry)
