@@ -256,7 +256,7 @@ func (m *Machine) deleteAction(name string, e *election) Action {
 	a := Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token}
 	if m.cfg.MarkDelete && e.to != "" {
 		a.To, a.ToID, a.Entry = e.to, e.toID, e.toQueue
-		if m.headOfLine(e.roster, e.toQueue) {
+		if m.headOfLine(name, e.roster, e.toQueue) {
 			a.Entry = 0 // it waits on the key
 		}
 	}
@@ -264,12 +264,14 @@ func (m *Machine) deleteAction(name string, e *election) Action {
 }
 
 // headOfLine reports whether the last roster shows the entry with token
-// q at the head of its queue: no other candidate's entry is ahead of it
-// (this leader's own left the line when it won). An entry of a
-// campaign not in the roster is not seen: the target then waits behind
-// it, unwoken, and the election resumes after HoldOff.
-func (m *Machine) headOfLine(roster []Candidate, q uint64) bool {
-	if q == 0 {
+// q at the head of name's queue: no other candidate's entry is ahead of
+// it, and this leader's own has left the line (its record keeps the
+// token it had in line; until its Dequeue has landed the entry may still
+// stand ahead). An entry of a campaign not in the roster is not seen: the
+// target then waits behind it, unwoken, and the election resumes after
+// HoldOff.
+func (m *Machine) headOfLine(name string, roster []Candidate, q uint64) bool {
+	if q == 0 || m.cleaning(name) {
 		return false
 	}
 	for _, c := range roster {
@@ -278,6 +280,17 @@ func (m *Machine) headOfLine(roster []Candidate, q uint64) bool {
 		}
 	}
 	return true
+}
+
+// cleaning reports whether an entry of name's queue that this elector
+// made may still stand: its Dequeue is due or in flight.
+func (m *Machine) cleaning(name string) bool {
+	for _, c := range m.cleanups {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // lost reports the end of name's leadership with cause, and counts it
