@@ -14,9 +14,8 @@ import (
 // A handover marker (backends.MarkedDeleter) is the data of the
 // election's epoch node, keys.Marker's "<session> <entry>": the multi that
 // deletes the leader node sets it, and the next create's multi clears it
-// (bumpEpoch sets no data). Every leader node's create and nothing else
-// rewrites the epoch node while a leader node exists, so a marker means
-// the leader node is absent.
+// (bumpEpoch sets no data). Nothing else writes the epoch node, so a
+// marker means the leader node is absent.
 //
 // ZooKeeper cannot tell whether a session with no node lives, so the
 // target's session is its node in the election: its queue entry, or with
