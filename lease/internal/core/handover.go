@@ -86,10 +86,11 @@ func (e *election) aim(c Candidate) {
 
 // handOff hands e's key to e.to: by Pass where the store allows it; by a
 // marked Delete (Config.MarkDelete) if the target waits on the key or
-// wakes in line; else by Proclaim, Nudge and Delete. Its first action
-// carries cause if the handover had no Yield (CauseResign).
+// wakes in line, and every candidate in line does (lineWakes); else by
+// Proclaim, Nudge and Delete. Its first action carries cause if the
+// handover had no Yield (CauseResign).
 func (m *Machine) handOff(name string, e *election, cause string) {
-	if m.cfg.MarkDelete && (e.toQueue == 0 || e.toWakes) {
+	if m.cfg.MarkDelete && (e.toQueue == 0 || e.toWakes) && m.lineWakes(e.roster) {
 		e.phase, e.yieldUntil = releasing, time.Time{}
 		a := m.deleteAction(name, e)
 		a.Cause = cause
@@ -105,6 +106,20 @@ func (m *Machine) handOff(name string, e *election, cause string) {
 		return
 	}
 	m.proclaim(name, e, cause)
+}
+
+// lineWakes reports whether every other candidate of roster that waits
+// in line says it wakes on a marked release (Candidate.Wakes). One that
+// does not is of an earlier version, which reads no marker beside the key:
+// at the head of the line it would take the released key at once, ahead
+// of the target, where it holds off for a marker in the key's value.
+func (m *Machine) lineWakes(roster []Candidate) bool {
+	for _, c := range roster {
+		if c.Session != m.SessionID() && c.Queue != 0 && !c.Wakes {
+			return false
+		}
+	}
+	return true
 }
 
 // pass passes e's key to e.to; entry is the target's queue entry, which
