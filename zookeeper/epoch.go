@@ -105,10 +105,8 @@ func readHeld(conn *zk.Conn, path, epath string, token uint64) (held, error) {
 // multiErr returns the error of the first op of a multi that failed, or
 // the multi's own error if none did.
 func multiErr(res []zk.MultiResponse, err error) error {
-	for _, r := range res {
-		if r.Error != nil {
-			return r.Error
-		}
+	if i := failedOp(res); i >= 0 {
+		return res[i].Error
 	}
 	return err
 }

@@ -114,27 +114,30 @@ func (ss *session) deleteMarked(election, path string, token uint64, m mark) err
 			guards = h.guards(path, epath)
 		}
 		testHookHeld()
-		res, err := conn.Multi(append(guards, ops...)...)
+		all := append(guards, ops...)
+		res, err := conn.Multi(all...)
 		if err == nil {
 			return nil
 		}
-		switch i := failedOp(res); {
+		i := failedOp(res)
+		gone := i >= 0 && errors.Is(res[i].Error, zk.ErrNoNode)
+		switch {
 		case i < 0:
 			return err
 		case guardFailed(res, len(guards)) && known:
 			known = false // changed since the create: read it
 		case guardFailed(res, len(guards)):
 			return errNotHeld
-		case i == len(guards) && errors.Is(res[i].Error, zk.ErrNoNode):
+		case gone && opPath(all[i]) == m.target:
 			return errNoTarget
-		case i == len(guards)+1 && len(ops) == 4 && errors.Is(res[i].Error, zk.ErrNoNode): // the entry ahead went: list again
-		case i == len(guards)+len(ops)-2 && errors.Is(res[i].Error, zk.ErrNoNode): // no epoch node
+		case gone && opPath(all[i]) == epath: // no epoch node yet
 			if err := makeEpoch(conn, epath, ss.s.opts.ACL); err != nil {
 				return err
 			}
 			known = false
+		case gone: // the nudged entry ahead went: list again
 		default:
-			return multiErr(res, err)
+			return res[i].Error
 		}
 	}
 	return fmt.Errorf("the queue ahead of entry %d kept changing", m.entry)
@@ -205,6 +208,19 @@ func failedOp(res []zk.MultiResponse) int {
 		}
 	}
 	return -1
+}
+
+// opPath returns the path a multi op acts on.
+func opPath(op any) string {
+	switch op := op.(type) {
+	case *zk.CheckVersionRequest:
+		return op.Path
+	case *zk.SetDataRequest:
+		return op.Path
+	case *zk.DeleteRequest:
+		return op.Path
+	}
+	return ""
 }
 
 // readMarker reads election's marker from its epoch node at epath on l:
