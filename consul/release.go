@@ -20,10 +20,28 @@ const txnChunk = 64
 // last ModifyIndex (heldTxn). Deleting a locked key arms no lock-delay:
 // a waiter can take it at once.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
-	key := ss.s.key(election)
-	_, err := ss.s.heldTxn(ctx, "delete", election, token, ss.index(key, token), api.TxnOps{
-		{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: key}},
+	return ss.release(ctx, election, token, nil)
+}
+
+// DeleteLeaving deletes the key as Delete does, and bs's candidate record
+// in the same transaction (a plain delete of the record's key, which
+// bs's session ID names: a missing record is no error).
+func (s *store) DeleteLeaving(ctx context.Context, bs backends.Session, election string, token uint64) error {
+	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
+	if err != nil {
+		return fmt.Errorf("consul: delete %q and leave: %w", election, err)
+	}
+	return ss.release(ctx, election, token, api.TxnOps{
+		{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: s.rosterPrefix(election) + ss.id}},
 	})
+}
+
+// release deletes the key at token, with more ops in the transaction.
+func (ss *session) release(ctx context.Context, election string, token uint64, more api.TxnOps) error {
+	key := ss.s.key(election)
+	_, err := ss.s.heldTxn(ctx, "delete", election, token, ss.index(key, token), append(api.TxnOps{
+		{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: key}},
+	}, more...))
 	var rb *rolledBack
 	switch {
 	case errors.Is(err, errNotHeld):

@@ -98,6 +98,7 @@ type driver interface {
 	backends.Roster
 	backends.Proclaimer
 	backends.Passer
+	backends.LeavingDeleter
 }
 
 // store is the driver on Consul.

@@ -61,10 +61,16 @@ func (ss *session) Create(ctx context.Context, election string, value []byte) (b
 
 // Delete deletes the key if its create revision equals token.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
+	return ss.release(ctx, election, token)
+}
+
+// release deletes the key if its create revision equals token, and more
+// keys in the same transaction.
+func (ss *session) release(ctx context.Context, election string, token uint64, more ...clientv3.Op) error {
 	key := ss.s.key(election)
 	resp, err := ss.s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(token))).
-		Then(clientv3.OpDelete(key)).Commit()
+		Then(append([]clientv3.Op{clientv3.OpDelete(key)}, more...)...).Commit()
 	if err != nil {
 		return ss.s.classify("delete", election, ctx, err)
 	}

@@ -79,6 +79,7 @@ type driver interface {
 	backends.MarkedDeleter
 	backends.GuardedWriter
 	backends.Watcher
+	backends.LeavingDeleter
 }
 
 // store is the driver on etcd.

@@ -164,18 +164,27 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	if a.To != "" {
 		e.handing(a)
 	}
+	leaving := a.To == "" && e.foldLeave(a.Election, s)
 	e.call(true, func(ctx context.Context) {
 		var err error
+		if leaving {
+			err = e.store.(backends.LeavingDeleter).DeleteLeaving(ctx, s, a.Election, a.Token)
+		}
 		if a.To != "" && marks {
 			err = md.DeleteMarked(ctx, s, a.Election, a.Token, a.To, a.Entry)
 			if errors.Is(err, backends.ErrPermission) {
 				e.log.Warn("handover marker refused; the key is released without it", "election", a.Election, "to", a.To, "err", err)
 			}
 		}
-		if a.To == "" || !marks || errors.Is(err, backends.ErrNoCandidate) || errors.Is(err, backends.ErrPermission) {
+		if !leaving && (a.To == "" || !marks || errors.Is(err, backends.ErrNoCandidate) || errors.Is(err, backends.ErrPermission)) {
 			err = s.Delete(ctx, a.Election, a.Token)
 		}
-		e.post(func(now time.Time) { e.m.Deleted(now, a.Election, a.Op, err) })
+		e.post(func(now time.Time) {
+			if leaving {
+				e.leftWith(a.Election, s, err)
+			}
+			e.m.Deleted(now, a.Election, a.Op, err)
+		})
 	})
 }
 

@@ -110,6 +110,38 @@ func (e *LeaseElector) leaveRoster(election string) {
 	}
 }
 
+// foldLeave readies the Delete of election's key on s to delete the
+// campaign's record too (backends.LeavingDeleter): every Delete ends its
+// campaign, whose record would otherwise go in a second write just after,
+// beside the successor's create. It reports whether it did so: the store
+// can, the record is on s and no write of it is in flight. The record
+// then counts as gone until leftWith says otherwise.
+func (e *LeaseElector) foldLeave(election string, s backends.Session) bool {
+	r := e.rosters[election]
+	if _, ok := e.store.(backends.LeavingDeleter); !ok || r == nil || r.busy || s == nil || r.s != s {
+		return false
+	}
+	r.busy, r.s = true, nil
+	return true
+}
+
+// leftWith takes the outcome err of a Delete that foldLeave readied: if
+// it failed, nothing changed, and the record on s is deleted on its own
+// once the campaign ends, as without the fold. A key deleted with its
+// record needs no dropPassed: no Pass to s can have landed while s held
+// the key, nor after the record went.
+func (e *LeaseElector) leftWith(election string, s backends.Session, err error) {
+	r := e.rosters[election]
+	if r == nil {
+		return
+	}
+	r.busy = false
+	if err != nil && r.s == nil {
+		r.s = s
+	}
+	e.reconcile(election)
+}
+
 func (e *LeaseElector) nextGen() uint64 {
 	e.gens++
 	return e.gens

@@ -165,6 +165,23 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 // successor made by an older version of this package, whose create
 // raised no epoch, can slip into that window unseen.
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
+	return ss.release(ctx, election, token, "")
+}
+
+// DeleteLeaving deletes the leader node as Delete does, and the
+// session's record in the same multi; if the record is missing, the
+// multi fails on it and the delete goes again without it.
+func (s *store) DeleteLeaving(ctx context.Context, bs backends.Session, election string, token uint64) error {
+	ss, rpath, err := s.rosterSession(fmt.Sprintf("zookeeper: delete %q and leave", election), bs, election)
+	if err != nil {
+		return err
+	}
+	return ss.release(ctx, election, token, rpath)
+}
+
+// release is Delete, which deletes the record at rpath too unless rpath
+// is "".
+func (ss *session) release(ctx context.Context, election string, token uint64, rpath string) error {
 	what := fmt.Sprintf("zookeeper: delete %q at token %d", election, token)
 	path, err := ss.s.checkedPath(election)
 	if err != nil {
@@ -173,7 +190,13 @@ func (ss *session) Delete(ctx context.Context, election string, token uint64) er
 	if err := ss.gone(what); err != nil {
 		return err
 	}
-	err = ss.s.callErr(ctx, func() error { return ss.deleteNode(election, path, token) })
+	err = ss.s.callErr(ctx, func() error {
+		err := ss.deleteNode(election, path, token, rpath)
+		if errors.Is(err, errNoRecord) {
+			err = ss.deleteNode(election, path, token, "")
+		}
+		return err
+	})
 	if errors.Is(err, errNotHeld) {
 		ss.known.forget(election)
 		return fmt.Errorf("%s: %w", what, backends.ErrNotFound)
@@ -184,16 +207,21 @@ func (ss *session) Delete(ctx context.Context, election string, token uint64) er
 	return ss.outcome(what, ctx, err)
 }
 
-// deleteNode deletes election's node at path if its czxid is token: at
-// once if the session knows it (known), else after reading it (readHeld),
-// guarded by the epoch node; errNotHeld if it is absent or another.
-func (ss *session) deleteNode(election, path string, token uint64) error {
+// errNoRecord says a release's multi failed only because the session's
+// record it deletes too is missing.
+var errNoRecord = errors.New("no candidate record")
+
+// deleteNode deletes election's node at path if its czxid is token, and
+// the record at rpath unless it is "": at once if the session knows the
+// node (known), else after reading it (readHeld), guarded by the epoch
+// node; errNotHeld if the node is absent or another.
+func (ss *session) deleteNode(election, path string, token uint64, rpath string) error {
 	conn, epath := ss.l.conn, ss.s.epochPath(election)
 	if guards, ok := ss.known.guards(election, path, epath, token); ok {
 		testHookHeld()
-		res, err := conn.Multi(append(guards, &zk.DeleteRequest{Path: path, Version: -1})...)
+		res, err := conn.Multi(deleteOps(guards, path, rpath)...)
 		if !guardFailed(res, len(guards)) {
-			return multiErr(res, err)
+			return releaseErr(res, err, rpath)
 		}
 	}
 	h, err := readHeld(conn, path, epath, token)
@@ -202,9 +230,28 @@ func (ss *session) deleteNode(election, path string, token uint64) error {
 	}
 	testHookHeld()
 	guards := h.guards(path, epath)
-	res, err := conn.Multi(append(guards, &zk.DeleteRequest{Path: path, Version: -1})...)
+	res, err := conn.Multi(deleteOps(guards, path, rpath)...)
 	if guardFailed(res, len(guards)) {
 		return errNotHeld
+	}
+	return releaseErr(res, err, rpath)
+}
+
+// deleteOps returns guards, then the deletes of the leader node at path
+// and of the record at rpath unless it is "".
+func deleteOps(guards []any, path, rpath string) []any {
+	ops := append(guards, &zk.DeleteRequest{Path: path, Version: -1})
+	if rpath != "" {
+		ops = append(ops, &zk.DeleteRequest{Path: rpath, Version: -1})
+	}
+	return ops
+}
+
+// releaseErr is the error of a release's multi: errNoRecord if it failed
+// on the record at rpath, which is missing.
+func releaseErr(res []zk.MultiResponse, err error, rpath string) error {
+	if i := failedOp(res); rpath != "" && i == len(res)-1 && errors.Is(res[i].Error, zk.ErrNoNode) {
+		return errNoRecord
 	}
 	return multiErr(res, err)
 }

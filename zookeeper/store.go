@@ -33,6 +33,7 @@ type driver interface {
 	backends.Roster
 	backends.Proclaimer
 	backends.MarkedDeleter
+	backends.LeavingDeleter
 }
 
 // store is the driver on ZooKeeper.

@@ -14,10 +14,11 @@ import (
 // RunConformanceTests runs the contract of backends.Store and
 // backends.Session against the store h connects to, and that of
 // backends.GuardedWriter, backends.Queuer, backends.Roster,
-// backends.Proclaimer, backends.Passer, backends.MarkedDeleter and
-// backends.Watcher if the store implements them (the GuardedPut, Queue,
-// Roster, Proclaim, Pass, MarkDelete and WatchSet tests skip, naming the
-// store, if it does not).
+// backends.Proclaimer, backends.Passer, backends.MarkedDeleter,
+// backends.LeavingDeleter and backends.Watcher if the store implements
+// them (the GuardedPut, Queue, Roster, Proclaim, Pass, MarkDelete,
+// DeleteLeaving and WatchSet tests skip, naming the store, if it does
+// not).
 func RunConformanceTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
 		"GetAbsent":             testGetAbsent,
@@ -43,6 +44,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"Proclaim":              runProclaimTests,
 		"Pass":                  runPassTests,
 		"MarkDelete":            runMarkDeleteTests,
+		"DeleteLeaving":         runLeavingDeleteTests,
 		"WatchSet":              runWatchSetTests,
 	}
 	for name, fn := range tests {
