@@ -64,7 +64,8 @@ type Options struct {
 
 // Store connects package lease to etcd: pass it to lease.New. It is a
 // backends.Store, backends.Queuer, backends.Roster, backends.Proclaimer,
-// backends.MarkedDeleter, backends.GuardedWriter and backends.Watcher,
+// backends.MarkedDeleter, backends.LeavingDeleter, backends.GuardedWriter
+// and backends.Watcher,
 // whose methods are package
 // lease's to call; application code uses lease's LeaseElector and
 // Leadership. It is safe for concurrent use.

@@ -14,7 +14,8 @@ import (
 // Store connects package lease to a ZooKeeper ensemble: pass it to
 // lease.New. It is a backends.Store, backends.Queuer,
 // backends.GuardedWriter, backends.Watcher, backends.Roster,
-// backends.Proclaimer and backends.MarkedDeleter, whose methods are package lease's to call;
+// backends.Proclaimer, backends.MarkedDeleter and
+// backends.LeavingDeleter, whose methods are package lease's to call;
 // application code uses lease's LeaseElector and Leadership. It is safe
 // for concurrent use. It owns the connections it opens: one per session,
 // and one of its own for reads while no session's connection can serve

@@ -17,6 +17,7 @@ type Full interface {
 	backends.Proclaimer
 	backends.Watcher
 	backends.GuardedWriter
+	backends.LeavingDeleter
 }
 
 // store is a traced Full.
@@ -64,6 +65,13 @@ func (s *passer) Pass(ctx context.Context, bs backends.Session, election string,
 	r, err := s.p.Pass(ctx, unwrap(bs), election, token, to, value)
 	s.rec("Pass", t, err)
 	return r, err
+}
+
+func (s *store) DeleteLeaving(ctx context.Context, bs backends.Session, election string, token uint64) error {
+	t := time.Now()
+	err := s.in.DeleteLeaving(ctx, unwrap(bs), election, token)
+	s.rec("DeleteLeaving", t, err)
+	return err
 }
 
 func (s *store) rec(op string, start time.Time, err error) { s.log.add(s.who, op, start, err) }
