@@ -8,7 +8,8 @@ import "context"
 // lease's resign, which ends the campaign and so deletes the record just
 // after the key: as two writes, the second competes with the successor's
 // create. etcd, ZooKeeper and Consul all can (a transaction, or a multi,
-// that deletes both).
+// that deletes both). A LeavingDeleter that is a MarkedDeleter or a Passer
+// does the same in DeleteMarked and Pass when asked (leave).
 type LeavingDeleter interface {
 	// DeleteLeaving deletes election's leader key if it exists, is bound
 	// to s and holds token, as Session.Delete does, and in the same write

@@ -26,11 +26,13 @@ type MarkedDeleter interface {
 	// DeleteMarked deletes election's leader key if it exists, is bound
 	// to s and holds token, and in the same write leaves the marker
 	// naming session to, whose queue entry has token entry (0: to waits
-	// on the key). It returns an error wrapping ErrNotFound, and changes
-	// nothing, if the key is absent or holds another token or session,
-	// and one wrapping ErrNoCandidate, changing nothing, if to's session
-	// no longer exists.
-	DeleteMarked(ctx context.Context, s Session, election string, token uint64, to string, entry uint64) error
+	// on the key). With leave, the same write deletes s's record in
+	// election's roster too, as LeavingDeleter.DeleteLeaving does; only a
+	// store that is a LeavingDeleter is asked to. It returns an error
+	// wrapping ErrNotFound, and changes nothing, if the key is absent or
+	// holds another token or session, and one wrapping ErrNoCandidate,
+	// changing nothing, if to's session no longer exists.
+	DeleteMarked(ctx context.Context, s Session, election string, token uint64, to string, entry uint64, leave bool) error
 }
 
 // HandoverSegment is the path segment under an adapter's prefix below

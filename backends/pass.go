@@ -25,7 +25,10 @@ type Passer interface {
 	// Pass rebinds election's leader key, if it exists, is bound to s and
 	// holds token, to the session to, with value, if and only if to still
 	// holds its candidate record in election's Roster (Roster.Join), all
-	// in one atomic write, and returns the new Record. Its Token is
+	// in one atomic write, and returns the new Record. With leave, the
+	// same write deletes s's record in election's roster too, as
+	// LeavingDeleter.DeleteLeaving does; only a store that is a
+	// LeavingDeleter is asked to. Its Token is
 	// greater than token, as that of any new incarnation of the key; its
 	// Owner is to. A Delete by s at token then finds nothing.
 	//
@@ -35,5 +38,5 @@ type Passer interface {
 	// wrapping ErrNoCandidate if to holds no candidate record in election
 	// (its session or its candidacy ended). value has been checked
 	// against Limits.MaxValueSize.
-	Pass(ctx context.Context, s Session, election string, token uint64, to string, value []byte) (Record, error)
+	Pass(ctx context.Context, s Session, election string, token uint64, to string, value []byte, leave bool) (Record, error)
 }

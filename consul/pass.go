@@ -18,10 +18,11 @@ var _ backends.Passer = (*store)(nil)
 // unlocks the key and locks it again for to, with value and the flags
 // api.Lock uses, and reads it back. The new lock's ModifyIndex is the
 // new token, greater than any before it, as for a Create; an unlock arms
-// no lock-delay. It is one request, as Delete is (heldTxn). The errors are Proclaim's, and one
+// no lock-delay. With leave it deletes s's record too. It is one request,
+// as Delete is (heldTxn). The errors are Proclaim's, and one
 // wrapping backends.ErrNoCandidate if to holds no roster record. bs must
 // be a session made by a Store on the same client.
-func (s *store) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, value []byte) (backends.Record, error) {
+func (s *store) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, value []byte, leave bool) (backends.Record, error) {
 	ss, err := s.holderCall("pass", bs, election, token, value)
 	switch {
 	case err != nil:
@@ -30,13 +31,17 @@ func (s *store) Pass(ctx context.Context, bs backends.Session, election string, 
 		return backends.Record{}, fmt.Errorf("consul: pass %q to session %q: %w", election, to, backends.ErrNoCandidate)
 	}
 	key := s.key(election)
-	resp, err := s.heldTxn(ctx, "pass", election, token, ss.index(key, token), api.TxnOps{
+	ops := api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVCheckSession, Key: key, Session: ss.id}},
 		{KV: &api.KVTxnOp{Verb: api.KVCheckSession, Key: s.rosterPrefix(election) + to, Session: to}},
 		{KV: &api.KVTxnOp{Verb: api.KVUnlock, Key: key, Session: ss.id}},
 		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: key, Value: value, Flags: api.LockFlagValue, Session: to}},
-		{KV: &api.KVTxnOp{Verb: api.KVGet, Key: key}},
-	})
+	}
+	if leave {
+		ops = append(ops, &api.TxnOp{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: s.rosterPrefix(election) + ss.id}})
+	}
+	resp, err := s.heldTxn(ctx, "pass", election, token, ss.index(key, token), append(ops,
+		&api.TxnOp{KV: &api.KVTxnOp{Verb: api.KVGet, Key: key}}))
 	var rb *rolledBack
 	switch {
 	case errors.Is(err, errNotHeld), errors.As(err, &rb) && rb.failedAt(1):

@@ -105,15 +105,21 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 		return
 	}
 	v := encodeValue(a.ToID, time.Now())
+	leaving := e.foldLeave(a.Election, s)
 	e.call(true, func(ctx context.Context) {
 		err := e.behind(ctx, a)
 		if err == nil {
-			_, err = p.Pass(ctx, s, a.Election, a.Token, a.To, v)
+			_, err = p.Pass(ctx, s, a.Election, a.Token, a.To, v, leaving)
 		}
 		if err != nil {
 			e.log.Debug("handover pass not made", "election", a.Election, "to", a.To, "err", err)
 		}
-		e.post(func(now time.Time) { e.m.Passed(now, a.Election, a.Op, err) })
+		e.post(func(now time.Time) {
+			if leaving {
+				e.leftWith(a.Election, s, err)
+			}
+			e.m.Passed(now, a.Election, a.Op, err)
+		})
 	})
 }
 

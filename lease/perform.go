@@ -164,20 +164,17 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	if a.To != "" {
 		e.handing(a)
 	}
-	leaving := a.To == "" && e.foldLeave(a.Election, s)
+	leaving := e.foldLeave(a.Election, s)
 	e.call(true, func(ctx context.Context) {
 		var err error
-		if leaving {
-			err = e.store.(backends.LeavingDeleter).DeleteLeaving(ctx, s, a.Election, a.Token)
-		}
 		if a.To != "" && marks {
-			err = md.DeleteMarked(ctx, s, a.Election, a.Token, a.To, a.Entry)
+			err = md.DeleteMarked(ctx, s, a.Election, a.Token, a.To, a.Entry, leaving)
 			if errors.Is(err, backends.ErrPermission) {
 				e.log.Warn("handover marker refused; the key is released without it", "election", a.Election, "to", a.To, "err", err)
 			}
 		}
-		if !leaving && (a.To == "" || !marks || errors.Is(err, backends.ErrNoCandidate) || errors.Is(err, backends.ErrPermission)) {
-			err = s.Delete(ctx, a.Election, a.Token)
+		if a.To == "" || !marks || errors.Is(err, backends.ErrNoCandidate) || errors.Is(err, backends.ErrPermission) {
+			err = e.release(ctx, s, a, leaving)
 		}
 		e.post(func(now time.Time) {
 			if leaving {
@@ -186,6 +183,15 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 			e.m.Deleted(now, a.Election, a.Op, err)
 		})
 	})
+}
+
+// release deletes a's key on s, and s's candidate record with it if
+// leaving (foldLeave).
+func (e *LeaseElector) release(ctx context.Context, s backends.Session, a core.Action, leaving bool) error {
+	if leaving {
+		return e.store.(backends.LeavingDeleter).DeleteLeaving(ctx, s, a.Election, a.Token)
+	}
+	return s.Delete(ctx, a.Election, a.Token)
 }
 
 // observe runs a Get (bounded by RequestTimeout), or a Wait or WaitGone

@@ -110,10 +110,10 @@ func (e *LeaseElector) leaveRoster(election string) {
 	}
 }
 
-// foldLeave readies the Delete of election's key on s to delete the
-// campaign's record too (backends.LeavingDeleter): every Delete ends its
-// campaign, whose record would otherwise go in a second write just after,
-// beside the successor's create. It reports whether it did so: the store
+// foldLeave readies the Delete (or Pass) of election's key on s to delete
+// the campaign's record too (backends.LeavingDeleter): every Delete and
+// every Pass that lands ends its campaign, whose record would otherwise go
+// in a second write just after, beside the successor's create. It reports whether it did so: the store
 // can, the record is on s and no write of it is in flight. The record
 // then counts as gone until leftWith says otherwise.
 func (e *LeaseElector) foldLeave(election string, s backends.Session) bool {
@@ -125,11 +125,11 @@ func (e *LeaseElector) foldLeave(election string, s backends.Session) bool {
 	return true
 }
 
-// leftWith takes the outcome err of a Delete that foldLeave readied: if
-// it failed, nothing changed, and the record on s is deleted on its own
-// once the campaign ends, as without the fold. A key deleted with its
-// record needs no dropPassed: no Pass to s can have landed while s held
-// the key, nor after the record went.
+// leftWith takes the outcome err of a Delete or Pass that foldLeave
+// readied: if it failed, nothing changed, and the record on s is deleted on its own
+// once the campaign ends, as without the fold. A key deleted or passed
+// with its record needs no dropPassed: no Pass to s can have landed while
+// s held the key, nor after the record went.
 func (e *LeaseElector) leftWith(election string, s backends.Session, err error) {
 	r := e.rosters[election]
 	if r == nil {

@@ -31,7 +31,8 @@ const markRounds = 3
 
 // DeleteMarked deletes the session's leader node if its czxid is token,
 // in one multi that also sets the marker naming to and entry into the
-// epoch node, checks that to's node (targetPath) exists, and, for a
+// epoch node, checks that to's node (targetPath) exists, deletes the
+// session's record with leave (dropped from the multi if missing), and, for a
 // target in line, nudges the entry just ahead of it (see Nudge), which
 // the target watches: so a target waiting in line wakes, and one at the
 // head of the line, which watches the leader node, learns of the marker
@@ -40,7 +41,7 @@ const markRounds = 3
 // the session's connection first. The error wraps ErrNotFound if the
 // node is absent, another's or replaced, and ErrNoCandidate if to has no
 // such node; either way nothing changed.
-func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64) error {
+func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, leave bool) error {
 	what := fmt.Sprintf("zookeeper: delete %q at token %d marked for %s", election, token, to)
 	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
 	if err != nil {
@@ -53,6 +54,11 @@ func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election 
 	m := mark{to: to, entry: entry}
 	if m.target, err = s.targetPath(election, to, entry); err != nil {
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
+	}
+	if leave {
+		if m.leave, err = ss.recordPath(election); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
 	}
 	if err := ss.gone(what); err != nil {
 		return err
@@ -71,11 +77,13 @@ func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election 
 }
 
 // mark is a marked delete's target: its session, its entry's token (0:
-// none) and the path of its node in the election (targetPath).
+// none) and the path of its node in the election (targetPath); and the
+// leader's record to delete with it ("": none).
 type mark struct {
 	to     string
 	entry  uint64
 	target string
+	leave  string
 }
 
 // targetPath returns the node that stands for session to in election: its
@@ -130,6 +138,8 @@ func (ss *session) deleteMarked(election, path string, token uint64, m mark) err
 			return errNotHeld
 		case gone && opPath(all[i]) == m.target:
 			return errNoTarget
+		case gone && opPath(all[i]) == m.leave: // no record: none to delete
+			m.leave = ""
 		case gone && opPath(all[i]) == epath: // no epoch node yet
 			if err := makeEpoch(conn, epath, ss.s.opts.ACL); err != nil {
 				return err
@@ -145,7 +155,8 @@ func (ss *session) deleteMarked(election, path string, token uint64, m mark) err
 
 // markOps returns the ops of a marked delete after its guards: the check
 // of m's node, the nudge of the entry ahead of m's if there is one, the
-// marker's setData on the epoch node, and the leader node's delete.
+// marker's setData on the epoch node, the leader node's delete and, with
+// m.leave, the record's.
 func (ss *session) markOps(election, path, epath string, m mark) ([]any, error) {
 	ops := []any{&zk.CheckVersionRequest{Path: m.target, Version: -1}}
 	if m.entry != 0 {
@@ -157,8 +168,12 @@ func (ss *session) markOps(election, path, epath string, m mark) ([]any, error) 
 			ops = append(ops, &zk.SetDataRequest{Path: ahead, Version: -1})
 		}
 	}
-	return append(ops, &zk.SetDataRequest{Path: epath, Data: []byte(keys.Marker(m.to, m.entry)), Version: -1},
-		&zk.DeleteRequest{Path: path, Version: -1}), nil
+	ops = append(ops, &zk.SetDataRequest{Path: epath, Data: []byte(keys.Marker(m.to, m.entry)), Version: -1},
+		&zk.DeleteRequest{Path: path, Version: -1})
+	if m.leave != "" {
+		ops = append(ops, &zk.DeleteRequest{Path: m.leave, Version: -1})
+	}
+	return ops, nil
 }
 
 // entryAhead lists election's queue on the session's connection and

@@ -38,7 +38,7 @@ func TestMarkedDeleteEntryAheadGoes(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { testHookHeld = func() {} })
-	if err := s.DeleteMarked(ctx, leader, el, held.Token, target.ID(), mine.Token); err != nil {
+	if err := s.DeleteMarked(ctx, leader, el, held.Token, target.ID(), mine.Token, false); err != nil {
 		t.Fatalf("DeleteMarked: %v", err)
 	}
 	if multis != 2 {
@@ -75,7 +75,7 @@ func TestMarkedDeleteReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.DeleteMarked(ctx, a, el, old.Token, c.ID(), 0)
+	err = s.DeleteMarked(ctx, a, el, old.Token, c.ID(), 0, false)
 	if !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("DeleteMarked of a replaced incarnation: %v, want ErrNotFound", err)
 	}
@@ -86,7 +86,7 @@ func TestMarkedDeleteReplaced(t *testing.T) {
 		t.Fatalf("Get = %+v, %v; want the successor's node %d, unmarked", got, err, second.Token)
 	}
 	reads = 0
-	if err := s.DeleteMarked(ctx, b, el, second.Token, c.ID(), 0); err != nil {
+	if err := s.DeleteMarked(ctx, b, el, second.Token, c.ID(), 0, false); err != nil {
 		t.Fatalf("DeleteMarked by the holder: %v", err)
 	}
 	if reads != 0 {

@@ -22,6 +22,7 @@ func runMarkDeleteTests(t *testing.T, h Harness) {
 		"NoCandidate":    testMarkNoCandidate,
 		"EndsWithTarget": testMarkEndsWithTarget,
 		"WakesInLine":    testMarkWakesInLine,
+		"Leaves":         testMarkLeaves,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -49,7 +50,7 @@ func markSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backe
 // mustDeleteMarked releases held's key from a, naming b with entry.
 func mustDeleteMarked(t *testing.T, s backends.Store, a, b backends.Session, held backends.Record, entry uint64) {
 	t.Helper()
-	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, held.Election, held.Token, b.ID(), entry)
+	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, held.Election, held.Token, b.ID(), entry, false)
 	if err != nil {
 		t.Fatalf("DeleteMarked(%q, %d, to %s): %v", held.Election, held.Token, b.ID(), err)
 	}
@@ -107,7 +108,7 @@ func testMarkWaitSees(t *testing.T, h Harness) {
 func testMarkNotFound(t *testing.T, h Harness) {
 	s, a, b, held := markSetup(t, h)
 	el := held.Election
-	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token+1000, b.ID(), 0)
+	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token+1000, b.ID(), 0, false)
 	if !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("DeleteMarked at a stale token: %v, want ErrNotFound", err)
 	}
@@ -124,7 +125,7 @@ func testMarkNoCandidate(t *testing.T, h Harness) {
 	if err := b.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token, b.ID(), 0)
+	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token, b.ID(), 0, false)
 	if !errors.Is(err, backends.ErrNoCandidate) {
 		t.Fatalf("DeleteMarked to an ended session: %v, want ErrNoCandidate", err)
 	}
@@ -163,4 +164,43 @@ func testMarkWakesInLine(t *testing.T, h Harness) {
 	set.WaitGone(3, mustAhead(t, q, el, l.mine.Token))
 	noChange(t, ch, "to the same request made after the answer")
 	noChange(t, behindCh, "to a WaitGone on the target's own entry")
+}
+
+// testMarkLeaves: on a LeavingDeleter, a marked delete with leave deletes
+// the leader's record with the key, and the target's stays; a leader with
+// no record releases its key marked all the same.
+func testMarkLeaves(t *testing.T, h Harness) {
+	s, a, b, held := markSetup(t, h)
+	r, ok := s.(backends.Roster)
+	if _, leaves := s.(backends.LeavingDeleter); !ok || !leaves {
+		t.Skipf("%s store is not a backends.LeavingDeleter: DeleteMarked is not asked to leave", s.Name())
+	}
+	el := held.Election
+	target, _ := mustList(t, r, el)
+	mustJoin(t, r, a, el, "leader's record")
+	md := s.(backends.MarkedDeleter)
+	ctx := Context(t, 10*time.Second)
+	if err := md.DeleteMarked(ctx, a, el, held.Token, b.ID(), 0, true); err != nil {
+		t.Fatalf("DeleteMarked with leave: %v", err)
+	}
+	wantMarked(t, mustGet(t, s, el), el, b.ID(), "Get after DeleteMarked with leave")
+	recs, _ := mustList(t, r, el)
+	wantRoster(t, recs, el, target...)
+	mine := mustCreate(t, b, el, "bob")
+	c := newSession(t, s)
+	mustJoin(t, r, c, el, "carol's record")
+	if err := md.DeleteMarked(ctx, b, el, mine.Token, c.ID(), 0, true); err != nil {
+		t.Fatalf("DeleteMarked with leave, the leader's record joined before the key was created: %v", err)
+	}
+	wantMarked(t, mustGet(t, s, el), el, c.ID(), "Get after a second DeleteMarked with leave")
+	d := newSession(t, s)
+	again := mustCreate(t, c, el, "carol")
+	mustJoin(t, r, d, el, "dave's record")
+	if err := r.Leave(ctx, c, el); err != nil {
+		t.Fatalf("Leave: %v", err)
+	}
+	if err := md.DeleteMarked(ctx, c, el, again.Token, d.ID(), 0, true); err != nil {
+		t.Fatalf("DeleteMarked with leave, after the leader's record was deleted: %v", err)
+	}
+	wantMarked(t, mustGet(t, s, el), el, d.ID(), "Get after DeleteMarked with leave and no record")
 }

@@ -25,6 +25,7 @@ func runPassTests(t *testing.T, h Harness) {
 		"WaitSees":      testPassWaitSees,
 		"AfterProclaim": testPassAfterProclaim,
 		"WakesInLine":   testPassWakesInLine,
+		"Leaves":        testPassLeaves,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -49,7 +50,7 @@ func passSetup(t *testing.T, h Harness) (backends.Store, backends.Passer, backen
 // answer: b owns it, with a greater token.
 func mustPass(t *testing.T, p backends.Passer, a, b backends.Session, held backends.Record, value string) backends.Record {
 	t.Helper()
-	rec, err := p.Pass(Context(t, 10*time.Second), a, held.Election, held.Token, b.ID(), []byte(value))
+	rec, err := p.Pass(Context(t, 10*time.Second), a, held.Election, held.Token, b.ID(), []byte(value), false)
 	if err != nil {
 		t.Fatalf("Pass(%q, %d, to %s): %v", held.Election, held.Token, b.ID(), err)
 	}
@@ -107,7 +108,7 @@ func testPassNoCandidate(t *testing.T, h Harness) {
 	mustJoin(t, r, c, Election(t), "carol elsewhere")
 	check := func(what, to string) {
 		t.Helper()
-		if _, err := p.Pass(ctx, a, el, held.Token, to, []byte("x")); !errors.Is(err, backends.ErrNoCandidate) {
+		if _, err := p.Pass(ctx, a, el, held.Token, to, []byte("x"), false); !errors.Is(err, backends.ErrNoCandidate) {
 			t.Fatalf("Pass %s: %v, want ErrNoCandidate", what, err)
 		}
 		if got := mustGet(t, s, el); got.Differs(held) || got.Owner != a.ID() {
@@ -147,7 +148,7 @@ func testPassNotFound(t *testing.T, h Harness) {
 		{"with token 0", a, 0},
 		{"by another session", b, held.Token},
 	} {
-		if _, err := p.Pass(ctx, tc.ss, el, tc.token, c.ID(), []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+		if _, err := p.Pass(ctx, tc.ss, el, tc.token, c.ID(), []byte("x"), false); !errors.Is(err, backends.ErrNotFound) {
 			t.Fatalf("Pass %s: %v, want ErrNotFound", tc.what, err)
 		}
 	}
@@ -157,7 +158,7 @@ func testPassNotFound(t *testing.T, h Harness) {
 	if err := a.Delete(ctx, el, held.Token); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Pass(ctx, a, el, held.Token, b.ID(), []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+	if _, err := p.Pass(ctx, a, el, held.Token, b.ID(), []byte("x"), false); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Pass on an absent key: %v, want ErrNotFound", err)
 	}
 	if got := mustGet(t, s, el); got.Exists() {
@@ -200,5 +201,42 @@ func testPassAfterProclaim(t *testing.T, h Harness) {
 	}
 	if err := g.GuardedPut(ctx, held.Election, passed.Token, "test/k", []byte("new")); err != nil {
 		t.Fatalf("GuardedPut with the passed token: %v", err)
+	}
+}
+
+// testPassLeaves: on a LeavingDeleter, a Pass with leave deletes the old
+// holder's record with it, and the target's stays; with no record to
+// delete it passes all the same.
+func testPassLeaves(t *testing.T, h Harness) {
+	s, p, a, b, held := passSetup(t, h)
+	if _, ok := s.(backends.LeavingDeleter); !ok {
+		t.Skipf("%s store is not a backends.LeavingDeleter: Pass is not asked to leave", s.Name())
+	}
+	r := s.(backends.Roster)
+	el := held.Election
+	mustJoin(t, r, a, el, "alice's record")
+	before, _ := mustList(t, r, el)
+	ctx := Context(t, 10*time.Second)
+	passed, err := p.Pass(ctx, a, el, held.Token, b.ID(), []byte("bob"), true)
+	if err != nil || passed.Owner != b.ID() {
+		t.Fatalf("Pass with leave = %+v, %v; want the key passed to %s", passed, err, b.ID())
+	}
+	recs, _ := mustList(t, r, el)
+	wantRoster(t, recs, el, before[0]) // b's, joined first
+	back, err := p.Pass(ctx, b, el, passed.Token, a.ID(), []byte("alice"), true)
+	if !errors.Is(err, backends.ErrNoCandidate) {
+		t.Fatalf("Pass back to a that left = %+v, %v; want ErrNoCandidate", back, err)
+	}
+	mustJoin(t, r, a, el, "alice again")
+	if _, err := p.Pass(ctx, b, el, passed.Token, a.ID(), []byte("alice"), false); err != nil {
+		t.Fatalf("Pass back to a that joined again: %v", err)
+	}
+	c := newSession(t, s)
+	mustJoin(t, r, c, el, "carol's record")
+	if err := r.Leave(ctx, a, el); err != nil {
+		t.Fatalf("Leave: %v", err)
+	}
+	if _, err := p.Pass(ctx, a, el, mustGet(t, s, el).Token, c.ID(), []byte("carol"), true); err != nil {
+		t.Fatalf("Pass with leave from a holder with no record: %v", err)
 	}
 }

@@ -47,9 +47,9 @@ type marker struct {
 	m backends.MarkedDeleter
 }
 
-func (s *marker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64) error {
+func (s *marker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, leave bool) error {
 	t := time.Now()
-	err := s.m.DeleteMarked(ctx, unwrap(bs), election, token, to, entry)
+	err := s.m.DeleteMarked(ctx, unwrap(bs), election, token, to, entry, leave)
 	s.rec("DeleteMarked", t, err)
 	return err
 }
@@ -60,9 +60,9 @@ type passer struct {
 	p backends.Passer
 }
 
-func (s *passer) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, value []byte) (backends.Record, error) {
+func (s *passer) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, value []byte, leave bool) (backends.Record, error) {
 	t := time.Now()
-	r, err := s.p.Pass(ctx, unwrap(bs), election, token, to, value)
+	r, err := s.p.Pass(ctx, unwrap(bs), election, token, to, value, leave)
 	s.rec("Pass", t, err)
 	return r, err
 }
