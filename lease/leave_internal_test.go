@@ -13,11 +13,11 @@ import (
 	"github.com/leasehold/leasehold/internal/keys"
 )
 
-// TestResignLeavesInOneWrite: a resign deletes the leader key and the
-// campaign's candidate record in one write (backends.LeavingDeleter), so
-// no second write follows it beside the successor's create; on etcd both
-// deletions carry one revision.
-func TestResignLeavesInOneWrite(t *testing.T) {
+// TestReleaseLeavesInOneWrite: a resign, and a handover, delete the
+// leader key and the campaign's candidate record in one write
+// (backends.LeavingDeleter), so no second write follows it beside the
+// successor's create; on etcd both deletions carry one revision.
+func TestReleaseLeavesInOneWrite(t *testing.T) {
 	srv, err := embedetcd.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -32,32 +32,68 @@ func TestResignLeavesInOneWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(store, Options{TTL: 2 * time.Second})
+	for _, tc := range []struct {
+		name    string
+		release func(ctx context.Context, l *Leadership) error
+	}{
+		{"resign", func(ctx context.Context, l *Leadership) error { return l.Resign(ctx) }},
+		{"handover", func(ctx context.Context, l *Leadership) error { return l.HandOver(ctx, "next") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			leader, next := elector(t, store, "first"), elector(t, store, "next")
+			el := "one-write-" + tc.name
+			l, err := leader.Campaign(ctx, el)
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() { _, _ = next.Campaign(ctx, el) }()
+			rev := rosterOf(t, ctx, store, el, 2)
+			watch := cli.Watch(ctx, etcd.DefaultPrefix, clientv3.WithPrefix(), clientv3.WithRev(int64(rev)+1),
+				clientv3.WithFilterPut())
+			if err := tc.release(ctx, l); err != nil {
+				t.Fatal(err)
+			}
+			key, record := keys.Leader(etcd.DefaultPrefix, el), keys.Roster(etcd.DefaultPrefix, el)+l.Session
+			keyRev, recordRev := deletedAt(t, ctx, watch, key, record)
+			if keyRev != recordRev {
+				t.Fatalf("leader key deleted at revision %d, its record at %d: want one write", keyRev, recordRev)
+			}
+		})
+	}
+}
+
+// elector returns an elector on store with identity id, closed at t's end.
+func elector(t *testing.T, store *etcd.Store, id string) *LeaseElector {
+	t.Helper()
+	e, err := New(store, Options{TTL: 2 * time.Second, Identity: id})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	t.Cleanup(func() { _ = e.Close(context.Background()) })
-	l, err := e.Campaign(ctx, "one-write")
+	return e
+}
+
+// rosterOf waits until election's roster holds n records and returns the
+// revision it was read at: each is written once its campaign's outcome is
+// known.
+func rosterOf(t *testing.T, ctx context.Context, store *etcd.Store, election string, n int) uint64 {
+	t.Helper()
+	recs, rev, err := store.List(ctx, election)
+	for err == nil && len(recs) < n {
+		recs, rev, err = store.WaitList(ctx, election, rev)
+	}
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("waiting for %d records in %q: %v", n, election, err)
 	}
-	recs, rev, err := store.List(ctx, "one-write")
-	for err == nil && len(recs) == 0 { // the record is written once the campaign's outcome is known
-		recs, rev, err = store.WaitList(ctx, "one-write", rev)
-	}
-	if err != nil {
-		t.Fatalf("waiting for the leader's record: %v", err)
-	}
-	watch := cli.Watch(ctx, etcd.DefaultPrefix, clientv3.WithPrefix(), clientv3.WithRev(int64(rev)+1),
-		clientv3.WithFilterPut())
-	if err := l.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	leader, record := keys.Leader(etcd.DefaultPrefix, "one-write"), keys.Roster(etcd.DefaultPrefix, "one-write")
-	var leaderRev, recordRev int64
-	for leaderRev == 0 || recordRev == 0 {
+	return rev
+}
+
+// deletedAt returns the revisions watch shows key and record deleted at.
+func deletedAt(t *testing.T, ctx context.Context, watch clientv3.WatchChan, key, record string) (keyRev, recordRev int64) {
+	t.Helper()
+	for keyRev == 0 || recordRev == 0 {
 		select {
 		case resp := <-watch:
 			if err := resp.Err(); err != nil {
@@ -65,17 +101,15 @@ func TestResignLeavesInOneWrite(t *testing.T) {
 			}
 			for _, ev := range resp.Events {
 				switch k := string(ev.Kv.Key); {
-				case k == leader:
-					leaderRev = ev.Kv.ModRevision
+				case k == key:
+					keyRev = ev.Kv.ModRevision
 				case strings.HasPrefix(k, record):
 					recordRev = ev.Kv.ModRevision
 				}
 			}
 		case <-ctx.Done():
-			t.Fatalf("deletions seen: leader key at %d, record at %d; want both", leaderRev, recordRev)
+			t.Fatalf("deletions seen: leader key at %d, record at %d; want both", keyRev, recordRev)
 		}
 	}
-	if leaderRev != recordRev {
-		t.Fatalf("leader key deleted at revision %d, record at %d: want one write", leaderRev, recordRev)
-	}
+	return keyRev, recordRev
 }
