@@ -85,8 +85,9 @@ type Options struct {
 // Store connects package lease to Consul: pass it to lease.New. It is a
 // backends.Store, backends.Queuer, backends.GuardedWriter,
 // backends.Watcher, backends.Roster, backends.Proclaimer,
-// backends.Passer and backends.LeavingDeleter, whose methods are package lease's to call; application code uses lease's
-// LeaseElector and Leadership. It is safe for concurrent use.
+// backends.Passer and backends.LeavingDeleter, whose methods are package
+// lease's to call; application code uses lease's LeaseElector and
+// Leadership. It is safe for concurrent use.
 type Store struct{ driver }
 
 // driver is what Store offers package lease.

@@ -113,9 +113,10 @@ func (e *LeaseElector) leaveRoster(election string) {
 // foldLeave readies the Delete (or Pass) of election's key on s to delete
 // the campaign's record too (backends.LeavingDeleter): every Delete and
 // every Pass that lands ends its campaign, whose record would otherwise go
-// in a second write just after, beside the successor's create. It reports whether it did so: the store
-// can, the record is on s and no write of it is in flight. The record
-// then counts as gone until leftWith says otherwise.
+// in a second write just after, beside the successor's create. It reports
+// whether it did so: the store can, the record is on s and no write of it
+// is in flight. The record then counts as gone until leftWith says
+// otherwise.
 func (e *LeaseElector) foldLeave(election string, s backends.Session) bool {
 	r := e.rosters[election]
 	if _, ok := e.store.(backends.LeavingDeleter); !ok || r == nil || r.busy || s == nil || r.s != s {
@@ -126,10 +127,10 @@ func (e *LeaseElector) foldLeave(election string, s backends.Session) bool {
 }
 
 // leftWith takes the outcome err of a Delete or Pass that foldLeave
-// readied: if it failed, nothing changed, and the record on s is deleted on its own
-// once the campaign ends, as without the fold. A key deleted or passed
-// with its record needs no dropPassed: no Pass to s can have landed while
-// s held the key, nor after the record went.
+// readied: if it failed, nothing changed, and the record on s is deleted
+// on its own once the campaign ends, as without the fold. A key deleted
+// or passed with its record needs no dropPassed: no Pass to s can have
+// landed while s held the key, nor after the record went.
 func (e *LeaseElector) leftWith(election string, s backends.Session, err error) {
 	r := e.rosters[election]
 	if r == nil {
