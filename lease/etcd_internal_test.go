@@ -3,6 +3,8 @@ package lease
 import (
 	"testing"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 )
@@ -10,6 +12,13 @@ import (
 // embeddedStore returns an etcd store on an embedded server that t's
 // cleanup stops.
 func embeddedStore(t *testing.T) *etcd.Store {
+	t.Helper()
+	store, _ := embeddedStoreClient(t)
+	return store
+}
+
+// embeddedStoreClient is embeddedStore, with the store's client.
+func embeddedStoreClient(t *testing.T) (*etcd.Store, *clientv3.Client) {
 	t.Helper()
 	srv, err := embedetcd.Start()
 	if err != nil {
@@ -25,5 +34,5 @@ func embeddedStore(t *testing.T) *etcd.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store
+	return store, cli
 }

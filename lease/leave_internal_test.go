@@ -9,7 +9,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasehold/leasehold/etcd"
-	"github.com/leasehold/leasehold/internal/embedetcd"
 	"github.com/leasehold/leasehold/internal/keys"
 )
 
@@ -18,20 +17,7 @@ import (
 // (backends.LeavingDeleter), so no second write follows it beside the
 // successor's create; on etcd both deletions carry one revision.
 func TestReleaseLeavesInOneWrite(t *testing.T) {
-	srv, err := embedetcd.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cli.Close() })
-	store, err := etcd.New(cli, etcd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, cli := embeddedStoreClient(t)
 	for _, tc := range []struct {
 		name    string
 		release func(ctx context.Context, l *Leadership) error
