@@ -95,7 +95,11 @@
 // known Record and otherwise waits for the watch's notification, about a
 // round trip after the change commits. Get and the first read of Wait
 // follow a sync, so they see every change the leader committed before they
-// began.
+// began. A read goes out right behind its sync, without waiting for the
+// sync's answer: ZooKeeper serves a session's requests in order and holds
+// the read until the sync is done, so such a read costs one round trip,
+// not two (Get, Wait's first read, Roster.List and WaitList, Ahead,
+// WaitGone, GuardedPut's read).
 //
 // Reads and watches (Get, Wait, Ahead, WaitGone, Dequeue, GuardedPut's
 // reads, WatchSets) go on the Store's reader: the connection of one of its

@@ -61,10 +61,7 @@ func (s *store) GuardedPut(ctx context.Context, election string, token uint64, k
 // syncReadHeld syncs l's server with the leader and reads the leader node
 // (readHeld).
 func syncReadHeld(l *link, path, epath string, token uint64) (held, error) {
-	if _, err := l.conn.Sync(path); err != nil {
-		return held{}, err
-	}
-	return readHeld(l.conn, path, epath, token)
+	return syncedRead(l, path, func() (held, error) { return readHeld(l.conn, path, epath, token) })
 }
 
 // guardedWrite writes dpath in a multi guarded by h, on the owner's

@@ -42,6 +42,7 @@ type link struct {
 	retired atomic.Bool           // session link: its session is closing; read no more on it
 
 	zxid        atomic.Int64  // highest zxid the server has sent so far
+	syncs       syncs         // sync requests written (see syncedRead)
 	timeout     atomic.Int64  // session timeout negotiated at the last handshake, ns
 	expired     atomic.Bool   // session link: the server reported the session expired
 	dialed      atomic.Bool   // a TCP connection was made at least once
@@ -87,7 +88,7 @@ func (l *link) dial(network, addr string, timeout time.Duration) (net.Conn, erro
 	}
 	l.current = c
 	l.dialed.Store(true)
-	return &wireConn{Conn: c, l: l}, nil
+	return &wireConn{Conn: c, l: l, id: l.syncs.open()}, nil
 }
 
 // connect makes a TCP connection to addr within timeout (go-zookeeper's

@@ -177,14 +177,13 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	var zxid int64
 	children, err := readFor(s, ctx, func(l *link) ([]string, error) {
 		defer func() { zxid = l.zxid.Load() }()
-		if _, err := l.conn.Sync(qpath); err != nil {
-			return nil, err
-		}
-		children, _, err := l.conn.Children(qpath)
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil, nil
-		}
-		return children, err
+		return syncedRead(l, qpath, func() ([]string, error) {
+			children, _, err := l.conn.Children(qpath)
+			if errors.Is(err, zk.ErrNoNode) {
+				return nil, nil
+			}
+			return children, err
+		})
 	})
 	if err != nil {
 		return backends.Record{}, classifyRead(what, ctx, err)
@@ -237,10 +236,7 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 // reader: a nil channel if it is absent.
 func (s *store) watchEntry(ctx context.Context, path string) (<-chan zk.Event, error) {
 	return readFor(s, ctx, func(l *link) (<-chan zk.Event, error) {
-		if _, err := l.conn.Sync(path); err != nil {
-			return nil, err
-		}
-		return getEntryW(l, path)
+		return syncedRead(l, path, func() (<-chan zk.Event, error) { return getEntryW(l, path) })
 	})
 }
 

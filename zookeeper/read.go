@@ -36,12 +36,10 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 	return rec, nil
 }
 
-// readNode reads the node at path, after a sync if asked.
+// readNode reads the node at path, after a sync if asked (syncedRead).
 func readNode(l *link, election, path string, sync bool) (backends.Record, error) {
 	if sync {
-		if _, err := l.conn.Sync(path); err != nil {
-			return backends.Record{}, err
-		}
+		return syncedRead(l, path, func() (backends.Record, error) { return readNode(l, election, path, false) })
 	}
 	data, st, err := l.conn.Get(path)
 	if errors.Is(err, zk.ErrNoNode) {
@@ -167,9 +165,7 @@ type watched struct {
 // exists watch if not (fires on a create).
 func watchNode(l *link, election, path string, sync bool) (watched, error) {
 	if sync {
-		if _, err := l.conn.Sync(path); err != nil {
-			return watched{}, err
-		}
+		return syncedRead(l, path, func() (watched, error) { return watchNode(l, election, path, false) })
 	}
 	data, st, ev, err := l.conn.GetW(path)
 	if !errors.Is(err, zk.ErrNoNode) {

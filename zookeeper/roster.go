@@ -243,15 +243,26 @@ func (r rosterRead) changedSince(revision uint64) bool {
 }
 
 // readRoster syncs, lists the roster node at rpath (with a watch if
-// asked) and reads its records. The revision is l's zxid right after the
-// sync, or the node's pzxid if higher: the replies l had received by then
-// answered requests the server took before the listing, so it is at or
-// below the listing's position. A record deleted after the listing is
-// left out.
+// asked) and reads its records, the listing sent right after the sync
+// (syncedRead). The revision is l's zxid when the listing is sent, or the
+// node's pzxid if higher: the replies l had received by then answered
+// requests the server took before the listing, so it is at or below the
+// listing's position. On a link that has received no reply yet, so knows
+// no position, the listing waits for the sync's answer instead. A record
+// deleted after the listing is left out.
 func readRoster(l *link, election, rpath string, watch bool) (rosterRead, error) {
-	if _, err := l.conn.Sync(rpath); err != nil {
-		return rosterRead{}, err
+	list := func() (rosterRead, error) { return listRoster(l, election, rpath, watch) }
+	if l.zxid.Load() == 0 {
+		if _, err := l.conn.Sync(rpath); err != nil {
+			return rosterRead{}, err
+		}
+		return list()
 	}
+	return syncedRead(l, rpath, list)
+}
+
+// listRoster is readRoster after the sync.
+func listRoster(l *link, election, rpath string, watch bool) (rosterRead, error) {
 	r := rosterRead{rev: uint64(l.zxid.Load())}
 	children, err := r.children(l.conn, rpath, watch)
 	if err != nil {

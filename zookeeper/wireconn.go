@@ -24,6 +24,7 @@ const quietTimeout = 1 << 30 * time.Millisecond // about 12 days
 type wireConn struct {
 	net.Conn
 	l       *link
+	id      uint64 // its number in l.syncs
 	in, out scanner
 }
 
@@ -38,14 +39,23 @@ func (c *wireConn) Read(p []byte) (int, error) {
 }
 
 // Write passes go-zookeeper's bytes to the server, the connect request of
-// a session link with its timeout set to the TTL.
+// a session link with its timeout set to the TTL, and counts the sync
+// requests written (see syncedRead).
 func (c *wireConn) Write(p []byte) (int, error) {
-	if c.l.ttl == 0 || c.out.frame > 0 {
-		return c.Conn.Write(p)
+	q := p
+	if c.l.ttl > 0 && c.out.frame == 0 {
+		q = append([]byte(nil), p...) // Write must not change p
 	}
-	q := append([]byte(nil), p...) // Write must not change p
-	c.out.scan(q, c.patchOut, func(int, []byte) {})
-	return c.Conn.Write(q)
+	syncs := 0
+	c.out.scan(q, c.patchOut, func(frame int, head []byte) {
+		if frame > 0 && wire.IsSync(head) {
+			syncs++
+		}
+	})
+	c.l.syncs.writing(c.id, syncs)
+	n, err := c.Conn.Write(q)
+	c.l.syncs.wrote(c.id, syncs, err == nil)
+	return n, err
 }
 
 // patchIn hides the negotiated timeout of a session link from go-zookeeper.
@@ -55,7 +65,7 @@ func (c *wireConn) patchIn(frame, off int) (byte, bool) {
 
 // patchOut asks the server for the TTL, whatever go-zookeeper believes.
 func (c *wireConn) patchOut(frame, off int) (byte, bool) {
-	return patchMillis(frame == 0, wire.RequestTimeoutOffset, c.l.ttl, off)
+	return patchMillis(c.l.ttl > 0 && frame == 0, wire.RequestTimeoutOffset, c.l.ttl, off)
 }
 
 // patchMillis returns the byte at off of d encoded as the int32 of

@@ -34,7 +34,17 @@ const (
 	MaxFrame = 0xfffff
 )
 
-const closeSessionOp = -11
+const (
+	closeSessionOp = -11
+	syncOp         = 9
+)
+
+// IsSync reports whether head, the first bytes of a request frame after
+// the connect request, is a sync request: its opcode follows the length
+// and the xid.
+func IsSync(head []byte) bool {
+	return len(head) >= 12 && int32(binary.BigEndian.Uint32(head[8:])) == syncOp
+}
 
 // ConnectResponse is the server's answer to a connect request.
 type ConnectResponse struct {
