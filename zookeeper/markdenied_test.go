@@ -72,7 +72,8 @@ func digest(user string) []Auth {
 
 // shareParents makes the prefix of s and election's persistent nodes
 // (queue, roster and epoch nodes, with their parents) with all rights
-// for both alice and bob.
+// for both alice and bob; makeEpoch makes any node so, not only an epoch
+// node.
 func shareParents(t *testing.T, servers []string, s *store, election string) {
 	t.Helper()
 	both := append(zk.DigestACL(zk.PermAll, "alice", "alice-pw"), zk.DigestACL(zk.PermAll, "bob", "bob-pw")...)
