@@ -121,7 +121,7 @@ func syncedRead[T any](l *link, path string, read func() (T, error)) (T, error) 
 		answer <- err
 	}()
 	var zero T
-	if err, answered := l.awaitSent(m, answer); answered {
+	if answered, err := l.awaitSent(m, answer); answered {
 		if err != nil {
 			return zero, err
 		}
@@ -141,15 +141,15 @@ func syncedRead[T any](l *link, path string, read func() (T, error)) (T, error) 
 // connection, or the sync sent with m answers (answered: its error in
 // err), whichever is first; if m's connection is no longer counted, it
 // waits for the answer.
-func (l *link) awaitSent(m syncMark, answer <-chan error) (err error, answered bool) {
+func (l *link) awaitSent(m syncMark, answer <-chan error) (answered bool, err error) {
 	for {
 		ok, moved := l.syncs.past(m)
 		if ok {
-			return nil, false
+			return false, nil
 		}
 		select {
 		case err := <-answer:
-			return err, true
+			return true, err
 		case <-moved: // a nil moved blocks: only the answer is left
 		}
 	}
