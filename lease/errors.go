@@ -42,10 +42,17 @@ var (
 )
 
 // levelOf is the level at which a failed store call is logged: error for
-// a permanent one, which ends what it hit, warn for one that is retried.
-func levelOf(err error) slog.Level {
-	if core.Permanent(err) {
+// a permanent one, which ends what it hit; debug for any other once the
+// elector is closing, as Close cut the call short and closes the sessions
+// that the entries and records it was about are bound to (a Run whose
+// context ends just before Close leaves its line that way); warn for one
+// that is retried.
+func (e *LeaseElector) levelOf(err error) slog.Level {
+	switch {
+	case core.Permanent(err):
 		return slog.LevelError
+	case e.ctx.Err() != nil:
+		return slog.LevelDebug
 	}
 	return slog.LevelWarn
 }

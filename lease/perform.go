@@ -100,7 +100,7 @@ func (e *LeaseElector) createSession(epoch uint64, ttl time.Duration) {
 			e.track(s, true)
 			e.log.Debug("session created", "session", s.ID(), "ttl", s.TTL())
 		} else {
-			e.log.Log(ctx, levelOf(err), "session creation failed", "err", err)
+			e.log.Log(ctx, e.levelOf(err), "session creation failed", "err", err)
 		}
 		e.post(func(now time.Time) {
 			if err != nil {
@@ -128,7 +128,7 @@ func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
 		if err == nil {
 			e.opts.Metrics.Renewed(time.Since(sent))
 		} else {
-			e.log.Log(ctx, levelOf(err), "session renewal failed", "session", s.ID(), "err", err)
+			e.log.Log(ctx, e.levelOf(err), "session renewal failed", "session", s.ID(), "err", err)
 		}
 		e.postRenewal(func(now time.Time) {
 			if err != nil {

@@ -50,7 +50,7 @@ func (e *LeaseElector) dequeue(a core.Action) {
 	e.call(true, func(ctx context.Context) {
 		err := e.queuer.Dequeue(ctx, a.Record)
 		if err != nil {
-			e.log.Log(ctx, levelOf(err), "queue entry not removed", "election", a.Election, "err", err)
+			e.log.Log(ctx, e.levelOf(err), "queue entry not removed", "election", a.Election, "err", err)
 		}
 		e.post(func(now time.Time) { e.m.Dequeued(now, a.Op, err) })
 	})

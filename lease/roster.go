@@ -194,7 +194,7 @@ func (e *LeaseElector) rosterCall(election, what string, fn func(context.Context
 	e.call(true, func(ctx context.Context) {
 		err := fn(ctx)
 		if err != nil {
-			e.log.Log(ctx, levelOf(err), what, "election", election, "err", err)
+			e.log.Log(ctx, e.levelOf(err), what, "election", election, "err", err)
 		}
 		e.post(func(time.Time) {
 			if r := e.rosters[election]; r != nil {
