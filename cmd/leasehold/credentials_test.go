@@ -235,7 +235,7 @@ func TestStatusOnZooKeeperShortTick(t *testing.T) {
 	obs := start(t, "observe", "--store", store, "--election", "a")
 	obs.stdout.await(t, "a: no leader", 30*time.Second)
 	r := start(t, "run", "--store", store, "--election", "a", "--", "true")
-	if code := r.exit(t, 30*time.Second); code != 2 || !strings.Contains(r.output(), "--ttl, --margin, --identity, --wait or --label: lease: TTL 10s") {
+	if code := r.exit(t, 30*time.Second); code != 2 || !strings.Contains(r.output(), "--ttl, --margin, --identity, --wait, --label, --preempt-after or --damp*: lease: TTL 10s") {
 		t.Fatalf("run with the default TTL: exit %d, want 2 naming --ttl\n%s", code, r.output())
 	}
 }

@@ -124,7 +124,7 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 	e, err := lease.New(st.Store, lo)
 	if err != nil {
 		st.Close()
-		return nil, nil, fmt.Errorf("--ttl, --margin, --identity, --wait or --label: %w", err)
+		return nil, nil, fmt.Errorf("--ttl, --margin, --identity, --wait, --label, --preempt-after or --damp*: %w", err)
 	}
 	closeAll := func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

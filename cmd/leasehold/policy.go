@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/leasehold/leasehold/lease"
 )
@@ -16,6 +18,10 @@ type policy struct {
 	noLead   bool
 	preempt  bool
 	labels   labels
+	// preemptAfter and damping are lease.Options.PreemptAfter and
+	// Damping; zero fields take the lease defaults.
+	preemptAfter time.Duration
+	damping      lease.Damping
 	// follow makes a leader follow the candidate list, so that
 	// leasehold handover reaches it; register sets it.
 	follow bool
@@ -29,6 +35,27 @@ func (p *policy) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.noLead, "no-lead", false, "be listed as a candidate and watch, but never lead (lease.Options.NoLead)")
 	fs.BoolVar(&p.preempt, "preempt", false, "while leading, hand over to a candidate of strictly higher priority once it has waited a TTL (lease.Options.Preempt)")
 	fs.Var(&p.labels, "label", "key=value published in this candidate's record, e.g. --label addr=10.0.0.7:8080; repeatable (lease.Options.Labels)")
+	fs.DurationVar(&p.preemptAfter, "preempt-after", 0, "with --preempt, how long a higher priority must have waited before the leader hands over (default TTL) (lease.Options.PreemptAfter)")
+	fs.IntVar(&p.damping.Losses, "damp", 0, "flap damping: after this many losses within --damp-window, sit out --damp-penalty, doubled on each further flap up to --damp-cap; 0 is off (lease.Options.Damping)")
+	fs.DurationVar(&p.damping.Window, "damp-window", 0, "how far back --damp counts losses (default 10×TTL)")
+	fs.DurationVar(&p.damping.Penalty, "damp-penalty", 0, "how long a candidate damped by --damp first sits out (default TTL)")
+	fs.DurationVar(&p.damping.Cap, "damp-cap", 0, "bound of the doubled --damp-penalty (default 8×TTL)")
+}
+
+// check refuses flags that would do nothing: a setting of preemption or
+// damping without the flag that turns it on, and --preempt on a
+// candidate that never leads. The lease options check the ranges.
+func (p *policy) check() error {
+	d := p.damping
+	switch {
+	case p.preemptAfter != 0 && !p.preempt:
+		return errors.New("--preempt-after needs --preempt")
+	case d.Losses == 0 && (d.Window != 0 || d.Penalty != 0 || d.Cap != 0):
+		return errors.New("--damp-window, --damp-penalty and --damp-cap need --damp N (the losses that damp)")
+	case p.noLead && p.preempt:
+		return errors.New("--preempt with --no-lead: a candidate that never leads never hands over")
+	}
+	return nil
 }
 
 // apply sets o's policy fields. roster says whether the store keeps
@@ -39,6 +66,8 @@ func (p *policy) apply(o *lease.Options, roster bool) {
 	o.Priority = p.priority
 	o.NoLead = p.noLead
 	o.Preempt = p.preempt
+	o.PreemptAfter = p.preemptAfter
+	o.Damping = p.damping
 	if len(p.labels) > 0 {
 		o.Labels = maps.Clone(p.labels)
 	}

@@ -15,7 +15,8 @@ import (
 func TestRunPolicyFlags(t *testing.T) {
 	base := []string{"--store", "etcd://127.0.0.1:1/x", "--election", "a"}
 	var f runFlags
-	cmd, err := f.parse(append(base, "--priority", "7", "--no-lead", "--preempt",
+	cmd, err := f.parse(append(base, "--priority", "7", "--preempt", "--preempt-after", "3s",
+		"--damp", "2", "--damp-window", "1m", "--damp-penalty", "5s", "--damp-cap", "40s",
 		"--label", "addr=10.0.0.7:8080", "--label", "version=1.2=rc", "--label", "empty=", "--", "true"))
 	if err != nil {
 		t.Fatal(err)
@@ -23,8 +24,18 @@ func TestRunPolicyFlags(t *testing.T) {
 	var o lease.Options
 	f.policy.apply(&o, true)
 	want := map[string]string{"addr": "10.0.0.7:8080", "version": "1.2=rc", "empty": ""}
-	if len(cmd) != 1 || o.Priority != 7 || !o.NoLead || !o.Preempt || !maps.Equal(o.Labels, want) || !o.FollowRoster {
-		t.Fatalf("cmd %q, options priority %d nolead %v preempt %v labels %v follow %v", cmd, o.Priority, o.NoLead, o.Preempt, o.Labels, o.FollowRoster)
+	damp := lease.Damping{Losses: 2, Window: time.Minute, Penalty: 5 * time.Second, Cap: 40 * time.Second}
+	if len(cmd) != 1 || o.Priority != 7 || o.NoLead || !o.Preempt || !maps.Equal(o.Labels, want) || !o.FollowRoster ||
+		o.PreemptAfter != 3*time.Second || o.Damping != damp {
+		t.Fatalf("cmd %q, options priority %d nolead %v preempt %v after %v damping %+v labels %v follow %v",
+			cmd, o.Priority, o.NoLead, o.Preempt, o.PreemptAfter, o.Damping, o.Labels, o.FollowRoster)
+	}
+	var n runFlags
+	if _, err := n.parse(append(base, "--no-lead", "--", "true")); err != nil {
+		t.Fatal(err)
+	}
+	if n.policy.apply(&o, true); !o.NoLead {
+		t.Fatal("--no-lead did not set NoLead")
 	}
 	var g runFlags
 	if _, err := g.parse(append(base, "--", "true")); err != nil {
@@ -32,7 +43,7 @@ func TestRunPolicyFlags(t *testing.T) {
 	}
 	o = lease.Options{}
 	g.policy.apply(&o, false)
-	if o.Priority != 0 || o.NoLead || o.Preempt || o.Labels != nil || o.FollowRoster {
+	if o.Priority != 0 || o.NoLead || o.Preempt || o.Labels != nil || o.FollowRoster || o.PreemptAfter != 0 || o.Damping != (lease.Damping{}) {
 		t.Fatalf("defaults on a store without candidate lists: priority %d nolead %v preempt %v labels %v follow %v",
 			o.Priority, o.NoLead, o.Preempt, o.Labels, o.FollowRoster)
 	}
@@ -52,6 +63,10 @@ func TestPolicyFlagErrors(t *testing.T) {
 		{[]string{"--label", "a=1", "--label", "a=2"}, "-label"},
 		{[]string{"--priority", "high"}, "-priority"},
 		{[]string{"--preempt=maybe"}, "-preempt"},
+		{[]string{"--preempt-after", "3s"}, "--preempt-after needs --preempt"},
+		{[]string{"--damp-cap", "1m"}, "need --damp N"},
+		{[]string{"--damp", "x"}, "-damp"},
+		{[]string{"--no-lead", "--preempt"}, "--preempt with --no-lead"},
 	} {
 		args := append(append(append([]string{}, base...), tc.flags...), "--", "sh", "-c", "exit 9")
 		in := start(t, args...)

@@ -35,7 +35,8 @@ pairs, and --no-lead lists and watches without ever leading (CMD never
 runs). With --preempt, a leader hands over to a candidate of strictly
 higher priority that has waited a TTL. A handover (--preempt, leasehold
 handover) stops the term like a loss, then passes the key on and
-campaigns again, whatever --on-loss says.
+campaigns again, whatever --on-loss says. With --damp N, a candidate that
+lost leadership N times within --damp-window sits out a while.
 
 flags:
 `
@@ -100,7 +101,7 @@ func (f *runFlags) validate(cmd []string) error {
 	case f.onExit != "exit" && f.onExit != "restart":
 		return fmt.Errorf("--on-exit %q: want exit or restart", f.onExit)
 	}
-	return nil
+	return f.policy.check()
 }
 
 // checkGrace defaults the grace to half the margin and checks that SIGKILL
