@@ -211,6 +211,13 @@ func TestRunExitsWithChild(t *testing.T) {
 	if code := st.exit(t, 10*time.Second); code != exitNoLeader {
 		t.Fatalf("status after the run ended: exit %d, want %d (no leader)", code, exitNoLeader)
 	}
+	js := start(t, "status", "--store", store, "--election", "jobs/y", "--json")
+	if code := js.exit(t, 10*time.Second); code != exitNoLeader {
+		t.Fatalf("status --json after the run ended: exit %d, want %d (no leader)", code, exitNoLeader)
+	}
+	if out := js.stdout.all.String(); !strings.Contains(out, `"leader":false`) || strings.Contains(out, `"since"`) {
+		t.Fatalf("status --json without a leader = %s; want leader false and no since", out)
+	}
 }
 
 // TestStatusAndObserve: observe streams leader changes including "no

@@ -143,7 +143,7 @@ type infoJSON struct {
 	Identity string    `json:"identity,omitempty"`
 	Token    uint64    `json:"token,omitempty"`
 	Session  string    `json:"session,omitempty"`
-	Since    time.Time `json:"since"`
+	Since    time.Time `json:"since,omitzero"`
 	Value    string    `json:"value,omitempty"`
 }
 
