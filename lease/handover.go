@@ -174,9 +174,9 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 		started, err = l.startHandOver(to, nil, w)
 	}
 	if !started && err == nil {
-		recs, _, err := e.roster.List(ctx, l.Election)
-		if err != nil {
-			return fmt.Errorf("lease: hand over %q: %w", l.Election, err)
+		recs, _, lerr := e.roster.List(ctx, l.Election)
+		if lerr != nil {
+			return fmt.Errorf("lease: hand over %q: %w", l.Election, lerr)
 		}
 		started, err = l.startHandOver(to, recs, w)
 	}
@@ -192,6 +192,15 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 	case <-ctx.Done():
 		return fmt.Errorf("lease: hand over %q: %w", l.Election, ctx.Err())
 	}
+}
+
+// noTarget says that no candidate to, or none at all if to is empty,
+// may take a handover.
+func noTarget(to string) string {
+	if to == "" {
+		return "no other candidate that may lead waits"
+	}
+	return fmt.Sprintf("no other candidate %q that may lead waits", to)
 }
 
 // errClosed says the elector closed before a handover could start.
@@ -216,7 +225,7 @@ func (l *Leadership) startHandOver(to string, recs []backends.Record, w chan err
 		switch {
 		case e.m.HasTarget(l.Election, to):
 		case recs != nil:
-			err = fmt.Errorf("lease: hand over %q to %q: %w", l.Election, to, ErrNoCandidate)
+			err = fmt.Errorf("lease: hand over %q: %s: %w", l.Election, noTarget(to), ErrNoCandidate)
 			return
 		default:
 			return

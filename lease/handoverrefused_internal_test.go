@@ -1,0 +1,53 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestHandOverRefused: a handover with no candidate to take it fails
+// with ErrNoCandidate and keeps the leadership, whether the leader follows
+// its roster or reads it for the handover: to itself, by identity or
+// session; to the next in line when none waits; to a candidate that may
+// not lead. After the leadership ended, HandOver says so (ErrLost).
+func TestHandOverRefused(t *testing.T) {
+	store := embeddedStore(t)
+	for _, follow := range []bool{false, true} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		el := map[bool]string{false: "refused/read", true: "refused/follow"}[follow]
+		leader, err := New(store, Options{TTL: 2 * time.Second, Identity: "leader", FollowRoster: follow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := leader.Campaign(ctx, el)
+		if err != nil {
+			t.Fatal(err)
+		}
+		watcher, err := New(store, Options{TTL: 2 * time.Second, Identity: "watcher", NoLead: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _, _ = watcher.Campaign(ctx, el) }()
+		awaitCandidates(t, ctx, leader, el, 2)
+		for _, to := range []string{"leader", leader.SessionID(), "", "watcher", "nobody"} {
+			err := l.HandOver(ctx, to)
+			if !errors.Is(err, ErrNoCandidate) {
+				t.Fatalf("follow %v: HandOver(%q) = %v, want ErrNoCandidate", follow, to, err)
+			}
+			if l.Err() != nil {
+				t.Fatalf("follow %v: after HandOver(%q) failed, the leadership ended: %v", follow, to, l.Err())
+			}
+		}
+		if err := l.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.HandOver(ctx, ""); !errors.Is(err, ErrLost) {
+			t.Fatalf("follow %v: HandOver after Resign = %v, want ErrLost", follow, err)
+		}
+		_ = watcher.Close(ctx)
+		_ = leader.Close(ctx)
+		cancel()
+	}
+}
