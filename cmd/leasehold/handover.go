@@ -78,7 +78,8 @@ func runHandover(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	case errors.Is(err, lease.ErrNoLeader):
 		return exitNoLeader, err
 	case err != nil && errors.Is(hctx.Err(), context.DeadlineExceeded):
-		return 1, fmt.Errorf("no new term within --timeout %v: %w", f.timeout, err)
+		return 1, fmt.Errorf("no new term within --timeout %v (a leader sees requests only if it follows "+
+			"the candidate list: leasehold run does, a program with lease.Options.FollowRoster or Preempt): %w", f.timeout, err)
 	case err != nil:
 		return 1, err
 	}
