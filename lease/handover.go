@@ -178,6 +178,9 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 		if lerr != nil {
 			return fmt.Errorf("lease: hand over %q: %w", l.Election, lerr)
 		}
+		if recs == nil {
+			recs = []backends.Record{} // read: an empty roster, not none
+		}
 		started, err = l.startHandOver(to, recs, w)
 	}
 	switch {
