@@ -5,15 +5,21 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
 // TestHandOverRefused: a handover with no candidate to take it fails
 // with ErrNoCandidate and keeps the leadership, whether the leader follows
 // its roster or reads it for the handover: to itself, by identity or
 // session; to the next in line when none waits; to a candidate that may
-// not lead. After the leadership ended, HandOver says so (ErrLost).
+// not lead; when the roster holds no record at all (deleted behind the
+// electors' backs). After the leadership ended, HandOver says so
+// (ErrLost).
 func TestHandOverRefused(t *testing.T) {
-	store := embeddedStore(t)
+	store, cli := embeddedStoreClient(t)
 	for _, follow := range []bool{false, true} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		el := map[bool]string{false: "refused/read", true: "refused/follow"}[follow]
@@ -39,6 +45,13 @@ func TestHandOverRefused(t *testing.T) {
 			if l.Err() != nil {
 				t.Fatalf("follow %v: after HandOver(%q) failed, the leadership ended: %v", follow, to, l.Err())
 			}
+		}
+		if _, err := cli.Delete(ctx, keys.Roster("/leasehold/", el), clientv3.WithPrefix()); err != nil {
+			t.Fatal(err)
+		}
+		awaitCandidates(t, ctx, leader, el, 0)
+		if err := l.HandOver(ctx, ""); !errors.Is(err, ErrNoCandidate) || l.Err() != nil {
+			t.Fatalf("follow %v: HandOver with no records = %v (leadership: %v), want ErrNoCandidate and still leading", follow, err, l.Err())
 		}
 		if err := l.Resign(ctx); err != nil {
 			t.Fatal(err)
