@@ -33,7 +33,7 @@ func (p *policy) register(fs *flag.FlagSet) {
 	p.follow = true
 	fs.IntVar(&p.priority, "priority", 0, "candidate priority: a higher one leads first and, with --preempt, takes over from a lower one (lease.Options.Priority)")
 	fs.BoolVar(&p.noLead, "no-lead", false, "be listed as a candidate and watch, but never lead (lease.Options.NoLead)")
-	fs.BoolVar(&p.preempt, "preempt", false, "while leading, hand over to a candidate of strictly higher priority once it has waited a TTL (lease.Options.Preempt)")
+	fs.BoolVar(&p.preempt, "preempt", false, "while leading, hand over to a candidate of strictly higher priority once it has waited --preempt-after (lease.Options.Preempt)")
 	fs.Var(&p.labels, "label", "key=value published in this candidate's record, e.g. --label addr=10.0.0.7:8080; repeatable (lease.Options.Labels)")
 	fs.DurationVar(&p.preemptAfter, "preempt-after", 0, "with --preempt, how long a higher priority must have waited before the leader hands over (default TTL) (lease.Options.PreemptAfter)")
 	fs.IntVar(&p.damping.Losses, "damp", 0, "flap damping: after this many losses within --damp-window, sit out --damp-penalty, doubled on each further flap up to --damp-cap; 0 is off (lease.Options.Damping)")

@@ -33,7 +33,7 @@ Candidates are listed in succession order (see leasehold status):
 --priority ranks them (higher leads first), --label publishes key=value
 pairs, and --no-lead lists and watches without ever leading (CMD never
 runs). With --preempt, a leader hands over to a candidate of strictly
-higher priority that has waited a TTL. A handover (--preempt, leasehold
+higher priority that has waited a TTL (--preempt-after). A handover (--preempt, leasehold
 handover) stops the term like a loss, then passes the key on and
 campaigns again, whatever --on-loss says. With --damp N, a candidate that
 lost leadership N times within --damp-window sits out a while.
