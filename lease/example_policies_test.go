@@ -11,17 +11,38 @@ import (
 	"github.com/leasehold/leasehold/lease"
 )
 
-// elector returns an elector on store, closed by the cleanup list.
-func elector(store *etcd.Store, o lease.Options, closers *[]func()) *lease.LeaseElector {
+// group is electors on one in-process etcd, for the examples of the
+// policies, which need several.
+type group struct {
+	store *etcd.Store
+	stop  func()
+	es    []*lease.LeaseElector
+}
+
+func newGroup() *group {
+	store, stop := newStore()
+	return &group{store: store, stop: stop}
+}
+
+// elector returns a new elector with o, whose TTL is 2 s unless set.
+func (g *group) elector(o lease.Options) *lease.LeaseElector {
 	if o.TTL == 0 {
 		o.TTL = 2 * time.Second
 	}
-	e, err := lease.New(store, o)
+	e, err := lease.New(g.store, o)
 	if err != nil {
 		log.Fatal(err)
 	}
-	*closers = append(*closers, func() { e.Close(context.Background()) })
+	g.es = append(g.es, e)
 	return e
+}
+
+// close closes every elector, then the store.
+func (g *group) close() {
+	for _, e := range g.es {
+		e.Close(context.Background())
+	}
+	g.stop()
 }
 
 // waitFor blocks until e lists n candidates in election.
@@ -55,22 +76,16 @@ func campaign(e *lease.LeaseElector, election string) <-chan *lease.Leadership {
 // Candidates lists an election's candidates in succession order: the
 // leader, then those that may lead by priority, then those that may not.
 func ExampleLeaseElector_Candidates() {
-	store, stop := newStore()
-	defer stop()
-	var closers []func()
-	defer func() {
-		for _, c := range closers {
-			c()
-		}
-	}()
-	a := elector(store, lease.Options{Identity: "a", Priority: 1}, &closers)
+	g := newGroup()
+	defer g.close()
+	a := g.elector(lease.Options{Identity: "a", Priority: 1})
 	if _, err := a.Campaign(context.Background(), "jobs/billing"); err != nil {
 		log.Fatal(err)
 	}
-	campaign(elector(store, lease.Options{Identity: "b"}, &closers), "jobs/billing")
-	campaign(elector(store, lease.Options{Identity: "c", Priority: 5,
-		Labels: map[string]string{"zone": "eu-1"}}, &closers), "jobs/billing")
-	campaign(elector(store, lease.Options{Identity: "audit", NoLead: true}, &closers), "jobs/billing")
+	campaign(g.elector(lease.Options{Identity: "b"}), "jobs/billing")
+	campaign(g.elector(lease.Options{Identity: "c", Priority: 5,
+		Labels: map[string]string{"zone": "eu-1"}}), "jobs/billing")
+	campaign(g.elector(lease.Options{Identity: "audit", NoLead: true}), "jobs/billing")
 	waitFor(a, "jobs/billing", 4)
 
 	cs, err := a.Candidates(context.Background(), "jobs/billing")
@@ -91,22 +106,16 @@ func ExampleLeaseElector_Candidates() {
 // leader's context ends first (with ErrHandover, not a loss), then the
 // named one leads, with a higher token, although another waits ahead of it.
 func ExampleLeadership_HandOver() {
-	store, stop := newStore()
-	defer stop()
-	var closers []func()
-	defer func() {
-		for _, c := range closers {
-			c()
-		}
-	}()
-	a := elector(store, lease.Options{Identity: "a"}, &closers)
+	g := newGroup()
+	defer g.close()
+	a := g.elector(lease.Options{Identity: "a"})
 	l, err := a.Campaign(context.Background(), "jobs/report")
 	if err != nil {
 		log.Fatal(err)
 	}
-	campaign(elector(store, lease.Options{Identity: "b"}, &closers), "jobs/report")
+	campaign(g.elector(lease.Options{Identity: "b"}), "jobs/report")
 	waitFor(a, "jobs/report", 2)
-	cWon := campaign(elector(store, lease.Options{Identity: "c"}, &closers), "jobs/report")
+	cWon := campaign(g.elector(lease.Options{Identity: "c"}), "jobs/report")
 	waitFor(a, "jobs/report", 3)
 
 	if err := l.HandOver(context.Background(), "c"); err != nil {
@@ -124,24 +133,18 @@ func ExampleLeadership_HandOver() {
 // priority once that one has waited PreemptAfter: the Bully algorithm,
 // over a store.
 func ExampleOptions_preempt() {
-	store, stop := newStore()
-	defer stop()
-	var closers []func()
-	defer func() {
-		for _, c := range closers {
-			c()
-		}
-	}()
+	g := newGroup()
+	defer g.close()
 	opts := func(id string, priority int) lease.Options {
 		return lease.Options{Identity: id, Priority: priority, Preempt: true, PreemptAfter: 100 * time.Millisecond}
 	}
-	low := elector(store, opts("standby-dc", 1), &closers)
+	low := g.elector(opts("standby-dc", 1))
 	l, err := low.Campaign(context.Background(), "jobs/primary")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(l.Identity, "leads")
-	highWon := campaign(elector(store, opts("main-dc", 10), &closers), "jobs/primary")
+	highWon := campaign(g.elector(opts("main-dc", 10)), "jobs/primary")
 	<-l.Context().Done()
 	fmt.Println(l.Identity, "stepped down by a handover:", errors.Is(context.Cause(l.Context()), lease.ErrHandover))
 	fmt.Println((<-highWon).Identity, "leads")
@@ -154,15 +157,9 @@ func ExampleOptions_preempt() {
 // Proclaim changes what the leader publishes without a new term: the
 // token stays, and observers see the new value.
 func ExampleLeadership_Proclaim() {
-	store, stop := newStore()
-	defer stop()
-	var closers []func()
-	defer func() {
-		for _, c := range closers {
-			c()
-		}
-	}()
-	e := elector(store, lease.Options{Identity: "worker-1"}, &closers)
+	g := newGroup()
+	defer g.close()
+	e := g.elector(lease.Options{Identity: "worker-1"})
 	ctx := context.Background()
 	l, err := e.Campaign(ctx, "jobs/ingest")
 	if err != nil {
@@ -171,7 +168,7 @@ func ExampleLeadership_Proclaim() {
 	if err := l.Proclaim(ctx, "serving shard map v2"); err != nil {
 		log.Fatal(err)
 	}
-	info, err := elector(store, lease.Options{}, &closers).Leader(ctx, "jobs/ingest")
+	info, err := g.elector(lease.Options{}).Leader(ctx, "jobs/ingest")
 	if err != nil {
 		log.Fatal(err)
 	}
