@@ -109,7 +109,7 @@ func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 		c.finish(l, nil)
 	}
 	e.log.Info("leadership won", "election", name, "token", rec.Token, "session", rec.Owner)
-	if e.opts.FollowRoster || e.opts.Preempt {
+	if e.followsRoster() {
 		e.followRoster(name, l)
 	}
 }

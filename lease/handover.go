@@ -170,7 +170,7 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 	w := make(chan error, 1)
 	var started bool
 	var err error
-	if e.opts.FollowRoster || e.opts.Preempt { // the roster it follows, a notification old
+	if e.followsRoster() { // the roster it follows, a notification old
 		started, err = l.startHandOver(to, nil, w)
 	}
 	if !started && err == nil {
@@ -289,7 +289,7 @@ func (e *LeaseElector) rosterFollower(election string) follower[rosterAt] {
 // follower last saw it, a round trip ago. It returns nil otherwise, or if
 // the read fails (the resign then decides on what it has).
 func (e *LeaseElector) freshRoster(ctx context.Context, l *Leadership) []core.Candidate {
-	if e.roster == nil || !(e.opts.FollowRoster || e.opts.Preempt) || l.Err() != nil {
+	if e.roster == nil || !e.followsRoster() || l.Err() != nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)

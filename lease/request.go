@@ -2,7 +2,9 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -20,8 +22,11 @@ import (
 // if it follows its candidate list (Options.FollowRoster or Preempt), at
 // once, as Leadership.HandOver does. RequestHandover fails with an error
 // wrapping ErrNoLeader if the election has no leader, ErrNoCandidate if
-// no candidate that may lead (and, with to, of that name) waits, and
-// ctx's error if the handover does not happen before ctx ends.
+// no candidate that may lead (and, with to, of that name) waits,
+// errors.ErrUnsupported, at once, if the leader's candidate record says
+// that it does not follow its candidate list (a leader of a version
+// that does not say waits as one that does), and ctx's error if the
+// handover does not happen before ctx ends.
 func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string) (LeaderInfo, error) {
 	fail := func(err error) (LeaderInfo, error) {
 		return LeaderInfo{}, fmt.Errorf("lease: request handover of %q: %w", election, err)
@@ -42,6 +47,10 @@ func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string)
 	}
 	if !requestable(cs, cur.Session, to) {
 		return fail(fmt.Errorf("no candidate %q that may lead waits: %w", to, ErrNoCandidate))
+	}
+	if deaf(cs, cur.Session) {
+		return fail(fmt.Errorf("the leader %q does not follow its candidate list (Options.FollowRoster or Preempt), "+
+			"so it cannot see a request; its own Leadership.HandOver can hand over: %w", cur.Identity, errors.ErrUnsupported))
 	}
 	sid, err := e.AwaitSession(ctx)
 	if err != nil {
@@ -78,6 +87,13 @@ func requestable(cs []Candidate, leader, to string) bool {
 		}
 	}
 	return false
+}
+
+// deaf reports whether the record in cs of the leader's session says
+// that it does not see handover requests.
+func deaf(cs []Candidate, leader string) bool {
+	i := slices.IndexFunc(cs, func(c Candidate) bool { return c.Session == leader && !c.Requester })
+	return i >= 0 && cs[i].deaf
 }
 
 // awaitNewTerm follows election's leader until a term other than the one

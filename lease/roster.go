@@ -207,10 +207,15 @@ func (e *LeaseElector) rosterCall(election, what string, fn func(context.Context
 
 // candidateRecord is the value of c's record.
 func (e *LeaseElector) candidateRecord(c *candidacy) []byte {
+	follows := e.followsRoster()
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
 		Labels: e.opts.Labels, Joined: joinedAt(c.joined), NoLead: e.opts.NoLead, Damped: c.damped, Queue: c.queue,
-		Wakes: c.queue != 0 && e.wakesOnPass()})
+		Wakes: c.queue != 0 && e.wakesOnPass(), Follows: &follows})
 }
+
+// followsRoster reports whether a leader of this elector follows its
+// roster (FollowRoster, Preempt), and so sees handover requests.
+func (e *LeaseElector) followsRoster() bool { return e.opts.FollowRoster || e.opts.Preempt }
 
 // wakesOnPass reports whether this elector's wait in line wakes when the
 // key is passed to it or released naming it: it waits in the WatchSet of

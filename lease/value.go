@@ -119,6 +119,10 @@ type candidateValue struct {
 	// Wakes says the candidate's wait in line wakes when the key is
 	// passed to it (core.Candidate.Wakes).
 	Wakes bool `json:"wakes,omitempty"`
+	// Follows says whether the candidate, once it leads, follows its
+	// roster (Options.FollowRoster or Preempt) and so sees handover
+	// requests; nil in the records of versions that did not write it.
+	Follows *bool `json:"follows,omitempty"`
 	// Request is set on the record of a `leasehold handover` request, which
 	// is no candidate.
 	Request *handoverRequest `json:"request,omitempty"`
