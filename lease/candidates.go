@@ -45,10 +45,10 @@ type Candidate struct {
 	// Requester is set.
 	Request string
 
-	order uint64 // queue token if any, else join token
-	queue uint64 // queue token; 0: none
-	wakes bool   // its wait in line wakes on a Pass to it
-	deaf  bool   // its record says that, leading, it does not see requests
+	order           uint64 // queue token if any, else join token
+	queue           uint64 // queue token; 0: none
+	wakes           bool   // its wait in line wakes on a Pass to it
+	ignoresRequests bool   // its record says that, leading, it does not see requests
 }
 
 // Candidates returns election's candidates in succession order: the
@@ -132,7 +132,7 @@ func candidateOf(r backends.Record) (Candidate, bool) {
 	}
 	c := Candidate{Identity: v.Identity, Session: r.Owner, Priority: v.Priority, Labels: v.Labels,
 		Joined: joinedTime(v.Joined), MayLead: !v.NoLead && v.Request == nil, Damped: v.Damped, order: r.Token,
-		wakes: v.Wakes, deaf: v.Follows != nil && !*v.Follows}
+		wakes: v.Wakes, ignoresRequests: v.Follows != nil && !*v.Follows}
 	if v.Queue != 0 {
 		c.order, c.queue = v.Queue, v.Queue
 	}

@@ -48,7 +48,7 @@ func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string)
 	if !requestable(cs, cur.Session, to) {
 		return fail(fmt.Errorf("no candidate %q that may lead waits: %w", to, ErrNoCandidate))
 	}
-	if deaf(cs, cur.Session) {
+	if leaderIgnoresRequests(cs, cur.Session) {
 		return fail(fmt.Errorf("the leader %q does not follow its candidate list (Options.FollowRoster or Preempt), "+
 			"so it cannot see a request; its own Leadership.HandOver can hand over: %w", cur.Identity, errors.ErrUnsupported))
 	}
@@ -89,11 +89,11 @@ func requestable(cs []Candidate, leader, to string) bool {
 	return false
 }
 
-// deaf reports whether the record in cs of the leader's session says
+// leaderIgnoresRequests reports whether the record in cs of the leader's session says
 // that it does not see handover requests.
-func deaf(cs []Candidate, leader string) bool {
+func leaderIgnoresRequests(cs []Candidate, leader string) bool {
 	i := slices.IndexFunc(cs, func(c Candidate) bool { return c.Session == leader && !c.Requester })
-	return i >= 0 && cs[i].deaf
+	return i >= 0 && cs[i].ignoresRequests
 }
 
 // awaitNewTerm follows election's leader until a term other than the one
