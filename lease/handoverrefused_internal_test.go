@@ -8,6 +8,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/internal/keys"
 )
 
@@ -23,18 +24,8 @@ func TestHandOverRefused(t *testing.T) {
 	for _, follow := range []bool{false, true} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		el := map[bool]string{false: "refused/read", true: "refused/follow"}[follow]
-		leader, err := New(store, Options{TTL: 2 * time.Second, Identity: "leader", FollowRoster: follow})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := leader.Campaign(ctx, el)
-		if err != nil {
-			t.Fatal(err)
-		}
-		watcher, err := New(store, Options{TTL: 2 * time.Second, Identity: "watcher", NoLead: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		leader, l := leading(t, ctx, store, el, Options{Identity: "leader", FollowRoster: follow})
+		watcher := testElector(t, store, Options{Identity: "watcher", NoLead: true})
 		go func() { _, _ = watcher.Campaign(ctx, el) }()
 		awaitCandidates(t, ctx, leader, el, 2)
 		for _, to := range []string{"leader", leader.SessionID(), "", "watcher", "nobody"} {
@@ -63,4 +54,27 @@ func TestHandOverRefused(t *testing.T) {
 		_ = leader.Close(ctx)
 		cancel()
 	}
+}
+
+// testElector returns a new elector on store with o, whose TTL is 2 s.
+func testElector(t *testing.T, store backends.Store, o Options) *LeaseElector {
+	t.Helper()
+	o.TTL = 2 * time.Second
+	e, err := New(store, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// leading returns a new elector with o (see testElector) and its
+// leadership of election.
+func leading(t *testing.T, ctx context.Context, store backends.Store, election string, o Options) (*LeaseElector, *Leadership) {
+	t.Helper()
+	e := testElector(t, store, o)
+	l, err := e.Campaign(ctx, election)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, l
 }

@@ -17,23 +17,10 @@ func TestRequestHandover(t *testing.T) {
 	for _, follow := range []bool{true, false} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		el := map[bool]string{true: "request/follow", false: "request/deaf"}[follow]
-		leader, err := New(store, Options{TTL: 2 * time.Second, Identity: "leader", FollowRoster: follow})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := leader.Campaign(ctx, el)
-		if err != nil {
-			t.Fatal(err)
-		}
-		next, err := New(store, Options{TTL: 2 * time.Second, Identity: "next"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		leader, l := leading(t, ctx, store, el, Options{Identity: "leader", FollowRoster: follow})
+		next := testElector(t, store, Options{Identity: "next"})
 		go func() { _, _ = next.Campaign(ctx, el) }()
-		requester, err := New(store, Options{TTL: 2 * time.Second, Identity: "requester"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		requester := testElector(t, store, Options{Identity: "requester"})
 		awaitCandidates(t, ctx, requester, el, 2)
 		info, err := requester.RequestHandover(ctx, el, "next")
 		switch {
