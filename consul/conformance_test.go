@@ -51,6 +51,7 @@ func TestAgent(t *testing.T) {
 		{"WatchStaleView", testWatchStaleView},
 		{"WatchAfterLastClose", testWatchAfterLastClose},
 		{"WatchThousand", testWatchThousand},
+		{"WatchKeyed", testWatchKeyed},
 		{"WatchHeap", testWatchHeap},
 		{"ProclaimKeepsLock", testProclaimKeepsLock},
 		{"ProclaimWakesWaiters", testProclaimWakesWaiters},

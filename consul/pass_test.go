@@ -20,10 +20,16 @@ import (
 // changes while its session, LockIndex and token do. Both paths are
 // taken: to a target behind another waiter in line (marker, nudge, then
 // pass) and to the head of the line (pass at once). The waiter passed
-// over still waits.
+// over still waits. The waiters' WatchSets serve them with queries on
+// their keys, and then with the shared query alone.
 func testHandOverPasses(t *testing.T, h *consultest.Harness) {
+	t.Run("KeyQueries", func(t *testing.T) { handOverPasses(t, h, consul.Options{}) })
+	t.Run("SharedQuery", func(t *testing.T) { handOverPasses(t, h, consul.Options{KeyQueries: -1}) })
+}
+
+func handOverPasses(t *testing.T, h *consultest.Harness, opts consul.Options) {
 	c := h.Client(t)
-	s := newStore(t, c, consul.Options{})
+	s := newStore(t, c, opts)
 	el := backendtest.Election(t)
 	key := consul.KeyOf(s, el)
 	ctx := backendtest.Context(t, 60*time.Second)

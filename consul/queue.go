@@ -104,6 +104,14 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 // returns an error wrapping backends.ErrCanceled when ctx ends first, and
 // any other failure of a query classified, as the other calls do.
 func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
+	if err := s.awaitGone(ctx, entry); err != nil {
+		return classify("queue wait", entry.Election, ctx, err)
+	}
+	return nil
+}
+
+// awaitGone is WaitGone, with the client's error as it came.
+func (s *store) awaitGone(ctx context.Context, entry backends.Record) error {
 	prefix := s.queuePrefix(entry.Election)
 	key := prefix + entry.Owner
 	var idx uint64
@@ -111,7 +119,7 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
 		p, meta, err := s.kv.Get(key, q)
 		if err != nil {
-			return classify("queue wait", entry.Election, ctx, err)
+			return err
 		}
 		if !unchanged(p, prefix, entry) {
 			return nil

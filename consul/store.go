@@ -69,6 +69,19 @@ type Options struct {
 	// DefaultWaitTime (5 min); between 1 s and MaxWaitTime (10 min).
 	WaitTime time.Duration
 
+	// KeyQueries is how many blocking queries on single keys the
+	// WatchSets of the Store may run at once (see Store's Watch). A
+	// request is served on its own keys while there is room: a Wait takes
+	// one query, on the leader key, and a WaitGone two, on the queue
+	// entry and the leader key. Beyond that, requests share one query on
+	// the whole prefix, which every change under the prefix wakes, and
+	// which then lists the whole prefix again: that answers a change
+	// later than a query on its key, but holds one connection for any
+	// number of elections. Each query holds an HTTP connection while it
+	// blocks. Default DefaultKeyQueries (4); -1: none, every request
+	// shares the prefix query; at most 64.
+	KeyQueries int
+
 	// SessionNode, if set, binds every session to this catalog node
 	// instead of the node of the agent the client talks to. Consul ends a
 	// session when its node fails, within seconds and whatever its TTL, so
@@ -104,15 +117,16 @@ type driver interface {
 
 // store is the driver on Consul.
 type store struct {
-	c         *api.Client
-	kv        *api.KV
-	prefix    string
-	lockDelay time.Duration
-	waitTime  time.Duration
-	node      string      // Options.SessionNode
-	nodeReady atomic.Bool // node is in the catalog
-	hub       *hub        // the WatchSets' query
-	empties   emptyRosters
+	c          *api.Client
+	kv         *api.KV
+	prefix     string
+	lockDelay  time.Duration
+	waitTime   time.Duration
+	keyQueries int         // Options.KeyQueries; 0: none
+	node       string      // Options.SessionNode
+	nodeReady  atomic.Bool // node is in the catalog
+	hub        *hub        // the WatchSets' query
+	empties    emptyRosters
 }
 
 var _ driver = (*store)(nil)
@@ -129,7 +143,7 @@ func New(c *api.Client, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime,
-		node: opts.SessionNode}
+		keyQueries: max(opts.KeyQueries, 0), node: opts.SessionNode}
 	s.hub = &hub{s: s}
 	return &Store{s}, nil
 }
@@ -144,6 +158,9 @@ func (o Options) withDefaults() Options {
 	if o.WaitTime == 0 {
 		o.WaitTime = DefaultWaitTime
 	}
+	if o.KeyQueries == 0 {
+		o.KeyQueries = DefaultKeyQueries
+	}
 	return o
 }
 
@@ -155,6 +172,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("consul: LockDelay %v must be whole milliseconds between 1ms and %v", o.LockDelay, MaxLockDelay)
 	case o.WaitTime < time.Second || o.WaitTime > MaxWaitTime:
 		return fmt.Errorf("consul: WaitTime %v must be between 1s and %v", o.WaitTime, MaxWaitTime)
+	case o.KeyQueries < -1 || o.KeyQueries > MaxKeyQueries:
+		return fmt.Errorf("consul: KeyQueries %d must be -1 (none) or between 1 and %d", o.KeyQueries, MaxKeyQueries)
 	case o.SessionNode != "" && !validNodeName(o.SessionNode):
 		return fmt.Errorf("consul: SessionNode %q must be 1 to 63 bytes of [A-Za-z0-9-]", o.SessionNode)
 	}

@@ -15,13 +15,22 @@ import (
 // for an absent key, another key changed) is sent again from the index it
 // returned.
 func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
+	rec, err := s.awaitKey(ctx, known)
+	if err != nil {
+		return backends.Record{}, classify("wait", known.Election, ctx, err)
+	}
+	return rec, nil
+}
+
+// awaitKey is Wait, with the client's error as it came.
+func (s *store) awaitKey(ctx context.Context, known backends.Record) (backends.Record, error) {
 	el := known.Election
 	idx := known.Revision
 	for {
 		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
 		p, meta, err := s.kv.Get(s.key(el), q)
 		if err != nil {
-			return backends.Record{}, classify("wait", el, ctx, err)
+			return backends.Record{}, err
 		}
 		rec := record(el, p, meta.LastIndex)
 		if rec.Differs(known) {

@@ -7,26 +7,36 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Watch starts a WatchSet (see backends.Watcher). Every set of a Store
-// shares one blocking query: a recursive KV list of the Store's prefix,
-// which holds every leader key and queue entry, so one query serves every
-// election of every set. Each answer of the query becomes the sets' view
-// of the prefix; a request is answered from the first view read at or
-// after its known Revision (Store.Wait's and Queuer's Records carry
-// Consul indexes) in which its state differs. The query runs while a set
-// has a request pending, over one HTTP connection; each set has one
+// Watch starts a WatchSet (see backends.Watcher). A request is answered
+// from the first state read at or after its known Revision (Store.Wait's
+// and Queuer's Records carry Consul indexes) that differs from it.
+//
+// While the Store has key queries to spare (Options.KeyQueries), a
+// request is served by blocking queries on its own keys, as Store.Wait
+// and Queuer.WaitGone run them: a Wait on the leader key; a WaitGone on
+// the entry, and on the leader key for a pass behind the entry (see
+// backends.Passer), whose new holder's entry it then reads. Such a
+// request is answered as soon as its key changes, and costs a
+// connection while it waits.
+//
+// Beyond them, the requests of every set of a Store share one blocking
+// query: a recursive KV list of the Store's prefix, which holds every
+// leader key and queue entry, so one query serves every election of
+// every set. Each answer of the query becomes the sets' view of the
+// prefix, from which the requests are answered. The query runs while a
+// set has such a request pending, over one HTTP connection. Any change
+// under the prefix (a leader key, a queue entry, a candidate record,
+// guarded data) wakes it, and it then reads the whole prefix again: the
+// sets of a Store cost one list of the prefix per change under it, and,
+// while nothing changes, one per Options.WaitTime. Each set has one
 // goroutine, which delivers its answers.
 //
-// Any change under the prefix (a leader key, a queue entry, guarded data)
-// wakes the query, which then reads the whole prefix again: the sets of
-// a Store cost one list of the prefix per change under it, and, while
-// nothing changes, one per Options.WaitTime.
-//
-// A query that fails ends the requests pending then: with an error
-// wrapping backends.ErrPermission on a 403, or when Consul filtered the
-// list by the token's ACLs (the sets cannot see every key; an elector's
-// token needs read on its whole prefix), and otherwise
-// backends.ErrUnavailable. The next request starts a new query.
+// A shared query that fails ends the requests pending on it then, and a
+// key query its own request: with an error wrapping
+// backends.ErrPermission on a 403, or when Consul filtered the list by
+// the token's ACLs (the sets cannot see every key; an elector's token
+// needs read on its whole prefix), and otherwise backends.ErrUnavailable.
+// The next request starts a new query.
 //
 // deliver is called from the set's goroutine. It may call Wait, WaitGone
 // and Stop, but not Close: Close waits for a delivery in progress to
@@ -37,9 +47,11 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{hub: s.hub, deliver: deliver, ctx: ctx, cancel: cancel,
-		reqs: make(map[string]*request),
-		wake: make(chan struct{}, 1),
-		done: make(chan struct{}),
+		reqs:  make(map[string]*request),
+		keyed: make(map[string]*keyed),
+		woke:  make(map[string]uint64),
+		wake:  make(chan struct{}, 1),
+		done:  make(chan struct{}),
 	}
 	s.hub.join(w)
 	go w.run()
@@ -55,8 +67,12 @@ type watchSet struct {
 	wake    chan struct{} // cap 1: there are answers to deliver
 	done    chan struct{} // closed when run returns
 
+	keyWG sync.WaitGroup // the goroutines of keyed requests
+
 	mu     sync.Mutex
-	reqs   map[string]*request // pending requests, by election
+	reqs   map[string]*request // pending requests the hub serves, by election
+	keyed  map[string]*keyed   // pending requests served on their keys, by election
+	woke   map[string]uint64   // by election: the index of the last answer to a pass (see answer)
 	view   view                // the hub's latest view
 	out    []backends.Change   // answers waiting for deliver
 	closed bool
@@ -83,6 +99,7 @@ func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
 func (w *watchSet) Stop(election string) {
 	w.mu.Lock()
 	delete(w.reqs, election)
+	w.stopKeyed(election)
 	w.mu.Unlock()
 }
 
@@ -94,24 +111,40 @@ func (w *watchSet) Close() error {
 		w.mu.Unlock()
 		return nil
 	}
-	w.closed, w.reqs, w.out = true, nil, nil
+	w.closed, w.reqs, w.keyed, w.out = true, nil, nil, nil
 	w.mu.Unlock()
 	w.cancel()
+	w.keyWG.Wait()
 	w.hub.leave(w)
 	<-w.done
 	return nil
 }
 
 // add answers r at once if the view tells, and otherwise keeps it,
-// replacing the election's earlier request, and asks the hub for a view.
+// replacing the election's earlier request: served on its keys if the
+// Store has key queries to spare, and otherwise by the hub, which it asks
+// for a view.
 func (w *watchSet) add(r *request) {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return
 	}
-	r.since = w.view.index
-	w.take(r)
+	el := r.known.Election
+	r.since = w.woke[el]
+	w.stopKeyed(el)
+	if c, ok := w.view.answer(r); ok {
+		delete(w.reqs, el)
+		w.answer(r, c)
+		w.mu.Unlock()
+		return
+	}
+	if w.serveKeyed(r) {
+		delete(w.reqs, el)
+		w.mu.Unlock()
+		return
+	}
+	w.reqs[el] = r
 	w.mu.Unlock()
 	w.hub.want()
 }
@@ -120,11 +153,22 @@ func (w *watchSet) add(r *request) {
 func (w *watchSet) take(r *request) {
 	if c, ok := w.view.answer(r); ok {
 		delete(w.reqs, r.known.Election)
-		w.out = append(w.out, c)
-		w.poke()
+		w.answer(r, c)
 		return
 	}
 	w.reqs[r.known.Election] = r
+}
+
+// answer hands r's answer c to run. An answer to a WaitGone with the
+// key's state, a pass behind its entry, moves the election's woke on, so
+// that its next WaitGone is not answered for the same pass. w.mu is held.
+func (w *watchSet) answer(r *request, c backends.Change) {
+	if c.Err == nil && r.gone && (c.Record.Token != r.known.Token || c.Record.Owner != r.known.Owner) {
+		el := r.known.Election
+		w.woke[el] = max(w.woke[el], c.Record.Revision)
+	}
+	w.out = append(w.out, c)
+	w.poke()
 }
 
 // poke wakes run without blocking.

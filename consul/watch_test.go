@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,6 +49,16 @@ func (ch changes) next(t *testing.T) backends.Change {
 type counter struct {
 	dials, requests atomic.Int64
 	dialed          chan struct{}
+
+	mu    sync.Mutex
+	paths map[string]int // requests by URL path, if not nil
+}
+
+// path returns the number of requests sent to the URL path p.
+func (d *counter) path(p string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.paths[p]
 }
 
 // client returns a client of addr that counts in d.
@@ -67,6 +78,11 @@ func (d *counter) client(t *testing.T, addr string) *api.Client {
 	}
 	cfg.HttpClient = &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
 		d.requests.Add(1)
+		d.mu.Lock()
+		if d.paths != nil {
+			d.paths[r.URL.Path]++
+		}
+		d.mu.Unlock()
 		return tr.RoundTrip(r)
 	})}
 	c, err := api.NewClient(cfg)
@@ -130,10 +146,10 @@ func testWatchAfterLastClose(t *testing.T, h *consultest.Harness) {
 // testWatchThousand: one set serves 1,000 held elections over one
 // connection, and answers each on its release. While they wait and
 // nothing changes, the set sends one query per WaitTime, not one per
-// election.
+// election. (No key queries: see testWatchKeyed.)
 func testWatchThousand(t *testing.T, h *consultest.Harness) {
 	const n, idle = 1000, 3 * time.Second
-	opts := consul.Options{Prefix: "watch-thousand/"}
+	opts := consul.Options{Prefix: "watch-thousand/", KeyQueries: -1}
 	c := h.Client(t)
 	ss := newSession(t, newStore(t, c, opts))
 	recs := lockMany(t, c, opts.Prefix, ss.ID(), n+1)
@@ -173,5 +189,71 @@ func testWatchThousand(t *testing.T, h *consultest.Harness) {
 	}
 	if got := d.dials.Load(); got != 1 {
 		t.Fatalf("the sets' client opened %d connections, want 1", got)
+	}
+}
+
+// testWatchKeyed: while the Store has key queries to spare, a request is
+// served by a query on its own key, which a write elsewhere under the
+// prefix does not wake; the shared query, which serves the request beyond
+// them, lists the prefix again after such writes. A key query whose
+// request was answered is free for the next request.
+func testWatchKeyed(t *testing.T, h *consultest.Harness) {
+	opts := consul.Options{Prefix: "watch-keyed/", KeyQueries: 2}
+	c := h.Client(t)
+	ctx := backendtest.Context(t, 30*time.Second)
+	ss := newSession(t, newStore(t, c, opts))
+	recs := lockMany(t, c, opts.Prefix, ss.ID(), 3)
+	d := counter{dialed: make(chan struct{}, 8), paths: make(map[string]int)}
+	ws, ch := watch(t, newStore(t, d.client(t, h.Addr), opts))
+	for i, r := range recs {
+		ws.Wait(uint64(i), r)
+	}
+	for range 3 { // two key queries and the shared one block, each on a connection
+		select {
+		case <-d.dialed:
+		case <-ctx.Done():
+			t.Fatalf("%d connections opened, want 3", d.dials.Load())
+		}
+	}
+	for i := range 5 {
+		p := &api.KVPair{Key: opts.Prefix + "~data/x", Value: []byte{byte(i)}}
+		if _, err := c.KV().Put(p, (&api.WriteOptions{}).WithContext(ctx)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del := func(el string) {
+		if _, err := c.KV().Delete(opts.Prefix+el, (&api.WriteOptions{}).WithContext(ctx)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del(recs[2].Election)
+	if c := ch.next(t); c.Tag != 2 || c.Err != nil || c.Record.Exists() {
+		t.Fatalf("answer %+v, want tag 2 with the key absent", c)
+	}
+	list, key0 := "/v1/kv/"+opts.Prefix, "/v1/kv/"+opts.Prefix+recs[0].Election
+	lists := d.path(list)
+	for _, r := range recs[:2] {
+		if got := d.path("/v1/kv/" + opts.Prefix + r.Election); got != 1 {
+			t.Errorf("%d queries on the key of %s, want 1: writes elsewhere woke it", got, r.Election)
+		}
+	}
+	if lists < 2 {
+		t.Errorf("%d lists of the prefix, want 2 or more: one before the delete, one after", lists)
+	}
+	del(recs[0].Election)
+	c0 := ch.next(t)
+	if c0.Tag != 0 || c0.Err != nil || c0.Record.Exists() {
+		t.Fatalf("answer %+v, want tag 0 with the key absent", c0)
+	}
+	ws.Wait(3, c0.Record) // takes the key query tag 0 freed
+	again := create(t, ss, recs[0].Election)
+	if c := ch.next(t); c.Tag != 3 || c.Err != nil || c.Record.Token != again.Token {
+		t.Fatalf("answer %+v, want tag 3 with the key at token %d", c, again.Token)
+	}
+	if got := d.path(key0); got < 2 {
+		t.Errorf("%d queries on the key of %s, want 2 or more: the request after its answer did not take the freed key query", got, recs[0].Election)
+	}
+	if got := d.path(list); got != lists {
+		t.Errorf("the prefix was listed %d times after the shared query's last request, want %d", got, lists)
 	}
 }

@@ -16,13 +16,14 @@ import (
 type hub struct {
 	s *store
 
-	mu     sync.Mutex
-	sets   map[*watchSet]struct{} // the open sets
-	view   view                   // the last answer of the query
-	next   uint64                 // WaitIndex of the next query
-	wants  uint64                 // counts want calls
-	cancel context.CancelFunc     // ends the query loop; nil if none runs
-	done   chan struct{}          // closed when the query loop returns
+	mu         sync.Mutex
+	keyQueries int                    // key queries running (see reserve)
+	sets       map[*watchSet]struct{} // the open sets
+	view       view                   // the last answer of the query
+	next       uint64                 // WaitIndex of the next query
+	wants      uint64                 // counts want calls
+	cancel     context.CancelFunc     // ends the query loop; nil if none runs
+	done       chan struct{}          // closed when the query loop returns
 }
 
 // listing is the answer of one recursive list of the prefix.
@@ -142,9 +143,8 @@ func (h *hub) apply(ctx context.Context, l listing, wants uint64) bool {
 	return false
 }
 
-// listErr classifies a failed query: a refusal by the ACLs is
-// backends.ErrPermission, anything else backends.ErrUnavailable (the
-// stream broke; a read has no outcome to be unsure of).
+// listErr classifies a failed query (see streamErr), and a list that
+// Consul filtered by the token's ACLs as backends.ErrPermission.
 func (h *hub) listErr(l listing) error {
 	what := "consul: watch " + h.s.prefix
 	switch {
@@ -152,8 +152,6 @@ func (h *hub) listErr(l listing) error {
 		return fmt.Errorf("%s: %w: the ACL token may not read every key under the prefix (Consul filtered the list); the watch needs read on all of it", what, backends.ErrPermission)
 	case l.err == nil:
 		return nil
-	case forbidden(l.err):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, l.err)
 	}
-	return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, l.err)
+	return streamErr(what, l.err)
 }

@@ -16,7 +16,7 @@ type request struct {
 	key   string          // the KV key it is about
 	gone  bool            // a WaitGone
 	lead  string          // WaitGone: the election's leader key
-	since uint64          // WaitGone: the index of the set's view when asked
+	since uint64          // WaitGone: answer for a pass after this index only (see watchSet.answer)
 	after uint64          // answer only from a view at this index or later
 }
 
@@ -70,15 +70,17 @@ func (v view) answer(r *request) (backends.Change, bool) {
 	return backends.Change{Election: el, Tag: r.tag, Record: rec}, rec.Differs(r.known)
 }
 
-// passedBehind reports whether WaitGone r's leader key was locked, since
-// r was asked, by a session whose entry waits in the queue at prefix
-// behind r's entry, as after a Pass to a candidate in line. The WaitGone
-// of the entry just ahead of the target's answers then, with the key's
-// state, so the target, which watches that entry and not the key, learns
-// of the pass (see backends.Passer). Those further ahead answer too,
-// once: an early answer, which the contract allows. A candidate that
-// created the key at the head of the line has no entry ahead of its own,
-// and wakes no one.
+// passedBehind reports whether WaitGone r's leader key was locked, after
+// r.since (the set's last answer to a pass in the election), by a
+// session whose entry waits in the queue at prefix behind r's entry, as
+// after a Pass to a candidate in line. The WaitGone of the entry just
+// ahead of the target's answers then, with the key's state, so the
+// target, which watches that entry and not the key, learns of the pass
+// (see backends.Passer). Those further ahead answer too, once: an early
+// answer, which the contract allows. So does a set's first WaitGone in
+// an election whose holder was passed the key before it. A candidate
+// that created the key at the head of the line has no entry ahead of its
+// own, and wakes no one.
 func (v view) passedBehind(r *request, prefix string) bool {
 	k := v.get(r.lead)
 	if k == nil || k.Session == "" || k.ModifyIndex <= r.since {

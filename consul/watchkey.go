@@ -1,0 +1,167 @@
+package consul
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/consul/api"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// Bounds of Options.KeyQueries: how many blocking queries on single keys
+// the WatchSets of a Store run at most.
+const (
+	DefaultKeyQueries = 4
+	MaxKeyQueries     = 64
+)
+
+// keyed is a request that a WatchSet serves with blocking queries on its
+// own keys, instead of the hub's list of the prefix (see Watch).
+type keyed struct {
+	r      *request
+	cancel context.CancelFunc
+}
+
+// cost is the number of blocking queries that serve r on its keys: a
+// Wait reads the leader key; a WaitGone reads the entry and, for a pass
+// behind it, the leader key.
+func (r *request) cost() int {
+	if r.gone {
+		return 2
+	}
+	return 1
+}
+
+// serveKeyed starts r's queries on its keys if the hub has room for
+// them, and reports whether it did. w.mu is held.
+func (w *watchSet) serveKeyed(r *request) bool {
+	if !w.hub.reserve(r.cost()) {
+		return false
+	}
+	ctx, cancel := context.WithCancel(w.ctx)
+	k := &keyed{r: r, cancel: cancel}
+	w.keyed[r.known.Election] = k
+	w.keyWG.Add(1)
+	go func() {
+		defer w.keyWG.Done()
+		c, ok := w.awaitKeyed(ctx, r)
+		cancel()
+		w.hub.release(r.cost()) // before the answer: its next request may take them
+		if ok {
+			w.answerKeyed(k, c)
+		}
+	}()
+	return true
+}
+
+// stopKeyed withdraws election's keyed request, if any. w.mu is held.
+func (w *watchSet) stopKeyed(election string) {
+	if k := w.keyed[election]; k != nil {
+		k.cancel()
+		delete(w.keyed, election)
+	}
+}
+
+// answerKeyed hands k's answer c to run, unless k was withdrawn or
+// replaced, or the set closed, meanwhile.
+func (w *watchSet) answerKeyed(k *keyed, c backends.Change) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	el := k.r.known.Election
+	if w.closed || w.keyed[el] != k {
+		return
+	}
+	delete(w.keyed, el)
+	w.answer(k.r, c)
+}
+
+// awaitKeyed runs r's queries until one answers, and reports false if
+// ctx ended first.
+func (w *watchSet) awaitKeyed(ctx context.Context, r *request) (backends.Change, bool) {
+	el := r.known.Election
+	c := backends.Change{Election: el, Tag: r.tag}
+	if !r.gone {
+		rec, err := w.hub.s.awaitKey(ctx, r.known)
+		c.Record, c.Err = rec, keyErr(w.hub.s.key(el), err)
+		return c, ctx.Err() == nil
+	}
+	both, cancel := context.WithCancel(ctx)
+	out := make(chan backends.Change, 2)
+	go func() {
+		err := w.hub.s.awaitGone(both, r.known)
+		out <- backends.Change{Election: el, Tag: r.tag, Record: r.known, Err: keyErr(r.key, err)}
+	}()
+	go func() {
+		rec, err := w.hub.s.awaitPassBehind(both, r)
+		out <- backends.Change{Election: el, Tag: r.tag, Record: rec, Err: keyErr(r.lead, err)}
+	}()
+	c = <-out
+	cancel()
+	<-out // the other query, ended
+	return c, ctx.Err() == nil
+}
+
+// awaitPassBehind runs blocking queries on WaitGone r's leader key until
+// it is locked, after r.since, by a session whose entry waits behind r's
+// entry (see passedBehind), and returns the key's state then. The entry
+// is read after the key, with a query of its own.
+func (s *store) awaitPassBehind(ctx context.Context, r *request) (backends.Record, error) {
+	el := r.known.Election
+	prefix := s.queuePrefix(el)
+	var idx uint64
+	for {
+		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
+		k, meta, err := s.kv.Get(r.lead, q)
+		if err != nil {
+			return backends.Record{}, err
+		}
+		if k != nil && k.Session != "" && k.ModifyIndex > r.since {
+			e, _, err := s.kv.Get(prefix+k.Session, (&api.QueryOptions{}).WithContext(ctx))
+			if err != nil {
+				return backends.Record{}, err
+			}
+			if isEntry(e, prefix) && e.CreateIndex > r.known.Token {
+				return record(el, k, meta.LastIndex), nil
+			}
+		}
+		idx = nextIndex(idx, meta.LastIndex)
+	}
+}
+
+// keyErr classifies a failed query on key as the hub classifies its own
+// (see listErr); nil stays nil.
+func keyErr(key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return streamErr("consul: watch "+key, err)
+}
+
+// reserve takes n of the Store's key queries if that many are free.
+func (h *hub) reserve(n int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.keyQueries+n > h.s.keyQueries {
+		return false
+	}
+	h.keyQueries += n
+	return true
+}
+
+// release returns n key queries that reserve took.
+func (h *hub) release(n int) {
+	h.mu.Lock()
+	h.keyQueries -= n
+	h.mu.Unlock()
+}
+
+// streamErr classifies a failed query of a WatchSet: a refusal by the
+// ACLs is backends.ErrPermission, anything else backends.ErrUnavailable
+// (the stream broke; a read has no outcome to be unsure of).
+func streamErr(what string, err error) error {
+	if forbidden(err) {
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
+	}
+	return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
+}
