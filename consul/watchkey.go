@@ -104,11 +104,17 @@ func (w *watchSet) awaitKeyed(ctx context.Context, r *request) (backends.Change,
 
 // awaitPassBehind runs blocking queries on WaitGone r's leader key until
 // it is locked, after r.since, by a session whose entry waits behind r's
-// entry (see passedBehind), and returns the key's state then. The entry
-// is read after the key, with a query of its own.
+// entry (see passedBehind), and returns the key's state then. It lists
+// the queue once first, so that a target, whose entry was in line before
+// it asked, finds it there when the key is passed; an entry the list
+// lacks is read when its session takes the key.
 func (s *store) awaitPassBehind(ctx context.Context, r *request) (backends.Record, error) {
 	el := r.known.Election
 	prefix := s.queuePrefix(el)
+	line, _, err := s.kv.List(prefix, (&api.QueryOptions{}).WithContext(ctx))
+	if err != nil {
+		return backends.Record{}, err
+	}
 	var idx uint64
 	for {
 		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
@@ -117,7 +123,7 @@ func (s *store) awaitPassBehind(ctx context.Context, r *request) (backends.Recor
 			return backends.Record{}, err
 		}
 		if k != nil && k.Session != "" && k.ModifyIndex > r.since {
-			e, _, err := s.kv.Get(prefix+k.Session, (&api.QueryOptions{}).WithContext(ctx))
+			e, err := s.entryOf(ctx, line, prefix+k.Session)
 			if err != nil {
 				return backends.Record{}, err
 			}
@@ -127,6 +133,18 @@ func (s *store) awaitPassBehind(ctx context.Context, r *request) (backends.Recor
 		}
 		idx = nextIndex(idx, meta.LastIndex)
 	}
+}
+
+// entryOf returns the queue entry at key as line lists it, or, if line
+// lacks it, as read now (nil if absent).
+func (s *store) entryOf(ctx context.Context, line api.KVPairs, key string) (*api.KVPair, error) {
+	for _, p := range line {
+		if p.Key == key {
+			return p, nil
+		}
+	}
+	p, _, err := s.kv.Get(key, (&api.QueryOptions{}).WithContext(ctx))
+	return p, err
 }
 
 // keyErr classifies a failed query on key as the hub classifies its own
