@@ -108,15 +108,19 @@
 // that if the same Store returned the roster at the given revision empty,
 // and may otherwise return early with the same, empty roster.
 //
-// The Store is also a backends.Watcher: its WatchSets share one blocking
-// query, a recursive list of the prefix, however many elections they
-// serve, over one connection. A request is answered from the first answer
-// of that query read at or after its Record's Revision in which its state
-// differs. A failed query ends the requests pending then, with
-// backends.ErrPermission on a 403 or when Consul filtered the list by the
-// token's ACLs (a watcher needs read on the whole prefix), and otherwise
-// with backends.ErrUnavailable. A Change's Record has the index of that
-// list as its Revision.
+// The Store is also a backends.Watcher. While it has key queries to
+// spare (Options.KeyQueries, default 2), a WatchSet serves a request
+// with blocking queries on its own keys: a Wait on the leader key, a
+// WaitGone on the entry and on the leader key, for a pass behind the
+// entry. Beyond them, its WatchSets share one blocking query, a
+// recursive list of the prefix, however many elections they serve, over
+// one connection. A request is answered from the first state read at or
+// after its Record's Revision in which it differs. A failed query ends
+// the requests pending on it, with backends.ErrPermission on a 403 or
+// when Consul filtered the list by the token's ACLs (a watcher needs read
+// on the whole prefix), and otherwise with backends.ErrUnavailable. A
+// Change's Record has the index of the read that answered as its
+// Revision.
 //
 // # Errors
 //

@@ -78,8 +78,10 @@ type Options struct {
 	// which then lists the whole prefix again: that answers a change
 	// later than a query on its key, but holds one connection for any
 	// number of elections. Each query holds an HTTP connection while it
-	// blocks. Default DefaultKeyQueries (4); -1: none, every request
-	// shares the prefix query; at most 64.
+	// blocks, which Consul counts against its limit per client address
+	// (limits.http_max_conns_per_client, 200). Default DefaultKeyQueries
+	// (2: one election waiting in line); -1: none, every request shares
+	// the prefix query; at most 64.
 	KeyQueries int
 
 	// SessionNode, if set, binds every session to this catalog node

@@ -12,7 +12,7 @@ import (
 // Bounds of Options.KeyQueries: how many blocking queries on single keys
 // the WatchSets of a Store run at most.
 const (
-	DefaultKeyQueries = 4
+	DefaultKeyQueries = 2
 	MaxKeyQueries     = 64
 )
 

@@ -144,7 +144,14 @@ func dial(c config) (backends.Store, func(), error) {
 		// Sessions on a node of their own: Consul ends a session when
 		// its node fails, and these candidates talk to the servers the
 		// store faults kill (README, "Consul sessions end with their node").
-		s, err := consul.New(cli, consul.Options{SessionNode: "leasehold-faults"})
+		// Odd-numbered candidates wait on their keys, even ones in the
+		// Store's shared query (consul.Options.KeyQueries), so that a
+		// run covers both.
+		kq := 0
+		if n%2 == 0 {
+			kq = -1
+		}
+		s, err := consul.New(cli, consul.Options{SessionNode: "leasehold-faults", KeyQueries: kq})
 		return s, func() {}, err
 	}
 	return nil, nil, fmt.Errorf("unknown backend %q", c.backend)
