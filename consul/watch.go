@@ -15,9 +15,10 @@ import (
 // request is served by blocking queries on its own keys, as Store.Wait
 // and Queuer.WaitGone run them: a Wait on the leader key; a WaitGone on
 // the entry, and on the leader key for a pass behind the entry (see
-// backends.Passer), whose new holder's entry it then reads. Such a
-// request is answered as soon as its key changes, and costs a
-// connection while it waits.
+// backends.Passer), which it tells by the new holder's entry, as listed
+// with the queue when the wait began or else read then. Such a request
+// is answered as soon as its key changes, and costs a connection per
+// query while it waits.
 //
 // Beyond them, the requests of every set of a Store share one blocking
 // query: a recursive KV list of the Store's prefix, which holds every
