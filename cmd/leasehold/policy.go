@@ -54,6 +54,8 @@ func (p *policy) check() error {
 		return errors.New("--damp-window, --damp-penalty and --damp-cap need --damp N (the losses that damp)")
 	case p.noLead && p.preempt:
 		return errors.New("--preempt with --no-lead: a candidate that never leads never hands over")
+	case p.noLead && d.Losses != 0:
+		return errors.New("--damp with --no-lead: a candidate that never leads never loses, so nothing damps it")
 	}
 	return nil
 }

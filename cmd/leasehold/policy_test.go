@@ -67,6 +67,7 @@ func TestPolicyFlagErrors(t *testing.T) {
 		{[]string{"--damp-cap", "1m"}, "need --damp N"},
 		{[]string{"--damp", "x"}, "-damp"},
 		{[]string{"--no-lead", "--preempt"}, "--preempt with --no-lead"},
+		{[]string{"--no-lead", "--damp", "3"}, "--damp with --no-lead"},
 	} {
 		args := append(append(append([]string{}, base...), tc.flags...), "--", "sh", "-c", "exit 9")
 		in := start(t, args...)
