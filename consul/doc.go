@@ -109,7 +109,7 @@
 // and may otherwise return early with the same, empty roster.
 //
 // The Store is also a backends.Watcher. While it has key queries to
-// spare (Options.KeyQueries, default 2), a WatchSet serves a request
+// spare (Options.KeyQueries, default none), a WatchSet serves a request
 // with blocking queries on its own keys: a Wait on the leader key, a
 // WaitGone on the entry and on the leader key, for a pass behind the
 // entry. Beyond them, its WatchSets share one blocking query, a

@@ -23,8 +23,8 @@ import (
 // over still waits. The waiters' WatchSets serve them with queries on
 // their keys, and then with the shared query alone.
 func testHandOverPasses(t *testing.T, h *consultest.Harness) {
-	t.Run("KeyQueries", func(t *testing.T) { handOverPasses(t, h, consul.Options{}) })
-	t.Run("SharedQuery", func(t *testing.T) { handOverPasses(t, h, consul.Options{KeyQueries: -1}) })
+	t.Run("KeyQueries", func(t *testing.T) { handOverPasses(t, h, consul.Options{KeyQueries: 2}) })
+	t.Run("SharedQuery", func(t *testing.T) { handOverPasses(t, h, consul.Options{}) })
 }
 
 func handOverPasses(t *testing.T, h *consultest.Harness, opts consul.Options) {

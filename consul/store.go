@@ -79,9 +79,10 @@ type Options struct {
 	// later than a query on its key, but holds one connection for any
 	// number of elections. Each query holds an HTTP connection while it
 	// blocks, which Consul counts against its limit per client address
-	// (limits.http_max_conns_per_client, 200). Default DefaultKeyQueries
-	// (2: one election waiting in line); -1: none, every request shares
-	// the prefix query; at most 64.
+	// (limits.http_max_conns_per_client, 200). 2 serve one election
+	// waiting in line. Default 0: none, every request shares the prefix
+	// query (see docs/stores.md for why it is not on by default); at most
+	// MaxKeyQueries.
 	KeyQueries int
 
 	// SessionNode, if set, binds every session to this catalog node
@@ -145,7 +146,7 @@ func New(c *api.Client, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime,
-		keyQueries: max(opts.KeyQueries, 0), node: opts.SessionNode}
+		keyQueries: opts.KeyQueries, node: opts.SessionNode}
 	s.hub = &hub{s: s}
 	return &Store{s}, nil
 }
@@ -160,9 +161,6 @@ func (o Options) withDefaults() Options {
 	if o.WaitTime == 0 {
 		o.WaitTime = DefaultWaitTime
 	}
-	if o.KeyQueries == 0 {
-		o.KeyQueries = DefaultKeyQueries
-	}
 	return o
 }
 
@@ -174,8 +172,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("consul: LockDelay %v must be whole milliseconds between 1ms and %v", o.LockDelay, MaxLockDelay)
 	case o.WaitTime < time.Second || o.WaitTime > MaxWaitTime:
 		return fmt.Errorf("consul: WaitTime %v must be between 1s and %v", o.WaitTime, MaxWaitTime)
-	case o.KeyQueries < -1 || o.KeyQueries > MaxKeyQueries:
-		return fmt.Errorf("consul: KeyQueries %d must be -1 (none) or between 1 and %d", o.KeyQueries, MaxKeyQueries)
+	case o.KeyQueries < 0 || o.KeyQueries > MaxKeyQueries:
+		return fmt.Errorf("consul: KeyQueries %d must be between 0 (none) and %d", o.KeyQueries, MaxKeyQueries)
 	case o.SessionNode != "" && !validNodeName(o.SessionNode):
 		return fmt.Errorf("consul: SessionNode %q must be 1 to 63 bytes of [A-Za-z0-9-]", o.SessionNode)
 	}

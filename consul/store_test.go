@@ -36,7 +36,7 @@ func TestNewRejects(t *testing.T) {
 		{"LockDelay", consul.Options{LockDelay: consul.MaxLockDelay + time.Millisecond}},
 		{"WaitTime", consul.Options{WaitTime: 500 * time.Millisecond}},
 		{"WaitTime", consul.Options{WaitTime: consul.MaxWaitTime + time.Second}},
-		{"KeyQueries", consul.Options{KeyQueries: -2}},
+		{"KeyQueries", consul.Options{KeyQueries: -1}},
 		{"KeyQueries", consul.Options{KeyQueries: consul.MaxKeyQueries + 1}},
 		{"SessionNode", consul.Options{SessionNode: "node.with.dots"}},
 		{"SessionNode", consul.Options{SessionNode: strings.Repeat("n", 64)}},
@@ -58,7 +58,7 @@ func TestNewAccepts(t *testing.T) {
 		key  string
 	}{
 		{consul.Options{}, "leasehold/jobs/a"},
-		{consul.Options{Prefix: "svc/elections/", LockDelay: consul.MaxLockDelay, WaitTime: time.Second, KeyQueries: -1}, "svc/elections/jobs/a"},
+		{consul.Options{Prefix: "svc/elections/", LockDelay: consul.MaxLockDelay, WaitTime: time.Second}, "svc/elections/jobs/a"},
 		{consul.Options{KeyQueries: consul.MaxKeyQueries}, "leasehold/jobs/a"},
 	} {
 		s, err := consul.New(c, tc.opts)

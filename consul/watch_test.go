@@ -149,7 +149,7 @@ func testWatchAfterLastClose(t *testing.T, h *consultest.Harness) {
 // election. (No key queries: see testWatchKeyed.)
 func testWatchThousand(t *testing.T, h *consultest.Harness) {
 	const n, idle = 1000, 3 * time.Second
-	opts := consul.Options{Prefix: "watch-thousand/", KeyQueries: -1}
+	opts := consul.Options{Prefix: "watch-thousand/"}
 	c := h.Client(t)
 	ss := newSession(t, newStore(t, c, opts))
 	recs := lockMany(t, c, opts.Prefix, ss.ID(), n+1)

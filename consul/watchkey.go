@@ -9,12 +9,9 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Bounds of Options.KeyQueries: how many blocking queries on single keys
-// the WatchSets of a Store run at most.
-const (
-	DefaultKeyQueries = 2
-	MaxKeyQueries     = 64
-)
+// MaxKeyQueries bounds Options.KeyQueries: how many blocking queries on
+// single keys the WatchSets of a Store run at most.
+const MaxKeyQueries = 64
 
 // keyed is a request that a WatchSet serves with blocking queries on its
 // own keys, instead of the hub's list of the prefix (see Watch).

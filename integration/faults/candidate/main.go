@@ -148,8 +148,8 @@ func dial(c config) (backends.Store, func(), error) {
 		// Store's shared query (consul.Options.KeyQueries), so that a
 		// run covers both.
 		kq := 0
-		if n%2 == 0 {
-			kq = -1
+		if n%2 == 1 {
+			kq = 2
 		}
 		s, err := consul.New(cli, consul.Options{SessionNode: "leasehold-faults", KeyQueries: kq})
 		return s, func() {}, err
