@@ -227,8 +227,8 @@ func testWatchKeyed(t *testing.T, h *consultest.Harness) {
 		}
 	}
 	del(recs[2].Election)
-	if c := ch.next(t); c.Tag != 2 || c.Err != nil || c.Record.Exists() {
-		t.Fatalf("answer %+v, want tag 2 with the key absent", c)
+	if got := ch.next(t); got.Tag != 2 || got.Err != nil || got.Record.Exists() {
+		t.Fatalf("answer %+v, want tag 2 with the key absent", got)
 	}
 	list, key0 := "/v1/kv/"+opts.Prefix, "/v1/kv/"+opts.Prefix+recs[0].Election
 	lists := d.path(list)
@@ -247,8 +247,8 @@ func testWatchKeyed(t *testing.T, h *consultest.Harness) {
 	}
 	ws.Wait(3, c0.Record) // takes the key query tag 0 freed
 	again := create(t, ss, recs[0].Election)
-	if c := ch.next(t); c.Tag != 3 || c.Err != nil || c.Record.Token != again.Token {
-		t.Fatalf("answer %+v, want tag 3 with the key at token %d", c, again.Token)
+	if got := ch.next(t); got.Tag != 3 || got.Err != nil || got.Record.Token != again.Token {
+		t.Fatalf("answer %+v, want tag 3 with the key at token %d", got, again.Token)
 	}
 	if got := d.path(key0); got < 2 {
 		t.Errorf("%d queries on the key of %s, want 2 or more: the request after its answer did not take the freed key query", got, recs[0].Election)
