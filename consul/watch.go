@@ -134,14 +134,8 @@ func (w *watchSet) add(r *request) {
 	el := r.known.Election
 	r.since = w.woke[el]
 	w.stopKeyed(el)
-	if c, ok := w.view.answer(r); ok {
-		delete(w.reqs, el)
-		w.answer(r, c)
-		w.mu.Unlock()
-		return
-	}
-	if w.serveKeyed(r) {
-		delete(w.reqs, el)
+	delete(w.reqs, el)
+	if w.answered(r) || w.serveKeyed(r) {
 		w.mu.Unlock()
 		return
 	}
@@ -152,12 +146,21 @@ func (w *watchSet) add(r *request) {
 
 // take answers r from the view or keeps it. w.mu is held.
 func (w *watchSet) take(r *request) {
-	if c, ok := w.view.answer(r); ok {
+	if w.answered(r) {
 		delete(w.reqs, r.known.Election)
-		w.answer(r, c)
 		return
 	}
 	w.reqs[r.known.Election] = r
+}
+
+// answered answers r from the view if the view tells, and reports
+// whether it did. w.mu is held.
+func (w *watchSet) answered(r *request) bool {
+	c, ok := w.view.answer(r)
+	if ok {
+		w.answer(r, c)
+	}
+	return ok
 }
 
 // answer hands r's answer c to run. An answer to a WaitGone with the
@@ -178,13 +181,6 @@ func (w *watchSet) poke() {
 	case w.wake <- struct{}{}:
 	default:
 	}
-}
-
-// pending reports whether w has requests waiting for a view.
-func (w *watchSet) pending() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.reqs) > 0
 }
 
 // run is the set's goroutine: it delivers answers until Close.
