@@ -296,6 +296,9 @@ func (e *LeaseElector) step() {
 	for {
 		e.m.Tick(time.Now())
 		for _, a := range e.m.Ready() {
+			if e.log.Enabled(e.ctx, slog.LevelDebug) {
+				e.log.Debug("action", "action", a.String())
+			}
 			e.perform(a)
 		}
 		if e.publishHold() {

@@ -226,6 +226,7 @@ func (e *LeaseElector) observe(a core.Action) {
 
 // watched reports the outcome of the core's Get, Wait or WaitGone a.
 func (e *LeaseElector) watched(now time.Time, a core.Action, rec backends.Record, err error) {
+	e.trace("watch answer", a.Election, a.Op, rec, err)
 	switch {
 	case a.Kind == core.WaitGone && err == nil && (rec.Token != a.Record.Token || rec.Owner != a.Record.Owner):
 		e.m.Woken(now, a.Election, a.Op, rec) // the key's state: see backends.Change

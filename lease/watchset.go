@@ -43,10 +43,17 @@ func (e *LeaseElector) watchInSet(a core.Action) {
 
 // changed takes the set's answer c, the outcome of the core's Wait or
 // WaitGone, as a goroutine's Store.Wait or Queuer.WaitGone would report
-// it. An answer to a request since withdrawn or replaced is dropped.
+// it. An answer to a request since withdrawn or replaced is dropped, but
+// the key's state it may carry goes to the core as news (core.Seen): a
+// set answers a pass behind an entry once, so a target whose request was
+// replaced meanwhile would not hear of it again.
 func (e *LeaseElector) changed(now time.Time, c backends.Change) {
 	w := e.watches[c.Election]
 	if w == nil || w.tag != c.Tag {
+		e.trace("watch answer dropped", c.Election, c.Tag, c.Record, c.Err)
+		if c.Err == nil {
+			e.m.Seen(now, c.Election, c.Record)
+		}
 		return
 	}
 	delete(e.watches, c.Election)

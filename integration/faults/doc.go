@@ -96,6 +96,9 @@
 //	LEASEHOLD_FAULTS_KEEP=/tmp/dir   keep every run's histories and candidate logs there
 //	LEASEHOLD_FAULTS_POLICIES=off    no policy events, all candidates equal, no Preempt
 //	LEASEHOLD_FAULTS_POLICY_MISS=log policy misses logged, not failed (fail: failed)
+//	LEASEHOLD_FAULTS_DEBUG=1         every run's timeline in the test log, and the
+//	                                 candidates log at debug level: every action of their
+//	                                 core and every watch answer (see KEEP)
 //
 // A run also stops starting cycles when the test's deadline (-timeout) is
 // near, and reports the cycles it ran. Without Docker or the store images

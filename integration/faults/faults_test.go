@@ -252,6 +252,9 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 	})))
 	t.Cleanup(fence.Close)
 	args := append(append([]string{"-election", election, "-fence", fence.URL}, b.args...), checkArgs(t)...)
+	if os.Getenv("LEASEHOLD_FAULTS_DEBUG") != "" {
+		args = append(args, "-debug")
+	}
 	obs, err := lease.New(b.observer(t, addrs), lease.Options{TTL: b.ttl})
 	if err != nil {
 		t.Fatal(err)

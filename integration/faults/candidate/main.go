@@ -41,7 +41,7 @@ import (
 type config struct {
 	backend, addr, election, id, hist, fence, check string
 	ttl, tick, every                                time.Duration
-	straggle, queue                                 bool
+	straggle, queue, debug                          bool
 	// The election policies (docs/policies.md) and the suite's control.
 	priority     int
 	preempt      bool
@@ -67,6 +67,7 @@ func main() {
 	flag.DurationVar(&c.preemptAfter, "preempt-after", 0, "lease.Options.PreemptAfter (0: TTL)")
 	flag.StringVar(&c.control, "control", "", "URL to report policy events to (handovers by cause, HandOver outcomes); "+
 		"SIGUSR1 makes a leader hand over to the candidate named in <history>.to (empty: the next in line)")
+	flag.BoolVar(&c.debug, "debug", false, "log at debug level: the elector's every action and watch answer")
 	flag.StringVar(&c.check, "check", "valid", "the check before each write: valid (Leadership.Valid) or err (Leadership.Err, which a pause can outrun)")
 	flag.Parse()
 	if c.check != "valid" && c.check != "err" {
@@ -90,7 +91,11 @@ func run(c config) error {
 		return err
 	}
 	defer closeStore()
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	opts := &slog.HandlerOptions{}
+	if c.debug {
+		opts.Level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, opts))
 	ctl := newControl(c)
 	defer ctl.close()
 	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log, Wait: waitMode(c.queue),

@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"time"
+
+	"github.com/leasehold/leasehold/backends"
 )
 
 // A handover passes a held election to a named candidate. The leader
@@ -162,6 +164,27 @@ func (m *Machine) handedOff(now time.Time, name string, e *election) {
 		m.passed[name] = now.Add(m.cfg.HoldOff)
 	}
 	m.forget(name, nil)
+}
+
+// Seen reports rec, a state of name's key that a read showed outside the
+// call in flight: the answer to a watch that had been withdrawn or
+// replaced by the time it came. It acts only on a key passed to this
+// session (Config.Pass), which the call in flight may never report: a
+// WatchSet answers a pass once, and a waiter in line watches the entry
+// ahead, not the key. A waiting campaign then confirms it with a Get,
+// and leads (see observedWaiting), as after Woken. Anything else is left
+// to the call in flight, which sees the key's later states itself.
+func (m *Machine) Seen(now time.Time, name string, rec backends.Record) {
+	m.Tick(now)
+	e := m.els[name]
+	switch {
+	case e == nil || e.phase != waiting || !m.cfg.Pass || m.cfg.NoLead:
+	case !rec.Exists() || rec.Owner != m.SessionID():
+	case e.inflight && e.kind == Get: // its answer tells
+	default:
+		e.line.gone = false
+		m.call(e, Action{Kind: Get, Election: name})
+	}
 }
 
 // passedToUs reports whether the waiting e last read the key bound to

@@ -256,6 +256,8 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		m.Gone(now, name, op, scriptErr(t, d))
 	case "woken":
 		m.Woken(now, name, op, scriptRecord(t, d))
+	case "seen":
+		m.Seen(now, name, scriptRecord(t, d))
 	case "dequeued":
 		m.Dequeued(now, op, scriptErr(t, d))
 	default:
