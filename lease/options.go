@@ -81,7 +81,9 @@ type Options struct {
 
 	// Logger receives structured logs with election, identity, token and
 	// session attributes: leadership won and lost at Info, renewal and
-	// session trouble at Warn, routine events at Debug. Default: no logs.
+	// session trouble at Warn, routine events at Debug, where every action
+	// of the elector's state machine and every watch answer (dropped ones
+	// too) are logged as well. Default: no logs.
 	Logger *slog.Logger
 
 	// Metrics receives measurements (see Metrics). Default: none.
