@@ -269,6 +269,7 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 	r.pol = newPolicyRun(r, req)
 	args = append(args, "-control", r.pol.url, "-preempt-after", r.preemptAfter().String())
 	r.c = newCluster(t, bin, addrs, args)
+	keep(t, name, r.c.dir)
 	drvPath := filepath.Join(r.c.dir, "driver.jsonl")
 	rec, err := history.Create(drvPath, "driver")
 	if err != nil {
@@ -312,12 +313,22 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 	}
 	r.judge(name, kinds, evs)
 	r.judgeMisses(name)
-	if keep := os.Getenv("LEASEHOLD_FAULTS_KEEP"); keep != "" {
-		dst := filepath.Join(keep, strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(name))
-		if err := os.CopyFS(dst, os.DirFS(r.c.dir)); err != nil {
+}
+
+// keep copies the run's histories and candidate logs to
+// LEASEHOLD_FAULTS_KEEP, if set, when the test ends: a run that failed
+// part way (no leader came) is kept too, as it stood then.
+func keep(t *testing.T, name, dir string) {
+	k := os.Getenv("LEASEHOLD_FAULTS_KEEP")
+	if k == "" {
+		return
+	}
+	t.Cleanup(func() { // before dir's own cleanup, made earlier, removes it
+		dst := filepath.Join(k, strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(name))
+		if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
 			t.Errorf("keep the run's histories and logs: %v", err)
 		}
-	}
+	})
 }
 
 // timeLeft reports whether another cycle fits before the test's deadline,
