@@ -148,7 +148,7 @@ func coreCandidates(recs []backends.Record) []core.Candidate {
 	for _, r := range recs {
 		if c, ok := candidateOf(r); ok {
 			cs = append(cs, core.Candidate{Session: c.Session, Identity: c.Identity, Priority: c.Priority,
-				MayLead: c.MayLead, Damped: c.Damped, Order: c.order, Queue: c.queue, Wakes: c.wakes,
+				MayLead: c.MayLead, Damped: c.Damped, Order: c.order, Joined: r.Token, Queue: c.queue, Wakes: c.wakes,
 				Request: c.Requester, To: c.Request})
 		}
 	}

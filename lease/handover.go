@@ -141,8 +141,9 @@ func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
 // HandOver ends the leadership and gives the election to the candidate
 // named by to (its identity or session ID, as Candidates lists them), or,
 // if to is empty, to the next in succession order: the highest priority
-// that may lead and is not damped, first in line among equals. The
-// leadership's context is cancelled with ErrHandover at once. Then, on a
+// that may lead and is not damped, first in line among equals. A record
+// that a later record of the same identity supersedes (its elector gave
+// that session up) is never the target. The leadership's context is cancelled with ErrHandover at once. Then, on a
 // store that is a backends.Passer (Consul), the leader passes the key to
 // the target in one write, after waking it if it waits behind another in
 // line. On other stores it writes a marker naming the target into the

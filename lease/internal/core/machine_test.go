@@ -124,7 +124,8 @@ func scriptMarker(v []byte) (string, bool) {
 }
 
 // scriptRoster reads a roster, one candidate a line:
-// SESSION [id=IDENTITY] [prio=N] [order=N] [queue=N] [wakes] [nolead] [damped] [request] [to=TARGET].
+// SESSION [id=IDENTITY] [prio=N] [order=N] [joined=N] [queue=N] [wakes] [nolead] [damped] [request] [to=TARGET].
+// Joined is Order unless given.
 func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 	var out []Candidate
 	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
@@ -142,6 +143,8 @@ func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 				c.Priority, _ = strconv.Atoi(v)
 			case "order":
 				c.Order, _ = strconv.ParseUint(v, 10, 64)
+			case "joined":
+				c.Joined, _ = strconv.ParseUint(v, 10, 64)
 			case "queue":
 				c.Queue, _ = strconv.ParseUint(v, 10, 64)
 			case "wakes":
@@ -157,6 +160,9 @@ func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 			default:
 				d.Fatalf(t, "roster: unknown field %q", kv)
 			}
+		}
+		if c.Joined == 0 {
+			c.Joined = c.Order
 		}
 		out = append(out, c)
 	}

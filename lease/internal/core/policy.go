@@ -32,6 +32,10 @@ type Candidate struct {
 	// if the candidate waits in a queue, else the record's join token.
 	// Lower comes first.
 	Order uint64
+	// Joined is the record's own token, where in the store its write
+	// came. A later record of the same Identity supersedes it (see
+	// superseded).
+	Joined uint64
 	// Queue is the token of the candidate's queue entry, 0 if it waits in
 	// no queue: a handover's Nudge wakes it through the entry ahead.
 	Queue uint64
@@ -53,12 +57,13 @@ type Candidate struct {
 
 // succession returns the candidates of roster that could take over from
 // this session, in succession order: Priority descending, then Order
-// ascending. It leaves out requests, those that may not lead, the damped
-// and this session.
+// ascending. It leaves out requests, those that may not lead, the damped,
+// this session and superseded records (see superseded).
 func (m *Machine) succession(roster []Candidate) []Candidate {
 	var out []Candidate
+	old := superseded(roster)
 	for _, c := range roster {
-		if c.MayLead && !c.Damped && !c.Request && c.Session != m.SessionID() {
+		if c.MayLead && !c.Damped && !c.Request && c.Session != m.SessionID() && !old[c.Session] {
 			out = append(out, c)
 		}
 	}
@@ -69,6 +74,33 @@ func (m *Machine) succession(roster []Candidate) []Candidate {
 		return cmp.Compare(a.Order, b.Order)
 	})
 	return out
+}
+
+// superseded returns the sessions of roster's candidate records that a
+// later record of the same Identity (a higher Joined) supersedes. Such a
+// record is bound to a session its elector gave up, having lost it or
+// made it too late: the elector closes it, but while the store cannot be
+// reached the store holds it, and its records, until it expires. A key
+// passed to it would sit unled until then, so it is never a handover's
+// target, nor a preempting candidate. Requests are not candidates and
+// take no part. Two electors given one identity are taken for one.
+func superseded(roster []Candidate) map[string]bool {
+	last := make(map[string]uint64)
+	for _, c := range roster {
+		if !c.Request && c.Identity != "" && c.Joined > last[c.Identity] {
+			last[c.Identity] = c.Joined
+		}
+	}
+	var old map[string]bool
+	for _, c := range roster {
+		if !c.Request && c.Identity != "" && c.Joined < last[c.Identity] {
+			if old == nil {
+				old = make(map[string]bool)
+			}
+			old[c.Session] = true
+		}
+	}
+	return old
 }
 
 // target returns the candidate a handover to to goes to: the first in
