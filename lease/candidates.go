@@ -34,6 +34,12 @@ type Candidate struct {
 	// Damped is true while the candidate sits out a flap-damping penalty
 	// (Options.Damping).
 	Damped bool
+	// Superseded is true for a record that a later record of the same
+	// Identity supersedes: its elector gave that session up (lost it, or
+	// made it too late) and stood again under a new one. The record goes
+	// when the store closes or expires the old session; until then it is
+	// listed, but never a handover's target nor a preempting candidate.
+	Superseded bool
 	// Leader is true for the candidate that held the leader key when the
 	// list was read.
 	Leader bool
@@ -52,9 +58,10 @@ type Candidate struct {
 }
 
 // Candidates returns election's candidates in succession order: the
-// leader first; then the candidates that may lead and are not damped, by
-// Priority (higher first), then by their place in the queue, or by join
-// order for those not in it; then the damped ones, in the same order; then
+// leader first; then the candidates that may lead and are neither damped
+// nor superseded, by Priority (higher first), then by their place in the
+// queue, or by join order for those not in it; then the damped and the
+// superseded ones, in the same order; then
 // those that may not lead (Options.NoLead); last the handover requests.
 // It makes one List of the roster and one Get of the leader key. It needs
 // no session and does not campaign. A campaigning elector is listed once
@@ -87,12 +94,14 @@ func (e *LeaseElector) noRoster(what, election string) error {
 }
 
 // succession decodes a roster and sorts it in succession order, marking
-// the holder of leader.
+// the holder of leader and the superseded records (core.Superseded).
 func succession(recs []backends.Record, leader backends.Record) []Candidate {
 	cs := make([]Candidate, 0, len(recs))
+	old := core.Superseded(coreCandidates(recs))
 	for _, r := range recs {
 		if c, ok := candidateOf(r); ok {
 			c.Leader = leader.Exists() && r.Owner == leader.Owner && !c.Requester
+			c.Superseded = old[c.Session]
 			cs = append(cs, c)
 		}
 	}
@@ -117,7 +126,7 @@ func rank(c Candidate) int {
 		return 4
 	case !c.MayLead:
 		return 3
-	case c.Damped:
+	case c.Damped, c.Superseded:
 		return 2
 	}
 	return 1

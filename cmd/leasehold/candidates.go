@@ -38,7 +38,9 @@ type candidateJSON struct {
 	Joined   time.Time         `json:"joined"`
 	MayLead  bool              `json:"may_lead"`
 	Damped   bool              `json:"damped"`
-	Leader   bool              `json:"leader"`
+	// Superseded marks a record of a session its candidate gave up.
+	Superseded bool `json:"superseded"`
+	Leader     bool `json:"leader"`
 	// Requester marks a handover request; Request is its target, empty
 	// for the next in line.
 	Requester bool   `json:"requester,omitempty"`
@@ -49,7 +51,7 @@ func toCandidateJSON(cs []lease.Candidate) []candidateJSON {
 	out := make([]candidateJSON, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, candidateJSON{c.Identity, c.Session, c.Priority, c.Labels, c.Joined,
-			c.MayLead, c.Damped, c.Leader, c.Requester, c.Request})
+			c.MayLead, c.Damped, c.Superseded, c.Leader, c.Requester, c.Request})
 	}
 	return out
 }
@@ -70,7 +72,8 @@ func printCandidates(w io.Writer, election string, cs []lease.Candidate) {
 }
 
 // candidateState is a candidate's state in words: leader, waiting,
-// no-lead, damped, or a handover request; several joined by commas.
+// no-lead, damped, superseded, or a handover request; several joined by
+// commas.
 func candidateState(c lease.Candidate) string {
 	var s []string
 	switch {
@@ -87,6 +90,9 @@ func candidateState(c lease.Candidate) string {
 	}
 	if c.Damped {
 		s = append(s, "damped")
+	}
+	if c.Superseded {
+		s = append(s, "superseded")
 	}
 	return strings.Join(s, ",")
 }

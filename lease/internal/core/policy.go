@@ -34,7 +34,7 @@ type Candidate struct {
 	Order uint64
 	// Joined is the record's own token, where in the store its write
 	// came. A later record of the same Identity supersedes it (see
-	// superseded).
+	// Superseded).
 	Joined uint64
 	// Queue is the token of the candidate's queue entry, 0 if it waits in
 	// no queue: a handover's Nudge wakes it through the entry ahead.
@@ -58,10 +58,10 @@ type Candidate struct {
 // succession returns the candidates of roster that could take over from
 // this session, in succession order: Priority descending, then Order
 // ascending. It leaves out requests, those that may not lead, the damped,
-// this session and superseded records (see superseded).
+// this session and superseded records (see Superseded).
 func (m *Machine) succession(roster []Candidate) []Candidate {
 	var out []Candidate
-	old := superseded(roster)
+	old := Superseded(roster)
 	for _, c := range roster {
 		if c.MayLead && !c.Damped && !c.Request && c.Session != m.SessionID() && !old[c.Session] {
 			out = append(out, c)
@@ -76,7 +76,7 @@ func (m *Machine) succession(roster []Candidate) []Candidate {
 	return out
 }
 
-// superseded returns the sessions of roster's candidate records that a
+// Superseded returns the sessions of roster's candidate records that a
 // later record of the same Identity (a higher Joined) supersedes. Such a
 // record is bound to a session its elector gave up, having lost it or
 // made it too late: the elector closes it, but while the store cannot be
@@ -84,7 +84,7 @@ func (m *Machine) succession(roster []Candidate) []Candidate {
 // passed to it would sit unled until then, so it is never a handover's
 // target, nor a preempting candidate. Requests are not candidates and
 // take no part. Two electors given one identity are taken for one.
-func superseded(roster []Candidate) map[string]bool {
+func Superseded(roster []Candidate) map[string]bool {
 	last := make(map[string]uint64)
 	for _, c := range roster {
 		if !c.Request && c.Identity != "" && c.Joined > last[c.Identity] {

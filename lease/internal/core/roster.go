@@ -16,7 +16,7 @@ import (
 //     was created, so it was for an earlier leader, and has been honoured
 //     (join positions and tokens count in the same store positions);
 //   - with Config.Preempt, a candidate that may lead, is not damped or
-//     superseded (see superseded), and has a strictly higher Priority
+//     superseded (see Superseded), and has a strictly higher Priority
 //     than Config.Priority starts a handover to the top of the
 //     succession order once this leader has seen it in every roster
 //     since PreemptAfter ago. An equal or lower
@@ -67,7 +67,7 @@ func (m *Machine) mayPreempt(c Candidate) bool {
 func (m *Machine) preempt(now time.Time, name string, e *election) {
 	seen := make(map[string]time.Time)
 	var first time.Time
-	old := superseded(e.roster)
+	old := Superseded(e.roster)
 	for _, c := range e.roster {
 		if !m.mayPreempt(c) || old[c.Session] {
 			continue
