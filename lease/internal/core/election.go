@@ -225,10 +225,12 @@ func (m *Machine) create(now time.Time, name string, e *election) {
 }
 
 // wait makes e's next call to follow the key: Get if its state is not
-// known, a step in line if it waits in its queue (see queues), else Wait.
+// known, or if it is a key passed to this waiter that a Get is still to
+// confirm (see confirming); a step in line if it waits in its queue (see
+// queues); else Wait.
 func (m *Machine) wait(name string, e *election) {
 	switch {
-	case e.known.Revision == 0:
+	case e.known.Revision == 0, m.confirming(e):
 		m.call(e, Action{Kind: Get, Election: name})
 	case m.queues(e):
 		m.lineStep(name, e)

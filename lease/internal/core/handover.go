@@ -187,6 +187,16 @@ func (m *Machine) Seen(now time.Time, name string, rec backends.Record) {
 	}
 }
 
+// confirming reports whether the waiting e last read the key passed to
+// this session (Config.Pass), which it takes up once a Get confirms it
+// (see observedWaiting). Its next call is that Get, never a Wait on the
+// state read, as after a confirming Get that failed: a key bound to this
+// session changes only by its writes or with its end, so such a Wait
+// would not answer while the session lives, and no one would lead.
+func (m *Machine) confirming(e *election) bool {
+	return e.phase == waiting && m.cfg.Pass && !m.cfg.NoLead && m.passedToUs(e)
+}
+
 // passedToUs reports whether the waiting e last read the key bound to
 // this session: passed to it (Pass), or made by a Create whose reply was
 // lost. Such a key is taken up even while sitting out, or no one would
