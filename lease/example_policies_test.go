@@ -73,6 +73,18 @@ func campaign(e *lease.LeaseElector, election string) <-chan *lease.Leadership {
 	return won
 }
 
+// await returns what ch sends, or ends the example if nothing comes
+// within 30 s, rather than hang until the test binary's timeout.
+func await[T any](ch <-chan T, what string) T {
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		log.Fatalf("%s: not within 30s", what)
+		panic("unreachable")
+	}
+}
+
 // Candidates lists an election's candidates in succession order: the
 // leader, then those that may lead by priority, then those that may not.
 func ExampleLeaseElector_Candidates() {
@@ -122,7 +134,7 @@ func ExampleLeadership_HandOver() {
 		log.Fatal(err)
 	}
 	fmt.Println("a's leadership ended by a handover:", errors.Is(context.Cause(l.Context()), lease.ErrHandover))
-	next := <-cWon
+	next := await(cWon, "c leads")
 	fmt.Println(next.Identity, "leads with a higher token:", next.Token > l.Token)
 	// Output:
 	// a's leadership ended by a handover: true
@@ -145,9 +157,9 @@ func ExampleOptions_preempt() {
 	}
 	fmt.Println(l.Identity, "leads")
 	highWon := campaign(g.elector(opts("main-dc", 10)), "jobs/primary")
-	<-l.Context().Done()
+	await(l.Context().Done(), "standby-dc steps down")
 	fmt.Println(l.Identity, "stepped down by a handover:", errors.Is(context.Cause(l.Context()), lease.ErrHandover))
-	fmt.Println((<-highWon).Identity, "leads")
+	fmt.Println(await(highWon, "main-dc leads").Identity, "leads")
 	// Output:
 	// standby-dc leads
 	// standby-dc stepped down by a handover: true

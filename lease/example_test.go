@@ -221,7 +221,7 @@ func ExampleWaitMode() {
 	fmt.Println("wait mode:", second.Options().Wait)
 	fmt.Println("leader:", l1.Identity)
 	_ = l1.Resign(ctx)
-	l2 := <-won
+	l2 := await(won, "worker-2 leads")
 	fmt.Println("leader:", l2.Identity, "with a higher token:", l2.Token > l1.Token)
 	// Output:
 	// wait mode: queue
