@@ -12,7 +12,8 @@ import (
 // session up and stood again under a new one while the store still held
 // the first: named by the identity, it goes to the later record's
 // session; named by the earlier record's session, it is refused with
-// ErrNoCandidate and the leadership is kept.
+// ErrNoCandidate and the leadership is kept, and so is a request for it
+// (RequestHandover).
 func TestHandOverSuperseded(t *testing.T) {
 	store, _ := embeddedStoreClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -37,6 +38,11 @@ func TestHandOverSuperseded(t *testing.T) {
 	}
 	if err := l.HandOver(ctx, bs[0].SessionID()); !errors.Is(err, ErrNoCandidate) || l.Err() != nil {
 		t.Fatalf("HandOver to the superseded session = %v (leadership: %v), want ErrNoCandidate and still leading", err, l.Err())
+	}
+	requester := testElector(t, store, Options{Identity: "ops"})
+	defer func() { _ = requester.Close(ctx) }()
+	if _, err := requester.RequestHandover(ctx, el, bs[0].SessionID()); !errors.Is(err, ErrNoCandidate) {
+		t.Fatalf("RequestHandover to the superseded session = %v, want ErrNoCandidate", err)
 	}
 	if err := l.HandOver(ctx, "b"); err != nil {
 		t.Fatalf("HandOver(%q): %v", "b", err)

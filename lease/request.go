@@ -22,7 +22,8 @@ import (
 // if it follows its candidate list (Options.FollowRoster or Preempt), at
 // once, as Leadership.HandOver does. RequestHandover fails with an error
 // wrapping ErrNoLeader if the election has no leader, ErrNoCandidate if
-// no candidate that may lead (and, with to, of that name) waits,
+// no candidate that may lead (and, with to, of that name) waits, one that
+// is damped or superseded (see Candidate) not counting,
 // errors.ErrUnsupported, at once, if the leader's candidate record says
 // that it does not follow its candidate list (a leader of a version
 // that does not say waits as one that does), and ctx's error if the
@@ -82,7 +83,7 @@ func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string)
 // empty).
 func requestable(cs []Candidate, leader, to string) bool {
 	for _, c := range cs {
-		if c.Session != leader && c.MayLead && !c.Damped && (to == "" || c.Identity == to || c.Session == to) {
+		if c.Session != leader && c.MayLead && !c.Damped && !c.Superseded && (to == "" || c.Identity == to || c.Session == to) {
 			return true
 		}
 	}
