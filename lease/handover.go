@@ -143,10 +143,11 @@ func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
 // if to is empty, to the next in succession order: the highest priority
 // that may lead and is not damped, first in line among equals. A record
 // that a later record of the same identity supersedes (its elector gave
-// that session up) is never the target. The leadership's context is cancelled with ErrHandover at once. Then, on a
-// store that is a backends.Passer (Consul), the leader passes the key to
-// the target in one write, after waking it if it waits behind another in
-// line. On other stores it writes a marker naming the target into the
+// that session up) is never the target. The leadership's context is
+// cancelled with ErrHandover at once. Then, on a store that is a
+// backends.Passer (Consul), the leader passes the key to the target in
+// one write, after waking it if it waits behind another in line. On
+// other stores it writes a marker naming the target into the
 // key, wakes the target if it waits in line, and deletes the key; other
 // waiters that read the marker hold off for Options.HandoverWindow, so
 // the target takes the key unraced. If the target does not take it, the
