@@ -19,8 +19,8 @@ import (
 //     superseded (see Superseded), and has a strictly higher Priority
 //     than Config.Priority starts a handover to the top of the
 //     succession order once this leader has seen it in every roster
-//     since PreemptAfter ago. An equal or lower
-//     priority never preempts, so the new leader never preempts back.
+//     since PreemptAfter ago. An equal or lower priority never
+//     preempts, so the new leader never preempts back.
 func (m *Machine) Roster(now time.Time, name string, cands []Candidate) {
 	m.Tick(now)
 	e := m.els[name]
