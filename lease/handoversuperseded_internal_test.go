@@ -21,13 +21,13 @@ func TestHandOverSuperseded(t *testing.T) {
 	const el = "superseded"
 	leader, l := leading(t, ctx, store, el, Options{Identity: "leader"})
 	defer func() { _ = leader.Close(ctx) }()
-	won := make(map[*LeaseElector]chan *Leadership)
 	var bs []*LeaseElector
+	var won []chan *Leadership // won[i]: bs[i]'s leadership
 	for i := range 2 {
 		b := testElector(t, store, Options{Identity: "b"})
 		defer func() { _ = b.Close(ctx) }()
 		ch := make(chan *Leadership, 1)
-		won[b] = ch
+		won = append(won, ch)
 		go func() {
 			if bl, err := b.Campaign(ctx, el); err == nil {
 				ch <- bl
@@ -48,11 +48,11 @@ func TestHandOverSuperseded(t *testing.T) {
 		t.Fatalf("HandOver(%q): %v", "b", err)
 	}
 	select {
-	case bl := <-won[bs[1]]:
+	case bl := <-won[1]:
 		if bl.Token <= l.Token {
 			t.Fatalf("the later record's elector leads with token %d, not above %d", bl.Token, l.Token)
 		}
-	case bl := <-won[bs[0]]:
+	case bl := <-won[0]:
 		t.Fatalf("the superseded record's elector leads (token %d)", bl.Token)
 	case <-ctx.Done():
 		t.Fatal("no one led after the handover")
