@@ -5,11 +5,13 @@ import "context"
 // Passer is an optional interface of a Store, found by type assertion: a
 // hand-off of a held leader key to a named candidate in one write. It
 // backs package lease's planned handover where the store can rebind a key
-// to another session and still raise its token; Consul can (a KV
+// to another session and still raise its token. Consul can (a KV
 // transaction that unlocks the key and locks it again for the target,
-// moving its ModifyIndex on). etcd cannot while the token is the key's
-// create revision, nor ZooKeeper, whose ephemeral nodes belong to the
-// session that made them: their handovers keep to the marker and Delete.
+// moving its ModifyIndex on), and so can etcd (a transaction that puts
+// the key on the target's lease and puts a term key beside it, whose
+// revision is the new token). ZooKeeper cannot, as its ephemeral nodes
+// belong to the session that made them: its handovers keep to the marker
+// and Delete (MarkedDeleter).
 //
 // The target learns of the hand-off as any waiter on the key does, from
 // Wait, and takes up the key with Create, which returns the record its
@@ -25,7 +27,10 @@ type Passer interface {
 	// Pass rebinds election's leader key, if it exists, is bound to s and
 	// holds token, to the session to, with value, if and only if to still
 	// holds its candidate record in election's Roster (Roster.Join), all
-	// in one atomic write, and returns the new Record. With leave, the
+	// in one atomic write, and returns the new Record. entry is the token
+	// of to's queue entry (Queuer), 0 if to waits on the key: a store may
+	// keep it with the pass, for its WatchSets to tell which entries are
+	// ahead of to's (see above). With leave, the
 	// same write deletes s's record in election's roster too, as
 	// LeavingDeleter.DeleteLeaving does; only a store that is a
 	// LeavingDeleter is asked to. Its Token is
@@ -38,5 +43,5 @@ type Passer interface {
 	// wrapping ErrNoCandidate if to holds no candidate record in election
 	// (its session or its candidacy ended). value has been checked
 	// against Limits.MaxValueSize.
-	Pass(ctx context.Context, s Session, election string, token uint64, to string, value []byte, leave bool) (Record, error)
+	Pass(ctx context.Context, s Session, election string, token uint64, to string, entry uint64, value []byte, leave bool) (Record, error)
 }

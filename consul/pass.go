@@ -18,11 +18,13 @@ var _ backends.Passer = (*store)(nil)
 // unlocks the key and locks it again for to, with value and the flags
 // api.Lock uses, and reads it back. The new lock's ModifyIndex is the
 // new token, greater than any before it, as for a Create; an unlock arms
-// no lock-delay. With leave it deletes s's record too. It is one request,
+// no lock-delay. With leave it deletes s's record too. The target's queue
+// entry is not kept: a WatchSet tells the entries ahead of it from the
+// queue it lists (see Watch). It is one request,
 // as Delete is (heldTxn). The errors are Proclaim's, and one
 // wrapping backends.ErrNoCandidate if to holds no roster record. bs must
 // be a session made by a Store on the same client.
-func (s *store) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, value []byte, leave bool) (backends.Record, error) {
+func (s *store) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, _ uint64, value []byte, leave bool) (backends.Record, error) {
 	ss, err := s.holderCall("pass", bs, election, token, value)
 	switch {
 	case err != nil:

@@ -170,7 +170,7 @@ func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 		behindDone <- err
 	}()
 	to := awaitInLine(t, s, c, head, el, "behind")
-	if _, err := s.Pass(ctx, leader, el, held.Token, to, []byte("passed"), false); err != nil {
+	if _, err := s.Pass(ctx, leader, el, held.Token, to, 0, []byte("passed"), false); err != nil {
 		t.Fatalf("Pass to %s: %v", to, err)
 	}
 	cancel()

@@ -14,9 +14,9 @@ import (
 // keys.Data).
 func (s *store) dataKey(key string) string { return keys.Data(s.prefix, key) }
 
-// GuardedPut puts key in a transaction guarded by the leader key's
-// CreateRevision == token, so it commits only while that incarnation of
-// the leader key exists: one atomic step.
+// GuardedPut puts key in a transaction guarded by "the leader key holds
+// token" (see held), so it commits only during that term: one atomic
+// step.
 func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
 	if err := backends.ValidateElection(key); err != nil {
 		return fmt.Errorf("etcd: guarded put %q: data key: %w", election, err)
@@ -25,7 +25,7 @@ func (s *store) GuardedPut(ctx context.Context, election string, token uint64, k
 		return fmt.Errorf("etcd: guarded put %q: token 0: %w", election, backends.ErrNotLeader)
 	}
 	resp, err := s.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(s.key(election)), "=", int64(token))).
+		If(s.held(election, token)...).
 		Then(clientv3.OpPut(s.dataKey(key), string(value))).Commit()
 	if err != nil {
 		return s.classify("guarded put", election, ctx, err)

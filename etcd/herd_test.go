@@ -118,11 +118,11 @@ func countingStore(t *testing.T, key string, creates *atomic.Int64) *etcd.Store 
 	return s
 }
 
-// createsKey reports whether txn is a create of key: it compares key's
-// create revision with 0.
+// createsKey reports whether txn is a create of key: it asks that key's
+// create revision equal 0 (a guard of the key asks that it exceed 0).
 func createsKey(txn *pb.TxnRequest, key string) bool {
 	for _, c := range txn.Compare {
-		if c.Target == pb.Compare_CREATE && c.GetCreateRevision() == 0 && bytes.Equal(c.Key, []byte(key)) {
+		if c.Target == pb.Compare_CREATE && c.Result == pb.Compare_EQUAL && c.GetCreateRevision() == 0 && bytes.Equal(c.Key, []byte(key)) {
 			return true
 		}
 	}

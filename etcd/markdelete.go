@@ -23,9 +23,9 @@ import (
 // markerKey returns the etcd key of election's handover marker.
 func (s *store) markerKey(election string) string { return keys.Handover(s.prefix, election) }
 
-// DeleteMarked deletes the key if its create revision equals token and
-// it is bound to bs's lease, and puts the marker with to's lease, in one
-// transaction, which deletes bs's record too with leave. A missing lease
+// DeleteMarked deletes the key and its term key if the key holds token
+// (see held) and is bound to bs's lease, and puts the marker with to's
+// lease, in one transaction, which deletes bs's record too with leave. A missing lease
 // for to fails the whole transaction, which changes nothing.
 func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, leave bool) error {
 	ss, err := s.own("delete", election, bs)
@@ -37,12 +37,13 @@ func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election 
 		return fmt.Errorf("etcd: delete %q marked for %q: not an etcd session ID: %w", election, to, backends.ErrNoCandidate)
 	}
 	key := s.key(election)
-	ops := []clientv3.Op{clientv3.OpDelete(key), clientv3.OpPut(s.markerKey(election), keys.Marker(to, entry), clientv3.WithLease(clientv3.LeaseID(lease)))}
+	ops := []clientv3.Op{clientv3.OpDelete(key), clientv3.OpDelete(s.termKey(election)),
+		clientv3.OpPut(s.markerKey(election), keys.Marker(to, entry), clientv3.WithLease(clientv3.LeaseID(lease)))}
 	if leave {
 		ops = append(ops, clientv3.OpDelete(s.rosterPrefix(election)+ss.ID()))
 	}
 	resp, err := s.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(token)), clientv3.Compare(clientv3.LeaseValue(key), "=", ss.id)).
+		If(append(s.held(election, token), clientv3.Compare(clientv3.LeaseValue(key), "=", ss.id))...).
 		Then(ops...).Commit()
 	switch {
 	case err != nil && errorsIs(err, rpctypes.ErrLeaseNotFound):

@@ -10,8 +10,8 @@ import (
 )
 
 // Proclaim puts the new value with the session's lease in a transaction
-// guarded by the key's create revision == token and its lease == the
-// session's: a put keeps the create revision, so the Token stays.
+// guarded by "the key holds token" (see held) and its lease == the
+// session's: the term key is left alone, so the Token stays.
 func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
 	ss, err := s.own("proclaim", election, bs)
 	if err != nil {
@@ -22,8 +22,7 @@ func (s *store) Proclaim(ctx context.Context, bs backends.Session, election stri
 	}
 	key := s.key(election)
 	resp, err := s.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(token)),
-			clientv3.Compare(clientv3.LeaseValue(key), "=", ss.id)).
+		If(append(s.held(election, token), clientv3.Compare(clientv3.LeaseValue(key), "=", ss.id))...).
 		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id))).Commit()
 	if err != nil {
 		return backends.Record{}, s.classify("proclaim", election, ctx, err)

@@ -8,10 +8,11 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// fill copies a leader key's state into rec, leaving Revision alone.
-func fill(rec *backends.Record, kv *mvccpb.KeyValue) {
+// fill copies a leader key's state into rec, given its term key (nil:
+// absent; see tokenOf), leaving Revision alone.
+func fill(rec *backends.Record, kv, term *mvccpb.KeyValue) {
 	rec.Value = kv.Value
-	rec.Token = uint64(kv.CreateRevision)
+	rec.Token = tokenOf(kv, term)
 	rec.Owner = leaseID(kv.Lease)
 }
 

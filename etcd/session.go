@@ -30,15 +30,17 @@ type session struct {
 func (ss *session) ID() string         { return leaseID(int64(ss.id)) }
 func (ss *session) TTL() time.Duration { return ss.ttl }
 
-// Create puts the key with the lease if its create revision is 0, and
-// deletes the handover marker a marked delete left (see DeleteMarked), or
-// reads the key otherwise, in one transaction.
+// Create puts the key and its term key with the lease if the key's create
+// revision is 0, and deletes the handover marker a marked delete left
+// (see DeleteMarked), or reads the key and its term key otherwise, in one
+// transaction.
 func (ss *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
-	key := ss.s.key(election)
+	key, term := ss.s.key(election), ss.s.termKey(election)
 	resp, err := ss.s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id)), clientv3.OpDelete(ss.s.markerKey(election))).
-		Else(clientv3.OpGet(key)).Commit()
+		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id)), clientv3.OpPut(term, "", clientv3.WithLease(ss.id)),
+			clientv3.OpDelete(ss.s.markerKey(election))).
+		Else(clientv3.OpGet(key), clientv3.OpGet(term)).Commit()
 	if err != nil {
 		return backends.Record{}, ss.s.classify("create", election, ctx, err)
 	}
@@ -52,25 +54,25 @@ func (ss *session) Create(ctx context.Context, election string, value []byte) (b
 	if len(kvs) == 0 { // deleted between compare and get: impossible in one txn
 		return rec, fmt.Errorf("etcd: create %q: key vanished inside a transaction", election)
 	}
-	fill(&rec, kvs[0])
+	fill(&rec, kvs[0], only(resp.Responses[1]))
 	if kvs[0].Lease == int64(ss.id) {
 		return rec, nil
 	}
 	return rec, fmt.Errorf("etcd: create %q: %w (held by lease %s)", election, backends.ErrKeyExists, rec.Owner)
 }
 
-// Delete deletes the key if its create revision equals token.
+// Delete deletes the key and its term key if the key holds token (see
+// held).
 func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
 	return ss.release(ctx, election, token)
 }
 
-// release deletes the key if its create revision equals token, and more
-// keys in the same transaction.
+// release deletes the key and its term key if the key holds token, and
+// more keys in the same transaction.
 func (ss *session) release(ctx context.Context, election string, token uint64, more ...clientv3.Op) error {
-	key := ss.s.key(election)
 	resp, err := ss.s.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(token))).
-		Then(append([]clientv3.Op{clientv3.OpDelete(key)}, more...)...).Commit()
+		If(ss.s.held(election, token)...).
+		Then(append([]clientv3.Op{clientv3.OpDelete(ss.s.key(election)), clientv3.OpDelete(ss.s.termKey(election))}, more...)...).Commit()
 	if err != nil {
 		return ss.s.classify("delete", election, ctx, err)
 	}

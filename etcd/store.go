@@ -3,13 +3,18 @@
 //
 // An election's leader key is Prefix + election name. A session is an etcd
 // lease; the leader key is put with the lease in a transaction guarded by
-// CreateRevision == 0, so creating it is a compare-and-swap. The fencing
-// token is the key's create revision. Waiting is a watch opened at the
-// revision read + 1, so a waiter is in etcd's synced watcher group and sees a
-// delete about one round trip after it commits. A WatchSet (Store.Watch)
-// serves the requests of many elections with one watch on the prefix and
-// one goroutine. A planned handover releases the key with a marker key
-// beside it, in one transaction (Store.DeleteMarked).
+// CreateRevision == 0, so creating it is a compare-and-swap. A term key
+// beside it, put in the same transaction, carries the fencing token: the
+// revision of the write that made the holder leader, which for a created
+// key is its create revision. Waiting is a watch opened at the revision
+// read + 1, so a waiter is in etcd's synced watcher group and sees a delete
+// about one round trip after it commits. A WatchSet (Store.Watch) serves
+// the requests of many elections with one watch on the prefix and one
+// goroutine. A planned handover passes the key to its target in one
+// transaction (Store.Pass: the key goes onto the target's lease, and the
+// term key's new revision is the new token) or, to a candidate of an
+// earlier version, releases it with a marker key beside it
+// (Store.DeleteMarked).
 //
 // # Auth
 //
@@ -64,8 +69,8 @@ type Options struct {
 
 // Store connects package lease to etcd: pass it to lease.New. It is a
 // backends.Store, backends.Queuer, backends.Roster, backends.Proclaimer,
-// backends.MarkedDeleter, backends.LeavingDeleter, backends.GuardedWriter
-// and backends.Watcher,
+// backends.Passer, backends.MarkedDeleter, backends.LeavingDeleter,
+// backends.GuardedWriter and backends.Watcher,
 // whose methods are package
 // lease's to call; application code uses lease's LeaseElector and
 // Leadership. It is safe for concurrent use.
@@ -77,6 +82,7 @@ type driver interface {
 	backends.Queuer
 	backends.Roster
 	backends.Proclaimer
+	backends.Passer
 	backends.MarkedDeleter
 	backends.GuardedWriter
 	backends.Watcher
@@ -119,18 +125,19 @@ func (s *store) Limits() backends.Limits {
 // key returns the etcd key of an election (see keys.Leader).
 func (s *store) key(election string) string { return keys.Leader(s.prefix, election) }
 
-// Get reads the leader key and its handover marker in one linearizable
-// read-only transaction.
+// Get reads the leader key, its term key and its handover marker in one
+// linearizable read-only transaction.
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
-	resp, err := s.c.Txn(ctx).Then(clientv3.OpGet(s.key(election)), clientv3.OpGet(s.markerKey(election))).Commit()
+	resp, err := s.c.Txn(ctx).Then(clientv3.OpGet(s.key(election)), clientv3.OpGet(s.termKey(election)),
+		clientv3.OpGet(s.markerKey(election))).Commit()
 	if err != nil {
 		return backends.Record{}, s.classify("get", election, ctx, err)
 	}
 	rec := backends.Record{Election: election, Revision: uint64(resp.Header.Revision)}
-	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) == 1 {
-		fill(&rec, kvs[0])
-	} else if kvs := resp.Responses[1].GetResponseRange().Kvs; len(kvs) == 1 {
-		rec.To = parseMarker(kvs[0]).to
+	if kv := only(resp.Responses[0]); kv != nil {
+		fill(&rec, kv, only(resp.Responses[1]))
+	} else if m := only(resp.Responses[2]); m != nil {
+		rec.To = parseMarker(m).to
 	}
 	return rec, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/metadata"
@@ -44,7 +45,11 @@ func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 		if err := resp.Err(); err != nil {
 			return backends.Record{}, s.classify("wait", el, ctx, err)
 		}
-		if rec, ok := change(known, seen, resp.Events); ok {
+		rec, ok, err := change(known, seen, resp.Events, func(rev uint64) (*mvccpb.KeyValue, error) { return s.termAt(ctx, el, rev) })
+		if err != nil {
+			return backends.Record{}, err
+		}
+		if ok {
 			if !rec.Exists() {
 				rec.To = s.markerAt(ctx, el, rec.Revision)
 			}
@@ -55,21 +60,30 @@ func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 }
 
 // change returns the first state the events give the key that differs
-// from known, skipping events at or before revision seen.
-func change(known backends.Record, seen uint64, evs []*clientv3.Event) (backends.Record, bool) {
+// from known, skipping events at or before revision seen. A put that is
+// not the key's first (a Proclaim, or a Pass) takes its token from the
+// term key as of its revision (see tokenOf), which termAt reads.
+func change(known backends.Record, seen uint64, evs []*clientv3.Event, termAt func(rev uint64) (*mvccpb.KeyValue, error)) (backends.Record, bool, error) {
 	for _, ev := range evs {
 		if past(ev, seen) {
 			continue
 		}
 		rec := backends.Record{Election: known.Election, Revision: uint64(ev.Kv.ModRevision)}
 		if ev.Type == clientv3.EventTypePut {
-			fill(&rec, ev.Kv)
+			var term *mvccpb.KeyValue
+			if ev.Kv.Version > 1 {
+				var err error
+				if term, err = termAt(rec.Revision); err != nil {
+					return backends.Record{}, false, err
+				}
+			}
+			fill(&rec, ev.Kv, term)
 		}
 		if rec.Differs(known) {
-			return rec, true
+			return rec, true, nil
 		}
 	}
-	return backends.Record{}, false
+	return backends.Record{}, false, nil
 }
 
 // past reports whether ev is at or before revision seen. A watch opened

@@ -49,6 +49,9 @@ type watchSet struct {
 	byKey  map[string]*request // by etcd key
 	fresh  []*request          // made since run last looked
 	out    []backends.Change   // answers to deliver
+	// passWoke is, by election, the term key revision of the last pass
+	// a WaitGone was answered with (see wakePass).
+	passWoke map[string]uint64
 
 	wch     clientv3.WatchChan // nil while no stream is open
 	stop    context.CancelFunc // ends the stream

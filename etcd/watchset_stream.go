@@ -11,20 +11,24 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
-// readBatch is the most requests in one covering read: two gets each
-// (the key and the election's handover marker), within etcd's default
-// --max-txn-ops of 128.
-const readBatch = 64
+// readBatch is the most requests in one covering read: four gets each
+// (the key, the election's handover marker, its term key and its leader
+// key), within etcd's default --max-txn-ops of 128.
+const readBatch = 32
 
-// readResult is a covering read's outcome: the requests read, their keys'
-// state and their elections' markers (nil: absent) at revision rev, or
-// err.
+// readResult is a covering read's outcome: the requests read, and for
+// each at revision rev (nil: absent) its key's state, its election's
+// handover marker, term key and leader key (the key itself for a Wait),
+// or err.
 type readResult struct {
 	reqs    []*request
 	kvs     []*mvccpb.KeyValue
 	markers []*mvccpb.KeyValue
+	terms   []*mvccpb.KeyValue
+	leaders []*mvccpb.KeyValue
 	rev     uint64
 	err     error
 }
@@ -68,11 +72,12 @@ func (w *watchSet) open() {
 
 // cover sorts the requests made since the last look, once the stream has
 // a position: a request from at or after it needs nothing more, as every
-// later event is still to come; one from before it needs a read. w.mu is
-// held.
+// later event is still to come; one from before it needs a read. So does
+// every WaitGone: a pass to a session behind its entry may precede it
+// (see wakePass). w.mu is held.
 func (w *watchSet) cover() {
 	for _, r := range w.fresh {
-		if w.current(r) && r.known.Revision < w.pos {
+		if w.current(r) && (r.known.Revision < w.pos || r.gone) {
 			w.toRead = append(w.toRead, r)
 		}
 	}
@@ -82,18 +87,22 @@ func (w *watchSet) cover() {
 // read gets the keys of reqs in one transaction and hands the result to
 // run.
 func (w *watchSet) read(reqs []*request) {
-	ops := make([]clientv3.Op, 0, 2*len(reqs))
+	ops := make([]clientv3.Op, 0, 4*len(reqs))
 	for _, r := range reqs {
-		ops = append(ops, clientv3.OpGet(r.key), clientv3.OpGet(w.s.markerKey(r.known.Election)))
+		el := r.known.Election
+		ops = append(ops, clientv3.OpGet(r.key), clientv3.OpGet(w.s.markerKey(el)), clientv3.OpGet(w.s.termKey(el)), clientv3.OpGet(w.s.key(el)))
 	}
-	res := readResult{reqs: reqs, kvs: make([]*mvccpb.KeyValue, len(reqs)), markers: make([]*mvccpb.KeyValue, len(reqs))}
+	n := len(reqs)
+	res := readResult{reqs: reqs, kvs: make([]*mvccpb.KeyValue, n), markers: make([]*mvccpb.KeyValue, n),
+		terms: make([]*mvccpb.KeyValue, n), leaders: make([]*mvccpb.KeyValue, n)}
 	resp, err := w.s.c.Txn(w.ctx).Then(ops...).Commit()
 	if err != nil {
 		res.err = w.streamErr("watch set read", err)
 	} else {
 		res.rev = uint64(resp.Header.Revision)
 		for i := range reqs {
-			res.kvs[i], res.markers[i] = only(resp.Responses[2*i]), only(resp.Responses[2*i+1])
+			rs := resp.Responses[4*i : 4*i+4]
+			res.kvs[i], res.markers[i], res.terms[i], res.leaders[i] = only(rs[0]), only(rs[1]), only(rs[2]), only(rs[3])
 		}
 	}
 	w.reads <- res
@@ -118,11 +127,14 @@ func (w *watchSet) onRead(res readResult) {
 		case !w.current(r):
 		case res.err != nil:
 			w.answer(r, backends.Record{}, res.err)
-		default:
-			m := parseMarker(res.markers[i])
-			if !r.gone || !w.wake(r, m) {
-				w.match(r, res.kvs[i], res.rev, res.kvs[i] == nil, m.to)
+		case r.gone:
+			if !w.wake(r, parseMarker(res.markers[i])) && !w.wakePass(r, res.leaders[i], res.terms[i], res.rev) {
+				w.match(r, res.kvs[i], res.rev, res.kvs[i] == nil, "", 0)
 			}
+		case res.kvs[i] == nil:
+			w.match(r, nil, res.rev, true, parseMarker(res.markers[i]).to, 0)
+		default:
+			w.match(r, res.kvs[i], res.rev, false, "", tokenOf(res.kvs[i], res.terms[i]))
 		}
 	}
 }
@@ -137,49 +149,109 @@ func (w *watchSet) onStream(resp clientv3.WatchResponse, ok bool) {
 	case resp.Created:
 		w.pos = uint64(resp.Header.Revision)
 	default:
-		markers := w.markers(resp.Events)
-		for el, m := range markers {
+		x := w.extras(resp.Events)
+		for el, m := range x.markers {
 			if r := w.reqs[el]; r != nil && r.gone {
 				w.wake(r, m)
 			}
 		}
-		for _, ev := range resp.Events {
-			rev := uint64(ev.Kv.ModRevision)
-			w.pos = max(w.pos, rev)
-			if r, found := w.byKey[string(ev.Kv.Key)]; found && !past(ev, r.seen) {
-				m := markers[r.known.Election]
-				if m.rev != rev {
-					m = marker{} // put by another transaction
-				}
-				w.match(r, ev.Kv, rev, ev.Type == clientv3.EventTypeDelete, m.to)
+		for el, term := range x.terms {
+			if r := w.reqs[el]; r != nil && r.gone {
+				w.wakePass(r, x.leaders[el], term, uint64(term.ModRevision))
 			}
+		}
+		for _, ev := range resp.Events {
+			w.onEvent(ev, x)
 		}
 	}
 }
 
-// markers returns the handover markers put by evs, by election. A marker
-// is put in the transaction that deletes its leader key, so one response
-// holds both events.
-func (w *watchSet) markers(evs []*clientv3.Event) map[string]marker {
-	var ms map[string]marker
-	pre := w.s.markerKey("")
+// onEvent matches ev, one event of a response whose extras are x, with
+// the request on its key, if any. A put of a leader key that is neither
+// its first nor comes with its term key, and is not the known holder's
+// (a Proclaim: same term, same token), has a token the events cannot
+// tell: a read covers the request. w.mu is held.
+func (w *watchSet) onEvent(ev *clientv3.Event, x extras) {
+	rev := uint64(ev.Kv.ModRevision)
+	w.pos = max(w.pos, rev)
+	r, found := w.byKey[string(ev.Kv.Key)]
+	switch {
+	case !found || past(ev, r.seen):
+	case r.gone:
+		w.match(r, ev.Kv, rev, ev.Type == clientv3.EventTypeDelete, "", 0)
+	case ev.Type == clientv3.EventTypeDelete:
+		m := x.markers[r.known.Election]
+		if m.rev != rev {
+			m = marker{} // put by another transaction
+		}
+		w.match(r, nil, rev, true, m.to, 0)
+	default:
+		token := uint64(ev.Kv.CreateRevision)
+		term := x.terms[r.known.Election]
+		switch {
+		case term != nil && uint64(term.ModRevision) == rev:
+			token = tokenOf(ev.Kv, term)
+		case ev.Kv.Version == 1:
+		case r.known.Exists() && r.known.Owner == leaseID(ev.Kv.Lease):
+			token = r.known.Token
+		default:
+			w.toRead = append(w.toRead, r)
+			return
+		}
+		w.match(r, ev.Kv, rev, false, "", token)
+	}
+}
+
+// extras are what one response's events put beside the leader keys, by
+// election: handover markers, term keys, and the leader keys themselves.
+// A marker is put in the transaction that deletes its leader key, a term
+// key in the one that creates or passes it, so one response holds both
+// events.
+type extras struct {
+	markers map[string]marker
+	terms   map[string]*mvccpb.KeyValue
+	leaders map[string]*mvccpb.KeyValue
+}
+
+// extras gathers the extras of evs, and forgets the passes answered
+// (passWoke) of the leader keys they delete. w.mu is held.
+func (w *watchSet) extras(evs []*clientv3.Event) extras {
+	var x extras
+	mpre, tpre := w.s.markerKey(""), w.s.termKey("")
 	for _, ev := range evs {
-		if el, ok := strings.CutPrefix(string(ev.Kv.Key), pre); ok && ev.Type == clientv3.EventTypePut {
-			if ms == nil {
-				ms = map[string]marker{}
+		k := string(ev.Kv.Key)
+		if ev.Type != clientv3.EventTypePut {
+			if el, ok := strings.CutPrefix(k, w.s.prefix); ok && !strings.HasPrefix(el, "~") {
+				delete(w.passWoke, el) // the term, and its pass, ended
 			}
-			ms[el] = parseMarker(ev.Kv)
+			continue
+		}
+		if el, ok := strings.CutPrefix(k, mpre); ok {
+			x.markers = put(x.markers, el, parseMarker(ev.Kv))
+		} else if el, ok := strings.CutPrefix(k, tpre); ok {
+			x.terms = put(x.terms, el, ev.Kv)
+		} else if el, ok := strings.CutPrefix(k, w.s.prefix); ok && !strings.HasPrefix(el, "~") {
+			x.leaders = put(x.leaders, el, ev.Kv)
 		}
 	}
-	return ms
+	return x
+}
+
+// put sets m[k] = v, making m if it is nil.
+func put[V any](m map[string]V, k string, v V) map[string]V {
+	if m == nil {
+		m = map[string]V{}
+	}
+	m[k] = v
+	return m
 }
 
 // match answers r if kv (deleted: absent), the state of its key at rev,
 // differs from what r knows (for a queue entry: gone, or nudged since r
 // last looked), and otherwise marks r as covered up to rev. An absent
-// leader key carries to, the handover marker's target, if any. w.mu is
-// held.
-func (w *watchSet) match(r *request, kv *mvccpb.KeyValue, rev uint64, deleted bool, to string) {
+// leader key carries to, the handover marker's target, if any; a present
+// one has token (see tokenOf). w.mu is held.
+func (w *watchSet) match(r *request, kv *mvccpb.KeyValue, rev uint64, deleted bool, to string, token uint64) {
 	if r.gone {
 		if deleted || entryMoved(r.known, kv, r.seen) {
 			w.answer(r, r.known, nil)
@@ -190,7 +262,8 @@ func (w *watchSet) match(r *request, kv *mvccpb.KeyValue, rev uint64, deleted bo
 	}
 	rec := backends.Record{Election: r.known.Election, Revision: rev}
 	if !deleted {
-		fill(&rec, kv)
+		fill(&rec, kv, nil)
+		rec.Token = token
 	} else {
 		rec.To = to
 	}
@@ -210,6 +283,31 @@ func (w *watchSet) wake(r *request, m marker) bool {
 		return false
 	}
 	w.answer(r, backends.Record{Election: r.known.Election, Revision: m.rev, To: m.to}, nil)
+	return true
+}
+
+// wakePass answers the queue-entry request r with the leader key kv,
+// read with its term key term at rev, and reports true, if the key was
+// passed (the term key names the target, see Passer) to a session whose
+// entry waits behind r's, by a pass this set has not answered yet: once
+// per set and pass, even if the pass came before r (a target that missed
+// it would wait behind an entry that waits for the key). w.mu is held.
+func (w *watchSet) wakePass(r *request, kv, term *mvccpb.KeyValue, rev uint64) bool {
+	if kv == nil || term == nil || !w.current(r) {
+		return false
+	}
+	to, entry, ok := keys.ParseMarker(term.Value)
+	el, p := r.known.Election, uint64(term.ModRevision)
+	if !ok || leaseID(kv.Lease) != to || tokenOf(kv, term) != p || entry <= r.known.Token || p <= w.passWoke[el] {
+		return false
+	}
+	if w.passWoke == nil {
+		w.passWoke = map[string]uint64{}
+	}
+	w.passWoke[el] = p
+	rec := backends.Record{Election: el, Revision: rev}
+	fill(&rec, kv, term)
+	w.answer(r, rec, nil)
 	return true
 }
 

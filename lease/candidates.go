@@ -54,6 +54,7 @@ type Candidate struct {
 	order           uint64 // queue token if any, else join token
 	queue           uint64 // queue token; 0: none
 	wakes           bool   // its wait in line wakes on a Pass to it
+	takes           bool   // it takes up a key passed to it (core.Candidate.Takes)
 	ignoresRequests bool   // its record says that, leading, it does not see requests
 }
 
@@ -141,7 +142,7 @@ func candidateOf(r backends.Record) (Candidate, bool) {
 	}
 	c := Candidate{Identity: v.Identity, Session: r.Owner, Priority: v.Priority, Labels: v.Labels,
 		Joined: joinedTime(v.Joined), MayLead: !v.NoLead && v.Request == nil, Damped: v.Damped, order: r.Token,
-		wakes: v.Wakes, ignoresRequests: v.Follows != nil && !*v.Follows}
+		wakes: v.Wakes, takes: v.Takes, ignoresRequests: v.Follows != nil && !*v.Follows}
 	if v.Queue != 0 {
 		c.order, c.queue = v.Queue, v.Queue
 	}
@@ -158,7 +159,7 @@ func coreCandidates(recs []backends.Record) []core.Candidate {
 		if c, ok := candidateOf(r); ok {
 			cs = append(cs, core.Candidate{Session: c.Session, Identity: c.Identity, Priority: c.Priority,
 				MayLead: c.MayLead, Damped: c.Damped, Order: c.order, Joined: r.Token, Queue: c.queue, Wakes: c.wakes,
-				Request: c.Requester, To: c.Request})
+				Takes: c.takes, Request: c.Requester, To: c.Request})
 		}
 	}
 	return cs

@@ -109,7 +109,7 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	e.call(true, func(ctx context.Context) {
 		err := e.behind(ctx, a)
 		if err == nil {
-			_, err = p.Pass(ctx, s, a.Election, a.Token, a.To, v, leaving)
+			_, err = p.Pass(ctx, s, a.Election, a.Token, a.To, a.Queue, v, leaving)
 		}
 		if err != nil {
 			e.log.Debug("handover pass not made", "election", a.Election, "to", a.To, "err", err)

@@ -210,12 +210,19 @@ func (e *LeaseElector) candidateRecord(c *candidacy) []byte {
 	follows := e.followsRoster()
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
 		Labels: e.opts.Labels, Joined: joinedAt(c.joined), NoLead: e.opts.NoLead, Damped: c.damped, Queue: c.queue,
-		Wakes: c.queue != 0 && e.wakesOnPass(), Follows: &follows})
+		Wakes: c.queue != 0 && e.wakesOnPass(), Takes: e.takesPass(), Follows: &follows})
 }
 
 // followsRoster reports whether a leader of this elector follows its
 // roster (FollowRoster, Preempt), and so sees handover requests.
 func (e *LeaseElector) followsRoster() bool { return e.opts.FollowRoster || e.opts.Preempt }
+
+// takesPass reports whether this elector takes up a key passed to it: on
+// every store that passes keys (backends.Passer).
+func (e *LeaseElector) takesPass() bool {
+	_, passes := e.store.(backends.Passer)
+	return passes
+}
 
 // wakesOnPass reports whether this elector's wait in line wakes when the
 // key is passed to it or released naming it: it waits in the WatchSet of

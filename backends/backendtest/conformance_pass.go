@@ -46,11 +46,18 @@ func passSetup(t *testing.T, h Harness) (backends.Store, backends.Passer, backen
 	return s, s.(backends.Passer), a, b, held
 }
 
-// mustPass passes held's key from a to b with value and checks the
-// answer: b owns it, with a greater token.
+// mustPass passes held's key from a to b, which waits on the key, with
+// value and checks the answer: b owns it, with a greater token.
 func mustPass(t *testing.T, p backends.Passer, a, b backends.Session, held backends.Record, value string) backends.Record {
 	t.Helper()
-	rec, err := p.Pass(Context(t, 10*time.Second), a, held.Election, held.Token, b.ID(), []byte(value), false)
+	return mustPassInLine(t, p, a, b, 0, held, value)
+}
+
+// mustPassInLine is mustPass to b waiting in line with entry (0: on the
+// key).
+func mustPassInLine(t *testing.T, p backends.Passer, a, b backends.Session, entry uint64, held backends.Record, value string) backends.Record {
+	t.Helper()
+	rec, err := p.Pass(Context(t, 10*time.Second), a, held.Election, held.Token, b.ID(), entry, []byte(value), false)
 	if err != nil {
 		t.Fatalf("Pass(%q, %d, to %s): %v", held.Election, held.Token, b.ID(), err)
 	}
@@ -108,7 +115,7 @@ func testPassNoCandidate(t *testing.T, h Harness) {
 	mustJoin(t, r, c, Election(t), "carol elsewhere")
 	check := func(what, to string) {
 		t.Helper()
-		if _, err := p.Pass(ctx, a, el, held.Token, to, []byte("x"), false); !errors.Is(err, backends.ErrNoCandidate) {
+		if _, err := p.Pass(ctx, a, el, held.Token, to, 0, []byte("x"), false); !errors.Is(err, backends.ErrNoCandidate) {
 			t.Fatalf("Pass %s: %v, want ErrNoCandidate", what, err)
 		}
 		if got := mustGet(t, s, el); got.Differs(held) || got.Owner != a.ID() {
@@ -148,7 +155,7 @@ func testPassNotFound(t *testing.T, h Harness) {
 		{"with token 0", a, 0},
 		{"by another session", b, held.Token},
 	} {
-		if _, err := p.Pass(ctx, tc.ss, el, tc.token, c.ID(), []byte("x"), false); !errors.Is(err, backends.ErrNotFound) {
+		if _, err := p.Pass(ctx, tc.ss, el, tc.token, c.ID(), 0, []byte("x"), false); !errors.Is(err, backends.ErrNotFound) {
 			t.Fatalf("Pass %s: %v, want ErrNotFound", tc.what, err)
 		}
 	}
@@ -158,7 +165,7 @@ func testPassNotFound(t *testing.T, h Harness) {
 	if err := a.Delete(ctx, el, held.Token); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Pass(ctx, a, el, held.Token, b.ID(), []byte("x"), false); !errors.Is(err, backends.ErrNotFound) {
+	if _, err := p.Pass(ctx, a, el, held.Token, b.ID(), 0, []byte("x"), false); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Pass on an absent key: %v, want ErrNotFound", err)
 	}
 	if got := mustGet(t, s, el); got.Exists() {
@@ -217,18 +224,18 @@ func testPassLeaves(t *testing.T, h Harness) {
 	mustJoin(t, r, a, el, "alice's record")
 	before, _ := mustList(t, r, el)
 	ctx := Context(t, 10*time.Second)
-	passed, err := p.Pass(ctx, a, el, held.Token, b.ID(), []byte("bob"), true)
+	passed, err := p.Pass(ctx, a, el, held.Token, b.ID(), 0, []byte("bob"), true)
 	if err != nil || passed.Owner != b.ID() {
 		t.Fatalf("Pass with leave = %+v, %v; want the key passed to %s", passed, err, b.ID())
 	}
 	recs, _ := mustList(t, r, el)
 	wantRoster(t, recs, el, before[0]) // b's, joined first
-	back, err := p.Pass(ctx, b, el, passed.Token, a.ID(), []byte("alice"), true)
+	back, err := p.Pass(ctx, b, el, passed.Token, a.ID(), 0, []byte("alice"), true)
 	if !errors.Is(err, backends.ErrNoCandidate) {
 		t.Fatalf("Pass back to a that left = %+v, %v; want ErrNoCandidate", back, err)
 	}
 	mustJoin(t, r, a, el, "alice again")
-	if _, err := p.Pass(ctx, b, el, passed.Token, a.ID(), []byte("alice"), false); err != nil {
+	if _, err := p.Pass(ctx, b, el, passed.Token, a.ID(), 0, []byte("alice"), false); err != nil {
 		t.Fatalf("Pass back to a that joined again: %v", err)
 	}
 	c := newSession(t, s)
@@ -236,7 +243,7 @@ func testPassLeaves(t *testing.T, h Harness) {
 	if err := r.Leave(ctx, a, el); err != nil {
 		t.Fatalf("Leave: %v", err)
 	}
-	if _, err := p.Pass(ctx, a, el, mustGet(t, s, el).Token, c.ID(), []byte("carol"), true); err != nil {
+	if _, err := p.Pass(ctx, a, el, mustGet(t, s, el).Token, c.ID(), 0, []byte("carol"), true); err != nil {
 		t.Fatalf("Pass with leave from a holder with no record: %v", err)
 	}
 }

@@ -22,7 +22,7 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 	behind, behindCh := watchSet(t, s)
 	behind.WaitGone(2, l.mine)
 	noChange(t, ch, "before the Pass")
-	passed := mustPass(t, s.(backends.Passer), l.leader, l.target, l.held, "target")
+	passed := mustPassInLine(t, s.(backends.Passer), l.leader, l.target, l.mine.Token, l.held, "target")
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {

@@ -60,3 +60,12 @@ func ParseMarker(v []byte) (to string, entry uint64, ok bool) {
 	}
 	return to, entry, true
 }
+
+// TermSegment is the path segment under an adapter's prefix below which
+// an adapter that passes keys by rebinding them keeps each election's
+// term key (etcd; see Term): "~term". No election name contains '~'.
+const TermSegment = "~term"
+
+// Term returns the key of election's term key under prefix: prefix +
+// TermSegment + "/" + election. It is one key, not a prefix.
+func Term(prefix, election string) string { return prefix + TermSegment + "/" + election }

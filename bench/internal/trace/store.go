@@ -60,9 +60,9 @@ type passer struct {
 	p backends.Passer
 }
 
-func (s *passer) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, value []byte, leave bool) (backends.Record, error) {
+func (s *passer) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, value []byte, leave bool) (backends.Record, error) {
 	t := time.Now()
-	r, err := s.p.Pass(ctx, unwrap(bs), election, token, to, value, leave)
+	r, err := s.p.Pass(ctx, unwrap(bs), election, token, to, entry, value, leave)
 	s.rec("Pass", t, err)
 	return r, err
 }

@@ -130,6 +130,10 @@ type Action struct {
 	// Entry is the target's queue entry token on a Pass or marked Delete,
 	// or 0.
 	Entry uint64
+	// Queue is, on a Pass, the target's queue entry token as its record
+	// gives it, whatever Entry says (0: it waits in no queue); the store
+	// keeps it with the pass (backends.Passer).
+	Queue uint64
 	// Damped is what a Publish puts in the candidate record.
 	Damped bool
 	// Cause, on a Yield, says why: CauseHandover, CausePreempt or
@@ -177,6 +181,9 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d to=%s token=%d", a.Op, a.To, a.Token)
 	case Pass:
 		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s id=%s entry=%d", a.Op, a.Epoch, a.Token, a.To, a.ToID, a.Entry)
+		if a.Queue != a.Entry {
+			fmt.Fprintf(&b, " queue=%d", a.Queue)
+		}
 	case Publish:
 		fmt.Fprintf(&b, " damped=%t", a.Damped)
 	case Enqueue:

@@ -50,6 +50,7 @@ type election struct {
 	toID       string               // yielding and after: the target's identity
 	toQueue    uint64               // yielding and after: the target's queue entry token; 0: none
 	toWakes    bool                 // yielding and after: the target wakes in line when passed the key
+	toTakes    bool                 // yielding and after: the target takes up a passed key (Candidate.Takes)
 	yieldUntil time.Time            // yielding: hand over then without Resign
 	holdUntil  time.Time            // waiting: create no key before then
 	damped     bool                 // campaigning while damped, until dampEnd

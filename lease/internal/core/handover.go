@@ -83,28 +83,36 @@ func (m *Machine) resignLeading(now time.Time, name string, e *election) {
 
 // aim makes c the target of e's handover.
 func (e *election) aim(c Candidate) {
-	e.to, e.toID, e.toQueue, e.toWakes = c.Session, c.Identity, c.Queue, c.Wakes
+	e.to, e.toID, e.toQueue, e.toWakes, e.toTakes = c.Session, c.Identity, c.Queue, c.Wakes, c.Takes
 }
 
-// handOff hands e's key to e.to: by Pass where the store allows it; by a
-// marked Delete (Config.MarkDelete) if the target waits on the key or
-// wakes in line, and every candidate in line does (lineWakes); else by
-// Proclaim, Nudge and Delete. Its first action carries cause if the
-// handover had no Yield (CauseResign).
+// passes reports whether e's key goes to its target by Pass: where the
+// store passes keys (Config.Pass), and, where it also releases them with
+// a marker (Config.MarkDelete), only to a target that takes a passed key
+// up (Candidate.Takes).
+func (m *Machine) passes(e *election) bool {
+	return m.cfg.Pass && (e.toTakes || !m.cfg.MarkDelete)
+}
+
+// handOff hands e's key to e.to: by Pass where the store allows it (see
+// passes); else by a marked Delete (Config.MarkDelete) if the target
+// waits on the key or wakes in line, and every candidate in line does
+// (lineWakes); else by Proclaim, Nudge and Delete. Its first action
+// carries cause if the handover had no Yield (CauseResign).
 func (m *Machine) handOff(name string, e *election, cause string) {
+	if m.passes(e) {
+		entry := e.toQueue
+		if e.toWakes {
+			entry = 0 // it wakes in line: see Candidate.Wakes
+		}
+		m.pass(name, e, entry, e.toQueue, cause)
+		return
+	}
 	if m.cfg.MarkDelete && (e.toQueue == 0 || e.toWakes) && m.lineWakes(e.roster) {
 		e.phase, e.yieldUntil = releasing, time.Time{}
 		a := m.deleteAction(name, e)
 		a.Cause = cause
 		m.call(e, a)
-		return
-	}
-	if m.cfg.Pass {
-		entry := e.toQueue
-		if e.toWakes {
-			entry = 0 // it wakes in line: see Candidate.Wakes
-		}
-		m.pass(name, e, entry, cause)
 		return
 	}
 	m.proclaim(name, e, cause)
@@ -126,10 +134,11 @@ func (m *Machine) lineWakes(roster []Candidate) bool {
 
 // pass passes e's key to e.to; entry is the target's queue entry, which
 // the driver checks to be at the head of its queue first, or 0 if the
-// target watches the key.
-func (m *Machine) pass(name string, e *election, entry uint64, cause string) {
+// target watches the key; queue is the entry the target waits with, 0 if
+// it watches the key (Action.Queue).
+func (m *Machine) pass(name string, e *election, entry, queue uint64, cause string) {
 	e.phase, e.yieldUntil = passing, time.Time{}
-	m.call(e, Action{Kind: Pass, Election: name, Epoch: m.sess.epoch, Token: e.token, To: e.to, ToID: e.toID, Entry: entry, Cause: cause})
+	m.call(e, Action{Kind: Pass, Election: name, Epoch: m.sess.epoch, Token: e.token, To: e.to, ToID: e.toID, Entry: entry, Queue: queue, Cause: cause})
 }
 
 // Passed reports the outcome of Pass op for name. On success the
@@ -232,16 +241,16 @@ func (m *Machine) Proclaimed(now time.Time, name string, op uint64, err error) {
 	}
 }
 
-// Nudged reports the outcome of Nudge op for name. With Config.Pass, a
-// woken target is passed the key; else, or if the nudge failed, the key
-// is deleted next: an error only means the target learns of the
-// handover from its queue later.
+// Nudged reports the outcome of Nudge op for name. A woken target that
+// is to be passed the key (see passes) is passed it; else, or if the
+// nudge failed, the key is deleted next: an error only means the target
+// learns of the handover from its queue later.
 func (m *Machine) Nudged(now time.Time, name string, op uint64, err error) {
 	m.Tick(now)
 	switch e := m.result(name, op); {
 	case e == nil || e.phase != nudging:
-	case m.cfg.Pass && err == nil:
-		m.pass(name, e, 0, "")
+	case m.passes(e) && err == nil:
+		m.pass(name, e, 0, 0, "") // the target now watches the key
 	default:
 		m.release(name, e)
 	}

@@ -124,7 +124,7 @@ func scriptMarker(v []byte) (string, bool) {
 }
 
 // scriptRoster reads a roster, one candidate a line:
-// SESSION [id=IDENTITY] [prio=N] [order=N] [joined=N] [queue=N] [wakes] [nolead] [damped] [request] [to=TARGET].
+// SESSION [id=IDENTITY] [prio=N] [order=N] [joined=N] [queue=N] [wakes] [takes] [nolead] [damped] [request] [to=TARGET].
 // Joined is Order unless given.
 func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 	var out []Candidate
@@ -149,6 +149,8 @@ func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 				c.Queue, _ = strconv.ParseUint(v, 10, 64)
 			case "wakes":
 				c.Wakes = true
+			case "takes":
+				c.Takes = true
 			case "nolead":
 				c.MayLead = false
 			case "damped":

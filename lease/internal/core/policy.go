@@ -46,6 +46,12 @@ type Candidate struct {
 	// line, with no check of its place and no marker or nudge; where they
 	// are released so (Config.MarkDelete), the key is.
 	Wakes bool
+	// Takes is true for a candidate that takes up a key passed to it
+	// (backends.Passer) with the token the pass gave it. Where keys are
+	// also released with a marker (Config.MarkDelete: etcd, whose
+	// earlier versions read a passed key's token wrong), only such a
+	// candidate is passed the key; the others get the marked release.
+	Takes bool
 	// Request marks a handover request from outside (`leasehold
 	// handover`), not a candidate: the leader hands over to To.
 	Request bool
