@@ -45,3 +45,15 @@ type Passer interface {
 	// against Limits.MaxValueSize.
 	Pass(ctx context.Context, s Session, election string, token uint64, to string, entry uint64, value []byte, leave bool) (Record, error)
 }
+
+// CommittedWaits is an optional interface of a Passer, found by type
+// assertion. CommittedWaits reports true if every answer of the store's
+// Wait, and of its WatchSets' Wait and WaitGone, is a state the store
+// committed at the answer's Record.Revision, later than every state at a
+// lower Revision (etcd: a watch's events, and reads). A target whose wait
+// answers with the key bound to its own session at a Revision above the
+// last state it read then leads with that answer; elsewhere it confirms
+// it with Get first (a Consul blocking query's view may lag).
+type CommittedWaits interface {
+	CommittedWaits() bool
+}

@@ -83,6 +83,7 @@ type driver interface {
 	backends.Roster
 	backends.Proclaimer
 	backends.Passer
+	backends.CommittedWaits
 	backends.MarkedDeleter
 	backends.GuardedWriter
 	backends.Watcher

@@ -104,6 +104,11 @@ func (s *store) Pass(ctx context.Context, bs backends.Session, election string, 
 	return backends.Record{Election: election, Value: value, Token: rev, Owner: to, Revision: rev}, nil
 }
 
+// CommittedWaits reports true: Wait and WatchSet answers are etcd watch
+// events or linearizable reads, states etcd committed at their revisions
+// (see backends.CommittedWaits).
+func (s *store) CommittedWaits() bool { return true }
+
 // termAt reads election's term key as of revision rev: nil if absent
 // then.
 func (s *store) termAt(ctx context.Context, election string, rev uint64) (*mvccpb.KeyValue, error) {

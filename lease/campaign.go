@@ -111,6 +111,8 @@ func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 	e.log.Info("leadership won", "election", name, "token", rec.Token, "session", rec.Owner)
 	if e.followsRoster() {
 		e.followRoster(name, l)
+	} else {
+		e.readSuccessors(name, l)
 	}
 }
 

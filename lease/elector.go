@@ -86,6 +86,9 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	cfg := opts.config()
 	_, passes := store.(backends.Passer)
 	cfg.Pass = passes && roster != nil // a Pass checks the target's roster record
+	if cw, ok := store.(backends.CommittedWaits); ok {
+		cfg.PassFacts = cfg.Pass && cw.CommittedWaits()
+	}
 	_, cfg.MarkDelete = store.(backends.MarkedDeleter)
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,

@@ -285,6 +285,32 @@ func (e *LeaseElector) rosterFollower(election string) follower[rosterAt] {
 	}
 }
 
+// readSuccessors reads the roster of l's election once, where the store
+// passes keys (backends.Passer) and the leader does not follow its roster,
+// and gives it to the core: a resign then passes the key to the top of
+// the succession order, in one write, instead of deleting it for the
+// successor to create (core.Machine.Roster; a pass to one gone since
+// fails, and the key is deleted). It costs one read per leadership, off
+// the path of any hand-off.
+func (e *LeaseElector) readSuccessors(election string, l *Leadership) {
+	if _, ok := e.store.(backends.Passer); !ok || e.roster == nil {
+		return
+	}
+	e.call(true, func(ctx context.Context) {
+		recs, _, err := e.roster.List(ctx, election)
+		if err != nil {
+			e.log.Debug("roster not read: a resign deletes the key", "election", election, "err", err)
+			return
+		}
+		cs := coreCandidates(recs)
+		e.post(func(now time.Time) {
+			if e.held[election] == l {
+				e.m.Roster(now, election, cs)
+			}
+		})
+	})
+}
+
 // freshRoster reads the roster of l's election for a resign, if l's
 // elector follows it (FollowRoster, Preempt): the resign then passes the
 // key to the top of the succession order as it is now, not as the

@@ -86,12 +86,18 @@ func (e *election) aim(c Candidate) {
 	e.to, e.toID, e.toQueue, e.toWakes, e.toTakes = c.Session, c.Identity, c.Queue, c.Wakes, c.Takes
 }
 
-// passes reports whether e's key goes to its target by Pass: where the
-// store passes keys (Config.Pass), and, where it also releases them with
-// a marker (Config.MarkDelete), only to a target that takes a passed key
-// up (Candidate.Takes).
+// passes reports whether e's key goes to its target by Pass (see
+// passesTo).
 func (m *Machine) passes(e *election) bool {
-	return m.cfg.Pass && (e.toTakes || !m.cfg.MarkDelete)
+	return m.passesTo(Candidate{Takes: e.toTakes})
+}
+
+// passesTo reports whether a key goes to candidate c by Pass: where the
+// store passes keys (Config.Pass), and, where it also releases them with
+// a marker (Config.MarkDelete), only if c takes a passed key up
+// (Candidate.Takes).
+func (m *Machine) passesTo(c Candidate) bool {
+	return m.cfg.Pass && (c.Takes || !m.cfg.MarkDelete)
 }
 
 // handOff hands e's key to e.to: by Pass where the store allows it (see
@@ -144,9 +150,10 @@ func (m *Machine) pass(name string, e *election, entry, queue uint64, cause stri
 // Passed reports the outcome of Pass op for name. On success the
 // handover is done. ErrBehind (the target waits behind others in line)
 // turns to the marker: Proclaim, Nudge, and then Pass again, to the
-// target now watching the key. Any other error deletes the key, and the
-// normal election decides: the target is gone, or the key was lost, or
-// the outcome is unknown (a Delete then finds a passed key gone).
+// target now watching the key. Any other error deletes the key, with no
+// marker (Config.MarkDelete), and the normal election decides: the
+// target is gone, or the key was lost, or the outcome is unknown (a
+// Delete then finds a passed key gone).
 func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
 	m.Tick(now)
 	e := m.result(name, op)
@@ -157,7 +164,7 @@ func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
 	case errors.Is(err, ErrBehind) && e.toQueue != 0:
 		m.proclaim(name, e, "")
 	default:
-		e.lastErr = err
+		e.lastErr, e.to = err, ""
 		m.release(name, e)
 	}
 }

@@ -127,6 +127,14 @@ type Config struct {
 	// writes, or ends with it, so a linearizable read (Get; a watch's
 	// read may lag, and is confirmed by one) is as good as a create's.
 	Pass bool
+	// PassFacts, with Pass, says that a wait's answer is a state the
+	// store committed at its Revision, after every state read before at a
+	// lower one (etcd: a watch's events). A waiter that reads the key
+	// bound to its own session in an answer at a Revision above the last
+	// state it read (so after any write of its own) then leads with it,
+	// with no confirming Get: the key was passed to it since, and only
+	// its own writes or its session's end can move it.
+	PassFacts bool
 	// MarkDelete releases a key handed over with the marker beside it, in
 	// the same write (backends.MarkedDeleter): a handover's Delete names
 	// the target (Action.To, Action.Entry), and a waiter that reads the

@@ -93,11 +93,13 @@ func scriptConfig(t *testing.T, d *datadriven.TestData) Config {
 // scriptPolicies reads the optional policy settings of a config line:
 // nolead, priority=N, preempt=DUR (Preempt with PreemptAfter DUR),
 // holdoff=DUR, yield=DUR, and losses=N window=DUR penalty=DUR cap=DUR;
-// queue (queue mode), pass (Pass) and markdelete (MarkDelete).
+// queue (queue mode), pass (Pass), passfacts (PassFacts) and markdelete
+// (MarkDelete).
 func scriptPolicies(t *testing.T, d *datadriven.TestData, cfg *Config) {
 	cfg.NoLead = d.HasArg("nolead")
 	cfg.Queue = d.HasArg("queue")
 	cfg.Pass = d.HasArg("pass")
+	cfg.PassFacts = d.HasArg("passfacts")
 	cfg.MarkDelete = d.HasArg("markdelete")
 	d.MaybeScanArgs(t, "priority", &cfg.Priority)
 	if d.HasArg("preempt") {

@@ -122,13 +122,15 @@ func (m *Machine) target(roster []Candidate, to string) (Candidate, bool) {
 }
 
 // successor returns whom a plain resign should hand over to: the top of
-// the succession order, but only if plain deletion might not make it
-// leader, that is if the priorities of the candidates differ. With equal
-// priorities the top is the one first in line, who takes the key after a
-// plain Delete anyway, without the handover's extra round trips.
+// the succession order, if plain deletion might not make it leader (the
+// priorities of the candidates differ), or if the key can be passed to it
+// (see passesTo): one write, where a Delete and the successor's Create
+// are two. With equal priorities the top is the one first in line, who
+// takes the key after a plain Delete anyway; a handover by marker would
+// only add round trips.
 func (m *Machine) successor(e *election) (Candidate, bool) {
 	line := m.succession(e.roster)
-	if len(line) == 0 || line[0].Priority == line[len(line)-1].Priority {
+	if len(line) == 0 || (line[0].Priority == line[len(line)-1].Priority && !m.passesTo(line[0])) {
 		return Candidate{}, false
 	}
 	return line[0], true
@@ -195,7 +197,7 @@ func (m *Machine) observedWaiting(now time.Time, name string, e *election, rec b
 	}
 	switch {
 	case m.cfg.NoLead:
-	case rec.Exists() && rec.Owner == m.SessionID() && m.cfg.Pass && e.kind == Get:
+	case rec.Exists() && rec.Owner == m.SessionID() && m.cfg.Pass && (e.kind == Get || m.fact(prev, rec)):
 		m.won(name, e, rec) // passed to us: see Config.Pass
 		m.tickSession(now)
 		return
@@ -219,6 +221,12 @@ func (m *Machine) observedWaiting(now time.Time, name string, e *election, rec b
 		return
 	}
 	m.wait(name, e)
+}
+
+// fact reports whether rec, a wait's answer after the state prev, needs
+// no confirming Get (Config.PassFacts).
+func (m *Machine) fact(prev, rec backends.Record) bool {
+	return m.cfg.PassFacts && prev.Revision != 0 && rec.Revision > prev.Revision
 }
 
 // holdOff makes the waiting e create no key before until: it waits on the
