@@ -51,6 +51,7 @@ type election struct {
 	toQueue    uint64               // yielding and after: the target's queue entry token; 0: none
 	toWakes    bool                 // yielding and after: the target wakes in line when passed the key
 	toTakes    bool                 // yielding and after: the target takes up a passed key (Candidate.Takes)
+	passFailed bool                 // releasing: the Pass to the target failed, so the Delete names no one
 	yieldUntil time.Time            // yielding: hand over then without Resign
 	holdUntil  time.Time            // waiting: create no key before then
 	damped     bool                 // campaigning while damped, until dampEnd
@@ -254,10 +255,11 @@ func (m *Machine) release(name string, e *election) {
 }
 
 // deleteAction returns the Delete of e's key; with Config.MarkDelete, a
-// handover's names its target (To, ToID, Entry).
+// handover's names its target (To, ToID, Entry), unless a Pass to it
+// failed (the target is gone, or the outcome is unknown).
 func (m *Machine) deleteAction(name string, e *election) Action {
 	a := Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token}
-	if m.cfg.MarkDelete && e.to != "" {
+	if m.cfg.MarkDelete && e.to != "" && !e.passFailed {
 		a.To, a.ToID, a.Entry = e.to, e.toID, e.toQueue
 		if m.headOfLine(name, e.roster, e.toQueue) {
 			a.Entry = 0 // it waits on the key

@@ -84,6 +84,7 @@ func (m *Machine) resignLeading(now time.Time, name string, e *election) {
 // aim makes c the target of e's handover.
 func (e *election) aim(c Candidate) {
 	e.to, e.toID, e.toQueue, e.toWakes, e.toTakes = c.Session, c.Identity, c.Queue, c.Wakes, c.Takes
+	e.passFailed = false
 }
 
 // passes reports whether e's key goes to its target by Pass (see
@@ -164,7 +165,7 @@ func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
 	case errors.Is(err, ErrBehind) && e.toQueue != 0:
 		m.proclaim(name, e, "")
 	default:
-		e.lastErr, e.to = err, ""
+		e.lastErr, e.passFailed = err, true
 		m.release(name, e)
 	}
 }
