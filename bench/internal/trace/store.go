@@ -28,11 +28,17 @@ type store struct {
 }
 
 // Wrap returns in with every call recorded in log under who. If in is a
-// backends.Passer (Consul) or a backends.MarkedDeleter (etcd), so is what
-// Wrap returns.
+// backends.Passer (Consul, etcd), a backends.MarkedDeleter (etcd,
+// ZooKeeper) or a backends.CommittedWaits (etcd), so is what Wrap returns.
 func Wrap(in Full, who string, log *Log) Full {
 	s := &store{in: in, who: who, log: log}
-	if p, ok := in.(backends.Passer); ok {
+	p, passes := in.(backends.Passer)
+	m, marks := in.(backends.MarkedDeleter)
+	switch {
+	case passes && marks:
+		cw, _ := in.(backends.CommittedWaits)
+		return &passMarker{passer: &passer{store: s, p: p}, m: &marker{store: s, m: m}, committed: cw != nil && cw.CommittedWaits()}
+	case passes:
 		return &passer{store: s, p: p}
 	}
 	if m, ok := in.(backends.MarkedDeleter); ok {
@@ -40,6 +46,21 @@ func Wrap(in Full, who string, log *Log) Full {
 	}
 	return s
 }
+
+// passMarker is a traced Full that is a backends.Passer, a
+// backends.MarkedDeleter and a backends.CommittedWaits too.
+type passMarker struct {
+	*passer
+	m         *marker
+	committed bool
+}
+
+func (s *passMarker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, leave bool) error {
+	return s.m.DeleteMarked(ctx, bs, election, token, to, entry, leave)
+}
+
+// CommittedWaits reports what the wrapped store's does.
+func (s *passMarker) CommittedWaits() bool { return s.committed }
 
 // marker is a traced Full that is a backends.MarkedDeleter too.
 type marker struct {
