@@ -29,19 +29,18 @@ func TestResignPasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	wins := make(chan *Leadership, 2)
-	for _, e := range []*LeaseElector{b, c} {
+	for i, e := range []*LeaseElector{b, c} {
 		go func() {
 			if l, err := e.Campaign(ctx, el); err == nil {
 				wins <- l
 			}
 		}()
-		rosterOf(t, ctx, store, el, 2)
+		rosterOf(t, ctx, store, el, 2+i) // b joins before c
 	}
-	rosterOf(t, ctx, store, el, 3)
 	if err := la.Resign(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lb := <-wins // b joined first: next in line, whichever way a gave the key up
+	lb := nextWin(t, ctx, wins, "after a resigned") // b joined first: next in line, whichever way a gave the key up
 	if lb.e != b {
 		t.Fatalf("after a resigned, %s leads, want b", lb.e.opts.Identity)
 	}
@@ -50,14 +49,12 @@ func TestResignPasses(t *testing.T) {
 	if err := lb.Resign(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var lc *Leadership
-	select {
-	case lc = <-wins:
-	case <-ctx.Done():
-		t.Fatal("c did not lead after b resigned")
-	}
+	lc := nextWin(t, ctx, wins, "after b resigned")
 	select {
 	case resp := <-watch:
+		if err := resp.Err(); err != nil || len(resp.Events) == 0 {
+			t.Fatalf("watch of the key after b resigned: %v, %d events", err, len(resp.Events))
+		}
 		ev := resp.Events[0]
 		if ev.Type != clientv3.EventTypePut || strconv.FormatInt(ev.Kv.Lease, 16) != lc.Session {
 			t.Fatalf("b's resign wrote %v on lease %x, want a put onto c's lease %s", ev.Type, ev.Kv.Lease, lc.Session)
@@ -68,6 +65,19 @@ func TestResignPasses(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no write of the key after b resigned")
 	}
+}
+
+// nextWin returns the next leadership won on wins, failing t if none
+// comes before ctx ends.
+func nextWin(t *testing.T, ctx context.Context, wins <-chan *Leadership, what string) *Leadership {
+	t.Helper()
+	select {
+	case l := <-wins:
+		return l
+	case <-ctx.Done():
+		t.Fatalf("no one led %s", what)
+	}
+	return nil
 }
 
 // awaitSuccessors waits until e's core, leading election, has a roster
