@@ -50,10 +50,11 @@ type Passer interface {
 // assertion. CommittedWaits reports true if every answer of the store's
 // Wait, and of its WatchSets' Wait and WaitGone, is a state the store
 // committed at the answer's Record.Revision, later than every state at a
-// lower Revision (etcd: a watch's events, and reads). A target whose wait
-// answers with the key bound to its own session at a Revision above the
-// last state it read then leads with that answer; elsewhere it confirms
-// it with Get first (a Consul blocking query's view may lag).
+// lower Revision (etcd: a watch's events, and reads; Consul: a blocking
+// query's view, as of its X-Consul-Index). A target whose wait answers
+// with the key bound to its own session at a Revision above the last
+// state it read then leads with that answer; elsewhere, or on an older
+// answer, it confirms it with Get first.
 type CommittedWaits interface {
 	CommittedWaits() bool
 }

@@ -62,3 +62,10 @@ func (s *store) Pass(ctx context.Context, bs backends.Session, election string, 
 	ss.forget(key, token)
 	return record(election, p, p.ModifyIndex), nil
 }
+
+// CommittedWaits reports true: every answer of Wait and of a WatchSet is
+// a read of a server's state store, which holds only what the Raft log
+// committed, as of the answer's X-Consul-Index (see
+// backends.CommittedWaits). A view of a lagging server is older, and so
+// has a lower index, not a different history.
+func (s *store) CommittedWaits() bool { return true }

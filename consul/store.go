@@ -101,9 +101,9 @@ type Options struct {
 // Store connects package lease to Consul: pass it to lease.New. It is a
 // backends.Store, backends.Queuer, backends.GuardedWriter,
 // backends.Watcher, backends.Roster, backends.Proclaimer,
-// backends.Passer and backends.LeavingDeleter, whose methods are package
-// lease's to call; application code uses lease's LeaseElector and
-// Leadership. It is safe for concurrent use.
+// backends.Passer, backends.CommittedWaits and backends.LeavingDeleter,
+// whose methods are package lease's to call; application code uses
+// lease's LeaseElector and Leadership. It is safe for concurrent use.
 type Store struct{ driver }
 
 // driver is what Store offers package lease.
@@ -115,6 +115,7 @@ type driver interface {
 	backends.Roster
 	backends.Proclaimer
 	backends.Passer
+	backends.CommittedWaits
 	backends.LeavingDeleter
 }
 

@@ -27,6 +27,7 @@ func (s *suite) runPolicyTests(t *testing.T) {
 		{"NoPreemptEqualOrLower", s.testNoPreemptEqualOrLower},
 		{"HandOverNamed", s.testHandOverNamed},
 		{"HandOverTargetKilled", s.testHandOverTargetKilled},
+		{"HandOverTakesNoCall", s.testHandOverTakesNoCall},
 		{"NoLead", s.testNoLead},
 		{"Damping", s.testDamping},
 		{"SuccessionOrder", s.testSuccessionOrder},

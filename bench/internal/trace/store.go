@@ -29,17 +29,19 @@ type store struct {
 
 // Wrap returns in with every call recorded in log under who. If in is a
 // backends.Passer (Consul, etcd), a backends.MarkedDeleter (etcd,
-// ZooKeeper) or a backends.CommittedWaits (etcd), so is what Wrap returns.
+// ZooKeeper) or a backends.CommittedWaits (etcd, Consul), so is what Wrap
+// returns.
 func Wrap(in Full, who string, log *Log) Full {
 	s := &store{in: in, who: who, log: log}
 	p, passes := in.(backends.Passer)
 	m, marks := in.(backends.MarkedDeleter)
+	cw, _ := in.(backends.CommittedWaits)
+	ps := &passer{store: s, p: p, committed: cw != nil && cw.CommittedWaits()}
 	switch {
 	case passes && marks:
-		cw, _ := in.(backends.CommittedWaits)
-		return &passMarker{passer: &passer{store: s, p: p}, m: &marker{store: s, m: m}, committed: cw != nil && cw.CommittedWaits()}
+		return &passMarker{passer: ps, m: &marker{store: s, m: m}}
 	case passes:
-		return &passer{store: s, p: p}
+		return ps
 	}
 	if m, ok := in.(backends.MarkedDeleter); ok {
 		return &marker{store: s, m: m}
@@ -51,16 +53,12 @@ func Wrap(in Full, who string, log *Log) Full {
 // backends.MarkedDeleter and a backends.CommittedWaits too.
 type passMarker struct {
 	*passer
-	m         *marker
-	committed bool
+	m *marker
 }
 
 func (s *passMarker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, leave bool) error {
 	return s.m.DeleteMarked(ctx, bs, election, token, to, entry, leave)
 }
-
-// CommittedWaits reports what the wrapped store's does.
-func (s *passMarker) CommittedWaits() bool { return s.committed }
 
 // marker is a traced Full that is a backends.MarkedDeleter too.
 type marker struct {
@@ -75,11 +73,16 @@ func (s *marker) DeleteMarked(ctx context.Context, bs backends.Session, election
 	return err
 }
 
-// passer is a traced Full that is a backends.Passer too.
+// passer is a traced Full that is a backends.Passer and a
+// backends.CommittedWaits too.
 type passer struct {
 	*store
-	p backends.Passer
+	p         backends.Passer
+	committed bool
 }
+
+// CommittedWaits reports what the wrapped store's does.
+func (s *passer) CommittedWaits() bool { return s.committed }
 
 func (s *passer) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, value []byte, leave bool) (backends.Record, error) {
 	t := time.Now()

@@ -129,11 +129,11 @@ type Config struct {
 	Pass bool
 	// PassFacts, with Pass, says that a wait's answer is a state the
 	// store committed at its Revision, after every state read before at a
-	// lower one (etcd: a watch's events). A waiter that reads the key
-	// bound to its own session in an answer at a Revision above the last
-	// state it read (so after any write of its own) then leads with it,
-	// with no confirming Get: the key was passed to it since, and only
-	// its own writes or its session's end can move it.
+	// lower one (etcd, Consul). A waiter that reads the key bound to its
+	// own session in an answer at a Revision above the last state it read
+	// (so after any write of its own) then leads with it, with no
+	// confirming Get: the key was passed to it since, and only its own
+	// writes or its session's end can move it.
 	PassFacts bool
 	// MarkDelete releases a key handed over with the marker beside it, in
 	// the same write (backends.MarkedDeleter): a handover's Delete names
