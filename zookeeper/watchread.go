@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -70,7 +71,12 @@ func (w *watchSet) take() (batch []read, sync bool) {
 }
 
 // readBatch reads each request of batch with a watch, on the reader,
-// after one sync if one needs it.
+// after one sync if one needs it. The reads go out together, up to
+// recordReads at once, right behind the sync (syncedRead): the connection
+// carries them in order and the server holds them until the sync is
+// done, so a batch costs about a round trip, not one per request. Their
+// outcomes are taken once the sync has answered; if the connection
+// changed meanwhile, syncedRead reads again.
 func (w *watchSet) readBatch(batch []read, sync bool) {
 	l, done, err := w.s.reader(w.ctx)
 	if err != nil {
@@ -85,19 +91,52 @@ func (w *watchSet) readBatch(batch []read, sync bool) {
 		}
 	}
 	w.mu.Unlock()
+	readAll := func() ([]readOut, error) { return w.readAll(l, batch), nil }
+	var outs []readOut
 	if sync {
-		if _, err := l.conn.Sync("/"); err != nil {
-			w.failed(batch, l, err)
-			return
+		outs, err = syncedRead(l, "/", readAll)
+	} else {
+		outs, err = readAll()
+	}
+	if err != nil {
+		w.failed(batch, l, err)
+		return
+	}
+	for i, rd := range batch {
+		if outs[i].made {
+			w.readDone(rd, outs[i].rec, outs[i].err)
 		}
 	}
-	for _, rd := range batch {
+}
+
+// readOut is the outcome of one read of a batch; made is false for a
+// request no longer the reader's, which was not read.
+type readOut struct {
+	rec  backends.Record
+	err  error
+	made bool
+}
+
+// readAll reads every request of batch still the reader's on l, up to
+// recordReads at once, and returns the outcomes in batch's order.
+func (w *watchSet) readAll(l *link, batch []read) []readOut {
+	outs := make([]readOut, len(batch))
+	slots := make(chan struct{}, recordReads)
+	var wg sync.WaitGroup
+	for i, rd := range batch {
 		if !w.stillMine(rd) {
 			continue
 		}
-		rec, err := w.readWatched(l, rd.r)
-		w.readDone(rd, rec, err)
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			rec, err := w.readWatched(l, rd.r)
+			outs[i] = readOut{rec: rec, err: err, made: true}
+		}()
 	}
+	wg.Wait()
+	return outs
 }
 
 // stillMine is mine, taking w.mu.

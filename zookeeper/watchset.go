@@ -17,8 +17,10 @@ import (
 // event callback, which gets every notification with its path: the set
 // routes it by path to the request that set the watch, so no goroutine
 // waits per request. The set runs one goroutine, which calls deliver,
-// plus up to 16 while it has reads to make; a request's first read
-// follows a sync, one per batch of up to 32 requests.
+// plus, while it has reads to make, up to 16 that each read a batch of
+// up to 32 requests at once, one goroutine per read in flight; a
+// request's first read follows a sync, one per batch, sent right ahead
+// of the batch's reads.
 //
 // When the connection of a request's read or watch drops, closes, or its
 // session expires, the request is read again, after a sync, on the
