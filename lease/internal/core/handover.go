@@ -149,7 +149,7 @@ func (m *Machine) pass(name string, e *election, entry, queue uint64, cause stri
 }
 
 // Passed reports the outcome of Pass op for name. On success the
-// handover is done. ErrBehind (the target waits behind others in line)
+// handover is done, and the leader's next campaign does not step back. ErrBehind (the target waits behind others in line)
 // turns to the marker: Proclaim, Nudge, and then Pass again, to the
 // target now watching the key. Any other error deletes the key, with no
 // marker (Config.MarkDelete), and the normal election decides: the
@@ -161,7 +161,7 @@ func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
 	switch {
 	case e == nil || e.phase != passing:
 	case err == nil:
-		m.handedOff(now, name, e)
+		m.forget(name, nil) // the target holds the key: no step back (see handedOff)
 	case errors.Is(err, ErrBehind) && e.toQueue != 0:
 		m.proclaim(name, e, "")
 	default:
@@ -174,8 +174,11 @@ func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
 // behind another entry in its queue (Action.Entry): nothing was written.
 var ErrBehind = errors.New("the handover target waits behind others in line")
 
-// handedOff ends e after its key went: deleted, or passed on. A campaign
-// the leader starts again soon after a handover steps back (see Campaign).
+// handedOff ends e after its key was deleted in a handover. A campaign the
+// leader starts again soon after steps back (see Campaign), so as not to
+// take the free key ahead of the target. After a pass the target holds
+// the key already, and no campaign steps back: one that did would sit out
+// a key the target released meanwhile, which it never saw held.
 func (m *Machine) handedOff(now time.Time, name string, e *election) {
 	if e.to != "" && m.cfg.HoldOff > 0 {
 		m.passed[name] = now.Add(m.cfg.HoldOff)
