@@ -28,8 +28,8 @@ func (w *watchSet) queue(r *watchReq) {
 
 // readLoop reads for the set until no request waits for a read.
 func (w *watchSet) readLoop() {
-	for batch, sync := w.take(); len(batch) > 0; batch, sync = w.take() {
-		w.readBatch(batch, sync)
+	for batch, needSync := w.take(); len(batch) > 0; batch, needSync = w.take() {
+		w.readBatch(batch, needSync)
 	}
 }
 
@@ -48,7 +48,7 @@ func (w *watchSet) mine(rd read) bool {
 
 // take returns up to readBatch reads to make, and whether any needs a
 // sync first; none, and one reader fewer, when there are none.
-func (w *watchSet) take() (batch []read, sync bool) {
+func (w *watchSet) take() (batch []read, needSync bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for len(w.todo) > 0 && len(batch) < readBatch {
@@ -57,7 +57,7 @@ func (w *watchSet) take() (batch []read, sync bool) {
 		if w.current(r) && r.state == queued {
 			r.state = reading
 			r.reads++
-			sync = sync || r.sync
+			needSync = needSync || r.sync
 			batch = append(batch, read{r, r.reads})
 		}
 	}
@@ -67,7 +67,7 @@ func (w *watchSet) take() (batch []read, sync bool) {
 	if len(batch) == 0 {
 		w.readers--
 	}
-	return batch, sync
+	return batch, needSync
 }
 
 // readBatch reads each request of batch with a watch, on the reader,
@@ -77,7 +77,7 @@ func (w *watchSet) take() (batch []read, sync bool) {
 // done, so a batch costs about a round trip, not one per request. Their
 // outcomes are taken once the sync has answered; if the connection
 // changed meanwhile, syncedRead reads again.
-func (w *watchSet) readBatch(batch []read, sync bool) {
+func (w *watchSet) readBatch(batch []read, needSync bool) {
 	l, done, err := w.s.reader(w.ctx)
 	if err != nil {
 		w.failed(batch, nil, err)
@@ -93,7 +93,7 @@ func (w *watchSet) readBatch(batch []read, sync bool) {
 	w.mu.Unlock()
 	readAll := func() ([]readOut, error) { return w.readAll(l, batch), nil }
 	var outs []readOut
-	if sync {
+	if needSync {
 		outs, err = syncedRead(l, "/", readAll)
 	} else {
 		outs, err = readAll()
