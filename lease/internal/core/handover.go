@@ -149,9 +149,10 @@ func (m *Machine) pass(name string, e *election, entry, queue uint64, cause stri
 }
 
 // Passed reports the outcome of Pass op for name. On success the
-// handover is done, and the leader's next campaign does not step back. ErrBehind (the target waits behind others in line)
-// turns to the marker: Proclaim, Nudge, and then Pass again, to the
-// target now watching the key. Any other error deletes the key, with no
+// handover is done, and the leader's next campaign does not step back.
+// ErrBehind (the target waits behind others in line) turns to the
+// marker: Proclaim, Nudge, and then Pass again, to the target now
+// watching the key. Any other error deletes the key, with no
 // marker (Config.MarkDelete), and the normal election decides: the
 // target is gone, or the key was lost, or the outcome is unknown (a
 // Delete then finds a passed key gone).
