@@ -8,7 +8,8 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// recordReads bounds the reads readRecords keeps in flight at once.
+// recordReads bounds the reads atOnce keeps in flight at once (a roster
+// listing's records, a WatchSet's batch).
 const recordReads = 32
 
 // readRecords reads the nodes at rpath + "/" + each of children
@@ -21,21 +22,31 @@ const recordReads = 32
 func readRecords(conn *zk.Conn, election, rpath string, children []string) ([]backends.Record, error) {
 	recs := make([]backends.Record, len(children))
 	errs := make([]error, len(children))
-	slots := make(chan struct{}, recordReads)
-	var wg sync.WaitGroup
-	for i, c := range children {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			recs[i], errs[i] = readRecord(conn, election, rpath+"/"+c)
-		}()
-	}
-	wg.Wait()
+	atOnce(len(children), func(i int) {
+		recs[i], errs[i] = readRecord(conn, election, rpath+"/"+children[i])
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
 	}
 	return recs, nil
+}
+
+// atOnce calls f(i) for every i in [0, n), each in a goroutine of its
+// own, with up to recordReads calls running at once, and returns when all
+// have returned. Reads sent so on one connection go out together, each
+// still behind every request sent on it before.
+func atOnce(n int, f func(i int)) {
+	slots := make(chan struct{}, recordReads)
+	var wg sync.WaitGroup
+	for i := range n {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			f(i)
+		}()
+	}
+	wg.Wait()
 }

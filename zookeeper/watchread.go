@@ -3,7 +3,6 @@ package zookeeper
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -118,24 +117,16 @@ type readOut struct {
 }
 
 // readAll reads every request of batch still the reader's on l, up to
-// recordReads at once, and returns the outcomes in batch's order.
+// recordReads at once (atOnce), and returns the outcomes in batch's
+// order.
 func (w *watchSet) readAll(l *link, batch []read) []readOut {
 	outs := make([]readOut, len(batch))
-	slots := make(chan struct{}, recordReads)
-	var wg sync.WaitGroup
-	for i, rd := range batch {
-		if !w.stillMine(rd) {
-			continue
-		}
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
+	atOnce(len(batch), func(i int) {
+		if rd := batch[i]; w.stillMine(rd) {
 			rec, err := w.readWatched(l, rd.r)
 			outs[i] = readOut{rec: rec, err: err, made: true}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	return outs
 }
 
