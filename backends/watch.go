@@ -63,10 +63,40 @@ type Change struct {
 	// state then, as Wait would give it (its Token or Owner differs from
 	// the entry's).
 	Record Record
+	// Roster marks the answer to a RosterWatchSet's WaitRoster: the
+	// roster of Election changed. Record then holds Election only; the
+	// caller reads the roster with Roster.List.
+	Roster bool
 	// Err is nil, or says why the request ended without an answer, with
 	// the classes of errors.go: ErrCompacted (the caller reads again and
 	// asks again), ErrUnavailable (the stream broke; the set restarts it
 	// for the requests made after), ErrPermission. The request is
 	// forgotten either way.
 	Err error
+}
+
+// RosterWatchSet is an optional interface of a WatchSet, found by type
+// assertion: a set whose one stream also carries the candidate records
+// (Roster) of every election, as etcd's watch on the adapter's prefix
+// does. Through it a leader follows its election's roster with no watch,
+// goroutine or request of its own while the roster stays as it is: only
+// a change costs a Roster.List.
+//
+// Roster requests are kept apart from Wait and WaitGone requests: an
+// election has at most one of each kind, and WaitRoster replaces only the
+// election's roster request. Stop withdraws only the other kind.
+type RosterWatchSet interface {
+	WatchSet
+	// WaitRoster asks to be told when election's roster differs from the
+	// one Roster.List read at revision (a record joined, left, or changed
+	// its value), with Roster.WaitList's meaning: a change made after
+	// revision and before the request is answered at once, and a later
+	// one within a round trip of it; an answer may come early, with the
+	// roster unchanged. The answer is a Change with Roster set. A broken
+	// stream answers with its error, as for Wait.
+	WaitRoster(tag uint64, election string, revision uint64)
+
+	// StopRoster withdraws election's roster request, if any. An answer
+	// already on its way may still be delivered; its Tag tells it apart.
+	StopRoster(election string)
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // Watch returns a WatchSet served by one etcd watch on the adapter's
-// prefix, which covers the leader keys and the queue entries, and by one
-// goroutine. The watch opens with the first request, at the current
+// prefix, which covers the leader keys, the queue entries and the roster
+// records (the set is a backends.RosterWatchSet), and by one goroutine. The watch opens with the first request, at the current
 // revision and requiring a leader, as Wait's does. A request whose known
 // revision is behind the stream's position is covered by a read; reads
 // are batched, one transaction of up to readBatch gets in flight at a
@@ -27,7 +27,8 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), reads: make(chan readResult, 1),
-		reqs: map[string]*request{}, byKey: map[string]*request{}}
+		reqs: map[string]*request{}, byKey: map[string]*request{},
+		rosters: map[string]*rosterReq{}, rosterSeen: map[string]uint64{}}
 	go w.run()
 	return w
 }
@@ -52,6 +53,15 @@ type watchSet struct {
 	// passWoke is, by election, the term key revision of the last pass
 	// a WaitGone was answered with (see wakePass).
 	passWoke map[string]uint64
+	// rosters are the roster requests, by election (watchset_roster.go);
+	// freshRosters those made since run last looked.
+	rosters      map[string]*rosterReq
+	freshRosters []*rosterReq
+	// rosterSeen is, by election, the revision of the last event on its
+	// roster's records since the stream began at start: one entry per
+	// roster that changed meanwhile.
+	rosterSeen map[string]uint64
+	start      uint64
 
 	wch     clientv3.WatchChan // nil while no stream is open
 	stop    context.CancelFunc // ends the stream

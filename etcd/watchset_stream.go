@@ -36,7 +36,7 @@ type readResult struct {
 // flight.
 func (w *watchSet) prepare() {
 	w.mu.Lock()
-	open := w.wch == nil && len(w.reqs) > 0
+	open := w.wch == nil && (len(w.reqs) > 0 || len(w.rosters) > 0)
 	w.mu.Unlock()
 	if open {
 		w.open()
@@ -45,6 +45,7 @@ func (w *watchSet) prepare() {
 	defer w.mu.Unlock()
 	if w.pos != 0 {
 		w.cover()
+		w.coverRosters()
 	}
 	if !w.reading && len(w.toRead) > 0 {
 		n := min(len(w.toRead), readBatch)
@@ -146,6 +147,7 @@ func (w *watchSet) onStream(resp clientv3.WatchResponse, ok bool) {
 		w.broken(resp, ok)
 	case resp.Created:
 		w.pos = uint64(resp.Header.Revision)
+		w.start = w.pos
 	default:
 		x := w.extras(resp.Events)
 		for el, m := range x.markers {
@@ -172,6 +174,9 @@ func (w *watchSet) onStream(resp clientv3.WatchResponse, ok bool) {
 func (w *watchSet) onEvent(ev *clientv3.Event, x extras) {
 	rev := uint64(ev.Kv.ModRevision)
 	w.pos = max(w.pos, rev)
+	if w.rosterEvent(string(ev.Kv.Key), rev) {
+		return
+	}
 	r, found := w.byKey[string(ev.Kv.Key)]
 	switch {
 	case !found || past(ev, r.seen):
@@ -253,6 +258,10 @@ func (w *watchSet) broken(resp clientv3.WatchResponse, ok bool) {
 	for _, r := range w.reqs {
 		w.answer(r, backends.Record{}, err)
 	}
+	for _, r := range w.rosters {
+		w.answerRoster(r, err)
+	}
+	w.freshRosters, w.rosterSeen, w.start = nil, map[string]uint64{}, 0
 }
 
 // streamErr classifies an error of the stream or of a covering read. One

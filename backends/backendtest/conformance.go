@@ -46,6 +46,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"MarkDelete":            runMarkDeleteTests,
 		"DeleteLeaving":         runLeavingDeleteTests,
 		"WatchSet":              runWatchSetTests,
+		"RosterWatchSet":        runRosterSetTests,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

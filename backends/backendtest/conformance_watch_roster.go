@@ -1,0 +1,140 @@
+package backendtest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// runRosterSetTests runs the contract of backends.RosterWatchSet if the
+// harness's stores' watch sets implement it, and says so loudly if they
+// do not.
+func runRosterSetTests(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	w, ok := s.(backends.Watcher)
+	if ok {
+		set := w.Watch(func(backends.Change) {})
+		_, ok = set.(backends.RosterWatchSet)
+		_ = set.Close()
+	}
+	if !ok {
+		t.Skipf("%s store's watch set does not implement backends.RosterWatchSet: roster watch set tests not run", s.Name())
+	}
+	if _, ok := s.(backends.Roster); !ok {
+		t.Fatalf("%s store's watch set implements backends.RosterWatchSet but the store lacks backends.Roster", s.Name())
+	}
+	tests := map[string]func(*testing.T, Harness){
+		"SeesChange": testRosterSetSeesChange,
+		"PastChange": testRosterSetPastChange,
+		"Apart":      testRosterSetApart,
+	}
+	for name, fn := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, h)
+		})
+	}
+}
+
+// rosterSet starts a RosterWatchSet of s (see watchSet), with its stream
+// open and past a change of election el's roster, which a member of its
+// own joined: so a roster read after it is at a revision the stream
+// covers, and no answer is owed early. It returns the set, its answers,
+// and the roster's revision read then.
+func rosterSet(t *testing.T, s backends.Store, el string) (backends.RosterWatchSet, <-chan backends.Change, uint64) {
+	t.Helper()
+	set, ch := watchSet(t, s)
+	rs := set.(backends.RosterWatchSet)
+	r := s.(backends.Roster)
+	_, rev := mustList(t, r, el)
+	rs.WaitRoster(100, el, rev)
+	mustJoin(t, r, longSession(t, s), el, "first")
+	awaitRoster(t, ch, el, 100)
+	_, rev = mustList(t, r, el)
+	return rs, ch, rev
+}
+
+// awaitRoster fails t unless the next answer, within 20 s, is the roster
+// answer to election el's request tag.
+func awaitRoster(t *testing.T, ch <-chan backends.Change, el string, tag uint64) {
+	t.Helper()
+	c := awaitChange(t, ch, 20*time.Second)
+	if !c.Roster || c.Election != el || c.Tag != tag || c.Record.Election != el {
+		t.Fatalf("answer %+v, want the roster answer to %q's request %d", c, el, tag)
+	}
+}
+
+// testRosterSetSeesChange: a roster request is answered by a join, a
+// rewrite of a record's value and a leave, each after the request; not
+// by changes to other rosters or to its election's key.
+func testRosterSetSeesChange(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	r := s.(backends.Roster)
+	el := Election(t)
+	set, ch, rev := rosterSet(t, s, el)
+	set.WaitRoster(1, el, rev)
+	b := longSession(t, s)
+	mustJoin(t, r, b, el+"-other", "b")
+	mustCreate(t, b, el, "b")
+	noChange(t, ch, "with the roster unchanged")
+	mustJoin(t, r, b, el, "b")
+	awaitRoster(t, ch, el, 1)
+	for i, change := range []func(){
+		func() { mustJoin(t, r, b, el, "b again") },
+		func() {
+			if err := r.Leave(Context(t, 10*time.Second), b, el); err != nil {
+				t.Fatalf("Leave: %v", err)
+			}
+		},
+	} {
+		tag := uint64(2 + i)
+		_, rev := mustList(t, r, el)
+		set.WaitRoster(tag, el, rev)
+		change()
+		awaitRoster(t, ch, el, tag)
+	}
+	noChange(t, ch, "after every request was answered")
+}
+
+// testRosterSetPastChange: a change made after the revision and before
+// the request is answered at once.
+func testRosterSetPastChange(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	el := Election(t)
+	set, ch, rev := rosterSet(t, s, el)
+	mustJoin(t, s.(backends.Roster), longSession(t, s), el, "b")
+	set.WaitRoster(1, el, rev)
+	awaitRoster(t, ch, el, 1)
+}
+
+// testRosterSetApart: an election's roster request and its Wait live
+// apart: a join answers the roster request alone, StopRoster leaves the
+// Wait, and Stop leaves the roster request.
+func testRosterSetApart(t *testing.T, h Harness) {
+	s, _ := h.NewStore(t)
+	r := s.(backends.Roster)
+	el := Election(t)
+	set, ch, rev := rosterSet(t, s, el)
+	set.Wait(1, mustGet(t, s, el))
+	set.WaitRoster(2, el, rev)
+	b := longSession(t, s)
+	mustJoin(t, r, b, el, "b")
+	awaitRoster(t, ch, el, 2)
+	noChange(t, ch, "for the key's Wait, with the key unchanged")
+	_, rev = mustList(t, r, el)
+	set.WaitRoster(3, el, rev)
+	set.StopRoster(el)
+	mustCreate(t, b, el, "b")
+	c := awaitChange(t, ch, 20*time.Second)
+	if c.Roster || c.Tag != 1 {
+		t.Fatalf("answer %+v after a create, want the Wait's (tag 1)", c)
+	}
+	mustJoin(t, r, b, el, "b again")
+	noChange(t, ch, "for a stopped roster request")
+	_, rev = mustList(t, r, el)
+	set.WaitRoster(4, el, rev)
+	set.Stop(el)
+	mustJoin(t, r, b, el, "b once more")
+	awaitRoster(t, ch, el, 4)
+}
