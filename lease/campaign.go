@@ -109,9 +109,11 @@ func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 		c.finish(l, nil)
 	}
 	e.log.Info("leadership won", "election", name, "token", rec.Token, "session", rec.Owner)
-	if e.followsRoster() {
+	switch {
+	case e.followInSet(name, l):
+	case e.followsRoster():
 		e.followRoster(name, l)
-	} else {
+	default:
 		e.readSuccessors(name, l)
 	}
 }
@@ -129,6 +131,7 @@ func (e *LeaseElector) lost(name string, cause error) {
 // ended ends a leadership: its context first, then the bookkeeping.
 func (e *LeaseElector) ended(name string, l *Leadership, cause error) {
 	delete(e.held, name)
+	e.unfollow(name)
 	l.end(cause)
 	e.health.held.Add(-1)
 	reason := Reason(cause)

@@ -56,6 +56,7 @@ type LeaseElector struct {
 	tags      uint64                  // the last tag of a request in set
 	ready     []chan awaited          // AwaitSession calls
 	rosters   map[string]*rosterEntry // see roster.go
+	followed  map[string]*rosterWatch // the held elections whose roster the set follows (rosterset.go)
 	parting   map[string]*Leadership  // ended leaderships whose key is still being let go (handover.go)
 	gens      uint64                  // the last candidacy generation
 }
@@ -98,7 +99,8 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		resigns: make(map[string][]chan error), watches: make(map[string]*watch),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
 		log: opts.Logger.With("identity", opts.Identity), queuer: q, watcher: watcher,
-		roster: roster, rosters: make(map[string]*rosterEntry), parting: make(map[string]*Leadership)}
+		roster: roster, rosters: make(map[string]*rosterEntry), parting: make(map[string]*Leadership),
+		followed: make(map[string]*rosterWatch)}
 	go e.loop()
 	return e, nil
 }

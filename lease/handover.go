@@ -154,8 +154,9 @@ func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
 // normal election resumes (docs/policies.md).
 //
 // The target is looked up in the roster the leader follows (FollowRoster
-// or Preempt), a notification old, or, if that lacks it or the leader
-// follows none, in one read then. HandOver waits until the key is passed
+// or Preempt, or on a store whose watch set carries rosters: etcd), a
+// notification old, or, if that lacks it or the leader follows none, in
+// one read then. HandOver waits until the key is passed
 // or released, or ctx ends (the handover goes on). It fails with an error
 // wrapping ErrNoCandidate, and keeps the leadership, if no such candidate
 // is in the election's roster; with one
@@ -170,11 +171,7 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 		return e.noRoster("hand over", l.Election)
 	}
 	w := make(chan error, 1)
-	var started bool
-	var err error
-	if e.followsRoster() { // the roster it follows, a notification old
-		started, err = l.startHandOver(to, nil, w)
-	}
+	started, err := l.startHandOver(to, nil, w) // the roster it follows, if it does
 	if !started && err == nil {
 		recs, _, lerr := e.roster.List(ctx, l.Election)
 		if lerr != nil {
@@ -212,17 +209,20 @@ func noTarget(to string) string {
 var errClosed = errors.New("elector closed")
 
 // startHandOver starts l's handover to to, on the loop goroutine, with
-// the roster the core has for l's election (the one the leader follows:
-// FollowRoster or Preempt), after replacing it with recs if recs is not
-// nil. It reports whether it started. If not, err says why, or is nil if
-// recs was nil and the core's roster lacks the target: the caller reads
-// the roster and tries again. w receives the handover's end.
+// the roster the core has for l's election, after replacing it with recs
+// if recs is not nil. With recs nil it does so only if the leader follows
+// its roster (see follows). It reports whether it started. If not, err
+// says why, or is nil if recs was nil and the leader follows no roster or
+// the core's lacks the target: the caller reads the roster and tries
+// again. w receives the handover's end.
 func (l *Leadership) startHandOver(to string, recs []backends.Record, w chan error) (started bool, err error) {
 	e := l.e
 	if !e.do(func(now time.Time) {
 		switch {
 		case e.held[l.Election] != l:
 			err = l.Err()
+			return
+		case recs == nil && !e.follows(l.Election):
 			return
 		case recs != nil:
 			e.m.Roster(now, l.Election, coreCandidates(recs))

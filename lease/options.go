@@ -130,10 +130,13 @@ type Options struct {
 	// FollowRoster makes a leader follow its election's candidate list
 	// while it leads, with one watch per held election: a request made
 	// with RequestHandover (`leasehold handover`) then reaches it, and its
-	// resign passes the key to the top of the succession order when the
-	// candidates' priorities differ. Preempt implies it. Default false,
-	// so that an elector holding thousands of elections pays no watch for
-	// them.
+	// resign reads the list once more and passes the key to the top of
+	// the succession order as it is then. Preempt implies it. Default
+	// false, so that an elector holding thousands of elections pays no
+	// watch for them. On a store whose watch set carries the lists
+	// (backends.RosterWatchSet: etcd) every leader follows its list
+	// through the elector's one watch, at no cost while the list stays as
+	// it is, and FollowRoster adds only that read before a resign.
 	FollowRoster bool
 
 	// PreemptAfter is the stability window of preemption: how long, by

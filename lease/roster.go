@@ -205,9 +205,10 @@ func (e *LeaseElector) rosterCall(election, what string, fn func(context.Context
 	})
 }
 
-// candidateRecord is the value of c's record.
+// candidateRecord is the value of c's record. On the loop goroutine.
 func (e *LeaseElector) candidateRecord(c *candidacy) []byte {
-	follows := e.followsRoster()
+	_, inSet := e.rosterSet()
+	follows := e.followsRoster() || inSet
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
 		Labels: e.opts.Labels, Joined: joinedAt(c.joined), NoLead: e.opts.NoLead, Damped: c.damped, Queue: c.queue,
 		Wakes: c.queue != 0 && e.wakesOnPass(), Takes: e.takesPass(), Follows: &follows})

@@ -48,6 +48,10 @@ func (e *LeaseElector) watchInSet(a core.Action) {
 // set answers a pass behind an entry once, so a target whose request was
 // replaced meanwhile would not hear of it again.
 func (e *LeaseElector) changed(now time.Time, c backends.Change) {
+	if c.Roster {
+		e.rosterChanged(now, c)
+		return
+	}
 	w := e.watches[c.Election]
 	if w == nil || w.tag != c.Tag {
 		e.trace("watch answer dropped", c.Election, c.Tag, c.Record, c.Err)

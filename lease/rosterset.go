@@ -1,0 +1,133 @@
+package lease
+
+import (
+	"context"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
+)
+
+// Where the elector's WatchSet carries rosters (backends.RosterWatchSet:
+// etcd), every leader follows its election's roster through it, whatever
+// FollowRoster says: a List when it wins and after each change, and no
+// watch, goroutine or request of its own while the roster stays as it
+// is. So HandOver finds its target without a read, requests made with
+// RequestHandover reach it, and a resign passes the key on to the
+// successor as of the last change, not as of the win.
+
+// rosterWatch is a held election's roster, followed in the WatchSet: the
+// steps a core.Follower decides, carried out on the loop goroutine,
+// which owns it.
+type rosterWatch struct {
+	l     *Leadership
+	f     *core.Follower[rosterAt]
+	op    uint64      // the Follower's step in flight
+	tag   uint64      // its WaitRoster in the set; 0: none
+	timer *time.Timer // ends a pause; nil: none
+}
+
+// rosterSet returns the elector's WatchSet as a RosterWatchSet, if the
+// store has rosters and its set carries them.
+func (e *LeaseElector) rosterSet() (backends.RosterWatchSet, bool) {
+	if e.roster == nil || e.watcher == nil {
+		return nil, false
+	}
+	rs, ok := e.watchSet().(backends.RosterWatchSet)
+	return rs, ok
+}
+
+// followInSet starts following election's roster in the set for the
+// leadership l, and reports whether it did (see rosterSet).
+func (e *LeaseElector) followInSet(election string, l *Leadership) bool {
+	if _, ok := e.rosterSet(); !ok {
+		return false
+	}
+	rw := &rosterWatch{l: l, f: core.NewFollower[rosterAt](e.opts.config())}
+	e.followed[election] = rw
+	e.stepRoster(time.Now(), election, rw)
+	return true
+}
+
+// stepRoster takes rw's next step: a List, a WaitRoster, a pause before
+// a List after an error, or the end, for a permanent error.
+func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatch) {
+	if e.followed[election] != rw {
+		return
+	}
+	s := rw.f.Next(now)
+	rw.op = s.Op
+	switch s.Kind {
+	case core.FollowStop:
+		delete(e.followed, election)
+		e.log.Error("roster refused by the store", "election", election, "err", s.Err)
+	case core.FollowPause:
+		rw.timer = time.AfterFunc(time.Until(s.At), func() {
+			e.post(func(now time.Time) { e.stepRoster(now, election, rw) })
+		})
+	case core.FollowRead:
+		e.listRoster(election, rw, s.Op)
+	case core.FollowWait:
+		rs, _ := e.rosterSet()
+		e.tags++
+		rw.tag = e.tags
+		rs.WaitRoster(rw.tag, election, s.Known.rev)
+	}
+}
+
+// listRoster reads election's roster for rw's step op.
+func (e *LeaseElector) listRoster(election string, rw *rosterWatch, op uint64) {
+	e.call(false, func(ctx context.Context) {
+		recs, rev, err := e.roster.List(ctx, election)
+		e.post(func(now time.Time) { e.rosterRead(now, election, rw, op, rosterAt{recs: recs, rev: rev}, err) })
+	})
+}
+
+// rosterChanged takes the set's answer c to a WaitRoster: the roster is
+// read again, for the step that asked, or the error ends the step.
+func (e *LeaseElector) rosterChanged(now time.Time, c backends.Change) {
+	rw := e.followed[c.Election]
+	if rw == nil || rw.tag != c.Tag {
+		return
+	}
+	rw.tag = 0
+	if c.Err != nil {
+		e.rosterRead(now, c.Election, rw, rw.op, rosterAt{}, c.Err)
+		return
+	}
+	e.listRoster(c.Election, rw, rw.op)
+}
+
+// rosterRead reports the outcome of rw's step op to its Follower, gives
+// a roster read to the core while rw's leadership holds the election,
+// and takes the next step.
+func (e *LeaseElector) rosterRead(now time.Time, election string, rw *rosterWatch, op uint64, r rosterAt, err error) {
+	if e.followed[election] != rw {
+		return
+	}
+	if rw.f.Done(now, op, r, err) && e.held[election] == rw.l {
+		e.m.Roster(now, election, coreCandidates(r.recs))
+	}
+	e.stepRoster(now, election, rw)
+}
+
+// unfollow stops following election's roster in the set, if it does.
+func (e *LeaseElector) unfollow(election string) {
+	rw := e.followed[election]
+	if rw == nil {
+		return
+	}
+	delete(e.followed, election)
+	if rw.timer != nil {
+		rw.timer.Stop()
+	}
+	if rs, ok := e.set.(backends.RosterWatchSet); ok && rw.tag != 0 {
+		rs.StopRoster(election)
+	}
+}
+
+// follows reports whether the leader of election follows its roster:
+// with FollowRoster or Preempt, or in the set. On the loop goroutine.
+func (e *LeaseElector) follows(election string) bool {
+	return e.followsRoster() || e.followed[election] != nil
+}
