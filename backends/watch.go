@@ -78,7 +78,7 @@ type Change struct {
 // RosterWatchSet is an optional interface of a WatchSet, found by type
 // assertion: a set whose one stream also carries the candidate records
 // (Roster) of every election, as etcd's watch on the adapter's prefix
-// does. Through it a leader follows its election's roster with no watch,
+// and Consul's blocking query on it do. Through it a leader follows its election's roster with no watch,
 // goroutine or request of its own while the roster stays as it is: only
 // a change costs a Roster.List.
 //
@@ -87,14 +87,15 @@ type Change struct {
 // election's roster request. Stop withdraws only the other kind.
 type RosterWatchSet interface {
 	WatchSet
-	// WaitRoster asks to be told when election's roster differs from the
-	// one Roster.List read at revision (a record joined, left, or changed
-	// its value), with Roster.WaitList's meaning: a change made after
-	// revision and before the request is answered at once, and a later
-	// one within a round trip of it; an answer may come early, with the
-	// roster unchanged. The answer is a Change with Roster set. A broken
-	// stream answers with its error, as for Wait.
-	WaitRoster(tag uint64, election string, revision uint64)
+	// WaitRoster asks to be told when election's roster differs from
+	// known, the records Roster.List returned at revision (a record
+	// joined, left, or changed its value), with Roster.WaitList's
+	// meaning: a change made after revision and before the request is
+	// answered at once, and a later one within a round trip of it; an
+	// answer may come early, with the roster unchanged. The answer is a
+	// Change with Roster set. A broken stream answers with its error, as
+	// for Wait. The set keeps known, which the caller must not change.
+	WaitRoster(tag uint64, election string, known []Record, revision uint64)
 
 	// StopRoster withdraws election's roster request, if any. An answer
 	// already on its way may still be delivered; its Tag tells it apart.

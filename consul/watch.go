@@ -24,7 +24,8 @@ import (
 // query: a recursive KV list of the Store's prefix, which holds every
 // leader key and queue entry, so one query serves every election of
 // every set. Each answer of the query becomes the sets' view of the
-// prefix, from which the requests are answered. The query runs while a
+// prefix, from which the requests are answered, roster requests
+// (backends.RosterWatchSet) among them. The query runs while a
 // set has such a request pending, over one HTTP connection. Any change
 // under the prefix (a leader key, a queue entry, a candidate record,
 // guarded data) wakes it, and it then reads the whole prefix again: the
@@ -48,11 +49,12 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{hub: s.hub, deliver: deliver, ctx: ctx, cancel: cancel,
-		reqs:  make(map[string]*request),
-		keyed: make(map[string]*keyed),
-		woke:  make(map[string]uint64),
-		wake:  make(chan struct{}, 1),
-		done:  make(chan struct{}),
+		reqs:    make(map[string]*request),
+		rosters: make(map[string]*rosterReq),
+		keyed:   make(map[string]*keyed),
+		woke:    make(map[string]uint64),
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
 	s.hub.join(w)
 	go w.run()
@@ -70,13 +72,14 @@ type watchSet struct {
 
 	keyWG sync.WaitGroup // the goroutines of keyed requests
 
-	mu     sync.Mutex
-	reqs   map[string]*request // pending requests the hub serves, by election
-	keyed  map[string]*keyed   // pending requests served on their keys, by election
-	woke   map[string]uint64   // by election: the index of the last answer to a pass (see answer)
-	view   view                // the hub's latest view
-	out    []backends.Change   // answers waiting for deliver
-	closed bool
+	mu      sync.Mutex
+	reqs    map[string]*request   // pending requests the hub serves, by election
+	rosters map[string]*rosterReq // pending roster requests, by election (watchroster.go)
+	keyed   map[string]*keyed     // pending requests served on their keys, by election
+	woke    map[string]uint64     // by election: the index of the last answer to a pass (see answer)
+	view    view                  // the hub's latest view
+	out     []backends.Change     // answers waiting for deliver
+	closed  bool
 }
 
 var _ backends.Watcher = (*store)(nil)
@@ -112,7 +115,7 @@ func (w *watchSet) Close() error {
 		w.mu.Unlock()
 		return nil
 	}
-	w.closed, w.reqs, w.keyed, w.out = true, nil, nil, nil
+	w.closed, w.reqs, w.keyed, w.rosters, w.out = true, nil, nil, nil, nil
 	w.mu.Unlock()
 	w.cancel()
 	w.keyWG.Wait()

@@ -104,10 +104,11 @@ func (w *watchSet) apply(v view, err error) bool {
 			w.out = append(w.out, backends.Change{Election: el, Tag: r.tag, Err: err})
 		}
 		clear(w.reqs)
+		w.applyRosters(v, err)
 		w.poke()
 		return false
 	case v.seq <= w.view.seq:
-		return len(w.reqs) > 0
+		return len(w.reqs) > 0 || len(w.rosters) > 0
 	}
 	w.view = v
 	for _, r := range w.reqs {
@@ -116,5 +117,6 @@ func (w *watchSet) apply(v view, err error) bool {
 		}
 		w.take(r)
 	}
-	return len(w.reqs) > 0
+	w.applyRosters(v, nil)
+	return len(w.reqs) > 0 || len(w.rosters) > 0
 }

@@ -21,8 +21,9 @@ type rosterReq struct {
 }
 
 // WaitRoster asks to be told when election's roster changes after
-// revision (see backends.RosterWatchSet).
-func (w *watchSet) WaitRoster(tag uint64, election string, revision uint64) {
+// revision (see backends.RosterWatchSet); the stream's events tell, and
+// known is not needed.
+func (w *watchSet) WaitRoster(tag uint64, election string, _ []backends.Record, revision uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {

@@ -134,7 +134,7 @@ type Options struct {
 	// the succession order as it is then. Preempt implies it. Default
 	// false, so that an elector holding thousands of elections pays no
 	// watch for them. On a store whose watch set carries the lists
-	// (backends.RosterWatchSet: etcd) every leader follows its list
+	// (backends.RosterWatchSet: etcd and Consul) every leader follows its list
 	// through the elector's one watch, at no cost while the list stays as
 	// it is, and FollowRoster adds only that read before a resign.
 	FollowRoster bool

@@ -9,7 +9,7 @@ import (
 )
 
 // Where the elector's WatchSet carries rosters (backends.RosterWatchSet:
-// etcd), every leader follows its election's roster through it, whatever
+// etcd and Consul), every leader follows its election's roster through it, whatever
 // FollowRoster says: a List when it wins and after each change, and no
 // watch, goroutine or request of its own while the roster stays as it
 // is. So HandOver finds its target without a read, requests made with
@@ -71,7 +71,7 @@ func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatc
 		rs, _ := e.rosterSet()
 		e.tags++
 		rw.tag = e.tags
-		rs.WaitRoster(rw.tag, election, s.Known.rev)
+		rs.WaitRoster(rw.tag, election, s.Known.recs, s.Known.rev)
 	}
 }
 

@@ -41,18 +41,18 @@ func runRosterSetTests(t *testing.T, h Harness) {
 // open and past a change of election el's roster, which a member of its
 // own joined: so a roster read after it is at a revision the stream
 // covers, and no answer is owed early. It returns the set, its answers,
-// and the roster's revision read then.
-func rosterSet(t *testing.T, s backends.Store, el string) (backends.RosterWatchSet, <-chan backends.Change, uint64) {
+// and the roster read then, with its revision.
+func rosterSet(t *testing.T, s backends.Store, el string) (backends.RosterWatchSet, <-chan backends.Change, []backends.Record, uint64) {
 	t.Helper()
 	set, ch := watchSet(t, s)
 	rs := set.(backends.RosterWatchSet)
 	r := s.(backends.Roster)
-	_, rev := mustList(t, r, el)
-	rs.WaitRoster(100, el, rev)
+	recs, rev := mustList(t, r, el)
+	rs.WaitRoster(100, el, recs, rev)
 	mustJoin(t, r, longSession(t, s), el, "first")
 	awaitRoster(t, ch, el, 100)
-	_, rev = mustList(t, r, el)
-	return rs, ch, rev
+	known, rev := mustList(t, r, el)
+	return rs, ch, known, rev
 }
 
 // awaitRoster fails t unless the next answer, within 20 s, is the roster
@@ -72,8 +72,8 @@ func testRosterSetSeesChange(t *testing.T, h Harness) {
 	s, _ := h.NewStore(t)
 	r := s.(backends.Roster)
 	el := Election(t)
-	set, ch, rev := rosterSet(t, s, el)
-	set.WaitRoster(1, el, rev)
+	set, ch, known, rev := rosterSet(t, s, el)
+	set.WaitRoster(1, el, known, rev)
 	b := longSession(t, s)
 	mustJoin(t, r, b, el+"-other", "b")
 	mustCreate(t, b, el, "b")
@@ -89,8 +89,8 @@ func testRosterSetSeesChange(t *testing.T, h Harness) {
 		},
 	} {
 		tag := uint64(2 + i)
-		_, rev := mustList(t, r, el)
-		set.WaitRoster(tag, el, rev)
+		known, rev := mustList(t, r, el)
+		set.WaitRoster(tag, el, known, rev)
 		change()
 		awaitRoster(t, ch, el, tag)
 	}
@@ -102,9 +102,9 @@ func testRosterSetSeesChange(t *testing.T, h Harness) {
 func testRosterSetPastChange(t *testing.T, h Harness) {
 	s, _ := h.NewStore(t)
 	el := Election(t)
-	set, ch, rev := rosterSet(t, s, el)
+	set, ch, known, rev := rosterSet(t, s, el)
 	mustJoin(t, s.(backends.Roster), longSession(t, s), el, "b")
-	set.WaitRoster(1, el, rev)
+	set.WaitRoster(1, el, known, rev)
 	awaitRoster(t, ch, el, 1)
 }
 
@@ -115,15 +115,15 @@ func testRosterSetApart(t *testing.T, h Harness) {
 	s, _ := h.NewStore(t)
 	r := s.(backends.Roster)
 	el := Election(t)
-	set, ch, rev := rosterSet(t, s, el)
+	set, ch, known, rev := rosterSet(t, s, el)
 	set.Wait(1, mustGet(t, s, el))
-	set.WaitRoster(2, el, rev)
+	set.WaitRoster(2, el, known, rev)
 	b := longSession(t, s)
 	mustJoin(t, r, b, el, "b")
 	awaitRoster(t, ch, el, 2)
 	noChange(t, ch, "for the key's Wait, with the key unchanged")
-	_, rev = mustList(t, r, el)
-	set.WaitRoster(3, el, rev)
+	known, rev = mustList(t, r, el)
+	set.WaitRoster(3, el, known, rev)
 	set.StopRoster(el)
 	mustCreate(t, b, el, "b")
 	c := awaitChange(t, ch, 20*time.Second)
@@ -132,8 +132,8 @@ func testRosterSetApart(t *testing.T, h Harness) {
 	}
 	mustJoin(t, r, b, el, "b again")
 	noChange(t, ch, "for a stopped roster request")
-	_, rev = mustList(t, r, el)
-	set.WaitRoster(4, el, rev)
+	known, rev = mustList(t, r, el)
+	set.WaitRoster(4, el, known, rev)
 	set.Stop(el)
 	mustJoin(t, r, b, el, "b once more")
 	awaitRoster(t, ch, el, 4)
