@@ -211,13 +211,36 @@ func (s *store) GuardedPut(ctx context.Context, election string, token uint64, k
 	return err
 }
 
-// Watch records each delivered change as a notification.
+// Watch records each delivered change as a notification, a roster's as
+// "notify roster". A set that follows rosters stays one
+// (backends.RosterWatchSet).
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
-	return &watchSet{in: s.in.Watch(func(c backends.Change) {
-		s.rec("notify", time.Now(), c.Err)
+	w := &watchSet{in: s.in.Watch(func(c backends.Change) {
+		what := "notify"
+		if c.Roster {
+			what = "notify roster"
+		}
+		s.rec(what, time.Now(), c.Err)
 		deliver(c)
 	}), s: s}
+	if rs, ok := w.in.(backends.RosterWatchSet); ok {
+		return &rosterWatchSet{watchSet: w, rs: rs}
+	}
+	return w
 }
+
+// rosterWatchSet is a traced RosterWatchSet.
+type rosterWatchSet struct {
+	*watchSet
+	rs backends.RosterWatchSet
+}
+
+func (w *rosterWatchSet) WaitRoster(tag uint64, election string, known []backends.Record, revision uint64) {
+	w.s.rec("WatchSet.WaitRoster", time.Now(), nil)
+	w.rs.WaitRoster(tag, election, known, revision)
+}
+
+func (w *rosterWatchSet) StopRoster(election string) { w.rs.StopRoster(election) }
 
 // watchSet is a traced WatchSet: registrations are recorded as instants.
 type watchSet struct {
