@@ -77,8 +77,9 @@ type Change struct {
 
 // RosterWatchSet is an optional interface of a WatchSet, found by type
 // assertion: a set whose one stream also carries the candidate records
-// (Roster) of every election, as etcd's watch on the adapter's prefix
-// and Consul's blocking query on it do. Through it a leader follows its election's roster with no watch,
+// (Roster) of every election: etcd's watch on the adapter's prefix and
+// Consul's blocking query on it carry the records, and ZooKeeper's set
+// watches the roster node's children. Through it a leader follows its election's roster with no watch,
 // goroutine or request of its own while the roster stays as it is: only
 // a change costs a Roster.List.
 //

@@ -153,10 +153,10 @@ func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
 // the target takes the key unraced. If the target does not take it, the
 // normal election resumes (docs/policies.md).
 //
-// The target is looked up in the roster the leader follows (FollowRoster
-// or Preempt, or on a store whose watch set carries rosters: etcd and
-// Consul), a notification old, or, if that lacks it or the leader follows
-// none, in one read then. HandOver waits until the key is passed or
+// The target is looked up in the roster the leader follows (on a store
+// whose watch set carries rosters, as etcd's, ZooKeeper's and Consul's
+// do, or with FollowRoster or Preempt), a notification old, or, if that
+// lacks it or the leader follows none, in one read then. HandOver waits until the key is passed or
 // released, or ctx ends (the handover goes on). It fails with an error
 // wrapping ErrNoCandidate, and keeps the leadership, if no such candidate
 // is in the election's roster; with one

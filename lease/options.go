@@ -134,9 +134,10 @@ type Options struct {
 	// the succession order as it is then. Preempt implies it. Default
 	// false, so that an elector holding thousands of elections pays no
 	// watch for them. On a store whose watch set carries the lists
-	// (backends.RosterWatchSet: etcd and Consul) every leader follows its list
-	// through the elector's one watch, at no cost while the list stays as
-	// it is, and FollowRoster adds only that read before a resign.
+	// (backends.RosterWatchSet: etcd's, ZooKeeper's and Consul's do)
+	// every leader follows its list through the elector's watch set, at
+	// no cost while the list stays as it is, and FollowRoster adds only
+	// that read before a resign.
 	FollowRoster bool
 
 	// PreemptAfter is the stability window of preemption: how long, by

@@ -14,7 +14,7 @@ import (
 // candidate's term. On etcd every leader follows it, FollowRoster or not
 // (its watch set carries the lists). One that does not follow it (here:
 // on the etcd store with watch sets that do not carry the lists, as
-// ZooKeeper's) says so in its record, and a request to it fails at once
+// another store's might) says so in its record, and a request to it fails at once
 // with errors.ErrUnsupported instead of waiting out its context, and
 // leaves it leading.
 func TestRequestHandover(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 )
 
 // Where the elector's WatchSet carries rosters (backends.RosterWatchSet:
-// etcd and Consul), every leader follows its election's roster through it, whatever
-// FollowRoster says: a List when it wins and after each change, and no
+// etcd's, ZooKeeper's and Consul's do), every leader follows its
+// election's roster through it, whatever FollowRoster says: a List when it wins and after each change, and no
 // watch, goroutine or request of its own while the roster stays as it
 // is. So HandOver finds its target without a read, requests made with
 // RequestHandover reach it, and a resign passes the key on to the

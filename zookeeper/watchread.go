@@ -149,6 +149,8 @@ func (w *watchSet) readWatched(l *link, r *watchReq) (backends.Record, error) {
 	mark, was := r.mark, r.rec
 	w.mu.Unlock()
 	switch {
+	case r.roster:
+		return readRosterW(l, r)
 	case r.gone && mark == readMark:
 		return w.wokenBy(l, r)
 	case r.gone:
@@ -196,6 +198,10 @@ func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
 	case !w.mine(rd):
 	case err != nil:
 		w.fail(r, r.l, err)
+	case r.roster && rec.Revision != 0: // changed: see readRosterW
+		w.answer(r, rec, nil)
+	case r.roster:
+		w.watchRoster(r)
 	case r.gone && r.mark == readMark:
 		w.answer(r, rec, nil)
 	case r.gone && r.fired == zk.EventNodeDataChanged:
@@ -268,10 +274,12 @@ func (w *watchSet) readErr(r *watchReq, err error) error {
 func (w *watchSet) dropped(l *link) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, r := range w.reqs {
-		if r.l == l && r.state == watching {
-			r.sync = true
-			w.queue(r)
+	for _, reqs := range []map[string]*watchReq{w.reqs, w.rosters} {
+		for _, r := range reqs {
+			if r.l == l && r.state == watching {
+				r.sync = true
+				w.queue(r)
+			}
 		}
 	}
 }
@@ -308,6 +316,8 @@ func (w *watchSet) event(l *link, ev zk.Event) {
 	case ev.Type == zk.EventNotWatching:
 		r.sync, r.mark = true, noMark
 		w.queue(r)
+	case r.roster: // its children, or the node, changed
+		w.answer(r, backends.Record{}, nil)
 	case r.gone && ev.Type == zk.EventNodeDataChanged:
 		r.sync, r.mark = false, readMark
 		w.queue(r)

@@ -38,7 +38,7 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
-		reqs: make(map[string]*watchReq), paths: make(map[string]*watchReq)}
+		reqs: make(map[string]*watchReq), rosters: make(map[string]*watchReq), paths: make(map[string]*watchReq)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -72,6 +72,7 @@ type watchSet struct {
 	mu      sync.Mutex
 	closed  bool
 	reqs    map[string]*watchReq // by election
+	rosters map[string]*watchReq // roster requests, by election (watchroster.go)
 	paths   map[string]*watchReq // by node path
 	todo    []*watchReq          // to read, oldest first
 	out     []backends.Change    // to deliver, oldest first
@@ -85,6 +86,9 @@ type watchReq struct {
 	path  string          // the node read and watched
 	epath string          // Wait: the election's epoch node, watched too while the node exists
 	gone  bool            // a WaitGone
+	// roster marks a roster request (WaitRoster): path is the roster
+	// node, and known holds the election and the revision to wait from.
+	roster bool
 
 	// Under the set's mutex:
 	state reqState
@@ -140,14 +144,14 @@ func (w *watchSet) ask(r *watchReq, err error) {
 	if w.closed {
 		return
 	}
-	w.forget(r.known.Election)
+	w.forget(w.kind(r), r.known.Election)
 	switch {
 	case err != nil:
 		w.answer(r, backends.Record{}, fmt.Errorf("zookeeper: watch %q: %w", r.known.Election, err))
 	case r.gone && r.path == "":
 		w.answer(r, r.known, nil)
 	default:
-		w.reqs[r.known.Election], w.paths[r.path] = r, r
+		w.kind(r)[r.known.Election], w.paths[r.path] = r, r
 		if r.epath != "" {
 			w.paths[r.epath] = r
 		}
@@ -160,7 +164,7 @@ func (w *watchSet) ask(r *watchReq, err error) {
 func (w *watchSet) Stop(election string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.forget(election)
+	w.forget(w.reqs, election)
 }
 
 // Close implements backends.WatchSet.
@@ -171,7 +175,7 @@ func (w *watchSet) Close() error {
 		return nil
 	}
 	w.closed = true
-	w.reqs, w.paths, w.todo, w.out = nil, nil, nil, nil
+	w.reqs, w.rosters, w.paths, w.todo, w.out = nil, nil, nil, nil, nil
 	w.mu.Unlock()
 	w.turn.Lock() // a delivery in progress ends; none starts
 	w.turn.Unlock()
@@ -182,13 +186,14 @@ func (w *watchSet) Close() error {
 	return nil
 }
 
-// forget drops the election's request, if any; w.mu is held.
-func (w *watchSet) forget(election string) {
-	r := w.reqs[election]
+// forget drops the election's request in reqs (w.reqs or w.rosters), if
+// any; w.mu is held.
+func (w *watchSet) forget(reqs map[string]*watchReq, election string) {
+	r := reqs[election]
 	if r == nil {
 		return
 	}
-	delete(w.reqs, election)
+	delete(reqs, election)
 	for _, p := range []string{r.path, r.epath} {
 		if w.paths[p] == r {
 			delete(w.paths, p)
@@ -197,12 +202,25 @@ func (w *watchSet) forget(election string) {
 }
 
 // current reports whether r is still its election's request; w.mu is held.
-func (w *watchSet) current(r *watchReq) bool { return !w.closed && w.reqs[r.known.Election] == r }
+func (w *watchSet) current(r *watchReq) bool { return !w.closed && w.kind(r)[r.known.Election] == r }
+
+// kind returns the requests of r's kind: the roster requests, kept apart
+// from the others (see backends.RosterWatchSet), or those. w.mu is held.
+func (w *watchSet) kind(r *watchReq) map[string]*watchReq {
+	if r.roster {
+		return w.rosters
+	}
+	return w.reqs
+}
 
 // answer forgets r and queues its Change for run; w.mu is held.
 func (w *watchSet) answer(r *watchReq, rec backends.Record, err error) {
-	w.forget(r.known.Election)
-	w.out = append(w.out, backends.Change{Election: r.known.Election, Tag: r.tag, Record: rec, Err: err})
+	w.forget(w.kind(r), r.known.Election)
+	c := backends.Change{Election: r.known.Election, Tag: r.tag, Record: rec, Err: err}
+	if r.roster {
+		c.Record, c.Roster = backends.Record{Election: r.known.Election}, true
+	}
+	w.out = append(w.out, c)
 	select {
 	case w.wake <- struct{}{}:
 	default:

@@ -23,9 +23,9 @@ fencing token. Exits 0 once it leads; 4 if the election has no leader;
 1 if no candidate that may lead waits (of that name, with --to), if no new
 term led within --timeout, or if the store failed; 2 on a usage error;
 128+signal if interrupted. A leader honours the request if it follows its
-candidate list: leasehold run does, and so does every leader on etcd and
-Consul; on ZooKeeper a program using package lease sets
-Options.FollowRoster or Preempt.
+candidate list: leasehold run does, and so does every leader of a
+program using package lease on etcd, ZooKeeper or Consul (one of an
+earlier version needs Options.FollowRoster or Preempt).
 
 flags:
 `
@@ -80,7 +80,7 @@ func runHandover(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitNoLeader, err
 	case err != nil && errors.Is(hctx.Err(), context.DeadlineExceeded):
 		return 1, fmt.Errorf("no new term within --timeout %v (a leader sees requests only if it follows "+
-			"the candidate list: leasehold run does, every leader on etcd and Consul, a program with lease.Options.FollowRoster or Preempt): %w", f.timeout, err)
+			"the candidate list: leasehold run does, and every leader on etcd, ZooKeeper and Consul; one of an earlier version needs lease.Options.FollowRoster or Preempt): %w", f.timeout, err)
 	case err != nil:
 		return 1, err
 	}
