@@ -20,7 +20,11 @@ import "context"
 // not the key. If the store is also a Watcher, a WatchSet's WaitGone on an
 // entry is answered, once, with the key's state, when the key is passed
 // to a session whose entry waits behind that one, so a target waiting in
-// a WatchSet learns of it too; a WaitGone on the target's own entry is not. Otherwise a Pass
+// a WatchSet learns of it too; a WaitGone on the target's own entry is
+// not. A pass given no entry (0) is answered so too, if the target has
+// an entry behind, or early, to every WaitGone in the election, if the
+// store cannot tell: a target whose record showed no entry when the
+// leader passed may have joined the line since. Otherwise a Pass
 // must go only to a session whose candidate waits on the key; package
 // lease makes sure of it.
 type Passer interface {

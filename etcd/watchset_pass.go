@@ -57,16 +57,19 @@ func put[V any](m map[string]V, k string, v V) map[string]V {
 // wakePass answers the queue-entry request r with the leader key kv,
 // read with its term key term at rev, and reports true, if the key was
 // passed (the term key names the target, see Passer) to a session whose
-// entry waits behind r's, by a pass this set has not answered yet: once
-// per set and pass, even if the pass came before r (a target that missed
-// it would wait behind an entry that waits for the key). w.mu is held.
+// entry waits behind r's, or that the pass gave no entry, by a pass this
+// set has not answered yet: once per set and pass, even if the pass came
+// before r (a target that missed it would wait behind an entry that waits
+// for the key). A target passed the key with no entry may have joined
+// the line since, and the term key cannot tell where: r is woken early,
+// and looks again. w.mu is held.
 func (w *watchSet) wakePass(r *request, kv, term *mvccpb.KeyValue, rev uint64) bool {
 	if kv == nil || term == nil || !w.current(r) {
 		return false
 	}
 	to, entry, ok := keys.ParseMarker(term.Value)
 	el, p := r.known.Election, uint64(term.ModRevision)
-	if !ok || leaseID(kv.Lease) != to || tokenOf(kv, term) != p || entry <= r.known.Token || p <= w.passWoke[el] {
+	if !ok || leaseID(kv.Lease) != to || tokenOf(kv, term) != p || (entry != 0 && entry <= r.known.Token) || p <= w.passWoke[el] {
 		return false
 	}
 	if w.passWoke == nil {

@@ -25,6 +25,7 @@ func runPassTests(t *testing.T, h Harness) {
 		"WaitSees":      testPassWaitSees,
 		"AfterProclaim": testPassAfterProclaim,
 		"WakesInLine":   testPassWakesInLine,
+		"NoEntryWakes":  testPassNoEntryWakes,
 		"Leaves":        testPassLeaves,
 	}
 	for name, fn := range tests {

@@ -63,3 +63,23 @@ func newWakeLine(t *testing.T, h Harness, what string) wakeLine {
 	mustEnqueue(t, q, after, el)
 	return l
 }
+
+// testPassNoEntryWakes: a pass given no entry, to a candidate whose
+// record showed none when the leader passed but that has joined the line
+// since, still answers, once, a WaitGone on the entry ahead of the
+// target's, with the key's state: the target learns of it.
+func testPassNoEntryWakes(t *testing.T, h Harness) {
+	l := newWakeLine(t, h, "a pass given no entry")
+	s, q, el := l.s, l.q, l.held.Election
+	mustJoin(t, s.(backends.Roster), l.target, el, "target's record")
+	passed := mustPassInLine(t, s.(backends.Passer), l.leader, l.target, 0, l.held, "target")
+	set, ch := watchSet(t, s)
+	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
+	c := awaitChange(t, ch, 20*time.Second)
+	wantAnswer(t, c, el, 1)
+	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {
+		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v", c.Record, passed)
+	}
+	set.WaitGone(2, mustAhead(t, q, el, l.mine.Token))
+	noChange(t, ch, "to the same request made after the answer")
+}
