@@ -36,6 +36,9 @@ func TestHandOverSuperseded(t *testing.T) {
 		awaitCandidates(t, ctx, leader, el, 2+i)
 		bs = append(bs, b)
 	}
+	// The leader follows its roster a notification behind the list
+	// awaited: wait until its core has the later record.
+	awaitTarget(t, ctx, leader, el, bs[1].SessionID())
 	if err := l.HandOver(ctx, bs[0].SessionID()); !errors.Is(err, ErrNoCandidate) || l.Err() != nil {
 		t.Fatalf("HandOver to the superseded session = %v (leadership: %v), want ErrNoCandidate and still leading", err, l.Err())
 	}

@@ -85,18 +85,27 @@ func nextWin(t *testing.T, ctx context.Context, wins <-chan *Leadership, what st
 // (readSuccessors) has landed.
 func awaitSuccessors(t *testing.T, ctx context.Context, e *LeaseElector, election string) {
 	t.Helper()
+	awaitTarget(t, ctx, e, election, "")
+}
+
+// awaitTarget waits until e's core, leading election, has a roster in
+// which HandOver(to) finds a candidate: the roster it follows, or read
+// when it won, has caught up with the store (a notification behind a
+// fresh List).
+func awaitTarget(t *testing.T, ctx context.Context, e *LeaseElector, election, to string) {
+	t.Helper()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		var ok bool
-		e.do(func(time.Time) { ok = e.m.HasTarget(election, "") })
+		e.do(func(time.Time) { ok = e.m.HasTarget(election, to) })
 		if ok {
 			return
 		}
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
-			t.Fatalf("%s's roster, read when it won %q, never reached its core", e.opts.Identity, election)
+			t.Fatalf("%s's roster of %q never reached its core with a target %q", e.opts.Identity, election, to)
 		}
 	}
 }
