@@ -58,8 +58,9 @@ type watchSet struct {
 	rosters      map[string]*rosterReq
 	freshRosters []*rosterReq
 	// rosterSeen is, by election, the revision of the last event on its
-	// roster's records since the stream began at start: one entry per
-	// roster that changed meanwhile.
+	// roster's records since start: one entry per roster that changed
+	// meanwhile, at most maxRosterSeen. start is where the stream began,
+	// or where rosterSeen was last emptied when it grew past that.
 	rosterSeen map[string]uint64
 	start      uint64
 

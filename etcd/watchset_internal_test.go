@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"fmt"
 	"testing"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -8,6 +9,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
 // TestWatchSetSkipsPastEvents is TestChangeSkipsPastEvents for the set: a
@@ -39,5 +41,38 @@ func TestWatchSetSkipsPastEvents(t *testing.T) {
 	w.onStream(clientv3.WatchResponse{Events: []*clientv3.Event{{Type: clientv3.EventTypeDelete, Kv: &mvccpb.KeyValue{Key: key, ModRevision: 13}}}}, true)
 	if len(w.out) != 1 || w.out[0].Tag != 1 || w.out[0].Record.Exists() || w.out[0].Record.Revision != 13 {
 		t.Fatalf("answers on a later delete = %+v, want x's, absent at revision 13", w.out)
+	}
+}
+
+// TestWatchSetRosterSeenBounded: the set's note of rosters that changed
+// since the stream began stays within maxRosterSeen entries however many
+// elections come and go, and a roster request from before it was last
+// emptied is answered, early, while one from after it waits for a change
+// of its own roster.
+func TestWatchSetRosterSeenBounded(t *testing.T) {
+	w := &watchSet{s: &store{prefix: DefaultPrefix}, kick: make(chan struct{}, 1),
+		reqs: map[string]*request{}, byKey: map[string]*request{},
+		rosters: map[string]*rosterReq{}, rosterSeen: map[string]uint64{}}
+	w.onStream(clientv3.WatchResponse{Created: true, Header: &pb.ResponseHeader{Revision: 10}}, true)
+	record := func(el string, rev int64) *clientv3.Event {
+		key := keys.Roster(DefaultPrefix, el) + "abc"
+		return &clientv3.Event{Type: clientv3.EventTypePut, Kv: &mvccpb.KeyValue{Key: []byte(key), ModRevision: rev}}
+	}
+	const n = 3 * maxRosterSeen
+	for i := range n {
+		w.onStream(clientv3.WatchResponse{Events: []*clientv3.Event{record(fmt.Sprint("el", i), int64(11+i))}}, true)
+	}
+	if len(w.rosterSeen) > maxRosterSeen {
+		t.Fatalf("rosterSeen holds %d elections after %d came and went, want at most %d", len(w.rosterSeen), n, maxRosterSeen)
+	}
+	w.WaitRoster(1, "quiet", nil, 12)    // read before the last emptying
+	w.WaitRoster(2, "quiet2", nil, 11+n) // read after every change
+	w.coverRosters()
+	if len(w.out) != 1 || w.out[0].Tag != 1 || !w.out[0].Roster {
+		t.Fatalf("answers = %+v, want tag 1's alone (tag 2's roster did not change after its read)", w.out)
+	}
+	w.onStream(clientv3.WatchResponse{Events: []*clientv3.Event{record("quiet2", int64(12+n))}}, true)
+	if len(w.out) != 2 || w.out[1].Tag != 2 {
+		t.Fatalf("answers = %+v, want tag 2's after its roster changed", w.out)
 	}
 }

@@ -13,6 +13,10 @@ import (
 
 var _ backends.RosterWatchSet = (*watchSet)(nil)
 
+// maxRosterSeen bounds watchSet.rosterSeen, which elections that come and
+// go would otherwise grow for as long as the stream lasts.
+const maxRosterSeen = 4096
+
 // rosterReq is one election's roster request.
 type rosterReq struct {
 	tag      uint64
@@ -47,8 +51,9 @@ func (w *watchSet) StopRoster(election string) {
 
 // coverRosters answers the roster requests made since the last look whose
 // roster the stream saw change after their revision, once the stream has
-// a position. One whose revision is before the stream began is answered
-// at once, possibly early: the changes between are unknown. w.mu is held.
+// a position. One whose revision is before start (the stream began, or
+// rosterSeen was emptied) is answered at once, possibly early: the
+// changes between are unknown. w.mu is held.
 func (w *watchSet) coverRosters() {
 	for _, r := range w.freshRosters {
 		if w.rosters[r.election] == r && (r.rev < w.start || w.rosterSeen[r.election] > r.rev) {
@@ -69,6 +74,10 @@ func (w *watchSet) rosterEvent(key string, rev uint64) bool {
 	el, _, ok := strings.Cut(rest, "/~") // no election name holds '~'
 	if !ok {
 		return true
+	}
+	if _, ok := w.rosterSeen[el]; !ok && len(w.rosterSeen) >= maxRosterSeen { // forget: later requests from before rev are answered early
+		clear(w.rosterSeen)
+		w.start = rev
 	}
 	w.rosterSeen[el] = max(w.rosterSeen[el], rev)
 	if r := w.rosters[el]; r != nil && rev > r.rev {
