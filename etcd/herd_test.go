@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/internal/keys"
@@ -24,43 +25,53 @@ import (
 const herdN, herdReleases = 10, 3
 
 // TestElectorHerdFree: in the default configuration a release wakes one
-// waiter. The electors' etcd clients count the creates of the leader key
-// they sent (a transaction comparing its create revision with 0): with
-// herdN−1 waiting, each release costs exactly one, the successor's, and
-// nothing follows. In key mode every waiter tries to create the key on
-// each release; subtest KeyModeWakesAll shows that the count sees that.
+// waiter. The electors' etcd clients count the writes that make a
+// candidate leader, creates of the leader key (a transaction comparing its
+// create revision with 0) and passes of it (one comparing its lease): with
+// herdN−1 waiting, each release costs exactly one, the successor's create
+// or the leader's pass, and nothing follows. Whether a resign passes
+// depends on whether the new leader's roster, read when it won, has landed
+// before it resigns, so the count takes either. In key mode every waiter
+// tries to create the key on each release; subtest KeyModeWakesAll shows
+// that the count sees that, on a store that passes no key, so that each
+// release is a delete.
 func TestElectorHerdFree(t *testing.T) {
 	base := lease.Options{TTL: 2 * time.Second}
 	t.Run("Default", func(t *testing.T) {
-		creates := herd(t, base)
+		takes := herd(t, base, false)
 		want := int64(herdN + herdReleases)
-		awaitCreates(t, creates, want, 10*time.Second, "the successors' creates")
-		if n, more := awaitCount(creates, want+1, time.Second); more {
-			t.Fatalf("%d releases among %d waiters sent %d creates of the leader key or more, want %d: more than one waiter woke",
+		awaitCreates(t, takes, want, 10*time.Second, "the successors' creates and passes")
+		if n, more := awaitCount(takes, want+1, time.Second); more {
+			t.Fatalf("%d releases among %d waiters sent %d creates or passes of the leader key or more, want %d: more than one waiter woke",
 				herdReleases, herdN-1, n-herdN, herdReleases)
 		}
 	})
 	t.Run("KeyModeWakesAll", func(t *testing.T) {
 		key := base
 		key.Wait = lease.WaitKey
-		creates := herd(t, key)
-		awaitCreates(t, creates, herdN+herdReleases+1, 10*time.Second, "the herd's creates in key mode")
+		takes := herd(t, key, true)
+		awaitCreates(t, takes, herdN+herdReleases+1, 10*time.Second, "the herd's creates in key mode")
 	})
 }
 
 // herd starts herdN electors with opts, lets the first lead and the others
 // wait (each has had its first create answered), and hands the election over
 // herdReleases times, each to one waiter with a greater token. It returns
-// the count of creates of the leader key the electors sent.
-func herd(t *testing.T, opts lease.Options) *atomic.Int64 {
+// the count of creates and passes of the leader key the electors sent.
+// With noPass their stores pass no key.
+func herd(t *testing.T, opts lease.Options, noPass bool) *atomic.Int64 {
 	t.Helper()
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 60*time.Second)
-	creates := new(atomic.Int64)
+	takes := new(atomic.Int64)
 	es := make([]*lease.LeaseElector, herdN)
 	for i := range es {
 		opts.Identity = fmt.Sprintf("herd-%d", i)
-		e, err := lease.New(countingStore(t, keys.Leader(etcd.DefaultPrefix, el), creates), opts)
+		var store backends.Store = countingStore(t, keys.Leader(etcd.DefaultPrefix, el), takes)
+		if noPass {
+			store = passless(store.(*etcd.Store))
+		}
+		e, err := lease.New(store, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +90,7 @@ func herd(t *testing.T, opts lease.Options) *atomic.Int64 {
 			}
 		}()
 	}
-	awaitCreates(t, creates, herdN, 10*time.Second, "the waiters' first creates")
+	awaitCreates(t, takes, herdN, 10*time.Second, "the waiters' first creates")
 	for range herdReleases {
 		if err := l.Resign(ctx); err != nil {
 			t.Fatal(err)
@@ -90,18 +101,18 @@ func herd(t *testing.T, opts lease.Options) *atomic.Int64 {
 		}
 		l = next
 	}
-	return creates
+	return takes
 }
 
 // countingStore returns a Store on a client of its own, closed when t
-// ends, that adds one to creates for each create of key it sent, once the
-// store answered it.
-func countingStore(t *testing.T, key string, creates *atomic.Int64) *etcd.Store {
+// ends, that adds one to takes for each create or pass of key it sent,
+// once the store answered it.
+func countingStore(t *testing.T, key string, takes *atomic.Int64) *etcd.Store {
 	t.Helper()
 	count := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		err := invoke(ctx, method, req, reply, cc, opts...)
-		if txn, ok := req.(*pb.TxnRequest); ok && createsKey(txn, key) {
-			creates.Add(1) // once answered: the store has decided it
+		if txn, ok := req.(*pb.TxnRequest); ok && takesKey(txn, key) {
+			takes.Add(1) // once answered: the store has decided it
 		}
 		return err
 	}
@@ -118,15 +129,35 @@ func countingStore(t *testing.T, key string, creates *atomic.Int64) *etcd.Store 
 	return s
 }
 
-// createsKey reports whether txn is a create of key: it asks that key's
-// create revision equal 0 (a guard of the key asks that it exceed 0).
-func createsKey(txn *pb.TxnRequest, key string) bool {
+// takesKey reports whether txn is a create of key, which asks that key's
+// create revision equal 0 (a guard of the key asks that it exceed 0), or
+// a pass of it, which asks for its lease and puts it on another (a
+// Proclaim keeps the lease).
+func takesKey(txn *pb.TxnRequest, key string) bool {
 	for _, c := range txn.Compare {
-		if c.Target == pb.Compare_CREATE && c.Result == pb.Compare_EQUAL && c.GetCreateRevision() == 0 && bytes.Equal(c.Key, []byte(key)) {
+		switch {
+		case !bytes.Equal(c.Key, []byte(key)):
+		case c.Target == pb.Compare_CREATE && c.Result == pb.Compare_EQUAL && c.GetCreateRevision() == 0:
 			return true
+		case c.Target == pb.Compare_LEASE:
+			for _, op := range txn.Success {
+				if put := op.GetRequestPut(); put != nil && bytes.Equal(put.Key, []byte(key)) && put.Lease != c.GetLease() {
+					return true
+				}
+			}
 		}
 	}
 	return false
+}
+
+// passless is s without backends.Passer: a resign deletes the key.
+func passless(s *etcd.Store) backends.Store {
+	return struct {
+		backends.Store
+		backends.Queuer
+		backends.Roster
+		backends.Watcher
+	}{s, s, s, s}
 }
 
 func awaitWin(t *testing.T, wins <-chan *lease.Leadership) *lease.Leadership {
