@@ -75,9 +75,11 @@ func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatc
 	}
 }
 
-// listRoster reads election's roster for rw's step op.
+// listRoster reads election's roster for rw's step op, in one of the
+// elector's slots for calls (maxElectionCalls), as readSuccessors did:
+// a thousand elections won at once do not send a thousand reads at once.
 func (e *LeaseElector) listRoster(election string, rw *rosterWatch, op uint64) {
-	e.call(false, func(ctx context.Context) {
+	e.call(true, func(ctx context.Context) {
 		recs, rev, err := e.roster.List(ctx, election)
 		e.post(func(now time.Time) { e.rosterRead(now, election, rw, op, rosterAt{recs: recs, rev: rev}, err) })
 	})
