@@ -1,5 +1,10 @@
 package backends
 
+import (
+	"encoding/binary"
+	"hash/fnv"
+)
+
 // Watcher is an optional interface of a Store, found by type assertion: one
 // watch over many elections. Through it an elector that holds or waits for
 // M elections keeps one stream to the store (etcd: one watch on the
@@ -89,16 +94,38 @@ type Change struct {
 type RosterWatchSet interface {
 	WatchSet
 	// WaitRoster asks to be told when election's roster differs from
-	// known, the records Roster.List returned at revision (a record
-	// joined, left, or changed its value), with Roster.WaitList's
-	// meaning: a change made after revision and before the request is
-	// answered at once, and a later one within a round trip of it; an
-	// answer may come early, with the roster unchanged. The answer is a
-	// Change with Roster set. A broken stream answers with its error, as
-	// for Wait. The set keeps known, which the caller must not change.
-	WaitRoster(tag uint64, election string, known []Record, revision uint64)
+	// the records Roster.List returned at revision, whose RosterDigest is
+	// known (a record joined, left, or changed its value), with
+	// Roster.WaitList's meaning: a change made after revision and before
+	// the request is answered at once, and a later one within a round
+	// trip of it; an answer may come early, with the roster unchanged.
+	// The answer is a Change with Roster set. A broken stream answers
+	// with its error, as for Wait. A set that tells changes by revision
+	// alone may ignore known; one that compares rosters compares digests,
+	// so that a follower keeps 16 bytes per election, not the records.
+	WaitRoster(tag uint64, election string, known uint64, revision uint64)
 
 	// StopRoster withdraws election's roster request, if any. An answer
 	// already on its way may still be delivered; its Tag tells it apart.
 	StopRoster(election string)
+}
+
+// RosterDigest returns a 64-bit FNV-1a hash of recs, in their order, as
+// Roster.List returns them: each record's Owner, Token and Value. Two
+// rosters with the same records in the same order have the same digest;
+// a RosterWatchSet that compares rosters compares their digests.
+func RosterDigest(recs []Record) uint64 {
+	h := fnv.New64a()
+	var n [8]byte
+	for _, r := range recs {
+		binary.BigEndian.PutUint64(n[:], uint64(len(r.Owner)))
+		h.Write(n[:])
+		h.Write([]byte(r.Owner))
+		binary.BigEndian.PutUint64(n[:], r.Token)
+		h.Write(n[:])
+		binary.BigEndian.PutUint64(n[:], uint64(len(r.Value)))
+		h.Write(n[:])
+		h.Write(r.Value)
+	}
+	return h.Sum64()
 }

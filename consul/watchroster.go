@@ -1,7 +1,6 @@
 package consul
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 
@@ -23,14 +22,15 @@ var _ backends.RosterWatchSet = (*watchSet)(nil)
 type rosterReq struct {
 	tag      uint64
 	election string
-	known    []backends.Record // the roster the caller read
+	known    uint64            // the RosterDigest of the roster the caller read
 	after    uint64            // answer only from a view at this index or later
 }
 
-// WaitRoster asks to be told when election's roster differs from known,
-// read at revision (see backends.RosterWatchSet): answered from the first
-// view read at or after revision that lists other records.
-func (w *watchSet) WaitRoster(tag uint64, election string, known []backends.Record, revision uint64) {
+// WaitRoster asks to be told when election's roster differs from the one
+// whose digest is known, read at revision (see backends.RosterWatchSet):
+// answered from the first view read at or after revision that lists other
+// records.
+func (w *watchSet) WaitRoster(tag uint64, election string, known uint64, revision uint64) {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -63,7 +63,7 @@ func (w *watchSet) rosterAnswered(r *rosterReq) bool {
 		return false
 	}
 	s := w.hub.s
-	if sameRoster(s.roster(r.election, v.under(s.rosterPrefix(r.election))), r.known) {
+	if backends.RosterDigest(s.roster(r.election, v.under(s.rosterPrefix(r.election)))) == r.known {
 		return false
 	}
 	w.answerRoster(r, nil)
@@ -105,12 +105,4 @@ func (v view) under(prefix string) api.KVPairs {
 		j++
 	}
 	return v.pairs[i:j]
-}
-
-// sameRoster reports whether a and b, rosters sorted by Token (see
-// store.roster), hold the same records: owners, tokens and values.
-func sameRoster(a, b []backends.Record) bool {
-	return slices.EqualFunc(a, b, func(x, y backends.Record) bool {
-		return x.Owner == y.Owner && x.Token == y.Token && bytes.Equal(x.Value, y.Value)
-	})
 }

@@ -65,8 +65,8 @@ func TestWatchSetRosterSeenBounded(t *testing.T) {
 	if len(w.rosterSeen) > maxRosterSeen {
 		t.Fatalf("rosterSeen holds %d elections after %d came and went, want at most %d", len(w.rosterSeen), n, maxRosterSeen)
 	}
-	w.WaitRoster(1, "quiet", nil, 12)    // read before the last emptying
-	w.WaitRoster(2, "quiet2", nil, 11+n) // read after every change
+	w.WaitRoster(1, "quiet", 0, 12)    // read before the last emptying
+	w.WaitRoster(2, "quiet2", 0, 11+n) // read after every change
 	w.coverRosters()
 	if len(w.out) != 1 || w.out[0].Tag != 1 || !w.out[0].Roster {
 		t.Fatalf("answers = %+v, want tag 1's alone (tag 2's roster did not change after its read)", w.out)

@@ -27,7 +27,7 @@ type rosterReq struct {
 // WaitRoster asks to be told when election's roster changes after
 // revision (see backends.RosterWatchSet); the stream's events tell, and
 // known is not needed.
-func (w *watchSet) WaitRoster(tag uint64, election string, _ []backends.Record, revision uint64) {
+func (w *watchSet) WaitRoster(tag uint64, election string, _ uint64, revision uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {

@@ -21,10 +21,19 @@ import (
 // which owns it.
 type rosterWatch struct {
 	l     *Leadership
-	f     *core.Follower[rosterAt]
+	f     *core.Follower[rosterSeen]
 	op    uint64      // the Follower's step in flight
 	tag   uint64      // its WaitRoster in the set; 0: none
 	timer *time.Timer // ends a pause; nil: none
+}
+
+// rosterSeen is what a rosterWatch's Follower keeps of the roster it
+// read: its digest and revision, which WaitRoster takes, and not the
+// records, which go to the core; so a leader following its roster costs
+// the elector a few hundred bytes per election, not a copy of its records.
+type rosterSeen struct {
+	digest uint64 // backends.RosterDigest of the records
+	rev    uint64
 }
 
 // rosterSet returns the elector's WatchSet as a RosterWatchSet, if the
@@ -43,7 +52,7 @@ func (e *LeaseElector) followInSet(election string, l *Leadership) bool {
 	if _, ok := e.rosterSet(); !ok {
 		return false
 	}
-	rw := &rosterWatch{l: l, f: core.NewFollower[rosterAt](e.opts.config())}
+	rw := &rosterWatch{l: l, f: core.NewFollower[rosterSeen](e.opts.config())}
 	e.followed[election] = rw
 	e.stepRoster(time.Now(), election, rw)
 	return true
@@ -71,7 +80,7 @@ func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatc
 		rs, _ := e.rosterSet()
 		e.tags++
 		rw.tag = e.tags
-		rs.WaitRoster(rw.tag, election, s.Known.recs, s.Known.rev)
+		rs.WaitRoster(rw.tag, election, s.Known.digest, s.Known.rev)
 	}
 }
 
@@ -107,7 +116,8 @@ func (e *LeaseElector) rosterRead(now time.Time, election string, rw *rosterWatc
 	if e.followed[election] != rw {
 		return
 	}
-	if rw.f.Done(now, op, r, err) && e.held[election] == rw.l {
+	seen := rosterSeen{digest: backends.RosterDigest(r.recs), rev: r.rev}
+	if rw.f.Done(now, op, seen, err) && e.held[election] == rw.l {
 		e.m.Roster(now, election, coreCandidates(r.recs))
 	}
 	e.stepRoster(now, election, rw)

@@ -21,7 +21,7 @@ var _ backends.RosterWatchSet = (*watchSet)(nil)
 // WaitRoster asks to be told when election's roster changes after
 // revision (see backends.RosterWatchSet); the roster node's pzxid tells,
 // and known is not needed.
-func (w *watchSet) WaitRoster(tag uint64, election string, _ []backends.Record, revision uint64) {
+func (w *watchSet) WaitRoster(tag uint64, election string, _ uint64, revision uint64) {
 	rpath, err := checkedName("election", election, w.s.rosterPath)
 	w.ask(&watchReq{tag: tag, known: backends.Record{Election: election, Revision: revision}, path: rpath, roster: true}, err)
 }

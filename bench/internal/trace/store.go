@@ -235,7 +235,7 @@ type rosterWatchSet struct {
 	rs backends.RosterWatchSet
 }
 
-func (w *rosterWatchSet) WaitRoster(tag uint64, election string, known []backends.Record, revision uint64) {
+func (w *rosterWatchSet) WaitRoster(tag uint64, election string, known uint64, revision uint64) {
 	w.s.rec("WatchSet.WaitRoster", time.Now(), nil)
 	w.rs.WaitRoster(tag, election, known, revision)
 }

@@ -24,7 +24,8 @@ import (
 // key) thus reads them all again after any error. A Follower does no I/O
 // and reads no clock. It is not safe for concurrent use.
 type Follower[K any] struct {
-	cfg      Config
+	retry    time.Duration                     // Config.RetryInterval
+	jitter   func(time.Duration) time.Duration // Config.Jitter
 	known    K
 	has      bool // known holds a state read or waited for
 	op       uint64
@@ -66,7 +67,7 @@ type FollowStep[K any] struct {
 // NewFollower returns a Follower whose first step is a read. It uses
 // cfg's RetryInterval and Jitter only.
 func NewFollower[K any](cfg Config) *Follower[K] {
-	return &Follower[K]{cfg: cfg}
+	return &Follower[K]{retry: cfg.RetryInterval, jitter: cfg.Jitter}
 }
 
 // Next returns the step to take at now. A Read or a Wait gets a new Op,
@@ -106,7 +107,7 @@ func (f *Follower[K]) Done(now time.Time, op uint64, state K, err error) bool {
 		f.err = err
 	case errors.Is(err, backends.ErrCompacted):
 	default:
-		f.retryAt = now.Add(f.cfg.retryWait())
+		f.retryAt = now.Add(Config{RetryInterval: f.retry, Jitter: f.jitter}.retryWait())
 	}
 	return false
 }
