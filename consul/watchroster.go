@@ -22,8 +22,8 @@ var _ backends.RosterWatchSet = (*watchSet)(nil)
 type rosterReq struct {
 	tag      uint64
 	election string
-	known    uint64            // the RosterDigest of the roster the caller read
-	after    uint64            // answer only from a view at this index or later
+	known    uint64 // the RosterDigest of the roster the caller read
+	after    uint64 // answer only from a view at this index or later
 }
 
 // WaitRoster asks to be told when election's roster differs from the one
