@@ -32,7 +32,9 @@ type backend struct {
 	// storeRecovery is the store's own time to serve again after its
 	// leader node is killed or a node is cut off (a new store leader);
 	// restartRecovery the time a whole cluster, started again, takes to
-	// serve (measured; see docs/faults.md).
+	// serve (measured; see docs/faults.md): check d's allowance for it,
+	// beyond which a restart's heal counts from when the cluster served
+	// (restartHealed).
 	storeRecovery, restartRecovery time.Duration
 	// storeCycles is the default number of store fault cycles.
 	storeCycles int
