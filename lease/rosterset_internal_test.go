@@ -63,7 +63,10 @@ type gatedLists struct {
 
 func (g *gatedLists) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	g.held.Add(1)
-	g.arrived <- struct{}{}
+	select { // never blocks: the reads after the gate opens need no telling
+	case g.arrived <- struct{}{}:
+	default:
+	}
 	select {
 	case <-g.gate:
 	case <-ctx.Done():
