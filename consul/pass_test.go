@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/consul/api"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/consul/consultest"
@@ -129,14 +130,17 @@ func kvPair(t *testing.T, c *api.Client, key string) *api.KVPair {
 // watched that entry, not the key) is deleted by its elector once its
 // record has left the roster, and the next in line leads. Without that
 // delete the key would stay bound to the live session of a candidate
-// that no longer campaigns.
+// that no longer campaigns. "behind" reaches the agent through a Link
+// whose answers lag by a second once it is in line, so that the
+// campaign ends before its watch can tell it of the pass: without the
+// lag its shared query may answer before the test cancels, and it wins.
 func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 	c := h.Client(t)
 	s := newStore(t, c, consul.Options{})
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 60*time.Second)
 	logs := &logCount{want: "deleting a key passed to a campaign that had ended"}
-	elector := func(id string) *lease.LeaseElector {
+	elector := func(s backends.Store, id string) *lease.LeaseElector {
 		e, err := lease.New(s, lease.Options{TTL: consul.MinTTL, Identity: id, Logger: slog.New(logs)})
 		if err != nil {
 			t.Fatal(err)
@@ -144,6 +148,7 @@ func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 		t.Cleanup(func() { _ = e.Close(context.Background()) })
 		return e
 	}
+	slow, link := h.Connect(t)
 	leader, err := s.NewSession(ctx, consul.MinTTL)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +158,7 @@ func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, behind := elector("head"), elector("behind")
+	head, behind := elector(s, "head"), elector(slow, "behind")
 	headWon := make(chan *lease.Leadership, 1)
 	go func() {
 		l, err := head.Campaign(ctx, el)
@@ -170,6 +175,7 @@ func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 		behindDone <- err
 	}()
 	to := awaitInLine(t, s, c, head, el, "behind")
+	link.SetLatency(time.Second)
 	if _, err := s.Pass(ctx, leader, el, held.Token, to, 0, []byte("passed"), false); err != nil {
 		t.Fatalf("Pass to %s: %v", to, err)
 	}
