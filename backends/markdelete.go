@@ -18,21 +18,39 @@ import "context"
 // A target that waits in line (Queuer) watches the entry ahead of its
 // own, not the key. If the store is also a Watcher, a WatchSet's WaitGone
 // on an entry is answered, once, by a marked delete whose target's entry
-// (entry) waits behind that one, with the absent Record and its To, so a
+// (Mark.Entry) waits behind that one, with the absent Record and its To, so a
 // target waiting in a WatchSet learns of it and those between it and the
 // head hold off; a WaitGone on the target's own entry, or on one behind
 // it, is not answered. Such a target needs no nudge.
 type MarkedDeleter interface {
 	// DeleteMarked deletes election's leader key if it exists, is bound
 	// to s and holds token, and in the same write leaves the marker
-	// naming session to, whose queue entry has token entry (0: to waits
-	// on the key). With leave, the same write deletes s's record in
+	// naming session to.To, whose queue entry has token to.Entry (0: it
+	// waits on the key). With leave, the same write deletes s's record in
 	// election's roster too, as LeavingDeleter.DeleteLeaving does; only a
 	// store that is a LeavingDeleter is asked to. It returns an error
 	// wrapping ErrNotFound, and changes nothing, if the key is absent or
 	// holds another token or session, and one wrapping ErrNoCandidate,
 	// changing nothing, if to's session no longer exists.
-	DeleteMarked(ctx context.Context, s Session, election string, token uint64, to string, entry uint64, leave bool) error
+	DeleteMarked(ctx context.Context, s Session, election string, token uint64, to Mark, leave bool) error
+}
+
+// A Mark names the target of a marked delete (MarkedDeleter).
+type Mark struct {
+	// To is the target's session ID.
+	To string
+	// Entry is the token of the target's queue entry (Queuer), 0 if it
+	// waits on the key.
+	Entry uint64
+	// Ahead is the entry just ahead of Entry in the queue as the caller
+	// last saw it (its Owner and Token), or the zero Record if the
+	// caller does not know it. It is a hint: a store that wakes the
+	// target by nudging the entry ahead of its own may nudge Ahead
+	// rather than list the queue, and lists it if Ahead is gone. A wrong
+	// hint (an entry between Ahead and Entry that the caller did not
+	// see) leaves the target unwoken: it is a liveness matter, bounded
+	// by the hold-off of the waiters that read the marker.
+	Ahead Record
 }
 
 // HandoverSegment is the path segment under an adapter's prefix below

@@ -24,10 +24,13 @@ import (
 func (s *store) markerKey(election string) string { return keys.Handover(s.prefix, election) }
 
 // DeleteMarked deletes the key and its term key if the key holds token
-// (see held) and is bound to bs's lease, and puts the marker with to's
+// (see held) and is bound to bs's lease, and puts the marker with m.To's
 // lease, in one transaction, which deletes bs's record too with leave. A missing lease
-// for to fails the whole transaction, which changes nothing.
-func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, leave bool) error {
+// for m.To fails the whole transaction, which changes nothing. m.Ahead is
+// not needed: a waiter's WatchSet learns of the marker from the prefix
+// watch.
+func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, m backends.Mark, leave bool) error {
+	to := m.To
 	ss, err := s.own("delete", election, bs)
 	if err != nil {
 		return err
@@ -38,7 +41,7 @@ func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election 
 	}
 	key := s.key(election)
 	ops := []clientv3.Op{clientv3.OpDelete(key), clientv3.OpDelete(s.termKey(election)),
-		clientv3.OpPut(s.markerKey(election), keys.Marker(to, entry), clientv3.WithLease(clientv3.LeaseID(lease)))}
+		clientv3.OpPut(s.markerKey(election), keys.Marker(to, m.Entry), clientv3.WithLease(clientv3.LeaseID(lease)))}
 	if leave {
 		ops = append(ops, clientv3.OpDelete(s.rosterPrefix(election)+ss.ID()))
 	}

@@ -30,19 +30,21 @@ var errNoTarget = errors.New("the handover target has no node in the election")
 const markRounds = 3
 
 // DeleteMarked deletes the session's leader node if its czxid is token,
-// in one multi that also sets the marker naming to and entry into the
-// epoch node, checks that to's node (targetPath) exists, deletes the
-// session's record with leave (dropped from the multi if missing), and, for a
-// target in line, nudges the entry just ahead of it (see Nudge), which
-// the target watches: so a target waiting in line wakes, and one at the
-// head of the line, which watches the leader node, learns of the marker
-// from the epoch node's watch (see Watch). The multi is guarded as
-// Delete's; the listing of the queue that finds the entry ahead goes on
-// the session's connection first. The error wraps ErrNotFound if the
-// node is absent, another's or replaced, and ErrNoCandidate if to has no
-// such node; either way nothing changed.
-func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, leave bool) error {
-	what := fmt.Sprintf("zookeeper: delete %q at token %d marked for %s", election, token, to)
+// in one multi that also sets the marker naming to.To and to.Entry into
+// the epoch node, checks that the target's node (targetPath) exists,
+// deletes the session's record with leave (dropped from the multi if
+// missing), and, for a target in line, nudges the entry just ahead of it
+// (see Nudge), which the target watches: so a target waiting in line
+// wakes, and one at the head of the line, which watches the leader node,
+// learns of the marker from the epoch node's watch (see Watch). The
+// multi is guarded as Delete's. The entry ahead is to.Ahead if it is
+// given (a multi that finds it gone fails, and the next round lists); if
+// not, a listing of the queue finds it, on the session's connection
+// first. The error wraps ErrNotFound if the node is absent, another's or
+// replaced, and ErrNoCandidate if the target has no such node; either
+// way nothing changed.
+func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to backends.Mark, leave bool) error {
+	what := fmt.Sprintf("zookeeper: delete %q at token %d marked for %s", election, token, to.To)
 	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
@@ -51,10 +53,11 @@ func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election 
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	m := mark{to: to, entry: entry}
-	if m.target, err = s.targetPath(election, to, entry); err != nil {
+	m := mark{to: to.To, entry: to.Entry}
+	if m.target, err = s.targetPath(election, to.To, to.Entry); err != nil {
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
 	}
+	m.ahead = s.aheadHint(election, to)
 	if leave {
 		if m.leave, err = ss.recordPath(election); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
@@ -77,13 +80,29 @@ func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election 
 }
 
 // mark is a marked delete's target: its session, its entry's token (0:
-// none) and the path of its node in the election (targetPath); and the
-// leader's record to delete with it ("": none).
+// none) and the path of its node in the election (targetPath); the path
+// of the entry ahead of it as the caller saw the queue ("": list it); and
+// the leader's record to delete with it ("": none).
 type mark struct {
 	to     string
 	entry  uint64
 	target string
+	ahead  string
 	leave  string
+}
+
+// aheadHint returns the path of the entry ahead of to's that to.Ahead
+// names, or "" if it names none, or one not ahead of to's.
+func (s *store) aheadHint(election string, to backends.Mark) string {
+	a := to.Ahead
+	if to.Entry == 0 || a.Token == 0 || a.Token >= to.Entry {
+		return ""
+	}
+	p, err := s.entryPath(backends.Record{Election: election, Owner: a.Owner, Token: a.Token})
+	if err != nil {
+		return ""
+	}
+	return p
 }
 
 // targetPath returns the node that stands for session to in election: its
@@ -145,7 +164,8 @@ func (ss *session) deleteMarked(election, path string, token uint64, m mark) err
 				return err
 			}
 			known = false
-		case gone: // the nudged entry ahead went: list again
+		case gone: // the nudged entry ahead went: list
+			m.ahead = ""
 		default:
 			return res[i].Error
 		}
@@ -160,7 +180,10 @@ func (ss *session) deleteMarked(election, path string, token uint64, m mark) err
 func (ss *session) markOps(election, path, epath string, m mark) ([]any, error) {
 	ops := []any{&zk.CheckVersionRequest{Path: m.target, Version: -1}}
 	if m.entry != 0 {
-		ahead, err := ss.entryAhead(election, m)
+		ahead, err := m.ahead, error(nil)
+		if ahead == "" {
+			ahead, err = ss.entryAhead(election, m)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -38,7 +38,7 @@ func TestMarkedDeleteEntryAheadGoes(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { testHookHeld = func() {} })
-	if err := s.DeleteMarked(ctx, leader, el, held.Token, target.ID(), mine.Token, false); err != nil {
+	if err := s.DeleteMarked(ctx, leader, el, held.Token, backends.Mark{To: target.ID(), Entry: mine.Token}, false); err != nil {
 		t.Fatalf("DeleteMarked: %v", err)
 	}
 	if multis != 2 {
@@ -75,7 +75,7 @@ func TestMarkedDeleteReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.DeleteMarked(ctx, a, el, old.Token, c.ID(), 0, false)
+	err = s.DeleteMarked(ctx, a, el, old.Token, backends.Mark{To: c.ID()}, false)
 	if !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("DeleteMarked of a replaced incarnation: %v, want ErrNotFound", err)
 	}
@@ -86,10 +86,69 @@ func TestMarkedDeleteReplaced(t *testing.T) {
 		t.Fatalf("Get = %+v, %v; want the successor's node %d, unmarked", got, err, second.Token)
 	}
 	reads = 0
-	if err := s.DeleteMarked(ctx, b, el, second.Token, c.ID(), 0, false); err != nil {
+	if err := s.DeleteMarked(ctx, b, el, second.Token, backends.Mark{To: c.ID()}, false); err != nil {
 		t.Fatalf("DeleteMarked by the holder: %v", err)
 	}
 	if reads != 0 {
 		t.Errorf("%d reads of the node by a DeleteMarked of the session's own create, want 0", reads)
+	}
+}
+
+// TestMarkedDeleteAheadHint: a DeleteMarked given the entry ahead
+// (Mark.Ahead) nudges that entry without listing the queue, so a hint
+// that names an older entry than the one just ahead nudges the older
+// one; a hint that names an entry gone since fails the first multi, and
+// the second lists the queue and nudges the entry just ahead.
+func TestMarkedDeleteAheadHint(t *testing.T) {
+	s, raw, tick := epochStore(t, "/leasehold-markhint-")
+	ctx := testCtx(t)
+	el := "mark/hint"
+	sessions := make([]backends.Session, 4)
+	for i := range sessions {
+		sessions[i] = newTestSession(t, s, tick)
+	}
+	entries := make([]backends.Record, 3) // older, ahead, the target's
+	for i := range entries {
+		e, err := s.Enqueue(ctx, sessions[i+1], el)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries[i] = e
+	}
+	version := func(e backends.Record) int32 {
+		t.Helper()
+		p, err := s.entryPath(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, st, err := raw.Get(p)
+		if err != nil {
+			t.Fatalf("Get %s: %v", p, err)
+		}
+		return st.Version
+	}
+	release := func(hint backends.Record) (multis int) {
+		t.Helper()
+		held, err := sessions[0].Create(ctx, el, []byte("a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testHookHeld = func() { multis++ }
+		defer func() { testHookHeld = func() {} }()
+		to := backends.Mark{To: sessions[3].ID(), Entry: entries[2].Token, Ahead: hint}
+		if err := s.DeleteMarked(ctx, sessions[0], el, held.Token, to, false); err != nil {
+			t.Fatalf("DeleteMarked with Ahead %+v: %v", hint, err)
+		}
+		return multis
+	}
+	if n := release(entries[0]); n != 1 || version(entries[0]) != 1 || version(entries[1]) != 0 {
+		t.Fatalf("hinted at the older entry: %d multis, versions %d and %d; want 1 multi, the older entry nudged and not the one ahead",
+			n, version(entries[0]), version(entries[1]))
+	}
+	if err := s.Dequeue(ctx, entries[0]); err != nil {
+		t.Fatal(err)
+	}
+	if n := release(entries[0]); n != 2 || version(entries[1]) != 1 {
+		t.Fatalf("hinted at a gone entry: %d multis, the entry ahead at version %d; want 2 multis and it nudged", n, version(entries[1]))
 	}
 }

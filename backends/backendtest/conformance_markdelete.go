@@ -50,7 +50,7 @@ func markSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backe
 // mustDeleteMarked releases held's key from a, naming b with entry.
 func mustDeleteMarked(t *testing.T, s backends.Store, a, b backends.Session, held backends.Record, entry uint64) {
 	t.Helper()
-	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, held.Election, held.Token, b.ID(), entry, false)
+	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, held.Election, held.Token, backends.Mark{To: b.ID(), Entry: entry}, false)
 	if err != nil {
 		t.Fatalf("DeleteMarked(%q, %d, to %s): %v", held.Election, held.Token, b.ID(), err)
 	}
@@ -108,7 +108,7 @@ func testMarkWaitSees(t *testing.T, h Harness) {
 func testMarkNotFound(t *testing.T, h Harness) {
 	s, a, b, held := markSetup(t, h)
 	el := held.Election
-	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token+1000, b.ID(), 0, false)
+	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token+1000, backends.Mark{To: b.ID()}, false)
 	if !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("DeleteMarked at a stale token: %v, want ErrNotFound", err)
 	}
@@ -125,7 +125,7 @@ func testMarkNoCandidate(t *testing.T, h Harness) {
 	if err := b.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token, b.ID(), 0, false)
+	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token, backends.Mark{To: b.ID()}, false)
 	if !errors.Is(err, backends.ErrNoCandidate) {
 		t.Fatalf("DeleteMarked to an ended session: %v, want ErrNoCandidate", err)
 	}
@@ -180,7 +180,7 @@ func testMarkLeaves(t *testing.T, h Harness) {
 	mustJoin(t, r, a, el, "leader's record")
 	md := s.(backends.MarkedDeleter)
 	ctx := Context(t, 10*time.Second)
-	if err := md.DeleteMarked(ctx, a, el, held.Token, b.ID(), 0, true); err != nil {
+	if err := md.DeleteMarked(ctx, a, el, held.Token, backends.Mark{To: b.ID()}, true); err != nil {
 		t.Fatalf("DeleteMarked with leave: %v", err)
 	}
 	wantMarked(t, mustGet(t, s, el), el, b.ID(), "Get after DeleteMarked with leave")
@@ -189,7 +189,7 @@ func testMarkLeaves(t *testing.T, h Harness) {
 	mine := mustCreate(t, b, el, "bob")
 	c := newSession(t, s)
 	mustJoin(t, r, c, el, "carol's record")
-	if err := md.DeleteMarked(ctx, b, el, mine.Token, c.ID(), 0, true); err != nil {
+	if err := md.DeleteMarked(ctx, b, el, mine.Token, backends.Mark{To: c.ID()}, true); err != nil {
 		t.Fatalf("DeleteMarked with leave, the leader's record joined before the key was created: %v", err)
 	}
 	wantMarked(t, mustGet(t, s, el), el, c.ID(), "Get after a second DeleteMarked with leave")
@@ -199,7 +199,7 @@ func testMarkLeaves(t *testing.T, h Harness) {
 	if err := r.Leave(ctx, c, el); err != nil {
 		t.Fatalf("Leave: %v", err)
 	}
-	if err := md.DeleteMarked(ctx, c, el, again.Token, d.ID(), 0, true); err != nil {
+	if err := md.DeleteMarked(ctx, c, el, again.Token, backends.Mark{To: d.ID()}, true); err != nil {
 		t.Fatalf("DeleteMarked with leave, after the leader's record was deleted: %v", err)
 	}
 	wantMarked(t, mustGet(t, s, el), el, d.ID(), "Get after DeleteMarked with leave and no record")

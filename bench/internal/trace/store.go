@@ -56,8 +56,8 @@ type passMarker struct {
 	m *marker
 }
 
-func (s *passMarker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, leave bool) error {
-	return s.m.DeleteMarked(ctx, bs, election, token, to, entry, leave)
+func (s *passMarker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to backends.Mark, leave bool) error {
+	return s.m.DeleteMarked(ctx, bs, election, token, to, leave)
 }
 
 // marker is a traced Full that is a backends.MarkedDeleter too.
@@ -66,9 +66,9 @@ type marker struct {
 	m backends.MarkedDeleter
 }
 
-func (s *marker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, leave bool) error {
+func (s *marker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to backends.Mark, leave bool) error {
 	t := time.Now()
-	err := s.m.DeleteMarked(ctx, unwrap(bs), election, token, to, entry, leave)
+	err := s.m.DeleteMarked(ctx, unwrap(bs), election, token, to, leave)
 	s.rec("DeleteMarked", t, err)
 	return err
 }

@@ -130,6 +130,10 @@ type Action struct {
 	// Entry is the target's queue entry token on a Pass or marked Delete,
 	// or 0.
 	Entry uint64
+	// Ahead is, on a marked Delete whose target waits in line (Entry),
+	// the entry just ahead of the target's as the last roster shows it:
+	// its owner session and token, or none (backends.Mark.Ahead).
+	Ahead backends.Record
 	// Queue is, on a Pass, the target's queue entry token as its record
 	// gives it, whatever Entry says (0: it waits in no queue); the store
 	// keeps it with the pass (backends.Passer).
@@ -172,6 +176,9 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
 		if a.To != "" {
 			fmt.Fprintf(&b, " to=%s id=%s entry=%d", a.To, a.ToID, a.Entry)
+			if a.Ahead.Token != 0 {
+				fmt.Fprintf(&b, " ahead=%s:%d", a.Ahead.Owner, a.Ahead.Token)
+			}
 		}
 	case Elected:
 		fmt.Fprintf(&b, " token=%d epoch=%d", a.Record.Token, a.Epoch)

@@ -263,6 +263,8 @@ func (m *Machine) deleteAction(name string, e *election) Action {
 		a.To, a.ToID, a.Entry = e.to, e.toID, e.toQueue
 		if m.headOfLine(name, e.roster, e.toQueue) {
 			a.Entry = 0 // it waits on the key
+		} else {
+			a.Ahead = m.entryAhead(name, e.roster, e.toQueue)
 		}
 	}
 	return a
@@ -285,6 +287,25 @@ func (m *Machine) headOfLine(name string, roster []Candidate, q uint64) bool {
 		}
 	}
 	return true
+}
+
+// entryAhead returns the queue entry just ahead of the one with token q
+// in name's queue as the last roster shows it (backends.Mark.Ahead): the
+// other candidate with the highest entry below q. It returns none (the
+// zero Record) while this elector's own entry may still stand, which the
+// roster does not show (see headOfLine). The roster misses what
+// headOfLine's misses, with the same outcome.
+func (m *Machine) entryAhead(name string, roster []Candidate, q uint64) backends.Record {
+	var ahead backends.Record
+	if q == 0 || m.cleaning(name) {
+		return ahead
+	}
+	for _, c := range roster {
+		if c.Session != m.SessionID() && c.Queue != 0 && c.Queue < q && c.Queue > ahead.Token {
+			ahead = backends.Record{Owner: c.Session, Token: c.Queue}
+		}
+	}
+	return ahead
 }
 
 // cleaning reports whether an entry of name's queue that this elector
