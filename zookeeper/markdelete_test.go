@@ -152,3 +152,57 @@ func TestMarkedDeleteAheadHint(t *testing.T) {
 		t.Fatalf("hinted at a gone entry: %d multis, the entry ahead at version %d; want 2 multis and it nudged", n, version(entries[1]))
 	}
 }
+
+// TestWaitGoneAfterMarkedDelete: a WatchSet's WaitGone on an entry that
+// a marked delete nudged before the watch was set (the target listed the
+// queue before the delete and watched after it) is answered with the
+// absent key and the marker's To, as if the nudge had come after it; the
+// target would otherwise wait behind the entry, unwoken. Once the
+// target's create has cleared the marker, a WaitGone on the same entry,
+// nudged once, waits.
+func TestWaitGoneAfterMarkedDelete(t *testing.T) {
+	s, _, tick := epochStore(t, "/leasehold-markbefore-")
+	ctx := testCtx(t)
+	el := "mark/before"
+	leader, ahead, target := newTestSession(t, s, tick), newTestSession(t, s, tick), newTestSession(t, s, tick)
+	held, err := leader.Create(ctx, el, []byte("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Enqueue(ctx, ahead, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := s.Enqueue(ctx, target, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := backends.Mark{To: target.ID(), Entry: mine.Token, Ahead: first}
+	if err := s.DeleteMarked(ctx, leader, el, held.Token, to, false); err != nil {
+		t.Fatalf("DeleteMarked: %v", err)
+	}
+	w, ch := watchOn(t, s)
+	w.WaitGone(1, first)
+	if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Exists() || c.Record.To != target.ID() {
+		t.Fatalf("WaitGone on the entry nudged before it: %+v, want tag 1, the absent key and To %s", c, target.ID())
+	}
+	if _, err := target.Create(ctx, el, []byte("t")); err != nil {
+		t.Fatal(err)
+	}
+	watching := make(chan string, 8)
+	testHookWatching = func(el string) { watching <- el }
+	t.Cleanup(func() { testHookWatching = func(string) {} })
+	w.WaitGone(2, first)
+	select {
+	case <-watching:
+	case c := <-ch:
+		t.Fatalf("WaitGone on a nudged entry with no marker: %+v, want it to wait", c)
+	case <-ctx.Done():
+		t.Fatal("WaitGone on a nudged entry with no marker set no watch")
+	}
+	select {
+	case c := <-ch:
+		t.Fatalf("WaitGone on a nudged entry with no marker: %+v, want it to wait", c)
+	default:
+	}
+}

@@ -154,11 +154,7 @@ func (w *watchSet) readWatched(l *link, r *watchReq) (backends.Record, error) {
 	case r.gone && mark == readMark:
 		return w.wokenBy(l, r)
 	case r.gone:
-		ev, err := getEntryW(l, r.path)
-		if err != nil || ev == nil {
-			return backends.Record{}, err
-		}
-		return r.known, nil
+		return w.readEntry(l, r)
 	case mark == readMark:
 		return w.s.markedGone(l, r.known.Election, was)
 	}
@@ -172,6 +168,27 @@ func (w *watchSet) readWatched(l *link, r *watchReq) (backends.Record, error) {
 		_, err = getEntryW(l, r.epath)
 	}
 	return wd.rec, err
+}
+
+// readEntry reads WaitGone request r's entry with a watch: the absent
+// Record if it is gone, else r's entry. An entry nudged before this watch
+// was set (its data version is not 0: only nudges write it) may have
+// been a marked delete's nudge that came before this watch, so the
+// target would never hear of it: the marker is read too, and if it names
+// an entry behind r's, the Record is wokenBy's, the absent key and its
+// To, as if the nudge had come after. A marker naming none leaves the
+// watch to its events.
+func (w *watchSet) readEntry(l *link, r *watchReq) (backends.Record, error) {
+	_, st, _, err := l.conn.GetW(r.path)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return backends.Record{}, nil
+	case err != nil:
+		return backends.Record{}, err
+	case st.Version == 0:
+		return r.known, nil
+	}
+	return w.wokenBy(l, r)
 }
 
 // wokenBy reads the handover marker after r's entry was nudged: the
@@ -202,7 +219,7 @@ func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
 		w.answer(r, rec, nil)
 	case r.roster:
 		w.watchRoster(r)
-	case r.gone && r.mark == readMark:
+	case r.gone && (r.mark == readMark || rec.To != ""):
 		w.answer(r, rec, nil)
 	case r.gone && r.fired == zk.EventNodeDataChanged:
 		r.sync, r.mark = false, readMark

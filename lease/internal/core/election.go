@@ -272,13 +272,16 @@ func (m *Machine) deleteAction(name string, e *election) Action {
 
 // headOfLine reports whether the last roster shows the entry with token
 // q at the head of name's queue: no other candidate's entry is ahead of
-// it, and this leader's own has left the line (its record keeps the
-// token it had in line; until its Dequeue has landed the entry may still
-// stand ahead). An entry of a campaign not in the roster is not seen: the
-// target then waits behind it, unwoken, and the election resumes after
-// HoldOff.
+// it, the roster shows every entry that could be (lineKnown), and this
+// leader's own has left the line (its record keeps the token it had in
+// line; until its Dequeue has landed the entry may still stand ahead).
+// The roster cannot lag so far as to miss a record: a campaign joins
+// before it enqueues, so one that joined after the roster was read is
+// behind the target, whose entry the roster shows. An entry whose record
+// has left (its campaign is ending) is missed: the target then waits
+// behind it until it goes, and then reads the marker (see Mark.Ahead).
 func (m *Machine) headOfLine(name string, roster []Candidate, q uint64) bool {
-	if q == 0 || m.cleaning(name) {
+	if !m.lineKnown(name, roster, q) {
 		return false
 	}
 	for _, c := range roster {
@@ -292,12 +295,11 @@ func (m *Machine) headOfLine(name string, roster []Candidate, q uint64) bool {
 // entryAhead returns the queue entry just ahead of the one with token q
 // in name's queue as the last roster shows it (backends.Mark.Ahead): the
 // other candidate with the highest entry below q. It returns none (the
-// zero Record) while this elector's own entry may still stand, which the
-// roster does not show (see headOfLine). The roster misses what
-// headOfLine's misses, with the same outcome.
+// zero Record) unless the roster shows every entry that could be ahead
+// (lineKnown), as headOfLine.
 func (m *Machine) entryAhead(name string, roster []Candidate, q uint64) backends.Record {
 	var ahead backends.Record
-	if q == 0 || m.cleaning(name) {
+	if !m.lineKnown(name, roster, q) {
 		return ahead
 	}
 	for _, c := range roster {
@@ -306,6 +308,24 @@ func (m *Machine) entryAhead(name string, roster []Candidate, q uint64) backends
 		}
 	}
 	return ahead
+}
+
+// lineKnown reports whether the last roster can tell which entries stand
+// ahead of the one with token q in name's queue: q is an entry, this
+// elector's own entry has left the line (see cleaning), and every other
+// candidate that may take the key shows its entry. One that shows none
+// has joined and may have enqueued since, ahead of q: its record is
+// rewritten with its entry only after its Enqueue.
+func (m *Machine) lineKnown(name string, roster []Candidate, q uint64) bool {
+	if q == 0 || m.cleaning(name) {
+		return false
+	}
+	for _, c := range roster {
+		if c.Session != m.SessionID() && c.Queue == 0 && c.MayLead && !c.Damped && !c.Request {
+			return false
+		}
+	}
+	return true
 }
 
 // cleaning reports whether an entry of name's queue that this elector
