@@ -264,15 +264,22 @@ func opPath(op any) string {
 // readMarker reads election's marker from its epoch node at epath on l:
 // whom it names and that one's entry, or to "" for none.
 func readMarker(l *link, epath string) (to string, entry uint64, err error) {
-	data, _, err := l.conn.Get(epath)
+	to, entry, _, err = readMarkerAt(l, epath)
+	return to, entry, err
+}
+
+// readMarkerAt is readMarker, with the zxid that last wrote the epoch
+// node, which tells one marker from another naming the same target.
+func readMarkerAt(l *link, epath string) (to string, entry uint64, mzxid int64, err error) {
+	data, st, err := l.conn.Get(epath)
 	if errors.Is(err, zk.ErrNoNode) {
-		return "", 0, nil
+		return "", 0, 0, nil
 	}
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	to, entry, _ = keys.ParseMarker(data)
-	return to, entry, nil
+	return to, entry, st.Mzxid, nil
 }
 
 // markedTo returns whom the marker of election names, on l, if its

@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/leasehold/leasehold/backends"
 )
@@ -157,9 +158,10 @@ func TestMarkedDeleteAheadHint(t *testing.T) {
 // a marked delete nudged before the watch was set (the target listed the
 // queue before the delete and watched after it) is answered with the
 // absent key and the marker's To, as if the nudge had come after it; the
-// target would otherwise wait behind the entry, unwoken. Once the
-// target's create has cleared the marker, a WaitGone on the same entry,
-// nudged once, waits.
+// target would otherwise wait behind the entry, unwoken. As a nudge, the
+// marker is answered once per set: the same set's next WaitGone on the
+// entry waits, another set's is answered. Once the target's create has
+// cleared the marker, a WaitGone on the entry, nudged once, waits.
 func TestWaitGoneAfterMarkedDelete(t *testing.T) {
 	s, _, tick := epochStore(t, "/leasehold-markbefore-")
 	ctx := testCtx(t)
@@ -181,28 +183,46 @@ func TestWaitGoneAfterMarkedDelete(t *testing.T) {
 	if err := s.DeleteMarked(ctx, leader, el, held.Token, to, false); err != nil {
 		t.Fatalf("DeleteMarked: %v", err)
 	}
-	w, ch := watchOn(t, s)
-	w.WaitGone(1, first)
-	if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Exists() || c.Record.To != target.ID() {
-		t.Fatalf("WaitGone on the entry nudged before it: %+v, want tag 1, the absent key and To %s", c, target.ID())
-	}
-	if _, err := target.Create(ctx, el, []byte("t")); err != nil {
-		t.Fatal(err)
-	}
 	watching := make(chan string, 8)
 	testHookWatching = func(el string) { watching <- el }
 	t.Cleanup(func() { testHookWatching = func(string) {} })
-	w.WaitGone(2, first)
+	answered := func(what string) {
+		t.Helper()
+		w, ch := watchOn(t, s)
+		w.WaitGone(1, first)
+		if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Exists() || c.Record.To != target.ID() {
+			t.Fatalf("%s: %+v, want tag 1, the absent key and To %s", what, c, target.ID())
+		}
+		if what != "" {
+			return
+		}
+		w.WaitGone(2, first)
+		waits(t, ch, watching, "the same set's second WaitGone on the nudged entry")
+	}
+	answered("")
+	answered("another set's WaitGone on the nudged entry")
+	if _, err := target.Create(ctx, el, []byte("t")); err != nil {
+		t.Fatal(err)
+	}
+	w, ch := watchOn(t, s)
+	w.WaitGone(1, first)
+	waits(t, ch, watching, "WaitGone on a nudged entry with no marker")
+}
+
+// waits fails t unless the set whose answers come on ch sets a watch
+// (watching) and answers nothing.
+func waits(t *testing.T, ch <-chan backends.Change, watching <-chan string, what string) {
+	t.Helper()
 	select {
 	case <-watching:
 	case c := <-ch:
-		t.Fatalf("WaitGone on a nudged entry with no marker: %+v, want it to wait", c)
-	case <-ctx.Done():
-		t.Fatal("WaitGone on a nudged entry with no marker set no watch")
+		t.Fatalf("%s: %+v, want it to wait", what, c)
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s set no watch within 20s", what)
 	}
 	select {
 	case c := <-ch:
-		t.Fatalf("WaitGone on a nudged entry with no marker: %+v, want it to wait", c)
+		t.Fatalf("%s: %+v, want it to wait", what, c)
 	default:
 	}
 }

@@ -175,9 +175,10 @@ func (w *watchSet) readWatched(l *link, r *watchReq) (backends.Record, error) {
 // was set (its data version is not 0: only nudges write it) may have
 // been a marked delete's nudge that came before this watch, so the
 // target would never hear of it: the marker is read too, and if it names
-// an entry behind r's, the Record is wokenBy's, the absent key and its
-// To, as if the nudge had come after. A marker naming none leaves the
-// watch to its events.
+// an entry behind r's and the set has answered no WaitGone of the
+// election with it (marked), the Record is wokenBy's, the absent key and
+// its To, as if the nudge had come after. Otherwise the watch waits for
+// its events: a marker is answered once per set, as a nudge is.
 func (w *watchSet) readEntry(l *link, r *watchReq) (backends.Record, error) {
 	_, st, _, err := l.conn.GetW(r.path)
 	switch {
@@ -188,7 +189,20 @@ func (w *watchSet) readEntry(l *link, r *watchReq) (backends.Record, error) {
 	case st.Version == 0:
 		return r.known, nil
 	}
-	return w.wokenBy(l, r)
+	rec, err := w.wokenBy(l, r)
+	if err == nil && rec.To != "" && w.markSeen(r) {
+		return r.known, nil
+	}
+	return rec, err
+}
+
+// markSeen reports whether the set has answered a WaitGone of r's
+// election with the marker r read (r.markZ).
+func (w *watchSet) markSeen(r *watchReq) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	z, ok := w.marked[r.known.Election]
+	return ok && z == r.markZ
 }
 
 // wokenBy reads the handover marker after r's entry was nudged: the
@@ -196,10 +210,13 @@ func (w *watchSet) readEntry(l *link, r *watchReq) (backends.Record, error) {
 // a marked delete woke (DeleteMarked nudges the entry ahead of its
 // target's); else r's entry, as a nudge of old answers.
 func (w *watchSet) wokenBy(l *link, r *watchReq) (backends.Record, error) {
-	to, entry, err := readMarker(l, w.s.epochPath(r.known.Election))
+	to, entry, mz, err := readMarkerAt(l, w.s.epochPath(r.known.Election))
 	if err != nil || to == "" || entry <= r.known.Token {
 		return r.known, err
 	}
+	w.mu.Lock()
+	r.markZ = mz
+	w.mu.Unlock()
 	return backends.Record{Election: r.known.Election, Revision: uint64(l.zxid.Load()), To: to}, nil
 }
 

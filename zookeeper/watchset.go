@@ -38,7 +38,8 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
-		reqs: make(map[string]*watchReq), rosters: make(map[string]*watchReq), paths: make(map[string]*watchReq)}
+		reqs: make(map[string]*watchReq), rosters: make(map[string]*watchReq), paths: make(map[string]*watchReq),
+		marked: make(map[string]int64)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -77,6 +78,11 @@ type watchSet struct {
 	todo    []*watchReq          // to read, oldest first
 	out     []backends.Change    // to deliver, oldest first
 	readers int                  // reading goroutines running
+	// marked holds, by election, the marker a WaitGone was last answered
+	// with (its epoch node's mzxid), until a Wait of the election finds
+	// the key again or the election's request is stopped: readEntry
+	// answers no later request with it (see markSeen).
+	marked map[string]int64
 }
 
 // watchReq is one request of a set.
@@ -98,6 +104,7 @@ type watchReq struct {
 	fired zk.EventType    // while reading: an event came for path on l (0: none)
 	rec   backends.Record // Wait, watching: the state read, which the watch follows
 	mark  markState       // what the handover marker asks of the next read
+	markZ int64           // WaitGone: the epoch node's mzxid of the marker read (wokenBy)
 }
 
 // markState is what a request knows of a handover marker (see
@@ -165,6 +172,7 @@ func (w *watchSet) Stop(election string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.forget(w.reqs, election)
+	delete(w.marked, election)
 }
 
 // Close implements backends.WatchSet.
@@ -175,7 +183,7 @@ func (w *watchSet) Close() error {
 		return nil
 	}
 	w.closed = true
-	w.reqs, w.rosters, w.paths, w.todo, w.out = nil, nil, nil, nil, nil
+	w.reqs, w.rosters, w.paths, w.todo, w.out, w.marked = nil, nil, nil, nil, nil, nil
 	w.mu.Unlock()
 	w.turn.Lock() // a delivery in progress ends; none starts
 	w.turn.Unlock()
@@ -216,6 +224,12 @@ func (w *watchSet) kind(r *watchReq) map[string]*watchReq {
 // answer forgets r and queues its Change for run; w.mu is held.
 func (w *watchSet) answer(r *watchReq, rec backends.Record, err error) {
 	w.forget(w.kind(r), r.known.Election)
+	switch {
+	case r.gone && rec.To != "" && err == nil:
+		w.marked[r.known.Election] = r.markZ
+	case !r.gone && !r.roster && rec.Exists():
+		delete(w.marked, r.known.Election)
+	}
 	c := backends.Change{Election: r.known.Election, Tag: r.tag, Record: rec, Err: err}
 	if r.roster {
 		c.Record, c.Roster = backends.Record{Election: r.known.Election}, true
