@@ -60,10 +60,14 @@
 // leader node, writes the handover marker into the election's epoch node
 // (which the next create's multi clears), checks that the target's node
 // (its queue entry, or its candidate record) exists, and nudges the entry
-// ahead of the target's, if any. A Wait on a node that exists watches the
-// epoch node too: the marker's write fires that watch before the
-// deletion's, and the Wait then reads the marker. Get reports a marker
-// only while the target's node exists.
+// ahead of the target's, if any: the one the caller names (Mark.Ahead),
+// or else the one a listing of the queue finds. A Wait on a node that
+// exists watches the epoch node too: the marker's write fires that watch
+// before the deletion's, and the Wait then reads the marker. A WatchSet's
+// WaitGone reads the marker when its entry is nudged, and also when it
+// finds its entry nudged before its watch was set (a data version above
+// 0), once per set and marker. Get reports a marker only while the
+// target's node exists.
 //
 // # Sessions
 //
