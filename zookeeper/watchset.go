@@ -79,8 +79,8 @@ type watchSet struct {
 	out     []backends.Change    // to deliver, oldest first
 	readers int                  // reading goroutines running
 	// marked holds, by election, the marker a WaitGone was last answered
-	// with (its epoch node's mzxid), until a Wait of the election finds
-	// the key again or the election's request is stopped: readEntry
+	// with (its epoch node's mzxid), until a Wait of the election reads
+	// the key back or the election's request is stopped: readEntry
 	// answers no later request with it (see markSeen).
 	marked map[string]int64
 }
