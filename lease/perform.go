@@ -168,7 +168,7 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	e.call(true, func(ctx context.Context) {
 		var err error
 		if a.To != "" && marks {
-			err = md.DeleteMarked(ctx, s, a.Election, a.Token, backends.Mark{To: a.To, Entry: a.Entry, Ahead: a.Ahead}, leaving)
+			err = md.DeleteMarked(ctx, s, a.Election, a.Token, backends.Mark{To: a.To, Entry: a.Entry, Ahead: a.Record}, leaving)
 			if errors.Is(err, backends.ErrPermission) {
 				e.log.Warn("handover marker refused; the key is released without it", "election", a.Election, "to", a.To, "err", err)
 			}

@@ -118,8 +118,12 @@ type Action struct {
 	Op       uint64
 	Epoch    uint64
 	Token    uint64
-	Record   backends.Record
-	Err      error
+	// Record is the record a Wait, WaitGone, Dequeue, Queued or Elected
+	// is about; on a marked Delete whose target waits in line (Entry), the
+	// entry just ahead of the target's as the last roster shows it, its
+	// owner session and token, or none (backends.Mark.Ahead).
+	Record backends.Record
+	Err    error
 	// TTL is the session TTL a CreateSession asks of the store.
 	TTL time.Duration
 	// To is the target session of a Proclaim, Nudge or Pass, or of a
@@ -130,10 +134,6 @@ type Action struct {
 	// Entry is the target's queue entry token on a Pass or marked Delete,
 	// or 0.
 	Entry uint64
-	// Ahead is, on a marked Delete whose target waits in line (Entry),
-	// the entry just ahead of the target's as the last roster shows it:
-	// its owner session and token, or none (backends.Mark.Ahead).
-	Ahead backends.Record
 	// Queue is, on a Pass, the target's queue entry token as its record
 	// gives it, whatever Entry says (0: it waits in no queue); the store
 	// keeps it with the pass (backends.Passer).
@@ -176,8 +176,8 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
 		if a.To != "" {
 			fmt.Fprintf(&b, " to=%s id=%s entry=%d", a.To, a.ToID, a.Entry)
-			if a.Ahead.Token != 0 {
-				fmt.Fprintf(&b, " ahead=%s:%d", a.Ahead.Owner, a.Ahead.Token)
+			if a.Record.Token != 0 {
+				fmt.Fprintf(&b, " ahead=%s:%d", a.Record.Owner, a.Record.Token)
 			}
 		}
 	case Elected:

@@ -264,7 +264,7 @@ func (m *Machine) deleteAction(name string, e *election) Action {
 		if m.headOfLine(name, e.roster, e.toQueue) {
 			a.Entry = 0 // it waits on the key
 		} else {
-			a.Ahead = m.entryAhead(name, e.roster, e.toQueue)
+			a.Record = m.entryAhead(name, e.roster, e.toQueue)
 		}
 	}
 	return a
