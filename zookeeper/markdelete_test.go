@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -14,22 +15,9 @@ import (
 // changes nothing; DeleteMarked lists again, finds the target at the
 // head, and releases the key with the marker, in a second multi.
 func TestMarkedDeleteEntryAheadGoes(t *testing.T) {
-	s, _, tick := epochStore(t, "/leasehold-markahead-")
-	ctx := testCtx(t)
-	leader, ahead, target := newTestSession(t, s, tick), newTestSession(t, s, tick), newTestSession(t, s, tick)
-	el := "mark/ahead"
-	held, err := leader.Create(ctx, el, []byte("a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := s.Enqueue(ctx, ahead, el)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mine, err := s.Enqueue(ctx, target, el)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ctx, el := markStore(t, "/leasehold-markahead-", "mark/ahead")
+	l := newMarkLine(t, s, el)
+	leader, target, held, first, mine := l.leader, l.target, l.held, l.first, l.mine
 	multis := 0
 	testHookHeld = func() {
 		if multis++; multis == 1 {
@@ -163,22 +151,9 @@ func TestMarkedDeleteAheadHint(t *testing.T) {
 // entry waits, another set's is answered. Once the target's create has
 // cleared the marker, a WaitGone on the entry, nudged once, waits.
 func TestWaitGoneAfterMarkedDelete(t *testing.T) {
-	s, _, tick := epochStore(t, "/leasehold-markbefore-")
-	ctx := testCtx(t)
-	el := "mark/before"
-	leader, ahead, target := newTestSession(t, s, tick), newTestSession(t, s, tick), newTestSession(t, s, tick)
-	held, err := leader.Create(ctx, el, []byte("a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := s.Enqueue(ctx, ahead, el)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mine, err := s.Enqueue(ctx, target, el)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ctx, el := markStore(t, "/leasehold-markbefore-", "mark/before")
+	l := newMarkLine(t, s, el)
+	leader, target, held, first, mine := l.leader, l.target, l.held, l.first, l.mine
 	to := backends.Mark{To: target.ID(), Entry: mine.Token, Ahead: first}
 	if err := s.DeleteMarked(ctx, leader, el, held.Token, to, false); err != nil {
 		t.Fatalf("DeleteMarked: %v", err)
@@ -225,4 +200,38 @@ func waits(t *testing.T, ch <-chan backends.Change, watching <-chan string, what
 		t.Fatalf("%s: %+v, want it to wait", what, c)
 	default:
 	}
+}
+
+// markStore returns a Store under a prefix of its own, a context for the
+// test, and the election el.
+func markStore(t *testing.T, prefix, el string) (*store, context.Context, string) {
+	s, _, _ := epochStore(t, prefix)
+	return s, testCtx(t), el
+}
+
+// markLine is an election held by leader, with two entries in line:
+// first, ahead's, then mine, target's.
+type markLine struct {
+	leader, target backends.Session
+	held           backends.Record
+	first, mine    backends.Record
+}
+
+// newMarkLine holds el on s and puts two sessions in line behind it.
+func newMarkLine(t *testing.T, s *store, el string) markLine {
+	t.Helper()
+	ctx, tick := testCtx(t), s.opts.TickTime
+	l := markLine{leader: newTestSession(t, s, tick), target: newTestSession(t, s, tick)}
+	ahead := newTestSession(t, s, tick)
+	var err error
+	if l.held, err = l.leader.Create(ctx, el, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if l.first, err = s.Enqueue(ctx, ahead, el); err != nil {
+		t.Fatal(err)
+	}
+	if l.mine, err = s.Enqueue(ctx, l.target, el); err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
