@@ -180,12 +180,12 @@ func (ss *session) deleteMarked(election, path string, token uint64, m mark) err
 func (ss *session) markOps(election, path, epath string, m mark) ([]any, error) {
 	ops := []any{&zk.CheckVersionRequest{Path: m.target, Version: -1}}
 	if m.entry != 0 {
-		ahead, err := m.ahead, error(nil)
+		ahead := m.ahead
 		if ahead == "" {
-			ahead, err = ss.entryAhead(election, m)
-		}
-		if err != nil {
-			return nil, err
+			var err error
+			if ahead, err = ss.entryAhead(election, m); err != nil {
+				return nil, err
+			}
 		}
 		if ahead != "" {
 			ops = append(ops, &zk.SetDataRequest{Path: ahead, Version: -1})

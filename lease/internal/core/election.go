@@ -281,15 +281,7 @@ func (m *Machine) deleteAction(name string, e *election) Action {
 // has left (its campaign is ending) is missed: the target then waits
 // behind it until it goes, and then reads the marker (see Mark.Ahead).
 func (m *Machine) headOfLine(name string, roster []Candidate, q uint64) bool {
-	if !m.lineKnown(name, roster, q) {
-		return false
-	}
-	for _, c := range roster {
-		if c.Session != m.SessionID() && c.Queue != 0 && c.Queue < q {
-			return false
-		}
-	}
-	return true
+	return m.lineKnown(name, roster, q) && m.entryAhead(name, roster, q).Token == 0
 }
 
 // entryAhead returns the queue entry just ahead of the one with token q
