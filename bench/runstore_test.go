@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -183,6 +184,7 @@ func addHerd(st *env.Store, r *report.Store, n int, mode string, h scenario.Herd
 }
 
 func runSharded(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	scenario.HeapProfileDir = os.Getenv("BENCH_HEAPPROFILE") // a directory; see scenario.HeapProfileDir
 	for _, m := range cfg.shardMs {
 		s, err := scenario.Sharded(st, m, cfg.shardWindow, cand.Opts{TTL: ttls[st.Kind], LockDelay: time.Millisecond})
 		if err != nil {

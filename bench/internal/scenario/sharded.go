@@ -3,8 +3,11 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -31,11 +34,21 @@ type ShardedResult struct {
 	Conns, ConnsBefore int
 }
 
+// HeapProfileDir, if set, is where Sharded writes a heap profile of the
+// process (heap-<store>-<m>.pprof, every allocation sampled from its start) right
+// after it measures the heap with all m elections held: where the bytes
+// per election go. Sampling every allocation slows the run.
+var HeapProfileDir string
+
 // Sharded campaigns for m elections on one elector (one session) and
 // measures the time to win them all, the store's request rate over window
 // while they are held, and the heap per election.
 func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedResult, error) {
 	st.CloseIdle() // no connections left over from the scenarios before
+	if HeapProfileDir != "" {
+		defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
+		runtime.MemProfileRate = 1
+	}
 	r := ShardedResult{GoroutinesBefore: runtime.NumGoroutine()}
 	var err error
 	if r.ConnsBefore, err = st.Conns(); err != nil {
@@ -64,6 +77,9 @@ func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedRe
 		return r, err
 	}
 	r.HeapPerElection = (liveHeap() - h0) / float64(m)
+	if err := writeHeapProfile(st.Kind, m); err != nil {
+		return r, err
+	}
 	r.Goroutines = runtime.NumGoroutine()
 	if r.Conns, err = st.Conns(); err != nil {
 		return r, err
@@ -141,4 +157,21 @@ func liveHeap() float64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	return float64(s[0].Value.Uint64())
+}
+
+// writeHeapProfile writes the heap profile of Sharded on store kind with
+// m elections into HeapProfileDir, if set.
+func writeHeapProfile(kind env.Kind, m int) error {
+	if HeapProfileDir == "" {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(HeapProfileDir, fmt.Sprintf("heap-%s-%d.pprof", kind, m)))
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
