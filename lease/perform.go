@@ -205,7 +205,8 @@ func (e *LeaseElector) observe(a core.Action) {
 		return
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
-	e.watches[a.Election] = &watch{a: a, cancel: cancel}
+	w := &watch{watchOp: watchOpOf(a), cancel: cancel}
+	e.watches[a.Election] = w
 	e.io.Add(1)
 	go func() {
 		defer e.io.Done()
@@ -220,22 +221,22 @@ func (e *LeaseElector) observe(a core.Action) {
 		default:
 			rec, err = e.store.Wait(ctx, a.Record)
 		}
-		e.post(func(now time.Time) { e.watched(now, a, rec, err) })
+		e.post(func(now time.Time) { e.watched(now, w.watchOp, rec, err) })
 	}()
 }
 
-// watched reports the outcome of the core's Get, Wait or WaitGone a.
-func (e *LeaseElector) watched(now time.Time, a core.Action, rec backends.Record, err error) {
-	e.trace("watch answer", a.Election, a.Op, rec, err)
+// watched reports the outcome of the core's Get, Wait or WaitGone w.
+func (e *LeaseElector) watched(now time.Time, w watchOp, rec backends.Record, err error) {
+	e.trace("watch answer", w.election, w.op, rec, err)
 	switch {
-	case a.Kind == core.WaitGone && err == nil && (rec.Token != a.Record.Token || rec.Owner != a.Record.Owner):
-		e.m.Woken(now, a.Election, a.Op, rec) // the key's state: see backends.Change
+	case w.kind == core.WaitGone && err == nil && (rec.Token != w.token || rec.Owner != w.owner):
+		e.m.Woken(now, w.election, w.op, rec) // the key's state: see backends.Change
 		return
-	case a.Kind == core.WaitGone:
-		e.m.Gone(now, a.Election, a.Op, err)
+	case w.kind == core.WaitGone:
+		e.m.Gone(now, w.election, w.op, err)
 		return
 	}
-	e.observed(now, a.Election, a.Op, rec, err)
+	e.observed(now, w.election, w.op, rec, err)
 }
 
 // observed reports the outcome of the core's Get or Wait op. A campaign

@@ -13,9 +13,32 @@ import (
 // backends.Watcher, by a request in the elector's WatchSet (tag). Owned
 // by the loop goroutine.
 type watch struct {
-	a      core.Action        // the core's Get, Wait or WaitGone
+	watchOp
 	cancel context.CancelFunc // ends the goroutine at work for it; nil: none
 	tag    uint64             // its request in the WatchSet; 0: none
+}
+
+// watchOp is what the answer to the core's Get, Wait or WaitGone needs
+// of its action: the elector keeps one per election it holds or waits
+// for, so it keeps these few words and not the action, which would
+// triple a watch's size.
+type watchOp struct {
+	kind     core.Kind
+	election string
+	op       uint64
+	// owner and token are a WaitGone's entry's: an answer with another
+	// state is the key's (backends.Change).
+	owner string
+	token uint64
+}
+
+// watchOpOf returns what watched needs of action a.
+func watchOpOf(a core.Action) watchOp {
+	w := watchOp{kind: a.Kind, election: a.Election, op: a.Op}
+	if a.Kind == core.WaitGone {
+		w.owner, w.token = a.Record.Owner, a.Record.Token
+	}
+	return w
 }
 
 // watchSet returns the elector's WatchSet, made at its first use. Each
@@ -32,7 +55,7 @@ func (e *LeaseElector) watchSet() backends.WatchSet {
 // watchInSet carries out the Wait or WaitGone a through the WatchSet.
 func (e *LeaseElector) watchInSet(a core.Action) {
 	e.tags++
-	w := &watch{a: a, tag: e.tags}
+	w := &watch{watchOp: watchOpOf(a), tag: e.tags}
 	e.watches[a.Election] = w
 	if a.Kind == core.WaitGone {
 		e.watchSet().WaitGone(w.tag, a.Record)
@@ -61,7 +84,7 @@ func (e *LeaseElector) changed(now time.Time, c backends.Change) {
 		return
 	}
 	delete(e.watches, c.Election)
-	e.watched(now, w.a, c.Record, c.Err)
+	e.watched(now, w.watchOp, c.Record, c.Err)
 }
 
 // withdraw ends what carries out w: its goroutine, its request in the set.
@@ -70,6 +93,6 @@ func (e *LeaseElector) withdraw(w *watch) {
 		w.cancel()
 	}
 	if w.tag != 0 {
-		e.set.Stop(w.a.Election)
+		e.set.Stop(w.election)
 	}
 }

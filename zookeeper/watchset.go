@@ -85,31 +85,36 @@ type watchSet struct {
 	marked map[string]int64
 }
 
-// watchReq is one request of a set.
+// watchReq is one request of a set. The small fields sit together at
+// the end: a set keeps one or two requests per election an elector
+// holds, and padding them a word each put the struct in the next size
+// class.
 type watchReq struct {
 	tag   uint64
 	known backends.Record // Wait: the state known; WaitGone: the entry
 	path  string          // the node read and watched
 	epath string          // Wait: the election's epoch node, watched too while the node exists
-	gone  bool            // a WaitGone
+
+	// Under the set's mutex:
+	reads uint64          // reads taken so far (see read)
+	l     *link           // the link of the read in progress or of the watch
+	rec   backends.Record // Wait, watching: the state read, which the watch follows
+	markZ int64           // WaitGone: the epoch node's mzxid of the marker read (wokenBy)
+	fired zk.EventType    // while reading: an event came for path on l (0: none)
+	state reqState
+	mark  markState // what the handover marker asks of the next read
+	sync  bool      // the next read follows a sync
+
+	// Set when the request is made:
+	gone bool // a WaitGone
 	// roster marks a roster request (WaitRoster): path is the roster
 	// node, and known holds the election and the revision to wait from.
 	roster bool
-
-	// Under the set's mutex:
-	state reqState
-	reads uint64          // reads taken so far (see read)
-	sync  bool            // the next read follows a sync
-	l     *link           // the link of the read in progress or of the watch
-	fired zk.EventType    // while reading: an event came for path on l (0: none)
-	rec   backends.Record // Wait, watching: the state read, which the watch follows
-	mark  markState       // what the handover marker asks of the next read
-	markZ int64           // WaitGone: the epoch node's mzxid of the marker read (wokenBy)
 }
 
 // markState is what a request knows of a handover marker (see
 // DeleteMarked).
-type markState int
+type markState uint8
 
 const (
 	noMark     markState = iota
@@ -118,7 +123,7 @@ const (
 )
 
 // reqState is where a request is.
-type reqState int
+type reqState uint8
 
 const (
 	queued   reqState = iota // waits in todo for a read

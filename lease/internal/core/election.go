@@ -31,16 +31,18 @@ func (e *election) ending() bool {
 	return e.phase == releasing || e.phase == proclaiming || e.phase == nudging || e.phase == passing
 }
 
+// election is the core's state of one election it campaigns for or holds.
+// The flags sit together at the end, not beside the fields they qualify:
+// the elector keeps one per election it holds or waits for, and padding
+// each to a word of its own put the struct in the next size class.
 type election struct {
-	phase    phase
-	op       uint64 // the call in flight; results quoting another op are stale
-	kind     Kind   // the kind of that call
-	inflight bool
-	retryAt  time.Time       // when !inflight: reissue the phase's call then
-	known    backends.Record // state to Wait for a change from; Revision 0 means Get first
-	token    uint64
-	canceled bool // the campaign was canceled while a Create was in flight
-	lastErr  error
+	phase   phase
+	op      uint64          // the call in flight; results quoting another op are stale
+	kind    Kind            // the kind of that call
+	retryAt time.Time       // when !inflight: reissue the phase's call then
+	known   backends.Record // state to Wait for a change from; Revision 0 means Get first
+	token   uint64
+	lastErr error
 
 	// The policies' state (policy.go, handover.go, roster.go).
 	roster     []Candidate          // holding: the last roster reported
@@ -49,16 +51,19 @@ type election struct {
 	to         string               // yielding and after: the target session
 	toID       string               // yielding and after: the target's identity
 	toQueue    uint64               // yielding and after: the target's queue entry token; 0: none
-	toWakes    bool                 // yielding and after: the target wakes in line when passed the key
-	toTakes    bool                 // yielding and after: the target takes up a passed key (Candidate.Takes)
-	passFailed bool                 // releasing: the Pass to the target failed, so the Delete names no one
 	yieldUntil time.Time            // yielding: hand over then without Resign
 	holdUntil  time.Time            // waiting: create no key before then
-	damped     bool                 // campaigning while damped, until dampEnd
-	dampEnd    time.Time
-	stepBack   time.Time // a campaign of the leader that just handed over: sit out until then
+	dampEnd    time.Time            // while damped: when it ends
+	stepBack   time.Time            // a campaign of the leader that just handed over: sit out until then
 
 	line line // queue mode: the place in the election's queue (queue.go)
+
+	inflight   bool // the phase's call is in flight
+	canceled   bool // the campaign was canceled while a Create was in flight
+	toWakes    bool // yielding and after: the target wakes in line when passed the key
+	toTakes    bool // yielding and after: the target takes up a passed key (Candidate.Takes)
+	passFailed bool // releasing: the Pass to the target failed, so the Delete names no one
+	damped     bool // campaigning while damped, until dampEnd
 }
 
 // Campaign starts campaigning for name. The caller ensures name is not

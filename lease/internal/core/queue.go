@@ -31,9 +31,9 @@ import (
 type line struct {
 	entry  backends.Record // the election's entry; Token 0: none
 	epoch  uint64          // the session entry (or an unsure Enqueue) was made on
+	ahead  backends.Record // the entry ahead last asked about
 	unsure bool            // an Enqueue of unknown outcome may have made an entry
 	head   bool            // entry is at the head of the queue
-	ahead  backends.Record // the entry ahead last asked about
 	gone   bool            // ahead's WaitGone returned: the next Ahead checks for a nudge
 	check  bool            // the Get in flight is that check
 }
