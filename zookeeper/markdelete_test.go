@@ -15,7 +15,8 @@ import (
 // changes nothing; DeleteMarked lists again, finds the target at the
 // head, and releases the key with the marker, in a second multi.
 func TestMarkedDeleteEntryAheadGoes(t *testing.T) {
-	s, ctx, el := markStore(t, "/leasehold-markahead-", "mark/ahead")
+	s, ctx := markStore(t, "/leasehold-markahead-")
+	el := "mark/ahead"
 	l := newMarkLine(t, s, el)
 	leader, target, held, first, mine := l.leader, l.target, l.held, l.first, l.mine
 	multis := 0
@@ -151,7 +152,8 @@ func TestMarkedDeleteAheadHint(t *testing.T) {
 // entry waits, another set's is answered. Once the target's create has
 // cleared the marker, a WaitGone on the entry, nudged once, waits.
 func TestWaitGoneAfterMarkedDelete(t *testing.T) {
-	s, ctx, el := markStore(t, "/leasehold-markbefore-", "mark/before")
+	s, ctx := markStore(t, "/leasehold-markbefore-")
+	el := "mark/before"
 	l := newMarkLine(t, s, el)
 	leader, target, held, first, mine := l.leader, l.target, l.held, l.first, l.mine
 	to := backends.Mark{To: target.ID(), Entry: mine.Token, Ahead: first}
@@ -202,11 +204,11 @@ func waits(t *testing.T, ch <-chan backends.Change, watching <-chan string, what
 	}
 }
 
-// markStore returns a Store under a prefix of its own, a context for the
-// test, and the election el.
-func markStore(t *testing.T, prefix, el string) (*store, context.Context, string) {
+// markStore returns a Store under a prefix of its own and a context for
+// the test.
+func markStore(t *testing.T, prefix string) (*store, context.Context) {
 	s, _, _ := epochStore(t, prefix)
-	return s, testCtx(t), el
+	return s, testCtx(t)
 }
 
 // markLine is an election held by leader, with two entries in line:

@@ -253,9 +253,7 @@ func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
 		w.queue(r)
 	default:
 		r.state, r.rec, r.mark = watching, rec, noMark
-		if !r.gone && rec.Exists() { // the key is back: its marker is gone
-			delete(w.marked, r.known.Election)
-		}
+		w.keyRead(r, rec)
 		testHookWatching(r.known.Election)
 	}
 }

@@ -226,15 +226,22 @@ func (w *watchSet) kind(r *watchReq) map[string]*watchReq {
 	return w.reqs
 }
 
+// keyRead forgets the marker answered for r's election (marked) if r is
+// a Wait that read the key back: a marker means the key is absent (see
+// DeleteMarked), so the next marked delete's is another. w.mu is held.
+func (w *watchSet) keyRead(r *watchReq, rec backends.Record) {
+	if !r.gone && !r.roster && rec.Exists() {
+		delete(w.marked, r.known.Election)
+	}
+}
+
 // answer forgets r and queues its Change for run; w.mu is held.
 func (w *watchSet) answer(r *watchReq, rec backends.Record, err error) {
 	w.forget(w.kind(r), r.known.Election)
-	switch {
-	case r.gone && rec.To != "" && err == nil:
+	if r.gone && rec.To != "" && err == nil {
 		w.marked[r.known.Election] = r.markZ
-	case !r.gone && !r.roster && rec.Exists():
-		delete(w.marked, r.known.Election)
 	}
+	w.keyRead(r, rec)
 	c := backends.Change{Election: r.known.Election, Tag: r.tag, Record: rec, Err: err}
 	if r.roster {
 		c.Record, c.Roster = backends.Record{Election: r.known.Election}, true
