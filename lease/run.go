@@ -24,6 +24,13 @@ import (
 // is judged by l.Valid too. Each call of fn starts after the leadership
 // began and its return is the only "stopped" signal, so there is no stop
 // without a start.
+//
+// If fn panics, or calls runtime.Goexit (as t.FailNow does), Run resigns
+// before the panic or the exit goes on: fn's context is cancelled with
+// ErrResigned and the key is deleted, so a waiting candidate leads within
+// a hand-off, not a TTL. Run waits at most RequestTimeout for the resign
+// (the deletion goes on after that; a failure is logged), and does not
+// recover the panic, which goes on with its own value.
 func (e *LeaseElector) Run(ctx context.Context, election string, fn func(ctx context.Context, l *Leadership) error) error {
 	for {
 		l, err := e.Campaign(ctx, election)
@@ -60,10 +67,31 @@ func (e *LeaseElector) Run(ctx context.Context, election string, fn func(ctx con
 }
 
 // lead runs fn with a context that ends with the leadership or with ctx.
+// If fn does not return (it panics, or calls runtime.Goexit), lead
+// resigns, which cancels fn's context, before the panic or the exit goes
+// on.
 func (e *LeaseElector) lead(ctx context.Context, l *Leadership, fn func(context.Context, *Leadership) error) error {
 	lctx, cancel := context.WithCancelCause(l.Context())
 	defer cancel(nil)
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	defer stop()
-	return fn(lctx, l)
+	returned := false
+	defer func() {
+		if !returned {
+			e.resignAfter(ctx, l)
+		}
+	}()
+	err := fn(lctx, l)
+	returned = true
+	return err
+}
+
+// resignAfter resigns l within RequestTimeout, even if ctx ended, and
+// logs a failure: Run has no error to return it with.
+func (e *LeaseElector) resignAfter(ctx context.Context, l *Leadership) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RequestTimeout)
+	defer cancel()
+	if err := l.Resign(rctx); err != nil {
+		e.log.Warn("resign after Run's fn panicked or exited", "election", l.Election, "err", err)
+	}
 }

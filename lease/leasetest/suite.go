@@ -40,6 +40,7 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"CampaignCanceled", s.testCampaignCanceled},
 		{"Unreachable", s.testUnreachable},
 		{"RunRecampaigns", s.testRunRecampaigns},
+		{"RunAbnormalExit", s.testRunAbnormalExit},
 		{"Valid", s.testValid},
 		{"Sharded", s.testSharded},
 		{"Goroutines", s.testGoroutines},
