@@ -42,6 +42,9 @@ func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l
 // The leadership returned outlives ctx: it ends on Resign, on loss, or on
 // Close.
 func (e *LeaseElector) Campaign(ctx context.Context, election string) (*Leadership, error) {
+	if err := e.check("campaign"); err != nil {
+		return nil, err
+	}
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: campaign: %v: %w", err, ErrInvalidOption)
 	}

@@ -72,6 +72,9 @@ type Candidate struct {
 // TTL). Records this package cannot read are left out. The error wraps
 // errors.ErrUnsupported if the store does not implement backends.Roster.
 func (e *LeaseElector) Candidates(ctx context.Context, election string) ([]Candidate, error) {
+	if err := e.check("candidates"); err != nil {
+		return nil, err
+	}
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: candidates: %v: %w", err, ErrInvalidOption)
 	}

@@ -24,6 +24,12 @@ import (
 // backends.Watcher, those of all its elections are requests in one
 // WatchSet, with no goroutine per election; otherwise each runs in a
 // goroutine of its own for as long as the election is held or waited for.
+//
+// Only New makes a usable LeaseElector. The zero value, or a nil one,
+// holds nothing and is safe to use as such: every method that returns an
+// error returns one wrapping ErrNotElector and ErrClosed (Close too),
+// Identity and SessionID return "", Options returns the zero Options, and
+// the Healthz and Readyz handlers answer 500 and 503.
 type LeaseElector struct {
 	store backends.Store
 	opts  Options
@@ -105,13 +111,37 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	return e, nil
 }
 
+// errNotElector is what a method of an elector that New did not make
+// returns: see LeaseElector.
+var errNotElector = fmt.Errorf("%w (%w)", ErrNotElector, ErrClosed)
+
+// made reports whether New made e.
+func (e *LeaseElector) made() bool { return e != nil && e.loopDone != nil }
+
+// check returns an error for op, wrapping ErrNotElector and ErrClosed, if
+// New did not make e.
+func (e *LeaseElector) check(op string) error {
+	if !e.made() {
+		return fmt.Errorf("lease: %s: %w", op, errNotElector)
+	}
+	return nil
+}
+
 // Identity returns the value this elector stores in a leader key.
-func (e *LeaseElector) Identity() string { return e.opts.Identity }
+func (e *LeaseElector) Identity() string {
+	if !e.made() {
+		return ""
+	}
+	return e.opts.Identity
+}
 
 // SessionID returns the ID of the elector's live store session, or "" if
 // it has none (before the first Campaign, or between a session's loss and
 // its replacement).
 func (e *LeaseElector) SessionID() string {
+	if !e.made() {
+		return ""
+	}
 	var id string
 	e.do(func(time.Time) { id = e.m.SessionID() })
 	return id
@@ -124,6 +154,9 @@ func (e *LeaseElector) SessionID() string {
 // store refuses the session for a permanent reason (an error wrapping
 // backends.ErrPermission, with the store's words).
 func (e *LeaseElector) AwaitSession(ctx context.Context) (string, error) {
+	if err := e.check("await session"); err != nil {
+		return "", err
+	}
 	w := make(chan awaited, 1)
 	if !e.do(func(now time.Time) {
 		e.ready = append(e.ready, w)
@@ -168,7 +201,12 @@ func (e *LeaseElector) answerReady(r awaited) {
 }
 
 // Options returns the options in effect, defaults filled in.
-func (e *LeaseElector) Options() Options { return e.opts }
+func (e *LeaseElector) Options() Options {
+	if !e.made() {
+		return Options{}
+	}
+	return e.opts
+}
 
 // Close ends every leadership (their contexts are cancelled with ErrClosed
 // before any key is released), fails pending campaigns with ErrClosed,
@@ -177,6 +215,9 @@ func (e *LeaseElector) Options() Options { return e.opts }
 // which releases every key it held. ctx bounds that last step. Close is
 // idempotent; later calls return nil.
 func (e *LeaseElector) Close(ctx context.Context) error {
+	if err := e.check("close"); err != nil {
+		return err
+	}
 	first := false
 	e.closed.Do(func() { first = true; e.stop() })
 	<-e.loopDone

@@ -22,6 +22,10 @@ var (
 	ErrNoLeader = errors.New("no leader")
 	// ErrLost wraps every cause of a lost leadership.
 	ErrLost = errors.New("leadership lost")
+	// ErrNotElector: a LeaseElector that New did not make (its zero
+	// value, or nil) was used. It holds nothing and acts as closed: its
+	// errors wrap ErrClosed too.
+	ErrNotElector = errors.New("not an elector from lease.New")
 	// ErrNotLeadership: a Leadership that no Campaign returned (its zero
 	// value, or one built by hand) was used. It holds nothing.
 	ErrNotLeadership = errors.New("not a leadership from Campaign")

@@ -58,6 +58,9 @@ func infoOf(rec backends.Record, seen time.Time) LeaderInfo {
 // It returns an error wrapping ErrNoLeader if there is none. It needs no
 // session and does not campaign.
 func (e *LeaseElector) Leader(ctx context.Context, election string) (LeaderInfo, error) {
+	if err := e.check("leader"); err != nil {
+		return LeaderInfo{}, err
+	}
 	if err := backends.ValidateElection(election); err != nil {
 		return LeaderInfo{}, fmt.Errorf("lease: leader: %v: %w", err, ErrInvalidOption)
 	}
@@ -88,6 +91,9 @@ func (e *LeaseElector) Leader(ctx context.Context, election string) (LeaderInfo,
 // Otherwise the channel is closed only when ctx ends or the elector
 // closes.
 func (e *LeaseElector) Observe(ctx context.Context, election string) (<-chan LeaderInfo, error) {
+	if err := e.check("observe"); err != nil {
+		return nil, err
+	}
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: observe: %v: %w", err, ErrInvalidOption)
 	}

@@ -22,6 +22,9 @@ import (
 // and Close. It fails at once, with an error wrapping
 // errors.ErrUnsupported, if the store does not implement backends.Roster.
 func (e *LeaseElector) ObserveCandidates(ctx context.Context, election string) (<-chan []Candidate, error) {
+	if err := e.check("observe candidates"); err != nil {
+		return nil, err
+	}
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: observe candidates: %v: %w", err, ErrInvalidOption)
 	}

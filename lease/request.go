@@ -29,6 +29,9 @@ import (
 // that does not say waits as one that does), and ctx's error if the
 // handover does not happen before ctx ends.
 func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string) (LeaderInfo, error) {
+	if err := e.check("request handover"); err != nil {
+		return LeaderInfo{}, err
+	}
 	fail := func(err error) (LeaderInfo, error) {
 		return LeaderInfo{}, fmt.Errorf("lease: request handover of %q: %w", election, err)
 	}

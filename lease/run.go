@@ -32,6 +32,9 @@ import (
 // (the deletion goes on after that; a failure is logged), and does not
 // recover the panic, which goes on with its own value.
 func (e *LeaseElector) Run(ctx context.Context, election string, fn func(ctx context.Context, l *Leadership) error) error {
+	if err := e.check("run"); err != nil {
+		return err
+	}
 	for {
 		l, err := e.Campaign(ctx, election)
 		if err != nil {
