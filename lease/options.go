@@ -112,7 +112,9 @@ type Options struct {
 
 	// NoLead makes this elector's candidacies listed and watching, but
 	// never leading: its campaigns never take the leader key (an
-	// "ordinary process", Patroni's nofailover). Default false.
+	// "ordinary process", Patroni's nofailover). Default false. It
+	// excludes Preempt and Damping, which act only on a leader: New fails
+	// with ErrInvalidOption if either is set with it.
 	NoLead bool
 
 	// Labels are published in this elector's candidate records (and with
@@ -288,6 +290,15 @@ func (o Options) config() core.Config {
 func (o Options) LatencyBound() time.Duration {
 	o = o.withDefaults()
 	return o.config().LatencyBound(o.TTL)
+}
+
+// Validate checks o as New does, defaults filled in, on a store without
+// limits: it fails with an error wrapping ErrInvalidOption that names the
+// option (or the options that conflict) and the allowed range. New
+// checks the store's limits as well (TTL range and unit, value size), and
+// whether the store supports the policies set.
+func (o Options) Validate() error {
+	return o.withDefaults().validate(o, backends.Limits{})
 }
 
 // validate checks defaulted options o against the store's limits. set

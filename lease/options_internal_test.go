@@ -70,6 +70,10 @@ func TestOptionErrors(t *testing.T) {
 			[]string{"Damping.Penalty 2s (default TTL)", "at most Damping.Cap 1s"}, nil},
 		{"damping window negative", Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Window: -1}}, etcdLim,
 			[]string{"Damping.Window -1ns", "above 0"}, nil},
+		{"nolead with preempt", Options{TTL: 2 * time.Second, NoLead: true, Preempt: true}, etcdLim,
+			[]string{"NoLead with Preempt", "never hands over"}, nil},
+		{"nolead with damping", Options{TTL: 2 * time.Second, NoLead: true, Damping: Damping{Losses: 2}}, etcdLim,
+			[]string{"NoLead with Damping.Losses 2", "nothing damps it"}, nil},
 		{"too many labels", Options{TTL: 2 * time.Second, Labels: map[string]string{"a": "", "b": "", "c": "", "d": "", "e": "", "f": "", "g": "", "h": "", "i": ""}}, etcdLim,
 			[]string{"Labels", "9 labels", "at most 8"}, nil},
 		{"label key empty", Options{TTL: 2 * time.Second, Labels: map[string]string{"": "x"}}, etcdLim,
@@ -113,8 +117,9 @@ func TestOptionsAccepted(t *testing.T) {
 		{TTL: 2 * time.Second, RenewInterval: 3 * time.Millisecond, ClockDrift: -1},
 		{TTL: 400 * time.Millisecond, ClockDrift: 0.49, SafetyMargin: time.Millisecond, RenewInterval: 100 * time.Millisecond},
 		{TTL: 2 * time.Second, RequestTimeout: MinRequestTimeout, RetryInterval: MinInterval},
-		{TTL: 2 * time.Second, Priority: -3, NoLead: true, Preempt: true, PreemptAfter: time.Millisecond, HandoverWindow: time.Second,
+		{TTL: 2 * time.Second, Priority: -3, Preempt: true, PreemptAfter: time.Millisecond, HandoverWindow: time.Second,
 			Labels: map[string]string{"a.B-9_": strings.Repeat("v", 256), strings.Repeat("k", 63): ""}},
+		{TTL: 2 * time.Second, Priority: 5, NoLead: true, PreemptAfter: time.Millisecond},
 		{TTL: 2 * time.Second, Damping: Damping{Losses: 1, Penalty: time.Minute}},
 		{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Window: time.Second, Penalty: time.Second, Cap: time.Second}},
 	} {
@@ -172,5 +177,32 @@ func TestNeedRoster(t *testing.T) {
 	ok := Options{PreemptAfter: time.Second, HandoverWindow: time.Second, Damping: Damping{Losses: 2}}
 	if err := needRoster(ok, namedStore{}); err != nil {
 		t.Errorf("needRoster(%+v): %v", ok, err)
+	}
+}
+
+// TestNoLeadConflicts: New and Options.Validate refuse NoLead with Preempt
+// or with Damping, naming both options, before any I/O.
+func TestNoLeadConflicts(t *testing.T) {
+	store := embeddedStore(t)
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{NoLead: true, Preempt: true}, "NoLead with Preempt"},
+		{Options{NoLead: true, Damping: Damping{Losses: 1}}, "NoLead with Damping.Losses 1"},
+	} {
+		verr := tc.opts.Validate()
+		e, nerr := New(store, tc.opts)
+		if e != nil {
+			_ = e.Close(t.Context())
+		}
+		for _, err := range []error{verr, nerr} {
+			if !errors.Is(err, ErrInvalidOption) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%+v: %v, want ErrInvalidOption naming %q", tc.opts, err, tc.want)
+			}
+		}
+	}
+	if err := (Options{NoLead: true}).Validate(); err != nil {
+		t.Errorf("NoLead alone: %v", err)
 	}
 }

@@ -18,6 +18,10 @@ func (o Options) validatePolicies(set Options, lim backends.Limits) error {
 	}
 	d := o.Damping
 	switch {
+	case o.NoLead && o.Preempt:
+		return bad("NoLead with Preempt: a candidate that never leads never hands over; set at most one")
+	case o.NoLead && d.Losses != 0:
+		return bad("NoLead with Damping.Losses %d: a candidate that never leads never loses, so nothing damps it; set at most one", d.Losses)
 	case o.PreemptAfter <= 0:
 		return bad("%s must be above 0", o.show(set, "PreemptAfter"))
 	case o.HandoverWindow <= 0 || o.HandoverWindow >= o.TTL:
