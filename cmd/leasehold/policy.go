@@ -43,8 +43,9 @@ func (p *policy) register(fs *flag.FlagSet) {
 }
 
 // check refuses flags that would do nothing: a setting of preemption or
-// damping without the flag that turns it on, and --preempt on a
-// candidate that never leads. The lease options check the ranges.
+// damping without the flag that turns it on. The rest, --no-lead with
+// --preempt or --damp included, is lease.Options.Validate's, checked here
+// before any store is contacted; New checks the store's limits later.
 func (p *policy) check() error {
 	d := p.damping
 	switch {
@@ -52,10 +53,11 @@ func (p *policy) check() error {
 		return errors.New("--preempt-after needs --preempt")
 	case d.Losses == 0 && (d.Window != 0 || d.Penalty != 0 || d.Cap != 0):
 		return errors.New("--damp-window, --damp-penalty and --damp-cap need --damp N (the losses that damp)")
-	case p.noLead && p.preempt:
-		return errors.New("--preempt with --no-lead: a candidate that never leads never hands over")
-	case p.noLead && d.Losses != 0:
-		return errors.New("--damp with --no-lead: a candidate that never leads never loses, so nothing damps it")
+	}
+	var o lease.Options
+	p.apply(&o, false)
+	if err := o.Validate(); err != nil {
+		return fmt.Errorf("--no-lead, --preempt, --preempt-after, --label or --damp*: %w", err)
 	}
 	return nil
 }

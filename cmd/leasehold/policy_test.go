@@ -66,8 +66,8 @@ func TestPolicyFlagErrors(t *testing.T) {
 		{[]string{"--preempt-after", "3s"}, "--preempt-after needs --preempt"},
 		{[]string{"--damp-cap", "1m"}, "need --damp N"},
 		{[]string{"--damp", "x"}, "-damp"},
-		{[]string{"--no-lead", "--preempt"}, "--preempt with --no-lead"},
-		{[]string{"--no-lead", "--damp", "3"}, "--damp with --no-lead"},
+		{[]string{"--no-lead", "--preempt"}, "NoLead with Preempt"},
+		{[]string{"--no-lead", "--damp", "3"}, "NoLead with Damping.Losses 3"},
 	} {
 		args := append(append(append([]string{}, base...), tc.flags...), "--", "sh", "-c", "exit 9")
 		in := start(t, args...)
