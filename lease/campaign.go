@@ -38,7 +38,8 @@ func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l
 // once, with the store's words.
 //
 // Campaign fails with ErrBusy if the election is already campaigning or held
-// on this elector. A Campaign cancelled just as it won releases the key.
+// on this elector, or a RequestHandover of it runs on this elector (see
+// there). A Campaign cancelled just as it won releases the key.
 // The leadership returned outlives ctx: it ends on Resign, on loss, or on
 // Close.
 func (e *LeaseElector) Campaign(ctx context.Context, election string) (*Leadership, error) {
@@ -49,17 +50,17 @@ func (e *LeaseElector) Campaign(ctx context.Context, election string) (*Leadersh
 		return nil, fmt.Errorf("lease: campaign: %v: %w", err, ErrInvalidOption)
 	}
 	c := &campaign{done: make(chan campaignResult, 1), start: time.Now()}
-	var busy bool
+	var busy error
 	if !e.do(func(now time.Time) {
-		if busy = e.m.Active(election); !busy {
+		if busy = e.campaignBusy(election); busy == nil {
 			e.campaigns[election] = c
 			e.m.Campaign(now, election)
 		}
 	}) {
 		return nil, fmt.Errorf("lease: campaign %q: %w", election, ErrClosed)
 	}
-	if busy {
-		return nil, fmt.Errorf("lease: campaign %q: %w", election, ErrBusy)
+	if busy != nil {
+		return nil, fmt.Errorf("lease: campaign %q: %w", election, busy)
 	}
 	select {
 	case r := <-c.done:
@@ -67,6 +68,18 @@ func (e *LeaseElector) Campaign(ctx context.Context, election string) (*Leadersh
 	case <-ctx.Done():
 		return nil, e.abandon(election, c, ctx)
 	}
+}
+
+// campaignBusy returns an error wrapping ErrBusy if election may not be
+// campaigned for now, or nil. On the loop goroutine.
+func (e *LeaseElector) campaignBusy(election string) error {
+	switch {
+	case e.requests[election]:
+		return fmt.Errorf("a RequestHandover of it runs on this elector: %w", ErrBusy)
+	case e.m.Active(election):
+		return ErrBusy
+	}
+	return nil
 }
 
 // abandon stops a campaign whose ctx ended and says why it stopped.

@@ -65,6 +65,7 @@ type LeaseElector struct {
 	followed  map[string]*rosterWatch // the held elections whose roster the set follows (rosterset.go)
 	parting   map[string]*Leadership  // ended leaderships whose key is still being let go (handover.go)
 	gens      uint64                  // the last candidacy generation
+	requests  map[string]bool         // elections with a RequestHandover running (request.go)
 }
 
 // New returns an elector on store. It checks opts against the store's
@@ -106,7 +107,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
 		log: opts.Logger.With("identity", opts.Identity), queuer: q, watcher: watcher,
 		roster: roster, rosters: make(map[string]*rosterEntry), parting: make(map[string]*Leadership),
-		followed: make(map[string]*rosterWatch)}
+		followed: make(map[string]*rosterWatch), requests: make(map[string]bool)}
 	go e.loop()
 	return e, nil
 }

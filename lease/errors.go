@@ -16,7 +16,8 @@ var (
 	// ErrClosed: the elector was closed.
 	ErrClosed = errors.New("elector closed")
 	// ErrBusy: the election is already campaigning or held on this elector,
-	// or a resign of it is still in progress.
+	// or a resign of it is still in progress, or a RequestHandover of it
+	// runs on this elector (see RequestHandover).
 	ErrBusy = errors.New("election busy on this elector")
 	// ErrNoLeader: the election has no leader.
 	ErrNoLeader = errors.New("no leader")

@@ -161,7 +161,10 @@ func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
 // wrapping ErrNoCandidate, and keeps the leadership, if no such candidate
 // is in the election's roster; with one
 // wrapping errors.ErrUnsupported if the store lacks backends.Roster; and
-// with one wrapping ErrLost if the leadership has already ended.
+// with one wrapping ErrLost (and the cause) if the leadership has already
+// ended: of calls that race on one Leadership, one hands over and the
+// others get that error (the cause ErrHandover), as do those that race
+// with a loss.
 func (l *Leadership) HandOver(ctx context.Context, to string) error {
 	if l.e == nil {
 		return fmt.Errorf("lease: hand over %q: %w", l.Election, ErrNotLeadership)
@@ -219,8 +222,8 @@ func (l *Leadership) startHandOver(to string, recs []backends.Record, w chan err
 	e := l.e
 	if !e.do(func(now time.Time) {
 		switch {
-		case e.held[l.Election] != l:
-			err = l.Err()
+		case e.held[l.Election] != l || l.Err() != nil: // ended, perhaps by a HandOver that won the race
+			err = fmt.Errorf("lease: hand over %q: %w", l.Election, l.Err())
 			return
 		case recs == nil && !e.follows(l.Election):
 			return

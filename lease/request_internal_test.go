@@ -3,10 +3,12 @@ package lease
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/etcd"
 )
 
 // TestRequestHandover: a leader that follows its candidate list honours a
@@ -67,4 +69,93 @@ type deafSets struct {
 // Watch returns the etcd store's set, without its roster requests.
 func (d deafSets) Watch(deliver func(backends.Change)) backends.WatchSet {
 	return struct{ backends.WatchSet }{d.Store.(backends.Watcher).Watch(deliver)}
+}
+
+// TestCampaignDuringRequest: while a RequestHandover of an election runs
+// on an elector (held here just after its request record is written),
+// Campaign of that election and a second RequestHandover of it on that
+// elector fail at once with ErrBusy: a candidacy would overwrite the
+// request's record, and the request's removal would delete the
+// candidacy's. Once the request has ended, Campaign goes on.
+func TestCampaignDuringRequest(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	store := embeddedStore(t)
+	el := "request/during"
+	leader, _ := leading(t, ctx, store, el, Options{Identity: "leader"})
+	defer func() { _ = leader.Close(ctx) }()
+	next := testElector(t, store, Options{Identity: "next"})
+	defer func() { _ = next.Close(ctx) }()
+	nextWon := make(chan *Leadership, 1)
+	go func() { nl, _ := next.Campaign(ctx, el); nextWon <- nl }()
+	g := &gatedJoins{Store: store, joined: make(chan struct{}, 1), gate: make(chan struct{})}
+	requester := testElector(t, g, Options{Identity: "requester"})
+	defer func() { _ = requester.Close(ctx) }()
+	awaitCandidates(t, ctx, requester, el, 2)
+	asked := make(chan error, 1)
+	go func() { _, err := requester.RequestHandover(ctx, el, "next"); asked <- err }()
+	select {
+	case <-g.joined:
+	case <-ctx.Done():
+		t.Fatal("the request record was not written")
+	}
+	short, stop := context.WithTimeout(ctx, 2*time.Second)
+	_, cerr := requester.Campaign(short, el)
+	_, rerr := requester.RequestHandover(short, el, "")
+	stop()
+	close(g.gate)
+	if !errors.Is(cerr, ErrBusy) || !errors.Is(rerr, ErrBusy) {
+		t.Fatalf("during a RequestHandover on the same elector: Campaign %v, a second request %v; want ErrBusy at once", cerr, rerr)
+	}
+	if err := <-asked; err != nil {
+		t.Fatalf("the request: %v", err)
+	}
+	won := make(chan error, 1)
+	go func() { _, err := requester.Campaign(ctx, el); won <- err }()
+	if nl := <-nextWon; nl == nil || nl.Resign(ctx) != nil {
+		t.Fatal("the request's target did not lead and resign")
+	}
+	if err := <-won; err != nil {
+		t.Fatalf("Campaign after the request ended: %v", err)
+	}
+}
+
+// gatedJoins is an etcd Store whose Roster.Join calls, once made, wait
+// until gate is closed, the first sending on joined.
+type gatedJoins struct {
+	*etcd.Store
+	joined chan struct{}
+	gate   chan struct{}
+}
+
+func (g *gatedJoins) Join(ctx context.Context, s backends.Session, election string, value []byte) (backends.Record, error) {
+	rec, err := g.Store.Join(ctx, s, election, value)
+	select {
+	case g.joined <- struct{}{}:
+	default:
+	}
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+	}
+	return rec, err
+}
+
+// TestRequestHandoverNoOther: a request for the next in line where the
+// leader alone is listed fails with ErrNoCandidate, saying that no other
+// candidate waits, with no empty name.
+func TestRequestHandoverNoOther(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	store := embeddedStore(t)
+	el := "request/alone"
+	leader, _ := leading(t, ctx, store, el, Options{Identity: "leader"})
+	defer func() { _ = leader.Close(ctx) }()
+	requester := testElector(t, store, Options{Identity: "requester"})
+	defer func() { _ = requester.Close(ctx) }()
+	awaitCandidates(t, ctx, requester, el, 1)
+	_, err := requester.RequestHandover(ctx, el, "")
+	if !errors.Is(err, ErrNoCandidate) || !strings.Contains(err.Error(), "no other candidate that may lead waits") {
+		t.Fatalf("request with only the leader listed: %v; want ErrNoCandidate saying no other candidate that may lead waits", err)
+	}
 }

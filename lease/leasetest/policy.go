@@ -32,6 +32,8 @@ func (s *suite) runPolicyTests(t *testing.T) {
 		{"Damping", s.testDamping},
 		{"SuccessionOrder", s.testSuccessionOrder},
 		{"ResignToHigher", s.testResignToHigher},
+		{"OwnRequestRefused", s.testOwnRequestRefused},
+		{"HandOverRace", s.testHandOverRace},
 	} {
 		t.Run(tc.name, tc.fn)
 	}
