@@ -149,10 +149,14 @@ func (w *watchSet) Close() error {
 
 // run is the set's goroutine: it opens the stream when requests wait,
 // covers new requests, matches events and read results, and delivers.
+// prepare answers too (a roster request whose change the stream carried
+// before it was made: coverRosters), so its answers are delivered before
+// run waits: no later event may come to carry them out.
 func (w *watchSet) run() {
 	defer close(w.done)
 	for {
 		w.prepare()
+		w.flush()
 		select {
 		case <-w.ctx.Done():
 			w.finish()

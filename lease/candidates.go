@@ -67,10 +67,13 @@ type Candidate struct {
 // It makes one List of the roster and one Get of the leader key. It needs
 // no session and does not campaign. A campaigning elector is listed once
 // its first outcome is known (it won, or found the key taken and, in queue
-// mode, took its place in line), and drops out when its campaign or
-// leadership ends, or when its session ends (a crashed one: within the
-// TTL). Records this package cannot read are left out. The error wraps
-// errors.ErrUnsupported if the store does not implement backends.Roster.
+// mode, took its place in line), by a write made after it: so for up to a
+// round trip after Campaign returns, a leader that won at its first try
+// may be missing (Leader and Observe name it at once). It drops out when
+// its campaign or leadership ends, or when its session ends (a crashed
+// one: within the TTL). Records this package cannot read are left out.
+// The error wraps errors.ErrUnsupported if the store does not implement
+// backends.Roster.
 func (e *LeaseElector) Candidates(ctx context.Context, election string) ([]Candidate, error) {
 	if err := e.check("candidates"); err != nil {
 		return nil, err
