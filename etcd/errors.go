@@ -41,6 +41,8 @@ func classifyErr(op, election string, ctx context.Context, err error, fixedToken
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
 	case denied(err, fixedToken):
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
+	case staleToken(err): // refused before acting; the next call has a new token
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -55,9 +57,12 @@ var permanentAuth = []error{rpctypes.ErrPermissionDenied, rpctypes.ErrAuthFailed
 	rpctypes.ErrRoleNotGranted, rpctypes.ErrPermissionNotGranted}
 
 // denied reports whether err is a permanent refusal for lack of rights or
-// credentials. An invalid auth token or an old auth revision is not: with a
-// user name and password, clientv3 fetches a new token and retries by
-// itself. With a fixed token (fixedToken) it cannot, and they are.
+// credentials. An invalid auth token or an old auth revision (staleToken)
+// is not: with a user name and password, clientv3 fetches a new token and
+// retries a unary call by itself, and a watch so refused leaves its stream
+// for a new one, with a new token (see streams); such an error that still
+// reaches the adapter is unavailable. With a fixed token (fixedToken)
+// nothing can renew it, and they are permanent.
 func denied(err error, fixedToken bool) bool {
 	for _, target := range permanentAuth {
 		if errorsIs(err, target) {

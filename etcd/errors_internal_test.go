@@ -10,9 +10,10 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// TestClassify: each etcd error lands in its class, or in none. Auth
-// errors clientv3 cures by itself (a new token for a user with a
-// password) are not permanent; with a fixed token they are.
+// TestClassify: each etcd error lands in its class, or in none. A token
+// refused as lapsed or old is not permanent for a user with a password
+// (clientv3 gets a new one; the server refused before acting: unavailable);
+// with a fixed token it is.
 func TestClassify(t *testing.T) {
 	live := context.Background()
 	canceled, cancel := context.WithCancel(live)
@@ -21,6 +22,7 @@ func TestClassify(t *testing.T) {
 	// text, as a plain error.
 	watchDenied := errors.New(rpctypes.ErrGRPCPermissionDenied.Error())
 	watchNoUser := errors.New(rpctypes.ErrGRPCUserEmpty.Error())
+	watchLapsed := errors.New(rpctypes.ErrGRPCInvalidAuthToken.Error())
 	cases := []struct {
 		name       string
 		ctx        context.Context
@@ -37,8 +39,10 @@ func TestClassify(t *testing.T) {
 		{"no credentials: user name is empty", live, rpctypes.ErrGRPCUserEmpty, false, backends.ErrPermission},
 		{"user not found", live, rpctypes.ErrGRPCUserNotFound, false, backends.ErrPermission},
 		{"invalid auth management", live, rpctypes.ErrGRPCInvalidAuthMgmt, false, backends.ErrPermission},
-		{"invalid token, password: clientv3 renews", live, rpctypes.ErrGRPCInvalidAuthToken, false, nil},
-		{"old auth revision, password: clientv3 renews", live, rpctypes.ErrGRPCAuthOldRevision, false, nil},
+		{"invalid token, password: clientv3 renews", live, rpctypes.ErrGRPCInvalidAuthToken, false, backends.ErrUnavailable},
+		{"old auth revision, password: clientv3 renews", live, rpctypes.ErrGRPCAuthOldRevision, false, backends.ErrUnavailable},
+		{"invalid token (watch cancel), password", live, watchLapsed, false, backends.ErrUnavailable},
+		{"invalid token (watch cancel), fixed token", live, watchLapsed, true, backends.ErrPermission},
 		{"invalid fixed token", live, rpctypes.ErrGRPCInvalidAuthToken, true, backends.ErrPermission},
 		{"old auth revision, fixed token", live, rpctypes.ErrGRPCAuthOldRevision, true, backends.ErrPermission},
 		{"lease not found", live, rpctypes.ErrGRPCLeaseNotFound, false, backends.ErrSessionExpired},

@@ -70,12 +70,13 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 // events the read already reflects are skipped, as in Wait.
 func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 	key := s.queuePrefix(entry.Election) + entry.Owner
-	wctx, cancel := context.WithCancel(requireLeader(ctx))
+	sctx, stream := s.streams.share(ctx)
+	wctx, cancel := context.WithCancel(sctx)
 	defer cancel()
 	wch := s.c.Watch(wctx, key, clientv3.WithCreatedNotify())
 	created, ok := <-wch
 	if !ok || created.Err() != nil {
-		return s.classify("queue wait", entry.Election, ctx, watchErr(ctx, created, ok))
+		return s.classify("queue wait", entry.Election, ctx, s.watchErr(ctx, stream, created, ok))
 	}
 	resp, err := s.c.Get(ctx, key)
 	if err != nil {

@@ -87,11 +87,13 @@ func (s *store) List(ctx context.Context, election string) ([]backends.Record, u
 // leader, and at the first event lists the roster again: the List is read
 // after the event, so at or after its revision.
 func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
-	wctx, cancel := context.WithCancel(requireLeader(ctx))
+	sctx, stream := s.streams.share(ctx)
+	wctx, cancel := context.WithCancel(sctx)
 	defer cancel()
 	wch := s.c.Watch(wctx, s.rosterPrefix(election), clientv3.WithPrefix(), clientv3.WithRev(int64(revision)+1))
 	for resp := range wch {
 		if err := resp.Err(); err != nil {
+			s.streams.refused(stream, err)
 			return nil, 0, s.classify("roster wait", election, ctx, err)
 		}
 		if len(resp.Events) > 0 {

@@ -26,9 +26,15 @@
 // (permission denied, authentication failed, a client without
 // credentials) fails with an error wrapping backends.ErrPermission and
 // etcd's words; an expired or invalid token is not such a refusal when the
-// client logs in with a user name and password, as clientv3 then gets a
-// new token and retries by itself, but it is with a fixed
-// clientv3.Config.Token. etcd refuses a keep-alive of a lease whose keys
+// client logs in with a user name and password, but it is with a fixed
+// clientv3.Config.Token. clientv3 gets a new token and retries a unary
+// call by itself; a watch is checked against the token its gRPC stream
+// opened with, so a WatchSet's watch has a stream of its own, and the
+// other watches leave a stream that etcd refuses for its token (the
+// refusal wraps backends.ErrUnavailable; the next watch gets a new
+// stream and token). Campaigns and leaderships that outlast etcd's
+// --auth-token-ttl are thus never refused for it; an Observe may meet one
+// such refusal, which it retries. etcd refuses a keep-alive of a lease whose keys
 // its user may no longer write, so revoking a leader's write rights ends
 // its leadership at its next renewal.
 //
@@ -92,8 +98,9 @@ type driver interface {
 
 // store is the driver on etcd.
 type store struct {
-	c      *clientv3.Client
-	prefix string
+	c       *clientv3.Client
+	prefix  string
+	streams streams
 }
 
 var _ driver = (*store)(nil)

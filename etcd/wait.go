@@ -26,12 +26,13 @@ import (
 // state compared with are skipped (see past).
 func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
 	el := known.Election
-	wctx, cancel := context.WithCancel(requireLeader(ctx))
+	sctx, stream := s.streams.share(ctx)
+	wctx, cancel := context.WithCancel(sctx)
 	defer cancel()
 	wch := s.c.Watch(wctx, s.key(el), clientv3.WithCreatedNotify())
 	created, ok := <-wch
 	if !ok || created.Err() != nil {
-		return backends.Record{}, s.classify("wait", el, ctx, watchErr(ctx, created, ok))
+		return backends.Record{}, s.classify("wait", el, ctx, s.watchErr(ctx, stream, created, ok))
 	}
 	seen := known.Revision // events at or before it are reflected in known
 	if uint64(created.Header.Revision) != known.Revision {
@@ -101,17 +102,11 @@ func past(ev *clientv3.Event, seen uint64) bool { return uint64(ev.Kv.ModRevisio
 // gRPC and clientv3 only read an outgoing context's metadata.
 var leaderMD = metadata.Pairs(rpctypes.MetadataRequireLeaderKey, rpctypes.MetadataHasLeader)
 
-// requireLeader is clientv3.WithRequireLeader without the map per call
-// when ctx carries no outgoing metadata of its own.
-func requireLeader(ctx context.Context) context.Context {
-	if _, ok := metadata.FromOutgoingContext(ctx); ok {
-		return clientv3.WithRequireLeader(ctx)
-	}
-	return metadata.NewOutgoingContext(ctx, leaderMD)
-}
-
-func watchErr(ctx context.Context, resp clientv3.WatchResponse, ok bool) error {
+// watchErr returns why a watch on stream ended before it was created, and
+// leaves that stream if it refused the watch for its token (see streams).
+func (s *store) watchErr(ctx context.Context, stream *metadata.MD, resp clientv3.WatchResponse, ok bool) error {
 	if ok {
+		s.streams.refused(stream, resp.Err())
 		return resp.Err()
 	}
 	if ctx.Err() != nil {

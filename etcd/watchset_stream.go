@@ -58,11 +58,12 @@ func (w *watchSet) prepare() {
 	}
 }
 
-// open opens the stream at the current revision, requiring a leader. It
-// does so without w.mu: clientv3's Watch returns only once the server has
-// created the watch (or the set is closed).
+// open opens the stream at the current revision, requiring a leader, on a
+// gRPC stream of its own (see streams). It does so without w.mu: clientv3's
+// Watch returns only once the server has created the watch (or the set is
+// closed).
 func (w *watchSet) open() {
-	ctx, stop := context.WithCancel(requireLeader(w.ctx))
+	ctx, stop := context.WithCancel(w.s.streams.own(w.ctx))
 	wch := w.s.c.Watch(ctx, w.s.prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
 	w.mu.Lock()
 	w.wch, w.stop, w.pos = wch, stop, 0

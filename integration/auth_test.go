@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -19,6 +20,20 @@ func TestEtcdAuth(t *testing.T) {
 	h := &etcdtest.AuthHarness{Endpoints: stores.Etcd(t, 1)}
 	h.Setup(t)
 	leasetest.RunAuthTests(t, h, lease.Options{TTL: 2 * time.Second})
+}
+
+// TestEtcdAuthTokenExpiry runs etcdtest.TokenExpiry against etcd in a
+// container whose auth tokens live 5 s (--auth-token-ttl=5): a candidate
+// waits three token lifetimes before it is promoted, and the leader leads
+// as long (etcd issue 17623).
+func TestEtcdAuthTokenExpiry(t *testing.T) {
+	const tokenTTL = 5 // seconds
+	h := &etcdtest.AuthHarness{Endpoints: stores.EtcdWith(t, 1, fmt.Sprintf("--auth-token-ttl=%d", tokenTTL))}
+	h.Setup(t)
+	x := &etcdtest.TokenExpiry{Endpoints: h.Endpoints, TokenTTL: tokenTTL * time.Second, Lifetimes: 3, Resolution: time.Second}
+	f := x.Run(t)
+	t.Logf("token TTL %ds; waited %v, led %v (%.1f lifetimes); invalid-token refusals retried by clientv3: %d, reaching the electors: %d",
+		tokenTTL, f.Waited.Round(time.Millisecond), f.Led.Round(time.Millisecond), f.Led.Seconds()/tokenTTL, f.InvalidRetried, f.InvalidSeen)
 }
 
 // TestConsulAuth runs the auth suite against a Consul agent with ACLs on

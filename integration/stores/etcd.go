@@ -20,9 +20,19 @@ const etcdDataDir = "/var/lib/etcd"
 // members' client endpoints once the cluster serves a linearizable read.
 func Etcd(t testing.TB, n int) []string {
 	t.Helper()
+	return EtcdWith(t, n)
+}
+
+// EtcdWith is Etcd with args appended to each member's command line, such
+// as "--auth-token-ttl=5".
+func EtcdWith(t testing.TB, n int, args ...string) []string {
+	t.Helper()
 	Require(t, EtcdImage)
 	ctx := startContext(t)
 	opts := []testcontainers.ContainerCustomizer{DataVolumes(etcdDataDir)}
+	if len(args) > 0 {
+		opts = append(opts, tcetcd.WithAdditionalArgs(args...))
+	}
 	if n > 1 {
 		names := make([]string, n)
 		for i := range names {

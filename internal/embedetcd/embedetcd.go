@@ -25,7 +25,12 @@ type Server struct {
 
 // Start starts a fresh server in a new temporary directory and waits until
 // it serves, at most 30 s. It listens on 127.0.0.1 only.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return StartWith(nil) }
+
+// StartWith is Start with configure, if not nil, called on the server's
+// configuration before it starts (say, to set AuthTokenTTL or a logger).
+// It must leave the directory and the URLs as they are.
+func StartWith(configure func(*embed.Config)) (*Server, error) {
 	dir, err := os.MkdirTemp("", "leasehold-etcd-")
 	if err != nil {
 		return nil, err
@@ -34,6 +39,9 @@ func Start() (*Server, error) {
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
+	}
+	if configure != nil {
+		configure(cfg)
 	}
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
