@@ -5,7 +5,7 @@ import (
 
 	"github.com/leasehold/leasehold/consul/consultest"
 	"github.com/leasehold/leasehold/etcd/etcdtest"
-	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/internal/containers"
 	"github.com/leasehold/leasehold/zookeeper/zktest"
 )
 
@@ -22,15 +22,13 @@ type ContainerOptions struct {
 //
 // The images are the official ones (gcr.io/etcd-development/etcd:v3.7.3,
 // zookeeper:3.8.0, hashicorp/consul:1.22.7) unless LEASEHOLD_ETCD_IMAGE,
-// LEASEHOLD_ZOOKEEPER_IMAGE or LEASEHOLD_CONSUL_IMAGE name another; the
-// image must be present locally (docker pull it first). Test traffic must
-// stay on loopback: set TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 when the
-// engine is local. ZooKeeper runs with tickTime 200 ms (session TTLs from
+// LEASEHOLD_ZOOKEEPER_IMAGE or LEASEHOLD_CONSUL_IMAGE, read at each call,
+// name another. ZooKeeper runs with tickTime 200 ms (session TTLs from
 // 400 ms to 4 s); Consul grants TTLs from 10 s.
 //
-// Without a Docker engine, the image or TESTCONTAINERS_HOST_OVERRIDE the
-// test is skipped with a message saying what is missing; under CI=true it
-// fails instead.
+// It needs a Docker engine and no variable; without the engine or the
+// image it skips the test with a message that says what to do, and fails
+// it under CI=true ("Docker, skips and CI" in the package doc).
 func Container(t testing.TB, kind string, opts ContainerOptions) *Server {
 	t.Helper()
 	n := opts.Nodes
@@ -40,19 +38,19 @@ func Container(t testing.TB, kind string, opts ContainerOptions) *Server {
 	if n != 1 && n != 3 {
 		t.Fatalf("leaseholdtest: ContainerOptions.Nodes is %d; want 1 or 3", opts.Nodes)
 	}
+	image := containers.Image(kind)
+	if image == "" {
+		t.Fatalf(`leaseholdtest: store kind %q; want "etcd", "zookeeper" or "consul"`, kind)
+	}
+	addrs := startStore(t, dockerEngine{}, kind, image, n)
 	switch kind {
 	case "etcd":
-		h := &etcdtest.Harness{Endpoints: stores.Etcd(t, n)}
+		h := &etcdtest.Harness{Endpoints: addrs}
 		t.Cleanup(h.Close)
-		return newServer(t, kind, h.Endpoints, h)
-	case "zookeeper":
-		h := &zktest.Harness{Servers: stores.ZooKeeper(t, n), TickTime: stores.ZooKeeperTick}
-		return newServer(t, kind, h.Servers, h)
-	case "consul":
-		addrs := stores.Consul(t, n)
-		h := &consultest.Harness{Addr: addrs[0]}
 		return newServer(t, kind, addrs, h)
+	case "zookeeper":
+		return newServer(t, kind, addrs, &zktest.Harness{Servers: addrs, TickTime: containers.ZooKeeperTick})
+	default:
+		return newServer(t, kind, addrs, &consultest.Harness{Addr: addrs[0]})
 	}
-	t.Fatalf(`leaseholdtest: store kind %q; want "etcd", "zookeeper" or "consul"`, kind)
-	return nil
 }

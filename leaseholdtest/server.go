@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/harness"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -29,21 +29,21 @@ type Server struct {
 	// for an elector a test will cut off, use Connect.
 	Store backends.Store
 
-	h harness
+	h storeHarness
 
 	once sync.Once
 	obs  *lease.LeaseElector // reads elections for Leader
 	err  error
 }
 
-// harness is what a Server needs of the project's per-store harness.
-type harness interface {
-	Connect(t testing.TB) (backends.Store, *backendtest.Link)
+// storeHarness is what a Server needs of the project's per-store harness.
+type storeHarness interface {
+	Connect(t testing.TB) (backends.Store, *harness.Link)
 	ExpireSession(ctx context.Context, id string) error
 }
 
 // newServer wraps h, whose Stores reach endpoints, into a Server for t.
-func newServer(t testing.TB, kind string, endpoints []string, h harness) *Server {
+func newServer(t testing.TB, kind string, endpoints []string, h storeHarness) *Server {
 	t.Helper()
 	s := &Server{Kind: kind, Endpoints: endpoints, h: h}
 	s.Store, _ = h.Connect(t)
@@ -61,7 +61,7 @@ type Link struct {
 	// Store is a Store whose every connection goes through this link,
 	// closed when the test ends. Give it to one lease.New.
 	Store backends.Store
-	link  *backendtest.Link
+	link  *harness.Link
 }
 
 // Connect returns a new Link to the server.

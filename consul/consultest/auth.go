@@ -12,8 +12,8 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/consul"
+	"github.com/leasehold/leasehold/internal/harness"
 	"github.com/leasehold/leasehold/internal/keys"
-	"github.com/leasehold/leasehold/lease/leasetest"
 )
 
 // AuthHarness is a leasetest.AuthHarness on a Consul agent at Addr with
@@ -34,8 +34,6 @@ type AuthHarness struct {
 	admin  *api.Client
 	tokens map[string]string // case name -> secret
 }
-
-var _ leasetest.AuthHarness = (*AuthHarness)(nil)
 
 // Rules of the harness's policies, by case name.
 var authRules = map[string]string{
@@ -121,13 +119,13 @@ func (h *AuthHarness) Holder(t testing.TB) backends.Store {
 }
 
 // Refused returns every case short of the elector's rights.
-func (h *AuthHarness) Refused() []leasetest.AuthCase {
+func (h *AuthHarness) Refused() []harness.AuthCase {
 	as := func(name string) func(testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
 		return func(t testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
 			return h.store(t, name)
 		}
 	}
-	return []leasetest.AuthCase{
+	return []harness.AuthCase{
 		{Name: "read-only-kv", Store: as("read-only-kv"), KeyRead: true},
 		{Name: "no-session-write", Store: as("no-session-write"), KeyRead: true, KeyWrite: true},
 		{Name: "no-rights", Store: as("no-rights")},

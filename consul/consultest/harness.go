@@ -16,13 +16,13 @@ import (
 	"github.com/hashicorp/consul/api"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/consul"
+	"github.com/leasehold/leasehold/internal/harness"
 )
 
 // Harness is a backendtest.Harness on the Consul agent whose HTTP API is
 // at Addr (host:port). Every Store it makes reaches the agent through a
-// loopback proxy of its own (a backendtest.Link), which the sever function cuts. Its methods
+// loopback proxy of its own (a harness.Link), which the sever function cuts. Its methods
 // may be called from several tests at once.
 type Harness struct {
 	// Addr is the agent's HTTP address, host:port, on loopback.
@@ -35,11 +35,6 @@ type Harness struct {
 	admin *api.Client
 	err   error
 }
-
-var (
-	_ backendtest.Harness      = (*Harness)(nil)
-	_ backendtest.ExpiryGracer = (*Harness)(nil)
-)
 
 // Client returns a client of the agent at Addr with a transport of its
 // own, whose idle connections are closed when t ends.
@@ -71,9 +66,9 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 // refuses new ones, as a crash would: the Store's calls fail and its
 // sessions are left to expire by TTL, not destroyed. Healing it lets the
 // Store's calls through again.
-func (h *Harness) Connect(t testing.TB) (backends.Store, *backendtest.Link) {
+func (h *Harness) Connect(t testing.TB) (backends.Store, *harness.Link) {
 	t.Helper()
-	l := backendtest.NewLink(t, []string{h.Addr}, backendtest.ProxyOptions{})
+	l := harness.NewLink(t, []string{h.Addr}, harness.ProxyOptions{})
 	s, err := consul.New(h.client(t, l.Addrs()[0]), consul.Options{})
 	if err != nil {
 		t.Fatal(err)

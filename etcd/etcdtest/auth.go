@@ -13,8 +13,8 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/harness"
 	"github.com/leasehold/leasehold/internal/keys"
-	"github.com/leasehold/leasehold/lease/leasetest"
 )
 
 // AuthHarness is a leasetest.AuthHarness on an etcd cluster at Endpoints
@@ -32,8 +32,6 @@ type AuthHarness struct {
 
 	root *clientv3.Client
 }
-
-var _ leasetest.AuthHarness = (*AuthHarness)(nil)
 
 // RootPassword is the root user's password Setup sets.
 const RootPassword = "root-secret"
@@ -122,13 +120,13 @@ func (h *AuthHarness) Holder(t testing.TB) backends.Store {
 }
 
 // Refused returns "reader", "nobody" and a client without credentials.
-func (h *AuthHarness) Refused() []leasetest.AuthCase {
+func (h *AuthHarness) Refused() []harness.AuthCase {
 	as := func(user string) func(testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
 		return func(t testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
 			return h.store(t, user)
 		}
 	}
-	return []leasetest.AuthCase{
+	return []harness.AuthCase{
 		{Name: "read-only", Store: as("reader"), KeyRead: true},
 		{Name: "no-rights", Store: as("nobody")},
 		{Name: "no-credentials", Store: as("")},

@@ -21,8 +21,8 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/harness"
 )
 
 // Harness is a backendtest.Harness on the etcd cluster at Endpoints.
@@ -36,8 +36,6 @@ type Harness struct {
 	admin *clientv3.Client
 	err   error
 }
-
-var _ backendtest.Harness = (*Harness)(nil)
 
 // Dial returns a client of the cluster, closed when t ends.
 func (h *Harness) Dial(t testing.TB) *clientv3.Client {
@@ -70,7 +68,7 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 // client's connections and refuses new ones, as a network cut would: the
 // Store's calls fail and its leases are left to expire by TTL, not
 // revoked. Healing it lets the client reconnect, within 1 s.
-func (h *Harness) Connect(t testing.TB) (backends.Store, *backendtest.Link) {
+func (h *Harness) Connect(t testing.TB) (backends.Store, *harness.Link) {
 	t.Helper()
 	var hosts []string
 	for _, ep := range h.Endpoints {
@@ -80,7 +78,7 @@ func (h *Harness) Connect(t testing.TB) (backends.Store, *backendtest.Link) {
 		}
 		hosts = append(hosts, u.Host)
 	}
-	l := backendtest.NewLink(t, hosts, backendtest.ProxyOptions{})
+	l := harness.NewLink(t, hosts, harness.ProxyOptions{})
 	cfg := h.config()
 	cfg.Endpoints = nil
 	for i, a := range l.Addrs() {

@@ -19,6 +19,8 @@ import (
 	"go.uber.org/zap"
 
 	mobycontainer "github.com/moby/moby/api/types/container"
+
+	"github.com/leasehold/leasehold/internal/containers"
 )
 
 // Cluster is a store cluster whose nodes a test can kill, stop, restart
@@ -60,8 +62,8 @@ func EtcdCluster(t testing.TB, n int) *Cluster {
 		return []testcontainers.ContainerCustomizer{testcontainers.WithCmd("etcd", "--name="+name,
 			"--initial-advertise-peer-urls=http://"+name+":2380", "--advertise-client-urls=http://"+name+":2379",
 			"--listen-peer-urls=http://0.0.0.0:2380", "--listen-client-urls=http://0.0.0.0:2379",
-			"--initial-cluster-state=new", "--initial-cluster="+strings.Join(peers, ","), "--data-dir="+etcdDataDir),
-			DataVolumes(etcdDataDir)}
+			"--initial-cluster-state=new", "--initial-cluster="+strings.Join(peers, ","), "--data-dir="+containers.EtcdDataDir),
+			DataVolumes(containers.EtcdDataDir)}
 	})
 }
 
@@ -89,13 +91,13 @@ func ConsulCluster(t testing.TB, n int) *Cluster {
 	Require(t, ConsulImage)
 	return newCluster(t, "consul", n, "8500/tcp", func(i int, name string) []testcontainers.ContainerCustomizer {
 		cmd := []string{"agent", "-server", fmt.Sprintf("-bootstrap-expect=%d", n), "-node=" + name,
-			"-client=0.0.0.0", `-bind={{ GetInterfaceIP "eth0" }}`, "-data-dir=" + consulDataDir}
+			"-client=0.0.0.0", `-bind={{ GetInterfaceIP "eth0" }}`, "-data-dir=" + containers.ConsulDataDir}
 		for j := 1; j <= n; j++ {
 			if j != i {
 				cmd = append(cmd, fmt.Sprintf("-retry-join=consul-%d", j))
 			}
 		}
-		return []testcontainers.ContainerCustomizer{testcontainers.WithCmd(append(cmd, consulHCL...)...), DataVolumes(consulDataDir)}
+		return []testcontainers.ContainerCustomizer{testcontainers.WithCmd(append(cmd, containers.ConsulHCL...)...), DataVolumes(containers.ConsulDataDir)}
 	})
 }
 
@@ -157,10 +159,10 @@ func (c *Cluster) Ready(ctx context.Context) error {
 		for _, a := range c.Addrs() {
 			eps = append(eps, "http://"+a)
 		}
-		return etcdReady(ctx, eps)
+		return containers.EtcdReady(ctx, eps)
 	case "zookeeper":
 		for _, a := range c.Addrs() {
-			if err := zkReady(ctx, a); err != nil {
+			if err := containers.ZooKeeperReady(ctx, a); err != nil {
 				return err
 			}
 		}
@@ -169,7 +171,7 @@ func (c *Cluster) Ready(ctx context.Context) error {
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for _, a := range c.Addrs() {
-			for !consulHasQuorum(ctx, a, len(c.Nodes)) {
+			for !containers.ConsulHasQuorum(ctx, a, len(c.Nodes)) {
 				select {
 				case <-ctx.Done():
 					return fmt.Errorf("consul at %s: no leader with %d peers: %w", a, len(c.Nodes), ctx.Err())
@@ -247,7 +249,7 @@ func (c *Cluster) isLeader(ctx context.Context, addr string) (bool, error) {
 		}
 		return st.Leader != 0 && st.Leader == st.Header.MemberId, nil
 	case "zookeeper":
-		mode, err := zkMode(ctx, addr)
+		mode, err := containers.ZooKeeperMode(ctx, addr)
 		return mode == "leader", err
 	case "consul":
 		var self struct {
@@ -257,7 +259,7 @@ func (c *Cluster) isLeader(ctx context.Context, addr string) (bool, error) {
 				} `json:"consul"`
 			} `json:"Stats"`
 		}
-		err := getJSON(ctx, "http://"+addr+"/v1/agent/self", &self)
+		err := containers.GetJSON(ctx, "http://"+addr+"/v1/agent/self", &self)
 		return self.Stats.Consul.Leader == "true", err
 	}
 	return false, fmt.Errorf("unknown store kind %q", c.Kind)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/testcontainers/testcontainers-go"
 	tcconsul "github.com/testcontainers/testcontainers-go/modules/consul"
+
+	"github.com/leasehold/leasehold/internal/containers"
 )
 
 // ConsulManagementToken is the management token of ConsulACL's agent.
@@ -25,7 +27,7 @@ func ConsulACL(t testing.TB) string {
 	ctx := startContext(t)
 	acl := `acl { enabled = true, default_policy = "deny", down_policy = "deny", ` +
 		`tokens { initial_management = "` + ConsulManagementToken + `", agent = "` + ConsulManagementToken + `" } }`
-	cmd := append([]string{"agent", "-dev", "-client", "0.0.0.0", "-hcl", acl}, consulHCL...)
+	cmd := append([]string{"agent", "-dev", "-client", "0.0.0.0", "-hcl", acl}, containers.ConsulHCL...)
 	c, err := tcconsul.Run(ctx, ConsulImage, testcontainers.WithCmd(cmd...))
 	testcontainers.CleanupContainer(t, c, testcontainers.StopTimeout(time.Second))
 	if err != nil {

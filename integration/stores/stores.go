@@ -5,7 +5,9 @@
 // Cluster whose nodes a test can kill, stop, restart and cut from their
 // network, and whose store leader it can find (the store faults). It uses testcontainers-go and terminates every
 // container and network it starts when the test ends (the reaper image is
-// not used).
+// not used). The single-node and cluster starters it shares with
+// leaseholdtest are in internal/containers; this package adds the suites'
+// policy (Require) and the faults.
 //
 // EtcdTLS, ConsulTLS and ZooKeeperTLS start one server that speaks only
 // mutual TLS to clients, with a test PKI that NewCerts generates.
@@ -19,31 +21,23 @@ package stores
 
 import (
 	"context"
-	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	mobycontainer "github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/mount"
-	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/leasehold/leasehold/internal/containers"
 )
 
-// Image names and their defaults.
+// Image names: the values of LEASEHOLD_ETCD_IMAGE, LEASEHOLD_ZOOKEEPER_IMAGE
+// and LEASEHOLD_CONSUL_IMAGE when the tests start, or the official images.
 var (
-	EtcdImage      = imageFromEnv("LEASEHOLD_ETCD_IMAGE", "gcr.io/etcd-development/etcd:v3.7.3")
-	ZooKeeperImage = imageFromEnv("LEASEHOLD_ZOOKEEPER_IMAGE", "zookeeper:3.8.0")
-	ConsulImage    = imageFromEnv("LEASEHOLD_CONSUL_IMAGE", "hashicorp/consul:1.22.7")
+	EtcdImage      = containers.Image("etcd")
+	ZooKeeperImage = containers.Image("zookeeper")
+	ConsulImage    = containers.Image("consul")
 )
-
-func imageFromEnv(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
 
 // startTimeout bounds starting a cluster and waiting for it to serve.
 const startTimeout = 3 * time.Minute
@@ -58,15 +52,10 @@ func Require(t testing.TB, image string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
-	if err != nil {
-		stop(t, "no Docker engine: "+err.Error())
+	if err := containers.Ping(ctx); err != nil {
+		stop(t, "no Docker engine answers: "+err.Error())
 	}
-	defer cli.Close()
-	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
-		stop(t, "Docker engine does not answer: "+err.Error())
-	}
-	if _, err := cli.ImageInspect(ctx, image); err != nil {
+	if !containers.HasImage(ctx, image) {
 		stop(t, "image "+image+" is missing: run `make images` (it builds or pulls the store images)")
 	}
 }
@@ -103,29 +92,27 @@ var Bridge bool
 // Endpoint returns the address at which a test reaches port of c: the
 // published loopback port, or with Bridge the container's own address.
 func Endpoint(ctx context.Context, c testcontainers.Container, port string) (string, error) {
-	if !Bridge {
-		return c.PortEndpoint(ctx, port, "")
-	}
-	ip, err := c.ContainerIP(ctx)
-	if err != nil {
-		return "", err
-	}
-	return net.JoinHostPort(ip, strings.TrimSuffix(port, "/tcp")), nil
+	return containers.Endpoint(ctx, c, port, Bridge)
 }
 
 // DataVolumes mounts a fresh anonymous Docker volume at each of dirs, the
-// store's data directories, as the official ZooKeeper and Consul images
-// declare and as anyone runs a store in a container: its log then lives on
-// the host's file system, not in the container's writable layer. On this
-// engine that layer is fuse-overlayfs, where an fsync that takes 0.1 ms on
-// the host's ext4 often stalls for 100 ms or more, and those stalls made
-// the benchmarks' tails (and timing-bound tests) measure the storage
-// driver. A stopped or killed container keeps its volumes; Docker removes
-// them with the container (testcontainers removes volumes on Terminate).
+// store's data directories (see containers.DataVolumes: the store's log
+// then lives on the host's file system, not in the container's writable
+// layer, whose fsyncs stall on this engine).
 func DataVolumes(dirs ...string) testcontainers.CustomizeRequestOption {
-	return testcontainers.WithHostConfigModifier(func(hc *mobycontainer.HostConfig) {
-		for _, d := range dirs {
-			hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeVolume, Target: d})
-		}
-	})
+	return containers.DataVolumes(dirs...)
+}
+
+// ZooKeeperTick is the tickTime the containers run with: sessions may then
+// last from 2 to 20 ticks (400 ms to 4 s).
+const ZooKeeperTick = containers.ZooKeeperTick
+
+// ZooKeeperDataDirs are the image's snapshot and transaction log
+// directories (ZOO_DATA_DIR, ZOO_DATA_LOG_DIR; volumes in the official
+// image).
+var ZooKeeperDataDirs = containers.ZooKeeperDataDirs
+
+// options are the starters' options: the image of kind, and Bridge.
+func options(image string) containers.Options {
+	return containers.Options{Image: image, Bridge: Bridge}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/leasehold/leasehold/internal/containers"
 )
 
 // tlsDir is where the TLS starters copy the server's PEM files in the
@@ -37,12 +39,12 @@ func EtcdTLS(t testing.TB, c *Certs) string {
 	t.Helper()
 	Require(t, EtcdImage)
 	ctx := startContext(t)
-	cmd := []string{"etcd", "--name=default", "--data-dir=" + etcdDataDir + "/default.etcd",
+	cmd := []string{"etcd", "--name=default", "--data-dir=" + containers.EtcdDataDir + "/default.etcd",
 		"--listen-client-urls=https://0.0.0.0:2379", "--advertise-client-urls=https://127.0.0.1:2379",
 		"--client-cert-auth", "--trusted-ca-file=" + tlsDir + "/ca.pem",
 		"--cert-file=" + tlsDir + "/server.pem", "--key-file=" + tlsDir + "/server-key.pem"}
 	ctr, err := testcontainers.Run(ctx, EtcdImage, testcontainers.WithCmd(cmd...),
-		testcontainers.WithExposedPorts("2379/tcp"), tlsFiles(c), DataVolumes(etcdDataDir))
+		testcontainers.WithExposedPorts("2379/tcp"), tlsFiles(c), DataVolumes(containers.EtcdDataDir))
 	testcontainers.CleanupContainer(t, ctr, testcontainers.StopTimeout(time.Second))
 	if err != nil {
 		t.Fatalf("start etcd with TLS: %v", err)
@@ -75,7 +77,7 @@ func ConsulTLS(t testing.TB, c *Certs) string {
 	tlsHCL := fmt.Sprintf(`tls { defaults { ca_file = "%[1]s/ca.pem" cert_file = "%[1]s/server.pem" `+
 		`key_file = "%[1]s/server-key.pem" verify_incoming = true } }`, tlsDir)
 	cmd := append([]string{"agent", "-dev", "-client", "0.0.0.0", "-hcl", tlsHCL,
-		"-hcl", "ports { http = -1 https = 8501 grpc = -1 grpc_tls = -1 }"}, consulHCL...)
+		"-hcl", "ports { http = -1 https = 8501 grpc = -1 grpc_tls = -1 }"}, containers.ConsulHCL...)
 	ctr, err := testcontainers.Run(ctx, ConsulImage, testcontainers.WithCmd(cmd...),
 		testcontainers.WithExposedPorts("8501/tcp"), tlsFiles(c))
 	testcontainers.CleanupContainer(t, ctr, testcontainers.StopTimeout(time.Second))
@@ -99,10 +101,10 @@ func ConsulTLS(t testing.TB, c *Certs) string {
 func consulServes(ctx context.Context, hc *http.Client, base string) error {
 	var leader string
 	var nodes []map[string]any
-	if err := getJSONWith(ctx, hc, base+"/v1/status/leader", &leader); err != nil || leader == "" {
+	if err := containers.GetJSONWith(ctx, hc, base+"/v1/status/leader", &leader); err != nil || leader == "" {
 		return fmt.Errorf("leader %q: %v", leader, err)
 	}
-	if err := getJSONWith(ctx, hc, base+"/v1/catalog/nodes", &nodes); err != nil || len(nodes) == 0 {
+	if err := containers.GetJSONWith(ctx, hc, base+"/v1/catalog/nodes", &nodes); err != nil || len(nodes) == 0 {
 		return fmt.Errorf("%d nodes: %v", len(nodes), err)
 	}
 	return nil
@@ -152,7 +154,7 @@ func ZooKeeperTLS(t testing.TB, c *Certs) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := zkReady(ctx, plain); err != nil {
+	if err := containers.ZooKeeperReady(ctx, plain); err != nil {
 		t.Fatalf("zookeeper with TLS not ready: %v", err)
 	}
 	addr, err := ctr.PortEndpoint(ctx, "2281/tcp", "")

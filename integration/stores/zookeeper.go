@@ -1,111 +1,19 @@
 package stores
 
 import (
-	"bufio"
-	"context"
-	"fmt"
-	"net"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/network"
+	"github.com/leasehold/leasehold/internal/containers"
 )
-
-// ZooKeeperTick is the tickTime the containers run with: sessions may then
-// last from 2 to 20 ticks (400 ms to 4 s).
-const ZooKeeperTick = 200 * time.Millisecond
-
-// ZooKeeperDataDirs are the image's snapshot and transaction log
-// directories (ZOO_DATA_DIR, ZOO_DATA_LOG_DIR; volumes in the official
-// image).
-var ZooKeeperDataDirs = []string{"/data", "/datalog"}
 
 // ZooKeeper starts a ZooKeeper ensemble of n servers (1 or 3) and returns
 // their client addresses (127.0.0.1:port) once every server serves.
 func ZooKeeper(t testing.TB, n int) []string {
 	t.Helper()
 	Require(t, ZooKeeperImage)
-	ctx := startContext(t)
-	var nw *testcontainers.DockerNetwork
-	if n > 1 {
-		var err error
-		if nw, err = network.New(ctx); err != nil {
-			t.Fatalf("zookeeper network: %v", err)
-		}
-		testcontainers.CleanupNetwork(t, nw)
-	}
-	var servers []string
-	for i := 1; i <= n; i++ {
-		servers = append(servers, fmt.Sprintf("server.%d=zk%d:2888:3888;2181", i, i))
-	}
-	addrs := make([]string, n)
-	for i := 1; i <= n; i++ {
-		env := map[string]string{"ZOO_MY_ID": fmt.Sprint(i), "ZOO_TICK_TIME": fmt.Sprint(ZooKeeperTick.Milliseconds()),
-			"ZOO_4LW_COMMANDS_WHITELIST": "srvr,ruok,mntr,conf", "ZOO_ADMINSERVER_ENABLED": "false",
-			"ZOO_INIT_LIMIT": "10", "ZOO_SYNC_LIMIT": "5"}
-		opts := []testcontainers.ContainerCustomizer{testcontainers.WithExposedPorts("2181/tcp"), testcontainers.WithEnv(env),
-			DataVolumes(ZooKeeperDataDirs...)}
-		if nw != nil {
-			env["ZOO_SERVERS"] = strings.Join(servers, " ")
-			opts = append(opts, network.WithNetwork([]string{fmt.Sprintf("zk%d", i)}, nw))
-		}
-		c, err := testcontainers.Run(ctx, ZooKeeperImage, opts...)
-		testcontainers.CleanupContainer(t, c, testcontainers.StopTimeout(time.Second))
-		if err != nil {
-			t.Fatalf("start zookeeper %d of %d: %v", i, n, err)
-		}
-		if addrs[i-1], err = Endpoint(ctx, c, "2181/tcp"); err != nil {
-			t.Fatalf("zookeeper address: %v", err)
-		}
-	}
-	for _, a := range addrs {
-		if err := zkReady(ctx, a); err != nil {
-			t.Fatalf("zookeeper x%d not ready: %v", n, err)
-		}
+	addrs, err := containers.ZooKeeper(startContext(t), t, n, options(ZooKeeperImage))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return addrs
-}
-
-// zkReady waits until the server at addr reports a Mode (standalone,
-// leader or follower) to the srvr command: it then serves clients. `ruok`
-// answers before that.
-func zkReady(ctx context.Context, addr string) error {
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	var last error
-	for {
-		mode, err := zkMode(ctx, addr)
-		if err == nil && mode != "" {
-			return nil
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: %w (last: %v)", addr, ctx.Err(), last)
-		case <-tick.C:
-		}
-	}
-}
-
-// zkMode asks the server at addr for its mode with the srvr command.
-func zkMode(ctx context.Context, addr string) (string, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(500 * time.Millisecond))
-	if _, err := conn.Write([]byte("srvr")); err != nil {
-		return "", err
-	}
-	sc := bufio.NewScanner(conn)
-	for sc.Scan() {
-		if mode, ok := strings.CutPrefix(sc.Text(), "Mode: "); ok {
-			return mode, nil
-		}
-	}
-	return "", sc.Err()
 }

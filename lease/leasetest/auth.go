@@ -8,6 +8,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/harness"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -31,23 +32,9 @@ type AuthHarness interface {
 	RevokeEndsTerm() bool
 }
 
-// AuthCase is a client short of the rights the elector needs.
-type AuthCase struct {
-	// Name names the case in test names, e.g. "read-only".
-	Name string
-	// Store returns a Store for the case, on a connection of its own
-	// closed when t ends, and a function that writes value at election's
-	// leader key through that connection's own client, as a plain write
-	// (not through the adapter); it returns an error wrapping
-	// backends.ErrPermission if the store refused it for want of rights.
-	Store func(t testing.TB) (store backends.Store, overwrite func(ctx context.Context, election string, value []byte) error)
-	// KeyRead: the case may read the leader keys (Leader and Observe work).
-	KeyRead bool
-	// KeyWrite: the case may write the leader keys; it lacks another right
-	// (say, Consul's session:write), so only its campaigns are refused and
-	// the attacks on the holder's key are not tried.
-	KeyWrite bool
-}
+// AuthCase is a client short of the rights the elector needs (see
+// harness.AuthCase for its fields).
+type AuthCase = harness.AuthCase
 
 // RunAuthTests runs the auth suite: a holder with every right leads; each
 // refused client's Campaign, its delete of the holder's key at the

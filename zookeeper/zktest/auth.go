@@ -10,7 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/lease/leasetest"
+	"github.com/leasehold/leasehold/internal/harness"
 	"github.com/leasehold/leasehold/zookeeper"
 	"github.com/leasehold/leasehold/zookeeper/internal/names"
 )
@@ -29,8 +29,6 @@ type AuthHarness struct {
 	Servers  []string
 	TickTime time.Duration
 }
-
-var _ leasetest.AuthHarness = (*AuthHarness)(nil)
 
 // Password returns the digest password of user.
 func Password(user string) string { return user + "-secret" }
@@ -105,13 +103,13 @@ func (h *AuthHarness) Holder(t testing.TB) backends.Store {
 
 // Refused returns "reader", "nobody", a wrong password, a refused scheme
 // and no credentials.
-func (h *AuthHarness) Refused() []leasetest.AuthCase {
+func (h *AuthHarness) Refused() []harness.AuthCase {
 	as := func(auth []zookeeper.Auth) func(testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
 		return func(t testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
 			return h.store(t, auth, nil)
 		}
 	}
-	return []leasetest.AuthCase{
+	return []harness.AuthCase{
 		{Name: "read-only", Store: as(digest("reader", Password("reader"))), KeyRead: true},
 		{Name: "no-rights", Store: as(digest("nobody", Password("nobody")))},
 		{Name: "wrong-password", Store: as(digest("holder", "wrong"))},

@@ -24,7 +24,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/harness"
 	"github.com/leasehold/leasehold/zookeeper"
 	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
@@ -47,11 +47,6 @@ type Harness struct {
 	passwords map[int64][]byte // session ID → password, from the proxies
 }
 
-var (
-	_ backendtest.Harness      = (*Harness)(nil)
-	_ backendtest.ExpiryGracer = (*Harness)(nil)
-)
-
 // NewStore returns a Store whose connections go through a Link of its
 // own (see Connect); sever severs the Link.
 func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
@@ -65,9 +60,9 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 // connection through it: the Store's calls fail from then on and its
 // sessions are left to expire on the servers, as after a crash. Healing
 // it lets the Store reconnect.
-func (h *Harness) Connect(t testing.TB) (backends.Store, *backendtest.Link) {
+func (h *Harness) Connect(t testing.TB) (backends.Store, *harness.Link) {
 	t.Helper()
-	l := backendtest.NewLink(t, h.Servers, h.proxyOptions())
+	l := harness.NewLink(t, h.Servers, h.proxyOptions())
 	s, err := zookeeper.New(l.Addrs(), h.Options())
 	if err != nil {
 		t.Fatalf("zktest: %v", err)
@@ -99,8 +94,8 @@ func (h *Harness) clientTLS() *tls.Config {
 // proxyOptions are the Links' options: with TLS, the proxies serve the
 // Stores with TLS.Server and dial the servers with TLS.Client, so that
 // they can read each session's password from its connect response.
-func (h *Harness) proxyOptions() backendtest.ProxyOptions {
-	o := backendtest.ProxyOptions{FirstReply: h.readSession}
+func (h *Harness) proxyOptions() harness.ProxyOptions {
+	o := harness.ProxyOptions{FirstReply: h.readSession}
 	if h.TLS != nil {
 		o.ListenTLS, o.DialTLS = h.TLS.Server, h.TLS.Client
 	}

@@ -1,4 +1,4 @@
-package backendtest
+package harness
 
 import (
 	"bytes"
