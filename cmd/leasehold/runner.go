@@ -73,6 +73,7 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 		case <-l.Context().Done():
 			return r.ended(l, l.Err(), child)
 		case <-ctx.Done():
+			r.logf("%v: stopping child pid %d", context.Cause(ctx), child.pid)
 			r.stop(child)
 			r.resign(l)
 			return interruptedCode(ctx), true, nil
