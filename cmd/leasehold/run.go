@@ -15,7 +15,8 @@ const runUsage = `usage: leasehold run --store URL --election NAME [flags] -- CM
 
 Campaigns for the election and runs CMD while this process leads, with
 LEASEHOLD_ELECTION, LEASEHOLD_TOKEN (the fencing token) and
-LEASEHOLD_IDENTITY in its environment. When leadership is lost, every
+LEASEHOLD_IDENTITY in its environment (and no credential of the store,
+nor LEASEHOLD_STORE: see docs/credentials.md). When leadership is lost, every
 process of the term (CMD and all it started, daemons included) gets
 SIGTERM and, after --grace, SIGKILL: the grace ends before the store could
 hand the election to anyone else. When CMD exits, the rest of its processes
