@@ -24,7 +24,13 @@ var stopSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, s
 // in words). SIGHUP ignored when leasehold started (nohup) stays ignored:
 // Notify would install a handler for it. The others are caught even if
 // ignored at start, as a shell's background job has SIGINT and SIGQUIT.
+//
+// SIGPIPE is caught and dropped, for good: a write to a stdout or stderr
+// nobody reads any more (an ssh session without a terminal that hung up)
+// then fails with EPIPE, where Go's default would kill leasehold before it
+// has stopped the term and resigned. CMD gets the default back at exec.
 func notifySignals(parent context.Context) (context.Context, func()) {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
 	for _, s := range stopSignals {

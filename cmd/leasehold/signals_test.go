@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -86,5 +88,58 @@ func TestRunNohupKeepsRunning(t *testing.T) {
 	_ = a.c.Process.Signal(syscall.SIGTERM)
 	if code, want := a.code(t, 10*time.Second), 128+int(syscall.SIGTERM); code != want {
 		t.Errorf("exit %d, want %d (SIGHUP ignored, SIGTERM stops)\n%s", code, want, a.stderr.all.String())
+	}
+}
+
+// TestRunSurvivesClosedStderr: with its stderr a pipe nobody reads any
+// more (an ssh session without a terminal that hung up), SIGTERM still
+// makes run stop the term's whole tree, resign and exit 143: the write of
+// its "stopping child" line fails (EPIPE) instead of killing it with
+// SIGPIPE, Go's default for fd 1 and 2.
+func TestRunSurvivesClosedStderr(t *testing.T) {
+	srv := etcdServer(t)
+	for _, m := range treeModes {
+		t.Run(m.name, func(t *testing.T) { testClosedStderr(t, srv, m) })
+	}
+}
+
+func testClosedStderr(t *testing.T, srv string, m treeMode) {
+	dir := t.TempDir()
+	fifo, log := filepath.Join(dir, "stderr"), filepath.Join(dir, "log")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// sh execs leasehold, which keeps its PID, with stderr on the FIFO.
+	a := startProgram(t, nil, append([]string{"LOG=" + log, "FIFO=" + fifo}, m.env...), "sh", "-c", `exec "$0" "$@" 2>"$FIFO"`,
+		binary(t), "run", "--store", "etcd://"+srv+"/t", "--election", "jobs/epipe-"+m.name, "--ttl", "30s", "--grace", "1s",
+		"--log-level", "error", "--", "sh", "-c", daemonTERM)
+	f, err := os.Open(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	go func() {
+		s := bufio.NewScanner(f)
+		for s.Scan() {
+			if strings.Contains(s.Text(), "started child") {
+				close(started)
+				return
+			}
+		}
+	}()
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		f.Close()
+		t.Fatal("no \"started child\" line within 20s")
+	}
+	waitFor(t, 10*time.Second, "the daemon's lines", func() bool { return countWith(logLines(log), "d token=") > 0 })
+	f.Close() // the reader is gone: leasehold's next write gets EPIPE
+	_ = a.c.Process.Signal(syscall.SIGTERM)
+	if code, want := a.code(t, 10*time.Second), 128+int(syscall.SIGTERM); code != want {
+		t.Errorf("exit %d (%v), want %d", code, a.c.ProcessState, want)
+	}
+	if left := tagged(a.tag, a.c.Process.Pid); len(left) > 0 {
+		t.Errorf("the term's processes outlive leasehold: %+v", left)
 	}
 }
