@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/leasehold/leasehold/storeurl"
@@ -79,4 +80,23 @@ func readSecret(flag, path string) (string, error) {
 		return "", usageError{fmt.Errorf("%s %s: the file has more than one line: want the secret on its one line", flag, path)}
 	}
 	return s, nil
+}
+
+// secretEnv are the variables from which leasehold may take a store or a
+// credential: its own (LEASEHOLD_STORE may carry a password in its user
+// info) and Consul's (which package api reads besides fromEnv). None reaches
+// CMD's environment, whatever the store: a CMD that needs a credential is
+// given it on purpose, not by inheritance from the lock holder.
+var secretEnv = []string{"LEASEHOLD_STORE=", "LEASEHOLD_PASSWORD=", "LEASEHOLD_ZK_DIGEST=",
+	"CONSUL_HTTP_TOKEN=", "CONSUL_HTTP_TOKEN_FILE=", "CONSUL_HTTP_AUTH="}
+
+// childEnv returns env without secretEnv.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !slices.ContainsFunc(secretEnv, func(p string) bool { return strings.HasPrefix(kv, p) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

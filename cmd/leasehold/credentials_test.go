@@ -21,6 +21,12 @@ const secret = "S3cret-b71e40"
 // returns its host:port.
 func authEtcd(t *testing.T) string {
 	t.Helper()
+	return authEtcdWith(t, secret)
+}
+
+// authEtcdWith is authEtcd with root's password.
+func authEtcdWith(t *testing.T, password string) string {
+	t.Helper()
 	srv, err := embedetcd.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +39,7 @@ func authEtcd(t *testing.T) string {
 	defer admin.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := admin.UserAdd(ctx, "root", secret); err != nil {
+	if _, err := admin.UserAdd(ctx, "root", password); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := admin.UserGrantRole(ctx, "root", "root"); err != nil {

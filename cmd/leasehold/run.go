@@ -15,14 +15,16 @@ const runUsage = `usage: leasehold run --store URL --election NAME [flags] -- CM
 
 Campaigns for the election and runs CMD while this process leads, with
 LEASEHOLD_ELECTION, LEASEHOLD_TOKEN (the fencing token) and
-LEASEHOLD_IDENTITY in its environment. When leadership is lost, every
+LEASEHOLD_IDENTITY in its environment (and no credential of the store,
+nor LEASEHOLD_STORE: see docs/credentials.md). When leadership is lost, every
 process of the term (CMD and all it started, daemons included) gets
 SIGTERM and, after --grace, SIGKILL: the grace ends before the store could
 hand the election to anyone else. When CMD exits, the rest of its processes
 are stopped the same way; then leasehold resigns and exits with CMD's code
 (--on-exit=exit) or starts CMD again while still leading
-(--on-exit=restart). SIGTERM or SIGINT stop the term, resign, and exit with
-128+signal (143, 130).
+(--on-exit=restart). SIGTERM, SIGINT, SIGHUP or SIGQUIT stop the term,
+resign, and exit with 128+signal (143, 130, 129, 131); SIGHUP means stop,
+not reload (under nohup it stays ignored).
 
 Each term runs in a PID namespace of its own, so that nothing of it
 outlives the term or leasehold; where the kernel refuses one, run warns

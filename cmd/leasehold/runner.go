@@ -8,9 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -73,6 +71,7 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 		case <-l.Context().Done():
 			return r.ended(l, l.Err(), child)
 		case <-ctx.Done():
+			r.logf("%v: stopping child pid %d", context.Cause(ctx), child.pid)
 			r.stop(child)
 			r.resign(l)
 			return interruptedCode(ctx), true, nil
@@ -228,21 +227,4 @@ func stopNamespace(ch *child, grace time.Duration) {
 		_ = ch.c.Process.Signal(syscall.SIGKILL)
 		<-ch.exited
 	}
-}
-
-// secretEnv are leasehold's own credential variables: CMD has no use for
-// them, so they stay out of its environment (and its /proc/PID/environ).
-// CONSUL_HTTP_TOKEN stays: it is Consul's, and a CMD that talks to Consul
-// expects it, as under consul lock.
-var secretEnv = []string{"LEASEHOLD_PASSWORD=", "LEASEHOLD_ZK_DIGEST="}
-
-// childEnv returns env without secretEnv.
-func childEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if !slices.ContainsFunc(secretEnv, func(p string) bool { return strings.HasPrefix(kv, p) }) {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

@@ -90,11 +90,18 @@ func startProc(t *testing.T, env []string, args ...string) *leaseholdProc {
 
 func startProcWith(t *testing.T, cred *syscall.Credential, env []string, args ...string) *leaseholdProc {
 	t.Helper()
+	return startProgram(t, cred, env, binary(t), args...)
+}
+
+// startProgram is startProcWith for a program that runs leasehold in its
+// turn (e.g. a shell that sets up its signals first).
+func startProgram(t *testing.T, cred *syscall.Credential, env []string, prog string, args ...string) *leaseholdProc {
+	t.Helper()
 	tagSeq.Lock()
 	tagSeq.n++
 	tag := fmt.Sprintf("%d-%d", os.Getpid(), tagSeq.n)
 	tagSeq.Unlock()
-	c := exec.Command(binary(t), args...)
+	c := exec.Command(prog, args...)
 	c.Env = append(append(os.Environ(), "LEASEHOLD_TEST_TAG="+tag), env...)
 	p := &leaseholdProc{c: c, tag: tag, stderr: newLines(), exited: make(chan struct{})}
 	c.Stderr = p.stderr
