@@ -86,6 +86,20 @@ func TestRefusedExitsAtOnceConsul(t *testing.T) {
 	})
 }
 
+// TestTokenFlagBeatsTokenFileEnv: a token given to leasehold (--token)
+// is the one Consul sees, even with CONSUL_HTTP_TOKEN_FILE naming a file
+// of a token with every right (docs/credentials.md: the environment is
+// used only if no flag gives a token).
+func TestTokenFlagBeatsTokenFileEnv(t *testing.T) {
+	h := &consultest.AuthHarness{Addr: stores.ConsulACL(t), ManagementToken: stores.ConsulManagementToken}
+	h.Setup(t)
+	t.Setenv("CONSUL_HTTP_TOKEN_FILE", writeFile(t, stores.ConsulManagementToken+"\n"))
+	store := "consul://" + h.Addr + "/leasehold"
+	checkRefusals(t, store, "10s", []refusal{
+		{"status with an unknown token", "status", []string{"--token", h.Token("unknown-token")}, "ACL not found"},
+	})
+}
+
 // TestRunRevokedExits: a leader whose write rights are revoked loses the
 // leadership at its next renewal (the child is stopped), and its new
 // campaign is refused: run exits 1 with etcd's words.
