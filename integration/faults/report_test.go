@@ -174,7 +174,7 @@ func renderPolicies(b *strings.Builder, os []outcome) {
 	if !ran {
 		return
 	}
-	b.WriteString("\nPolicy events (issue 13; integration/faults/policy_test.go), one per cycle in a soak, after the fault\n")
+	b.WriteString("\nPolicy events (integration/faults/policy_test.go), one per cycle in a soak, after the fault\n")
 	b.WriteString("healed or while it was active (during); outcome counts; \"new leader after\" is from the event to the\n")
 	b.WriteString("new leader acting, median / max, after a fault only. Handovers the candidates made, by cause, as\n")
 	b.WriteString("their lease.PolicyMetrics reported them (preempt: a higher priority took over).\n\n")
