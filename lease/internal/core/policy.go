@@ -177,8 +177,9 @@ func (m *Machine) markerTo(rec backends.Record) (string, bool) {
 }
 
 // observedWaiting handles a waiting campaign's read of the key: rec, after
-// e.known. The key held by our own session (a lost reply) or carrying a
-// marker naming us is created at once; a key gone with a marker naming
+// e.known. The key held by our own session (a lost reply), or carrying or
+// gone with a marker naming us, is created at once, ending a step back
+// (see handedOff) but not a damping; a key gone with a marker naming
 // another session (in its value before, or beside it now, news to us:
 // one marker holds each waiter off once) is left to it for HoldOff; one
 // gone while we sit out (damped) waits for the end of the penalty; one
@@ -210,6 +211,14 @@ func (m *Machine) observedWaiting(now time.Time, name string, e *election, rec b
 		return
 	case rec.Exists():
 		e.holdUntil, e.stepBack = time.Time{}, time.Time{} // the target (or another) took it
+	case marked && to == m.SessionID() && !e.damped:
+		// Named by a later leader's marker: the target we stepped back for
+		// led and let go, perhaps before we read its key. Sitting out now
+		// would leave the key free for the rest of HoldOff.
+		e.stepBack = time.Time{}
+		m.create(now, name, e)
+		m.tickSession(now)
+		return
 	case !e.holdUntil.IsZero():
 	case m.sitsOut(now, e):
 		m.holdOff(name, e, e.sitOutEnd())
