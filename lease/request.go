@@ -27,8 +27,13 @@ import (
 // is damped or superseded (see Candidate) not counting,
 // errors.ErrUnsupported, at once, if the leader's candidate record says
 // that it does not follow its candidate list (a leader of a version
-// that does not say waits as one that does), and ctx's error if the
-// handover does not happen before ctx ends.
+// that does not say waits as one that does), ErrOvertaken as soon as it
+// sees a new term that it did not ask for (with to) begin after its
+// request was made (another request or handover was honoured, or the
+// leader changed): a leader honours only requests made during its own
+// term, so no leader will honour this one. It fails with ctx's error,
+// saying what it saw last, if the handover does not happen before ctx
+// ends; before its request was made, it says so.
 //
 // It fails at once with ErrBusy, writing nothing, while this elector
 // campaigns in or leads election (or still deletes its candidate record
@@ -261,8 +266,8 @@ func (p pending) timedOut(last LeaderInfo, cause error) error {
 	case last.Token != p.from.Token:
 		seen = fmt.Sprintf("%q led with token %d, a term begun before the request was made, which may still honour it", last.Identity, last.Token)
 	case p.says:
-		seen = fmt.Sprintf("%q still led with token %d; it follows its candidate list, and honours a request at its next "+
-			"safe point if its target still waits", last.Identity, last.Token)
+		seen = fmt.Sprintf("%q still led with token %d; it follows its candidate list, so it had not come to this "+
+			"request: it honours one request a term, at its next safe point, if the target still waits", last.Identity, last.Token)
 	default:
 		seen = fmt.Sprintf("%q still led with token %d; its candidate record does not say that it follows its candidate "+
 			"list, as an earlier version's does not: such a leader sees requests only with Options.FollowRoster or Preempt",
