@@ -56,6 +56,7 @@ type Candidate struct {
 	wakes           bool   // its wait in line wakes on a Pass to it
 	takes           bool   // it takes up a key passed to it (core.Candidate.Takes)
 	ignoresRequests bool   // its record says that, leading, it does not see requests
+	saysFollows     bool   // its record says whether, leading, it sees requests
 }
 
 // Candidates returns election's candidates in succession order: the
@@ -148,7 +149,7 @@ func candidateOf(r backends.Record) (Candidate, bool) {
 	}
 	c := Candidate{Identity: v.Identity, Session: r.Owner, Priority: v.Priority, Labels: v.Labels,
 		Joined: joinedTime(v.Joined), MayLead: !v.NoLead && v.Request == nil, Damped: v.Damped, order: r.Token,
-		wakes: v.Wakes, takes: v.Takes, ignoresRequests: v.Follows != nil && !*v.Follows}
+		wakes: v.Wakes, takes: v.Takes, ignoresRequests: v.Follows != nil && !*v.Follows, saysFollows: v.Follows != nil}
 	if v.Queue != 0 {
 		c.order, c.queue = v.Queue, v.Queue
 	}

@@ -44,6 +44,12 @@ var (
 	ErrHandover = core.ErrHandover
 	// ErrNoCandidate: a handover found no candidate to hand over to.
 	ErrNoCandidate = errors.New("no candidate to hand over to")
+	// ErrOvertaken: a RequestHandover's request can no longer be
+	// honoured. A term other than the one it asked for began after it
+	// was made (another request or handover was honoured, or the leader
+	// changed), and a leader honours only requests made during its own
+	// term. The message names that term's leader and token.
+	ErrOvertaken = errors.New("handover request overtaken by another term")
 )
 
 // levelOf is the level at which a failed store call is logged: error for

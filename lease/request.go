@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
 // RequestHandover asks the leader of election, from outside it, to hand
@@ -26,8 +27,13 @@ import (
 // is damped or superseded (see Candidate) not counting,
 // errors.ErrUnsupported, at once, if the leader's candidate record says
 // that it does not follow its candidate list (a leader of a version
-// that does not say waits as one that does), and ctx's error if the
-// handover does not happen before ctx ends.
+// that does not say waits as one that does), ErrOvertaken as soon as it
+// sees a new term that it did not ask for (with to) begin after its
+// request was made (another request or handover was honoured, or the
+// leader changed): a leader honours only requests made during its own
+// term, so no leader will honour this one. It fails with ctx's error,
+// saying what it saw last, if the handover does not happen before ctx
+// ends; before its request was made, it says so.
 //
 // It fails at once with ErrBusy, writing nothing, while this elector
 // campaigns in or leads election (or still deletes its candidate record
@@ -59,57 +65,71 @@ func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string)
 	defer e.endRequest(election)
 	cur, err := e.Leader(ctx, election)
 	if err != nil {
-		return LeaderInfo{}, fmt.Errorf("lease: request handover: %w", err)
+		return LeaderInfo{}, fmt.Errorf("lease: request handover: %w", unasked(ctx, err))
 	}
-	if err := e.checkRequest(ctx, election, cur, to); err != nil {
-		return fail(err)
-	}
-	s, err := e.joinRequest(ctx, election, to)
+	says, err := e.checkRequest(ctx, election, cur, to)
 	if err != nil {
-		return fail(err)
+		return fail(unasked(ctx, err))
+	}
+	s, joined, err := e.joinRequest(ctx, election, to)
+	if err != nil {
+		return fail(unasked(ctx, err))
 	}
 	defer e.leaveRequest(ctx, s, election)
-	info, err := e.awaitNewTerm(ctx, election, uint64(cur.Token), to)
+	info, err := e.awaitNewTerm(ctx, election, pending{from: cur, joined: joined, to: to, says: says})
 	if err != nil {
 		return fail(err)
 	}
 	return info, nil
 }
 
-// checkRequest says why a request to hand election over from cur to to
-// is not to be made, or returns nil.
-func (e *LeaseElector) checkRequest(ctx context.Context, election string, cur LeaderInfo, to string) error {
-	cs, err := e.Candidates(ctx, election)
-	if err != nil {
+// unasked adds to err, if ctx ended, that no request was made.
+func unasked(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
 		return err
 	}
-	if !requestable(cs, cur.Session, to) {
-		return fmt.Errorf("%s: %w", noTarget(to), ErrNoCandidate)
+	return fmt.Errorf("ctx ended before the request was made: %w", err)
+}
+
+// checkRequest says why a request to hand election over from cur to to
+// is not to be made, or returns nil and whether the leader's candidate
+// record says that it follows its candidate list (not saying is an
+// earlier version's, or a leader's with no record).
+func (e *LeaseElector) checkRequest(ctx context.Context, election string, cur LeaderInfo, to string) (bool, error) {
+	cs, err := e.Candidates(ctx, election)
+	if err != nil {
+		return false, err
 	}
-	if leaderIgnoresRequests(cs, cur.Session) {
-		return fmt.Errorf("the leader %q does not follow its candidate list (Options.FollowRoster or Preempt), "+
+	if !requestable(cs, cur.Session, to) {
+		return false, fmt.Errorf("%s: %w", noTarget(to), ErrNoCandidate)
+	}
+	rec, ok := leaderRecord(cs, cur.Session)
+	if ok && rec.ignoresRequests {
+		return false, fmt.Errorf("the leader %q does not follow its candidate list (Options.FollowRoster or Preempt), "+
 			"so it cannot see a request; its own Leadership.HandOver can hand over: %w", cur.Identity, errors.ErrUnsupported)
 	}
-	return nil
+	return ok && rec.saysFollows, nil
 }
 
 // joinRequest writes the request record for a handover of election to
-// to, on the live session, which it returns.
-func (e *LeaseElector) joinRequest(ctx context.Context, election, to string) (backends.Session, error) {
+// to, on the live session, and returns the session and the record's join
+// position.
+func (e *LeaseElector) joinRequest(ctx context.Context, election, to string) (backends.Session, uint64, error) {
 	sid, err := e.AwaitSession(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	s := e.sessionByID(sid)
 	if s == nil {
-		return nil, fmt.Errorf("the session %s ended: %w", sid, backends.ErrSessionExpired)
+		return nil, 0, fmt.Errorf("the session %s ended: %w", sid, backends.ErrSessionExpired)
 	}
 	v := encodeCandidate(candidateValue{Identity: e.opts.Identity, NoLead: true,
 		Joined: joinedAt(time.Now()), Request: &handoverRequest{Handover: to}})
-	if _, err := e.roster.Join(ctx, s, election, v); err != nil {
-		return nil, err
+	rec, err := e.roster.Join(ctx, s, election, v)
+	if err != nil {
+		return nil, 0, err
 	}
-	return s, nil
+	return s, rec.Token, nil
 }
 
 // leaveRequest deletes the request record of election on s, one attempt
@@ -172,32 +192,88 @@ func requestable(cs []Candidate, leader, to string) bool {
 	return false
 }
 
-// leaderIgnoresRequests reports whether the record in cs of the leader's session says
-// that it does not see handover requests.
-func leaderIgnoresRequests(cs []Candidate, leader string) bool {
+// leaderRecord returns the candidate record in cs of the leader's
+// session, if there is one.
+func leaderRecord(cs []Candidate, leader string) (Candidate, bool) {
 	i := slices.IndexFunc(cs, func(c Candidate) bool { return c.Session == leader && !c.Requester })
-	return i >= 0 && cs[i].ignoresRequests
+	if i < 0 {
+		return Candidate{}, false
+	}
+	return cs[i], true
 }
 
-// awaitNewTerm follows election's leader until a term other than the one
-// of token leads, named by to if to is set, and returns it.
-func (e *LeaseElector) awaitNewTerm(ctx context.Context, election string, token uint64, to string) (LeaderInfo, error) {
+// pending is a request made and waited on: the term it asks to end, its
+// record's join position, its target, and whether that term's leader
+// says that it follows its candidate list.
+type pending struct {
+	from   LeaderInfo
+	joined uint64
+	to     string
+	says   bool
+}
+
+// awaitNewTerm follows election's leader until a term other than p's
+// leads, named by p.to if it is set, and returns it; or until a term
+// begins that no leader after it may honour p in (ErrOvertaken).
+func (e *LeaseElector) awaitNewTerm(ctx context.Context, election string, p pending) (LeaderInfo, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ch, err := e.Observe(ctx, election)
 	if err != nil {
 		return LeaderInfo{}, err
 	}
+	last := p.from
 	for info := range ch {
-		switch {
-		case info.Err != nil:
+		if info.Err != nil {
 			return LeaderInfo{}, info.Err
-		case info.HasLeader() && uint64(info.Token) != token &&
-			(to == "" || info.Identity == to || info.Session == to):
-			return info, nil
+		}
+		last = info
+		if done, err := p.outcome(info); done {
+			return info, err
 		}
 	}
-	return LeaderInfo{}, context.Cause(ctx)
+	return LeaderInfo{}, p.timedOut(last, context.Cause(ctx))
+}
+
+// outcome reports whether info ends p's wait: with nil if it is a new
+// term p asked for, with ErrOvertaken if it is a new term that p did not
+// ask for and that began after p was made (see core.Honourable). A new
+// term that began before may still honour p.
+func (p pending) outcome(info LeaderInfo) (bool, error) {
+	tok := uint64(info.Token)
+	switch {
+	case !info.HasLeader() || info.Token == p.from.Token:
+		return false, nil
+	case p.to == "" || info.Identity == p.to || info.Session == p.to:
+		return true, nil
+	case !core.Honourable(p.joined, tok):
+		return true, fmt.Errorf("%q leads with token %d, a term begun after this request was made (at %d) "+
+			"and not the one asked for: another request or handover was honoured first, or the leader changed; "+
+			"a leader honours only requests made during its own term: %w", info.Identity, tok, p.joined, ErrOvertaken)
+	}
+	return false, nil
+}
+
+// timedOut is p's error when its wait ended with cause, last being the
+// leader it saw last. It says that the leader may not follow its
+// candidate list only if that leader is the one asked and its record
+// does not say.
+func (p pending) timedOut(last LeaderInfo, cause error) error {
+	var seen string
+	switch {
+	case !last.HasLeader():
+		seen = "the election had no leader"
+	case last.Token != p.from.Token:
+		seen = fmt.Sprintf("%q led with token %d, a term begun before the request was made, which may still honour it", last.Identity, last.Token)
+	case p.says:
+		seen = fmt.Sprintf("%q still led with token %d; it follows its candidate list, so it had not come to this "+
+			"request: it honours one request a term, at its next safe point, if the target still waits", last.Identity, last.Token)
+	default:
+		seen = fmt.Sprintf("%q still led with token %d; its candidate record does not say that it follows its candidate "+
+			"list, as an earlier version's does not: such a leader sees requests only with Options.FollowRoster or Preempt",
+			last.Identity, last.Token)
+	}
+	return fmt.Errorf("no new term before ctx ended: %s: %w", seen, cause)
 }
 
 // sessionByID returns the elector's session with the given ID, or nil.

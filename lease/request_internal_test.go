@@ -159,3 +159,34 @@ func TestRequestHandoverNoOther(t *testing.T) {
 		t.Fatalf("request with only the leader listed: %v; want ErrNoCandidate saying no other candidate that may lead waits", err)
 	}
 }
+
+// TestRequestOutcome: what each leader a request's wait sees makes of it.
+// A request made at 9 in the term of token 7, to c: a term begun before
+// it (token 8, between the requester's read of the leader and its
+// write) may still honour it; one begun after it that is not c's will
+// not, nor will any later one (ErrOvertaken), however it began; c's, or
+// any new term for a request to no one in particular, ends the wait.
+func TestRequestOutcome(t *testing.T) {
+	from := LeaderInfo{Identity: "a", Session: "s1", Token: 7}
+	for _, tc := range []struct {
+		name      string
+		to        string
+		info      LeaderInfo
+		done      bool
+		overtaken bool
+	}{
+		{"no leader", "c", LeaderInfo{}, false, false},
+		{"same term", "c", from, false, false},
+		{"term begun before the request", "c", LeaderInfo{Identity: "b", Session: "s2", Token: 8}, false, false},
+		{"other term begun after", "c", LeaderInfo{Identity: "b", Session: "s2", Token: 10}, true, true},
+		{"the target's term", "c", LeaderInfo{Identity: "c", Session: "s3", Token: 10}, true, false},
+		{"the target's term, by session", "s3", LeaderInfo{Identity: "c", Session: "s3", Token: 10}, true, false},
+		{"any new term, no target", "", LeaderInfo{Identity: "b", Session: "s2", Token: 10}, true, false},
+	} {
+		p := pending{from: from, joined: 9, to: tc.to}
+		done, err := p.outcome(tc.info)
+		if done != tc.done || errors.Is(err, ErrOvertaken) != tc.overtaken || (err != nil && !tc.overtaken) {
+			t.Errorf("%s: outcome(%+v) = %v, %v; want done %v, ErrOvertaken %v", tc.name, tc.info, done, err, tc.done, tc.overtaken)
+		}
+	}
+}

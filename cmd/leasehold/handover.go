@@ -20,7 +20,9 @@ it dies with the command; the leader honours it at its next safe point
 (leasehold run stops its CMD first). Waits until a new term leads (the
 named candidate's, with --to) and prints it as status does, with the new
 fencing token. Exits 0 once it leads; 4 if the election has no leader;
-1 if no candidate that may lead waits (of that name, with --to), if no new
+1 if no candidate that may lead waits (of that name, with --to), if
+another term began first (another request was honoured, or the leader
+changed: a leader honours only requests made in its own term), if no new
 term led within --timeout, or if the store failed; 2 on a usage error;
 128+signal if interrupted. A leader honours the request if it follows its
 candidate list: leasehold run does, and so does every leader of a
@@ -78,9 +80,10 @@ func runHandover(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return interruptedCode(ctx), nil
 	case errors.Is(err, lease.ErrNoLeader):
 		return exitNoLeader, err
+	case errors.Is(err, lease.ErrOvertaken):
+		return 1, fmt.Errorf("the request was not honoured, and no leader will honour it now: %w", err)
 	case err != nil && errors.Is(hctx.Err(), context.DeadlineExceeded):
-		return 1, fmt.Errorf("no new term within --timeout %v (a leader sees requests only if it follows "+
-			"the candidate list: leasehold run does, and every leader on etcd, ZooKeeper and Consul; one of an earlier version needs lease.Options.FollowRoster or Preempt): %w", f.timeout, err)
+		return 1, fmt.Errorf("timed out after --timeout %v: %w", f.timeout, err)
 	case err != nil:
 		return 1, err
 	}

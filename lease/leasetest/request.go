@@ -79,3 +79,71 @@ func (s *suite) testHandOverRace(t *testing.T) {
 		resign(t, w.l)
 	}
 }
+
+// testRequestOvertaken: a second outside request, made while the leader
+// yields to a first, fails with ErrOvertaken as soon as the first's
+// target leads (a leader honours only requests made during its term, so
+// none will honour it), not when its context ends; the first gets its
+// target's term. The leader keeps the key until it resigns: its
+// SafetyMargin (the yield's bound) is most of its TTL.
+func (s *suite) testRequestOvertaken(t *testing.T) {
+	el := backendtest.Election(t)
+	leader, _ := s.policyElector(t, "leader", func(o *lease.Options) { o.SafetyMargin = o.TTL * 3 / 4 })
+	l := campaign(t, leader, el)
+	wins := map[string]<-chan won{}
+	for _, id := range []string{"b", "c"} {
+		e, _ := s.policyElector(t, id, nil)
+		wins[id] = campaignAsync(t, e, el)
+	}
+	awaitCandidates(t, leader, el, 10*time.Second, waiting(2))
+	first := requestAsync(t, s, "r1", el, "b")
+	doneWithin(t, l, 10*time.Second)
+	second := requestAsync(t, s, "r2", el, "c")
+	awaitCandidates(t, leader, el, 10*time.Second, requesters(2))
+	resign(t, l)
+	w := awaitWin(t, wins["b"], 10*time.Second)
+	if r := <-first; r.err != nil || r.info.Identity != "b" {
+		t.Fatalf("the first request, to b: %+v, %v; want b's term", r.info, r.err)
+	}
+	select {
+	case r := <-second:
+		if !errors.Is(r.err, lease.ErrOvertaken) {
+			t.Fatalf("the second request, to c, once b leads: %+v, %v; want ErrOvertaken", r.info, r.err)
+		}
+		t.Logf("overtaken request: %v", r.err)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the second request, to c, still waits 10s after b leads (token %d)", w.l.Token)
+	}
+	resign(t, w.l)
+}
+
+type requested struct {
+	info lease.LeaderInfo
+	err  error
+}
+
+// requestAsync makes an outside request from an elector of its own,
+// identity id, that does not campaign, with a 30s context.
+func requestAsync(t *testing.T, s *suite, id, el, to string) <-chan requested {
+	e, _ := s.policyElector(t, id, nil)
+	ch := make(chan requested, 1)
+	ctx := backendtest.Context(t, 30*time.Second)
+	go func() {
+		info, err := e.RequestHandover(ctx, el, to)
+		ch <- requested{info, err}
+	}()
+	return ch
+}
+
+// requesters reports whether a list has n requests.
+func requesters(n int) func([]lease.Candidate) bool {
+	return func(cs []lease.Candidate) bool {
+		k := 0
+		for _, c := range cs {
+			if c.Requester {
+				k++
+			}
+		}
+		return k == n
+	}
+}

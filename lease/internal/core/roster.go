@@ -44,7 +44,7 @@ func (m *Machine) request(roster []Candidate, token uint64) (Candidate, bool) {
 	var req Candidate
 	found := false
 	for _, c := range roster {
-		if !c.Request || c.Order <= token || (found && c.Order >= req.Order) {
+		if !c.Request || !Honourable(c.Order, token) || (found && c.Order >= req.Order) {
 			continue
 		}
 		if _, ok := m.target(roster, c.To); ok {
@@ -53,6 +53,16 @@ func (m *Machine) request(roster []Candidate, token uint64) (Candidate, bool) {
 	}
 	return req, found
 }
+
+// Honourable reports whether the leader whose key has token may honour a
+// handover request whose record joined at order: only one made during its
+// leadership, whose join position is above the token (join positions and
+// tokens count in the same store positions). A request made before is
+// for an earlier leader, and has been honoured or overtaken. Tokens rise
+// with every term, so a request that one leader may not honour no later
+// leader may either: its requester, seeing such a term that is not the
+// one it asked for, knows that it never will be.
+func Honourable(order, token uint64) bool { return order > token }
 
 // mayPreempt reports whether c may preempt this leader.
 func (m *Machine) mayPreempt(c Candidate) bool {
