@@ -44,6 +44,12 @@ var (
 	ErrHandover = core.ErrHandover
 	// ErrNoCandidate: a handover found no candidate to hand over to.
 	ErrNoCandidate = errors.New("no candidate to hand over to")
+	// ErrNotHandedOver: a handover began (the leadership ended with
+	// ErrHandover) but no write of the leader is known to have handed the
+	// key to the target: the key was deleted plainly, or went with the
+	// leader's session, or the answer was lost. Leadership.HandOver
+	// returns it wrapped with ErrLost and the cause.
+	ErrNotHandedOver = core.ErrNotHandedOver
 )
 
 // levelOf is the level at which a failed store call is logged: error for

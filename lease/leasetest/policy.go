@@ -34,6 +34,7 @@ func (s *suite) runPolicyTests(t *testing.T) {
 		{"ResignToHigher", s.testResignToHigher},
 		{"OwnRequestRefused", s.testOwnRequestRefused},
 		{"HandOverRace", s.testHandOverRace},
+		{"HandOverLeaderCut", s.testHandOverLeaderCut},
 	} {
 		t.Run(tc.name, tc.fn)
 	}
