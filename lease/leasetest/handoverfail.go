@@ -23,6 +23,20 @@ func (s *suite) testHandOverLeaderCut(t *testing.T) {
 	s.handOverFails(t, "leader cut", func(string) { sever() }, func(sv func()) { sever = sv })
 }
 
+// testHandOverTargetExpired: the target's session is expired as the
+// leader's handover begins, so the write that would hand the key over
+// (the pass, or the release with the marker naming the target) finds
+// the target gone: the key is released plainly, and the target leads,
+// on a new session, by an ordinary campaign. HandOver must say so with
+// an error wrapping ErrLost and ErrNotHandedOver.
+func (s *suite) testHandOverTargetExpired(t *testing.T) {
+	s.handOverFails(t, "target expired", func(session string) {
+		if err := s.h.ExpireSession(backendtest.Context(t, 10*time.Second), session); err != nil {
+			t.Errorf("ExpireSession(%s): %v", session, err)
+		}
+	}, nil)
+}
+
 // handOverFails runs a handover from a leader to a waiting target in
 // which fault(the target's session) runs as the leader yields, and
 // checks that HandOver fails with ErrLost and ErrNotHandedOver and that

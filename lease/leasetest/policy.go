@@ -35,6 +35,7 @@ func (s *suite) runPolicyTests(t *testing.T) {
 		{"OwnRequestRefused", s.testOwnRequestRefused},
 		{"HandOverRace", s.testHandOverRace},
 		{"HandOverLeaderCut", s.testHandOverLeaderCut},
+		{"HandOverTargetExpired", s.testHandOverTargetExpired},
 	} {
 		t.Run(tc.name, tc.fn)
 	}

@@ -62,7 +62,7 @@ type election struct {
 	canceled   bool // the campaign was canceled while a Create was in flight
 	toWakes    bool // yielding and after: the target wakes in line when passed the key
 	toTakes    bool // yielding and after: the target takes up a passed key (Candidate.Takes)
-	passFailed bool // releasing: the Pass to the target failed, so the Delete names no one
+	passFailed bool // releasing: the Pass or the marked Delete to the target failed, so the Delete names no one
 	proclaimed bool // handing over: the marker naming the target is in the key's value
 	damped     bool // campaigning while damped, until dampEnd
 }

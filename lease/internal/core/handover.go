@@ -228,6 +228,21 @@ func (m *Machine) marked(e *election) bool {
 	return !e.passFailed && (e.proclaimed || m.marksDelete(e))
 }
 
+// Unmarked reports that the marked Delete op of name (one naming its
+// target, Config.MarkDelete) is made without the marker: the store
+// refused the marker, as the target was gone (backends.ErrNoCandidate)
+// or for want of rights, and the driver deletes the key plainly and
+// reports that with Deleted. The handover then hands nothing over (see
+// unhanded); err says why.
+func (m *Machine) Unmarked(now time.Time, name string, op uint64, err error) {
+	m.Tick(now)
+	e := m.els[name]
+	if e == nil || !e.inflight || e.op != op || e.phase != releasing || !m.marksDelete(e) {
+		return
+	}
+	e.lastErr, e.passFailed = err, true
+}
+
 // marksDelete reports whether e's Delete names its target
 // (Config.MarkDelete), as it does in a handover unless a Pass to the
 // target failed (the target is gone, or the outcome is unknown).
