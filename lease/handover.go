@@ -176,7 +176,8 @@ func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
 //   - an error wrapping ErrLost and ErrNotHandedOver: no write of this
 //     leader is known to have handed the key over. The key was deleted
 //     without the marker (the pass or the marker failed: the target was
-//     gone, or the store could not be reached), or it goes with the
+//     gone, the store refused the marker, or it could not be reached),
+//     or it goes with the
 //     leader's session (its renewals failed: the error wraps
 //     ErrRenewDeadline or backends.ErrSessionExpired), or the elector
 //     closed. The normal election decides who leads next: the target by
