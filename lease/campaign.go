@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -176,6 +177,13 @@ func (e *LeaseElector) released(name string, err error) {
 		w <- rerr
 	}
 	delete(e.resigns, name)
+	if errors.Is(err, ErrNotHandedOver) {
+		e.log.Warn("handover ended without handing the key over", "election", name, "err", err)
+	}
+	if w := e.handovers[name]; w != nil {
+		delete(e.handovers, name)
+		w <- handedOver(name, err)
+	}
 }
 
 // Leadership is one term of leadership of one election. Its fields do not

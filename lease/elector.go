@@ -56,6 +56,7 @@ type LeaseElector struct {
 	campaigns map[string]*campaign
 	held      map[string]*Leadership
 	resigns   map[string][]chan error
+	handovers map[string]chan error   // the HandOver under way per election, answered at its Released
 	watcher   backends.Watcher        // the store, if it implements Watcher; set by New
 	watches   map[string]*watch       // the Get or Wait in flight per election
 	set       backends.WatchSet       // made at the first Wait if watcher is set
@@ -103,7 +104,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
 		m: core.New(cfg), sessions: make(map[uint64]backends.Session),
 		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
-		resigns: make(map[string][]chan error), watches: make(map[string]*watch),
+		resigns: make(map[string][]chan error), handovers: make(map[string]chan error), watches: make(map[string]*watch),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
 		log: opts.Logger.With("identity", opts.Identity), queuer: q, watcher: watcher,
 		roster: roster, rosters: make(map[string]*rosterEntry), parting: make(map[string]*Leadership),
@@ -375,6 +376,9 @@ func (e *LeaseElector) shutdown() {
 		for _, w := range ws {
 			w <- nil // Close revokes the session, which deletes the key
 		}
+	}
+	for name, w := range e.handovers {
+		w <- handedOver(name, fmt.Errorf("%w: %w", ErrNotHandedOver, ErrClosed)) // deleted, not handed over
 	}
 	for _, w := range e.watches {
 		if w.cancel != nil {

@@ -50,6 +50,12 @@ var (
 	// changed), and a leader honours only requests made during its own
 	// term. The message names that term's leader and token.
 	ErrOvertaken = errors.New("handover request overtaken by another term")
+	// ErrNotHandedOver: a handover began (the leadership ended with
+	// ErrHandover) but no write of the leader is known to have handed the
+	// key to the target: the key was deleted plainly, or went with the
+	// leader's session, or the answer was lost. Leadership.HandOver
+	// returns it wrapped with ErrLost and the cause.
+	ErrNotHandedOver = core.ErrNotHandedOver
 )
 
 // levelOf is the level at which a failed store call is logged: error for

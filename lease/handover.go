@@ -165,6 +165,27 @@ func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
 // ended: of calls that race on one Leadership, one hands over and the
 // others get that error (the cause ErrHandover), as do those that race
 // with a loss.
+//
+// Once the handover has begun, the leadership has ended (ErrHandover)
+// whatever HandOver returns, and:
+//   - nil: a write of this leader handed the key to the target: passed
+//     it (the target holds the key), or deleted it with the marker naming
+//     the target, so that other waiters hold off and the target creates
+//     it. The target leads unless it fails first; then the normal
+//     election resumes.
+//   - an error wrapping ErrLost and ErrNotHandedOver: no write of this
+//     leader is known to have handed the key over. The key was deleted
+//     without the marker (the pass or the marker failed: the target was
+//     gone, the store refused the marker, or it could not be reached),
+//     or it goes with the
+//     leader's session (its renewals failed: the error wraps
+//     ErrRenewDeadline or backends.ErrSessionExpired), or the elector
+//     closed. The normal election decides who leads next: the target by
+//     an ordinary campaign, or any other candidate. If an answer was
+//     lost the write may still have landed, and the target leads as on
+//     nil.
+//   - an error wrapping ctx's: the handover goes on; it is logged if it
+//     does not hand the key over, not returned.
 func (l *Leadership) HandOver(ctx context.Context, to string) error {
 	if l.e == nil {
 		return fmt.Errorf("lease: hand over %q: %w", l.Election, ErrNotLeadership)
@@ -187,7 +208,7 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 	}
 	switch {
 	case errors.Is(err, errClosed):
-		return nil // Close releases every key
+		return handedOver(l.Election, fmt.Errorf("%w: %w", ErrNotHandedOver, ErrClosed))
 	case !started:
 		return err
 	}
@@ -197,6 +218,16 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 	case <-ctx.Done():
 		return fmt.Errorf("lease: hand over %q: %w", l.Election, ctx.Err())
 	}
+}
+
+// handedOver returns what a HandOver of election returns once the core
+// released it with err (core.Released): nil if the key was handed over,
+// else an error wrapping ErrLost and err.
+func handedOver(election string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("lease: hand over %q: %w: %w", election, ErrLost, err)
 }
 
 // noTarget says that no candidate to, or none at all if to is empty,
@@ -238,7 +269,7 @@ func (l *Leadership) startHandOver(to string, recs []backends.Record, w chan err
 		default:
 			return
 		}
-		e.resigns[l.Election] = append(e.resigns[l.Election], w)
+		e.handovers[l.Election] = w
 		e.m.HandOver(now, l.Election, to)
 		e.m.Resign(now, l.Election) // the caller has let go already
 		started = true

@@ -160,29 +160,40 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 // target's entry ahead): the marker only spares the target a race.
 func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
-	md, marks := e.store.(backends.MarkedDeleter)
 	if a.To != "" {
 		e.handing(a)
 	}
 	leaving := e.foldLeave(a.Election, s)
 	e.call(true, func(ctx context.Context) {
-		var err error
-		if a.To != "" && marks {
-			err = md.DeleteMarked(ctx, s, a.Election, a.Token, backends.Mark{To: a.To, Entry: a.Entry, Ahead: a.Record}, leaving)
-			if errors.Is(err, backends.ErrPermission) {
-				e.log.Warn("handover marker refused; the key is released without it", "election", a.Election, "to", a.To, "err", err)
-			}
-		}
-		if a.To == "" || !marks || errors.Is(err, backends.ErrNoCandidate) || errors.Is(err, backends.ErrPermission) {
-			err = e.release(ctx, s, a, leaving)
-		}
+		unmarked, err := e.deleteKey(ctx, s, a, leaving)
 		e.post(func(now time.Time) {
+			if unmarked != nil {
+				e.m.Unmarked(now, a.Election, a.Op, unmarked)
+			}
 			if leaving {
 				e.leftWith(a.Election, s, err)
 			}
 			e.m.Deleted(now, a.Election, a.Op, err)
 		})
 	})
+}
+
+// deleteKey deletes a's key on s: with the marker if a names a target
+// and the store writes markers, else, or if the store refuses the marker
+// (unmarked says why), plainly.
+func (e *LeaseElector) deleteKey(ctx context.Context, s backends.Session, a core.Action, leaving bool) (unmarked, err error) {
+	md, marks := e.store.(backends.MarkedDeleter)
+	if a.To == "" || !marks {
+		return nil, e.release(ctx, s, a, leaving)
+	}
+	err = md.DeleteMarked(ctx, s, a.Election, a.Token, backends.Mark{To: a.To, Entry: a.Entry, Ahead: a.Record}, leaving)
+	switch {
+	case errors.Is(err, backends.ErrPermission):
+		e.log.Warn("handover marker refused; the key is released without it", "election", a.Election, "to", a.To, "err", err)
+	case !errors.Is(err, backends.ErrNoCandidate):
+		return nil, err
+	}
+	return err, e.release(ctx, s, a, leaving)
 }
 
 // release deletes a's key on s, and s's candidate record with it if

@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/fencing"
 	"github.com/leasehold/leasehold/lease"
 )
@@ -20,7 +22,8 @@ import (
 // A handover to that candidate must nudge bob's entry, which alice may
 // not write: DeleteMarked fails with ErrPermission and changes nothing,
 // and the elector releases the key without the marker (logging why), so
-// bob, the head of the line, leads next.
+// bob, the head of the line, leads next. Nothing was handed over, and
+// HandOver says so (ErrNotHandedOver).
 func TestHandOverMarkerDenied(t *testing.T) {
 	servers, tick := testServers(t)
 	prefix, el := uniqueName("/leasehold-markdenied-"), "denied"
@@ -44,8 +47,8 @@ func TestHandOverMarkerDenied(t *testing.T) {
 	targetWon := campaignAsync(ctx, target, el)
 	awaitWaiting(t, leader, el, 2)
 
-	if err := l.HandOver(ctx, "target"); err != nil {
-		t.Fatalf("HandOver: %v", err)
+	if err := l.HandOver(ctx, "target"); !errors.Is(err, lease.ErrNotHandedOver) || !errors.Is(err, backends.ErrPermission) {
+		t.Fatalf("HandOver with the marker denied: %v, want an error wrapping ErrNotHandedOver and backends.ErrPermission", err)
 	}
 	select {
 	case w := <-headWon:

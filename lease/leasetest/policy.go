@@ -35,6 +35,8 @@ func (s *suite) runPolicyTests(t *testing.T) {
 		{"OwnRequestRefused", s.testOwnRequestRefused},
 		{"HandOverRace", s.testHandOverRace},
 		{"RequestOvertaken", s.testRequestOvertaken},
+		{"HandOverLeaderCut", s.testHandOverLeaderCut},
+		{"HandOverTargetExpired", s.testHandOverTargetExpired},
 	} {
 		t.Run(tc.name, tc.fn)
 	}

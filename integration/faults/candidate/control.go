@@ -106,6 +106,8 @@ func outcome(err error) string {
 		return "ok"
 	case errors.Is(err, lease.ErrNoCandidate):
 		return "no-candidate"
+	case errors.Is(err, lease.ErrNotHandedOver):
+		return "not-handed-over"
 	case errors.Is(err, lease.ErrLost):
 		return "lost"
 	case errors.Is(err, context.DeadlineExceeded):

@@ -42,7 +42,9 @@ const (
 	Lost
 	// Released: the campaign or resign of Election finished and the
 	// machine forgot it; Err is nil or says why the campaign stopped, or
-	// why a resign could not delete the key (a permanent error).
+	// why a resign could not delete the key (a permanent error). At the
+	// end of a handover, Err is nil only if a write of the leader handed
+	// the key to the target; else it wraps ErrNotHandedOver and why.
 	Released
 	// SessionDenied: a session could not be made for a permanent reason
 	// (Err wraps backends.ErrPermission); the campaigns that needed it

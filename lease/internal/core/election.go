@@ -62,7 +62,8 @@ type election struct {
 	canceled   bool // the campaign was canceled while a Create was in flight
 	toWakes    bool // yielding and after: the target wakes in line when passed the key
 	toTakes    bool // yielding and after: the target takes up a passed key (Candidate.Takes)
-	passFailed bool // releasing: the Pass to the target failed, so the Delete names no one
+	passFailed bool // releasing: the Pass or the marked Delete to the target failed, so the Delete names no one
+	proclaimed bool // handing over: the marker naming the target is in the key's value
 	damped     bool // campaigning while damped, until dampEnd
 }
 
@@ -184,8 +185,10 @@ func (m *Machine) Deleted(now time.Time, name string, op uint64, err error) {
 	e := m.result(name, op)
 	switch {
 	case e == nil:
-	case err == nil, errors.Is(err, backends.ErrNotFound), errors.Is(err, backends.ErrSessionExpired):
-		m.handedOff(now, name, e)
+	case err == nil:
+		m.handedOff(now, name, e, nil)
+	case errors.Is(err, backends.ErrNotFound), errors.Is(err, backends.ErrSessionExpired):
+		m.handedOff(now, name, e, err) // gone, but not by this Delete
 	case Permanent(err):
 		m.forget(name, err)
 	default:
@@ -264,7 +267,7 @@ func (m *Machine) release(name string, e *election) {
 // failed (the target is gone, or the outcome is unknown).
 func (m *Machine) deleteAction(name string, e *election) Action {
 	a := Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token}
-	if m.cfg.MarkDelete && e.to != "" && !e.passFailed {
+	if m.marksDelete(e) {
 		a.To, a.ToID, a.Entry = e.to, e.toID, e.toQueue
 		if m.headOfLine(name, e.roster, e.toQueue) {
 			a.Entry = 0 // it waits on the key
@@ -378,7 +381,7 @@ func (m *Machine) onSessionLost(now time.Time, name string, e *election, cause e
 		m.lost(now, name, cause)
 		m.drop(name)
 	case e.ending():
-		m.forget(name, nil) // the key goes with the session
+		m.forget(name, m.unhanded(e, cause)) // the key goes with the session
 	case e.canceled:
 		m.forget(name, ErrCanceled)
 	case e.phase == creating:

@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -31,7 +32,8 @@ import (
 // is not damped, is not a request and is not this session). It emits
 // Yield, then, after Resign(name) or YieldTimeout, the hand-off (see
 // handOff: Pass, or Proclaim, Nudge if the target waits in a queue, and
-// Delete), and Released at the end. With no such candidate it
+// Delete), and Released at the end: with no Err if the key was handed
+// over, else wrapping ErrNotHandedOver (see unhanded). With no such candidate it
 // resigns as Resign does with no handover (Lost with ErrResigned, Delete,
 // Released). It does nothing unless name is leading (not yielding).
 func (m *Machine) HandOver(now time.Time, name, to string) {
@@ -84,7 +86,7 @@ func (m *Machine) resignLeading(now time.Time, name string, e *election) {
 // aim makes c the target of e's handover.
 func (e *election) aim(c Candidate) {
 	e.to, e.toID, e.toQueue, e.toWakes, e.toTakes = c.Session, c.Identity, c.Queue, c.Wakes, c.Takes
-	e.passFailed = false
+	e.passFailed, e.proclaimed = false, false
 }
 
 // passes reports whether e's key goes to its target by Pass (see
@@ -175,16 +177,77 @@ func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
 // behind another entry in its queue (Action.Entry): nothing was written.
 var ErrBehind = errors.New("the handover target waits behind others in line")
 
-// handedOff ends e after its key was deleted in a handover. A campaign the
-// leader starts again soon after steps back (see Campaign), so as not to
-// take the free key ahead of the target. After a pass the target holds
-// the key already, and no campaign steps back: one that did would sit out
-// a key the target released meanwhile, which it never saw held.
-func (m *Machine) handedOff(now time.Time, name string, e *election) {
+// handedOff ends e after its key was deleted, by its Delete (gone nil)
+// or before it (gone says how: ErrNotFound, ErrSessionExpired). A
+// campaign the leader starts again soon after a handover steps back (see
+// Campaign), so as not to take the free key ahead of the target. After a
+// pass the target holds the key already, and no campaign steps back: one
+// that did would sit out a key the target released meanwhile, which it
+// never saw held. Released says whether the handover was made (see
+// unhanded).
+func (m *Machine) handedOff(now time.Time, name string, e *election, gone error) {
 	if e.to != "" && m.cfg.HoldOff > 0 {
 		m.passed[name] = now.Add(m.cfg.HoldOff)
 	}
-	m.forget(name, nil)
+	m.forget(name, m.unhanded(e, gone))
+}
+
+// ErrNotHandedOver: a handover ended without a write of the leader known
+// to have handed the key to its target: a Pass that landed, or a Delete
+// that landed with the marker naming the target beside the key
+// (Config.MarkDelete) or in its value (a Proclaim that landed). The key
+// was deleted plainly, or went with the leader's session, or an answer
+// was lost; the normal election decides who leads next, the target
+// perhaps among them. A Released that ends a handover wraps it, with
+// the cause, in its Err.
+var ErrNotHandedOver = errors.New("key not handed over")
+
+// unhanded returns the Err of the Released that ends e: nil if e was
+// not handing over (a resign with no target), or if e's key was deleted
+// (cause nil) by the Delete that hands it over (see marked); else an
+// error wrapping ErrNotHandedOver, cause, and the last store error of
+// the handover (for a plain Delete, the one that made it plain).
+func (m *Machine) unhanded(e *election, cause error) error {
+	switch {
+	case e.to == "", cause == nil && m.marked(e):
+		return nil
+	case cause == nil && e.lastErr == nil:
+		return ErrNotHandedOver
+	case cause == nil:
+		return fmt.Errorf("%w: %w", ErrNotHandedOver, e.lastErr)
+	case e.lastErr == nil:
+		return fmt.Errorf("%w: %w", ErrNotHandedOver, cause)
+	}
+	return fmt.Errorf("%w: %w (last error: %w)", ErrNotHandedOver, cause, e.lastErr)
+}
+
+// marked reports whether a Delete of e's key hands it over: a Pass to
+// the target did not fail, and the marker naming it is in the key's
+// value (Proclaimed) or goes beside the key in the Delete (marksDelete).
+func (m *Machine) marked(e *election) bool {
+	return !e.passFailed && (e.proclaimed || m.marksDelete(e))
+}
+
+// Unmarked reports that the marked Delete op of name (one naming its
+// target, Config.MarkDelete) is made without the marker: the store
+// refused the marker, as the target was gone (backends.ErrNoCandidate)
+// or for want of rights, and the driver deletes the key plainly and
+// reports that with Deleted. The handover then hands nothing over (see
+// unhanded); err says why.
+func (m *Machine) Unmarked(now time.Time, name string, op uint64, err error) {
+	m.Tick(now)
+	e := m.els[name]
+	if e == nil || !e.inflight || e.op != op || e.phase != releasing || !m.marksDelete(e) {
+		return
+	}
+	e.lastErr, e.passFailed = err, true
+}
+
+// marksDelete reports whether e's Delete names its target
+// (Config.MarkDelete), as it does in a handover unless a Pass to the
+// target failed (the target is gone, or the outcome is unknown).
+func (m *Machine) marksDelete(e *election) bool {
+	return m.cfg.MarkDelete && e.to != "" && !e.passFailed
 }
 
 // Seen reports rec, a state of name's key that a read showed outside the
@@ -246,9 +309,11 @@ func (m *Machine) Proclaimed(now time.Time, name string, op uint64, err error) {
 		e.lastErr = err
 		m.release(name, e)
 	case e.toQueue != 0:
+		e.proclaimed = true
 		e.phase = nudging
 		m.call(e, Action{Kind: Nudge, Election: name, To: e.to, Token: e.toQueue})
 	default:
+		e.proclaimed = true
 		m.release(name, e)
 	}
 }

@@ -246,6 +246,8 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		m.Observed(now, name, op, scriptRecord(t, d), scriptErr(t, d))
 	case "deleted":
 		m.Deleted(now, name, op, scriptErr(t, d))
+	case "unmarked":
+		m.Unmarked(now, name, op, scriptErr(t, d))
 	case "roster":
 		m.Roster(now, name, scriptRoster(t, d))
 	case "handover":
