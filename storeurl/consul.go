@@ -13,7 +13,7 @@ import (
 
 func openConsul(ctx context.Context, hosts []string, u *url.URL, opts Options) (*Opened, error) {
 	if len(hosts) != 1 {
-		return nil, fmt.Errorf("consul URL: one agent address, got %d: clients talk to their local agent", len(hosts))
+		return nil, invalidf("consul URL: one agent address, got %d: clients talk to their local agent", len(hosts))
 	}
 	if err := checkHosts("consul", hosts, false); err != nil {
 		return nil, err

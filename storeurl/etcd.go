@@ -62,25 +62,27 @@ func prefix(path, lead, def string) string {
 	return path
 }
 
+// tlsConfig reads the TLS files of opts. Its errors are ErrInvalid: a
+// file that cannot be read or holds no certificate or key is the options' fault.
 func tlsConfig(opts Options) (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12}
 	if opts.CACert != "" {
 		pem, err := os.ReadFile(opts.CACert)
 		if err != nil {
-			return nil, fmt.Errorf("--cacert: %w", err)
+			return nil, invalidf("--cacert: %w", err)
 		}
 		tc.RootCAs = x509.NewCertPool()
 		if !tc.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s: no PEM certificate in it", opts.CACert)
+			return nil, invalidf("--cacert %s: no PEM certificate in it", opts.CACert)
 		}
 	}
 	if (opts.Cert == "") != (opts.Key == "") {
-		return nil, fmt.Errorf("--cert and --key go together: got cert %q, key %q", opts.Cert, opts.Key)
+		return nil, invalidf("--cert and --key go together: got cert %q, key %q", opts.Cert, opts.Key)
 	}
 	if opts.Cert != "" {
 		kp, err := tls.LoadX509KeyPair(opts.Cert, opts.Key)
 		if err != nil {
-			return nil, fmt.Errorf("--cert/--key: %w", err)
+			return nil, invalidf("--cert/--key: %w", err)
 		}
 		tc.Certificates = []tls.Certificate{kp}
 	}

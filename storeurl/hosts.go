@@ -10,10 +10,11 @@ import (
 
 // checkHosts checks that every address of the URL is host:port with a host
 // and a port in 1..65535; with defaultPort, a host alone is allowed too.
+// Its errors are ErrInvalid.
 func checkHosts(store string, hosts []string, defaultPort bool) error {
 	for _, h := range hosts {
 		if err := checkHost(h, defaultPort); err != nil {
-			return fmt.Errorf("%s URL: address %q: %w", store, h, err)
+			return invalidf("%s URL: address %q: %w", store, h, err)
 		}
 	}
 	return nil

@@ -79,9 +79,11 @@ func (o *Opened) Close() error { return o.close() }
 
 // ErrInvalid matches (errors.Is) the errors of Parse and Open that come
 // from the URL or the Options themselves (a malformed URL, an unknown
-// scheme or query parameter, a credential given twice or to a store that
-// does not take it), as opposed to a store that cannot be reached or
-// refuses.
+// scheme or query parameter, an address without a host or with a port
+// outside 1..65535, a credential given twice or to a store that does not
+// take it, a TLS file that cannot be read or holds no certificate), as
+// opposed to a store that cannot be reached or refuses. A prefix the
+// adapter refuses is its error, not ErrInvalid.
 var ErrInvalid = errors.New("invalid store URL or options")
 
 // Open parses raw and connects to the store it names. Errors name the part
@@ -233,14 +235,17 @@ func paramList(known []string) string {
 }
 
 // invalidError is an error in a store URL or Options: it is ErrInvalid
-// for errors.Is, without ErrInvalid's words in its message.
-type invalidError struct{ msg string }
+// for errors.Is, without ErrInvalid's words in its message, and unwraps to
+// the error its format wrapped with %w, if any (a missing file's
+// fs.ErrNotExist).
+type invalidError struct{ err error }
 
-func (e *invalidError) Error() string        { return e.msg }
+func (e *invalidError) Error() string        { return e.err.Error() }
 func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+func (e *invalidError) Unwrap() error        { return errors.Unwrap(e.err) }
 
 func invalidf(format string, args ...any) error {
-	return &invalidError{fmt.Sprintf(format, args...)}
+	return &invalidError{fmt.Errorf(format, args...)}
 }
 
 // invalid returns an error about p that is ErrInvalid.

@@ -2,6 +2,8 @@ package storeurl
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,9 @@ import (
 	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
+// TestOpenRejects: a URL or Options wrong in themselves fail Open before
+// any contact, with an error naming what is wrong, ErrInvalid unless the
+// adapter found it; a missing file stays fs.ErrNotExist.
 func TestOpenRejects(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
@@ -28,6 +33,7 @@ func TestOpenRejects(t *testing.T) {
 		{"consul://a:8500,b:8500/x", Options{}, "one agent address"},
 		{"etcd://127.0.0.1:2379/x", Options{Cert: "c.pem"}, "--cert and --key"},
 		{"etcd://127.0.0.1:2379/x", Options{CACert: "/nonexistent/ca.pem"}, "--cacert"},
+		{"consul://127.0.0.1:8500/x", Options{Cert: "/nonexistent/c.pem", Key: "/nonexistent/k.pem"}, "--cert/--key"},
 		{"zk://127.0.0.1:2181/bad//prefix", Options{}, "prefix"},
 	}
 	for _, c := range cases {
@@ -37,8 +43,12 @@ func TestOpenRejects(t *testing.T) {
 			t.Errorf("Open(%q) succeeded, want an error about %s", c.url, c.want)
 			continue
 		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Open(%q): %v, want it to mention %q", c.url, err, c.want)
+		// The adapter checks the prefix, and its errors are not ErrInvalid.
+		if !strings.Contains(err.Error(), c.want) || c.want != "prefix" && !errors.Is(err, ErrInvalid) {
+			t.Errorf("Open(%q): %v, want an ErrInvalid that mentions %q", c.url, err, c.want)
+		}
+		if strings.Contains(c.url+c.opts.CACert, "nonexistent") && !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open(%q): %v, want it to wrap fs.ErrNotExist", c.url, err)
 		}
 	}
 }

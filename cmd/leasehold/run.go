@@ -22,7 +22,8 @@ SIGTERM and, after --grace, SIGKILL: the grace ends before the store could
 hand the election to anyone else. When CMD exits, the rest of its processes
 are stopped the same way; then leasehold resigns and exits with CMD's code
 (--on-exit=exit) or starts CMD again while still leading
-(--on-exit=restart). SIGTERM, SIGINT, SIGHUP or SIGQUIT stop the term,
+(--on-exit=restart), after a delay of 100 ms that doubles after each run
+shorter than 10 s, up to 30 s. SIGTERM, SIGINT, SIGHUP or SIGQUIT stop the term,
 resign, and exit with 128+signal (143, 130, 129, 131); SIGHUP means stop,
 not reload (under nohup it stays ignored).
 
@@ -71,7 +72,7 @@ func runRun(ctx context.Context, args []string, stderr io.Writer) (int, error) {
 	if err := f.checkGrace(e.Options()); err != nil {
 		return 2, err
 	}
-	r := &runner{f: &f, e: e, cmd: cmd, tree: t, stderr: stderr}
+	r := &runner{f: &f, e: e, cmd: cmd, tree: t, stderr: stderr, backoff: defaultRestart}
 	return r.loop(ctx)
 }
 
@@ -82,7 +83,7 @@ func (f *runFlags) parse(args []string) ([]string, error) {
 	f.policy.register(fs)
 	fs.DurationVar(&f.grace, "grace", 0, "time between SIGTERM and SIGKILL on loss; must be below the margin (default margin/2)")
 	fs.StringVar(&f.onLoss, "on-loss", "recampaign", "after losing leadership: recampaign or exit (code 3)")
-	fs.StringVar(&f.onExit, "on-exit", "exit", "when CMD exits while leading: exit (resign, exit with its code) or restart")
+	fs.StringVar(&f.onExit, "on-exit", "exit", "when CMD exits while leading: exit (resign, exit with its code) or restart (after 100 ms, doubled after each run under 10 s, up to 30 s)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); fs.PrintDefaults() }
 	if err := parse(fs, args); err != nil {
 		return nil, err

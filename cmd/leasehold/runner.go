@@ -22,6 +22,9 @@ type runner struct {
 	cmd    []string
 	tree   tree
 	stderr io.Writer
+
+	backoff  restartBackoff // --on-exit restart's
+	restarts int            // CMD's restarts so far
 }
 
 // exitLost is the exit code after a loss with --on-loss=exit.
@@ -63,11 +66,13 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 		case <-child.exited:
 			r.logf("child pid %d exited with code %d", child.pid, child.code())
 			r.stop(child)
-			if r.f.onExit == "restart" && l.Valid() == nil && ctx.Err() == nil {
-				continue
+			if r.f.onExit != "restart" || l.Valid() != nil || ctx.Err() != nil {
+				r.resign(l)
+				return child.code(), true, nil
 			}
-			r.resign(l)
-			return child.code(), true, nil
+			if code, done, end, err := r.pause(ctx, l, child); end {
+				return code, done, err
+			}
 		case <-l.Context().Done():
 			return r.ended(l, l.Err(), child)
 		case <-ctx.Done():
@@ -77,6 +82,28 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 			return interruptedCode(ctx), true, nil
 		}
 	}
+}
+
+// pause waits out the restart backoff after child's exit, still leading.
+// end says whether the leadership ended or a signal came meanwhile; code,
+// done and err are then lead's result.
+func (r *runner) pause(ctx context.Context, l *lease.Leadership, ch *child) (code int, done, end bool, err error) {
+	d := r.backoff.next(ch.up)
+	r.restarts++
+	r.logf("restarting the child in %v (restart %d; it was up %v)", d, r.restarts, ch.up.Round(time.Millisecond))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return 0, false, false, nil
+	case <-l.Context().Done():
+		code, done, err = r.ended(l, l.Err(), nil)
+	case <-ctx.Done():
+		r.logf("%v: not restarting the child", context.Cause(ctx))
+		r.resign(l)
+		code, done = interruptedCode(ctx), true
+	}
+	return code, done, true, err
 }
 
 // ended is lead's result once the leadership ended with cause, after
@@ -128,6 +155,7 @@ type child struct {
 	pid    int
 	exited chan struct{} // closed when Wait returned
 	err    error
+	up     time.Duration // from start to exit, once exited is closed
 }
 
 // code is the child's exit code, 128+signal if a signal ended it.
@@ -192,8 +220,10 @@ func spawn(c *exec.Cmd, lifeline *os.File) (*child, error) {
 			return
 		}
 		ch.pid = c.Process.Pid
+		began := time.Now()
 		started <- nil
 		ch.err = c.Wait()
+		ch.up = time.Since(began)
 		close(ch.exited)
 	}()
 	return ch, <-started
