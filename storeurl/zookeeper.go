@@ -30,6 +30,9 @@ func openZooKeeper(hosts []string, u *url.URL, opts Options) (*Opened, error) {
 	if opts.ZKDigest != "" {
 		zo.Auth = []zookeeper.Auth{{Scheme: "digest", Credentials: []byte(opts.ZKDigest)}}
 	}
+	if err := zo.Validate(); err != nil {
+		return nil, &invalidError{err} // the URL's path or tick
+	}
 	s, err := zookeeper.New(hosts, zo)
 	if err != nil {
 		return nil, err

@@ -138,6 +138,17 @@ func (o Options) logger() *slog.Logger {
 	return o.Logger
 }
 
+// Validate reports the error New would return for o before contacting
+// any server: a malformed Prefix, a TickTime or TTL bound that is not
+// whole milliseconds, an ACL or Auth that is inconsistent. It contacts no
+// server. Zero fields are checked as New defaults them.
+func (o Options) Validate() error {
+	if err := o.validateACL(); err != nil {
+		return err
+	}
+	return o.withDefaults().validate()
+}
+
 // validateACL checks the ACL options as the caller gave them.
 func (o Options) validateACL() error {
 	switch {

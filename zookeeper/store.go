@@ -73,13 +73,10 @@ func open(servers []string, opts Options) (*store, error) {
 	if len(servers) == 0 {
 		return nil, errors.New("zookeeper: no servers: pass the ensemble's client addresses, e.g. 127.0.0.1:2181")
 	}
-	if err := opts.validateACL(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
 	s := &store{servers: append([]string(nil), servers...), opts: opts, links: make(map[*link]struct{})}
 	s.sets.Store(new([]*watchSet))
 	s.mu.Lock()

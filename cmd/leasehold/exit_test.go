@@ -24,6 +24,8 @@ func TestExitCodes(t *testing.T) {
 		{"no port", "consul://127.0.0.1/p", nil, 2},
 		{"two consul agents", "consul://127.0.0.1:1,127.0.0.1:2/p", nil, 2},
 		{"zk port out of range", "zk://127.0.0.1:0/p", nil, 2},
+		{"zk path with an empty segment", "zk://127.0.0.1:1/bad//p", nil, 2},
+		{"zk tick below a millisecond", "zk://127.0.0.1:1/p?tick=1ns", nil, 2},
 		{"missing --cacert", "etcd://127.0.0.1:1/p", []string{"--cacert", missing}, 2},
 		{"missing --cert and --key", "etcd://127.0.0.1:1/p", []string{"--cert", missing, "--key", missing}, 2},
 		{"--cert without --key", "consul://127.0.0.1:1/p", []string{"--cert", missing}, 2},
