@@ -164,13 +164,20 @@ func (e *LeaseElector) ended(name string, l *Leadership, cause error) {
 
 func (e *LeaseElector) released(name string, err error) {
 	e.stopWatch(name)
-	if c := e.campaigns[name]; c != nil {
+	c := e.campaigns[name]
+	if c != nil {
 		delete(e.campaigns, name)
 		c.finish(nil, fmt.Errorf("lease: campaign %q: %w", name, err))
 	}
 	var rerr error // for resigns: nil, or why the store refused the delete
 	if core.Permanent(err) {
-		e.log.Error("election refused by the store", "election", name, "err", err)
+		// Logged at error only when no caller gets it: a refusal that
+		// Campaign or Resign returns is the caller's to report.
+		lvl := slog.LevelError
+		if c != nil || len(e.resigns[name]) > 0 {
+			lvl = slog.LevelDebug
+		}
+		e.log.Log(e.ctx, lvl, "election refused by the store", "election", name, "err", err)
 		rerr = fmt.Errorf("lease: resign %q: %w", name, err)
 	}
 	for _, w := range e.resigns[name] {

@@ -126,7 +126,7 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 	var c leaderChanges
 	err := fl.run(ctx, e, func(rec backends.Record) { c.send(ctx, ch, infoOf(rec, time.Now())) })
 	if err != nil {
-		e.log.Error("observe refused by the store", "election", election, "err", err)
+		e.log.Debug("observe refused by the store", "election", election, "err", err) // the caller gets it
 		send(ctx, ch, LeaderInfo{Election: election, Err: fmt.Errorf("lease: observe %q: %w", election, err)})
 	}
 }

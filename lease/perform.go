@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -100,7 +101,11 @@ func (e *LeaseElector) createSession(epoch uint64, ttl time.Duration) {
 			e.track(s, true)
 			e.log.Debug("session created", "session", s.ID(), "ttl", s.TTL())
 		} else {
-			e.log.Log(ctx, e.levelOf(err), "session creation failed", "err", err)
+			lvl := e.levelOf(err)
+			if core.Permanent(err) {
+				lvl = slog.LevelDebug // the core reports it: to each campaign it ends, and to Ready
+			}
+			e.log.Log(ctx, lvl, "session creation failed", "err", err)
 		}
 		e.post(func(now time.Time) {
 			if err != nil {
