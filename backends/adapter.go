@@ -3,6 +3,7 @@ package backends
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -24,6 +25,18 @@ func Canceled(ctx context.Context) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
+}
+
+// CanceledAfter is Canceled for a call that failed with err: if ctx ended,
+// the error also names what the client saw last (as text only, so that no
+// class err may wrap leaks into a canceled call's), unless that is only
+// the context's end.
+func CanceledAfter(ctx context.Context, err error) error {
+	cerr := Canceled(ctx)
+	if cerr == nil || err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return cerr
+	}
+	return fmt.Errorf("%w (the store call failed with: %v)", cerr, err)
 }
 
 // OwnSession is for adapters' Queuer.Enqueue: it returns s as the adapter's

@@ -3,6 +3,7 @@ package backends_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,27 @@ func TestCanceled(t *testing.T) {
 	defer dcancel()
 	if err := backends.Canceled(dctx); !errors.Is(err, backends.ErrCanceled) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Canceled(expired ctx) = %v, want ErrCanceled and context.DeadlineExceeded", err)
+	}
+}
+
+// TestCanceledAfter: a call cut short by its context names what the
+// client saw, as text only, unless that is only the context's end.
+func TestCanceledAfter(t *testing.T) {
+	storeErr := fmt.Errorf("dial: %w", backends.ErrSessionExpired)
+	if err := backends.CanceledAfter(context.Background(), storeErr); err != nil {
+		t.Fatalf("CanceledAfter(live ctx) = %v, want nil", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
+	defer cancel()
+	err := backends.CanceledAfter(ctx, storeErr)
+	if !errors.Is(err, backends.ErrCanceled) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), storeErr.Error()) {
+		t.Fatalf("CanceledAfter = %v, want ErrCanceled, DeadlineExceeded and the store error's text", err)
+	}
+	if errors.Is(err, backends.ErrSessionExpired) {
+		t.Fatalf("CanceledAfter = %v wraps the store error's class", err)
+	}
+	if err := backends.CanceledAfter(ctx, fmt.Errorf("get: %w", context.DeadlineExceeded)); strings.Contains(err.Error(), "get") {
+		t.Fatalf("CanceledAfter = %v, want no repeat of the context's end", err)
 	}
 }
 

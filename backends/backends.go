@@ -31,8 +31,10 @@
 // particular, any method, on Store, Session or an optional interface,
 // returns an error wrapping ErrPermission when the store refuses the
 // request for want of rights or credentials, with the store's own words
-// in the message; such a request did nothing. It is the one permanent
-// class: package lease never retries it. An error the store's client cures
+// in the message; such a request did nothing; and an error wrapping ErrTLS
+// when a TLS handshake with the store failed on a certificate (see
+// CertificateFailure). These are the permanent classes: package lease
+// never retries them. An error the store's client cures
 // by itself on the next call (etcd's clientv3 fetching a new auth token)
 // must not wrap it.
 //

@@ -33,6 +33,17 @@ var (
 	// denied). It is permanent: package lease does not retry it and fails
 	// the call at once. Adapters keep the store's own words in the message.
 	ErrPermission = errors.New("permission denied by the store")
+	// ErrTLS: the TLS handshake with the store failed its certificate
+	// verification: the client did not trust the server's certificate
+	// (an unknown authority, an expired certificate, a host name it does
+	// not name) or the server refused the client's certificate (a TLS
+	// alert such as "bad certificate" or "certificate required"). Like
+	// ErrPermission it is permanent: no retry cures it, and package lease
+	// fails the call at once. Adapters keep the TLS error in the message
+	// and, where the client library hands it over as an error value (not
+	// only as text, as gRPC does for etcd), in the chain, so errors.As
+	// finds the *tls.CertificateVerificationError or the x509 error.
+	ErrTLS = errors.New("TLS certificate verification failed")
 	// ErrNoCandidate: a Pass named a session that holds no candidate
 	// record in the election (Passer), and changed nothing.
 	ErrNoCandidate = errors.New("no such candidate")

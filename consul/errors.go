@@ -19,10 +19,15 @@ import (
 // request was applied and is left unclassified (outcome unknown). A 403 is
 // Consul's answer to a request its ACLs refuse (an unknown token: "ACL not
 // found"; a token without the rights: "Permission denied"), before acting:
-// it is permanent.
+// it is permanent. So is a TLS handshake that failed on a certificate
+// (backends.CertificateFailure; the api client's *url.Error wraps it):
+// ErrTLS.
 func classify(op, election string, ctx context.Context, err error) error {
 	what := opName(op, election)
-	if cerr := backends.Canceled(ctx); cerr != nil {
+	if backends.CertificateFailure(err) {
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrTLS, err)
+	}
+	if cerr := backends.CanceledAfter(ctx, err); cerr != nil {
 		return fmt.Errorf("%s: %w", what, cerr)
 	}
 	switch {

@@ -4,17 +4,77 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 
 	"github.com/leasehold/leasehold/backends"
 )
 
 // classify wraps an etcd client error of s with the backends class it
-// belongs to (see classifyErr).
+// belongs to (see classifyErr), or with backends.ErrTLS if the client's
+// connection failed its TLS handshake on a certificate (see tlsFailure).
 func (s *store) classify(op, election string, ctx context.Context, err error) error {
+	if terr := s.tlsFailure(err); terr != nil {
+		return fmt.Errorf("%s: %w: %w", opName(op, election), backends.ErrTLS, terr)
+	}
 	return classifyErr(op, election, ctx, err, s.c.Token != "")
+}
+
+// tlsFailure returns, for a call that failed with err while the client's
+// connection is in transient failure, the connection's failure if it is a
+// TLS handshake that failed on a certificate; else nil. clientv3 waits for
+// a ready connection until the call's context ends and then returns only
+// the context's error, and gRPC keeps a connection's failure as text in a
+// status: so a call that fails at once (gRPC does not wait for readiness)
+// asks for it, and the text of gRPC's status names it. That call fails in
+// the client, and sends nothing.
+func (s *store) tlsFailure(err error) error {
+	conn := s.c.ActiveConnection()
+	if err == nil || conn == nil || conn.GetState() != connectivity.TransientFailure {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(s.c.Ctx(), time.Second)
+	defer cancel()
+	_, perr := pb.NewMaintenanceClient(conn).Status(ctx, &pb.StatusRequest{}, grpc.WaitForReady(false))
+	msg := status.Convert(perr).Message()
+	if perr == nil || !handshakeRefused(msg) {
+		return nil
+	}
+	return errors.New(msg)
+}
+
+// handshakeRefused reports whether msg, the message of a gRPC status, is
+// gRPC's report of a TLS handshake that failed on a certificate: Go's
+// verification of the server's certificate ("authentication handshake
+// failed: tls: failed to verify certificate: x509: ..."), or an alert with
+// which the server refused the client's, which with TLS 1.3 comes with the
+// first read ("error reading server preface: remote error: tls:
+// certificate required"; see backends.CertificateAlert).
+func handshakeRefused(msg string) bool {
+	const failed, alert = "authentication handshake failed: ", "remote error: "
+	if i := strings.Index(msg, failed); i >= 0 {
+		rest := msg[i+len(failed):]
+		if strings.HasPrefix(rest, "tls: failed to verify certificate") || strings.HasPrefix(rest, "x509: ") {
+			return true
+		}
+	}
+	i := strings.Index(msg, alert)
+	return i >= 0 && backends.CertificateAlert(msg[i+len(alert):])
+}
+
+// opName names an operation for an error: "etcd: op" or, for an
+// election's, `etcd: op "election"`.
+func opName(op, election string) string {
+	if election == "" {
+		return "etcd: " + op
+	}
+	return fmt.Sprintf("etcd: %s %q", op, election)
 }
 
 // classifyErr wraps an etcd client error with the backends class it
@@ -24,11 +84,8 @@ func (s *store) classify(op, election string, ctx context.Context, err error) er
 // authenticates with a token it was given (clientv3.Config.Token), which
 // clientv3 cannot renew.
 func classifyErr(op, election string, ctx context.Context, err error, fixedToken bool) error {
-	what := "etcd: " + op
-	if election != "" {
-		what = fmt.Sprintf("etcd: %s %q", op, election)
-	}
-	if cerr := backends.Canceled(ctx); cerr != nil {
+	what := opName(op, election)
+	if cerr := backends.CanceledAfter(ctx, err); cerr != nil {
 		return fmt.Errorf("%s: %w", what, cerr)
 	}
 	switch {

@@ -65,3 +65,25 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+// TestHandshakeRefused: gRPC's reports of TLS handshakes that failed on a
+// certificate, as gRPC words them, and others that did not.
+func TestHandshakeRefused(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		want bool
+	}{
+		{`connection error: desc = "transport: authentication handshake failed: tls: failed to verify certificate: x509: certificate signed by unknown authority"`, true},
+		{`connection error: desc = "transport: authentication handshake failed: x509: certificate is valid for other, not localhost"`, true},
+		{`connection error: desc = "error reading server preface: remote error: tls: certificate required"`, true},
+		{`connection error: desc = "transport: authentication handshake failed: remote error: tls: bad certificate"`, true},
+		{`connection error: desc = "transport: authentication handshake failed: EOF"`, false},
+		{`connection error: desc = "error reading server preface: remote error: tls: internal error"`, false},
+		{`connection error: desc = "transport: Error while dialing: dial tcp 127.0.0.1:1: connect: connection refused"`, false},
+		{`connection error: desc = "error reading server preface: EOF"`, false},
+	} {
+		if got := handshakeRefused(tc.msg); got != tc.want {
+			t.Errorf("handshakeRefused(%q) = %v, want %v", tc.msg, got, tc.want)
+		}
+	}
+}

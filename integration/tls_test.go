@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"net"
@@ -28,7 +29,8 @@ import (
 // resign through package lease and storeurl, and the failures a user
 // meets first (no client certificate, one from another CA, the wrong CA,
 // plaintext to the TLS port), each of which must fail at Open, name the
-// endpoint and say what failed.
+// endpoint and say what failed; and Campaign on Stores built without
+// storeurl whose handshakes fail on a certificate (refusedTLS).
 func TestTLS(t *testing.T) {
 	certs := stores.NewCerts(t)
 	t.Run("etcd", func(t *testing.T) {
@@ -37,12 +39,23 @@ func TestTLS(t *testing.T) {
 		t.Cleanup(h.Close)
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "etcd", addr, certs, 2*time.Second)
+		refusedTLS(t, certs, 2*time.Second, func(tc *tls.Config) backends.Store {
+			s, _ := (&etcdtest.Harness{Endpoints: []string{"https://" + addr}, TLS: tc}).NewStore(t)
+			return s
+		})
 	})
 	t.Run("consul", func(t *testing.T) {
 		addr := stores.ConsulTLS(t, certs)
 		h := &consultest.Harness{Addr: addr, TLS: certs.ClientTLS(t)}
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "consul", addr, certs, consul.MinTTL)
+		refusedTLS(t, certs, consul.MinTTL, func(tc *tls.Config) backends.Store {
+			s, err := consul.New((&consultest.Harness{Addr: addr, TLS: tc}).Client(t), consul.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		})
 	})
 	t.Run("zookeeper", func(t *testing.T) {
 		addr := stores.ZooKeeperTLS(t, certs)
@@ -51,6 +64,15 @@ func TestTLS(t *testing.T) {
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "zk", addr, certs, 2*stores.ZooKeeperTLSTick)
 		t.Run("SessionError", func(t *testing.T) { zkSessionError(t, addr, certs) })
+		refusedTLS(t, certs, 2*stores.ZooKeeperTLSTick, func(tc *tls.Config) backends.Store {
+			s, err := zookeeper.New([]string{addr}, zookeeper.Options{TickTime: stores.ZooKeeperTLSTick, TLS: tc,
+				ConnOptions: []func(*zk.Conn){zk.WithLogInfo(false)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		})
 	})
 }
 
@@ -172,9 +194,65 @@ func zkSessionError(t *testing.T, addr string, certs *stores.Certs) {
 		ss.Close(context.Background())
 		t.Fatal("NewSession with a CA that did not sign the server's certificate succeeded")
 	}
-	if !errors.Is(err, backends.ErrUnavailable) || !strings.Contains(err.Error(), "unknown authority") {
-		t.Fatalf("NewSession: %v, want ErrUnavailable naming the certificate failure", err)
+	var ua x509.UnknownAuthorityError
+	if !errors.Is(err, backends.ErrTLS) || !errors.As(err, &ua) {
+		t.Fatalf("NewSession: %v, want ErrTLS wrapping the certificate failure", err)
 	}
+}
+
+// refusedTLS: Stores built in Go, without storeurl's first-contact probe,
+// whose TLS handshakes fail on a certificate: the client trusts a CA that
+// did not sign the server's certificate (WrongCA), or presents no
+// certificate to a server that requires one (NoClientCert). Neither cures
+// itself: Campaign returns well before its context ends, with an error
+// wrapping backends.ErrTLS that names the TLS cause, and for WrongCA the
+// x509 error, in its text and, where the client library keeps the error
+// (Consul, ZooKeeper; gRPC carries etcd's as text), in its chain.
+func refusedTLS(t *testing.T, certs *stores.Certs, ttl time.Duration, newStore func(*tls.Config) backends.Store) {
+	t.Run("WrongCA", func(t *testing.T) {
+		tc := stores.NewCerts(t).ClientTLS(t) // another PKI: its CA signed nothing the server has
+		err := campaignRefused(t, newStore(tc), ttl)
+		var ua x509.UnknownAuthorityError
+		if !errors.As(err, &ua) && !strings.Contains(err.Error(), "x509: certificate signed by unknown authority") {
+			t.Errorf("Campaign: %v, want the x509 cause (unknown authority)", err)
+		}
+	})
+	t.Run("NoClientCert", func(t *testing.T) {
+		tc := certs.ClientTLS(t)
+		tc.Certificates = nil
+		err := campaignRefused(t, newStore(tc), ttl)
+		if !strings.Contains(err.Error(), "remote error: tls: ") {
+			t.Errorf("Campaign: %v, want the server's TLS alert", err)
+		}
+	})
+}
+
+// campaignRefused campaigns on s, whose TLS handshakes fail on a
+// certificate, and returns Campaign's error after checking that it came
+// well within ctx and wraps backends.ErrTLS.
+func campaignRefused(t *testing.T, s backends.Store, ttl time.Duration) error {
+	e, err := lease.New(s, lease.Options{TTL: ttl, Identity: "refused"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	const ctxTimeout, bound = 60 * time.Second, 15 * time.Second
+	ctx := backendtest.Context(t, ctxTimeout)
+	start := time.Now()
+	l, err := e.Campaign(ctx, "refused")
+	took := time.Since(start)
+	t.Logf("Campaign after %v: %v", took.Round(time.Millisecond), err)
+	if err == nil {
+		l.Resign(context.Background())
+		t.Fatal("Campaign won over a TLS handshake that should fail")
+	}
+	if took > bound {
+		t.Errorf("Campaign took %v of its %v context: want the certificate failure within %v", took, ctxTimeout, bound)
+	}
+	if !errors.Is(err, backends.ErrTLS) {
+		t.Errorf("Campaign: %v, want backends.ErrTLS", err)
+	}
+	return err
 }
 
 // closedPort returns a loopback address where nothing listens.

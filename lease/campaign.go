@@ -35,8 +35,9 @@ func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l
 // error and the last store error. If the session expires while Campaign
 // waits, a new session is made and the campaign goes on. A permanent
 // store error (one wrapping backends.ErrPermission: the store refused for
-// want of rights or credentials) is not retried: Campaign returns it at
-// once, with the store's words.
+// want of rights or credentials; or backends.ErrTLS: a TLS handshake
+// failed on a certificate) is not retried: Campaign returns it at once,
+// with the store's words or the TLS error.
 //
 // Campaign fails with ErrBusy if the election is already campaigning or held
 // on this elector, or a RequestHandover of it runs on this elector (see

@@ -62,6 +62,7 @@ const (
 	ReasonSessionExpired = "session_expired"
 	ReasonKeyLost        = "key_lost"
 	ReasonPermission     = "permission"
+	ReasonTLS            = "tls"
 	ReasonClosed         = "closed"
 	ReasonOther          = "other"
 )
@@ -80,6 +81,8 @@ func Reason(cause error) string {
 		return ReasonKeyLost
 	case errors.Is(cause, backends.ErrPermission):
 		return ReasonPermission
+	case errors.Is(cause, backends.ErrTLS):
+		return ReasonTLS
 	case errors.Is(cause, ErrClosed):
 		return ReasonClosed
 	}

@@ -31,10 +31,15 @@ var errStoreClosed = errors.New("zookeeper: store closed")
 // needs), AUTH_FAILED (zk.ErrAuthFailed: the server refused the
 // credentials themselves) and INVALIDACL (zk.ErrInvalidACL: the ACL given
 // to a create is malformed, or uses the auth scheme on a connection with
-// no credentials). None is cured by trying again.
+// no credentials). None is cured by trying again. Nor is a TLS handshake
+// that failed on a certificate, as the last failure of a session that no
+// server gave (see link.noSession): ErrTLS.
 func classify(what string, ctx context.Context, err error) error {
 	var op *net.OpError
-	if cerr := backends.Canceled(ctx); cerr != nil {
+	if backends.CertificateFailure(err) {
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrTLS, err)
+	}
+	if cerr := backends.CanceledAfter(ctx, err); cerr != nil {
 		return fmt.Errorf("%s: %w", what, cerr)
 	}
 	switch {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
 )
 
 // errNoRedial is what a session's dialer returns once its session has
@@ -171,6 +173,9 @@ func (l *link) noSession() error {
 	why := ""
 	if last != nil {
 		why = fmt.Sprintf(" (last failure: %v)", last)
+	}
+	if backends.CertificateFailure(last) { // every server was tried; the last one's certificate failed
+		return fmt.Errorf("no server gave a session: last failure: %w", last)
 	}
 	if l.dialed.Load() {
 		return fmt.Errorf("no server gave a session%s (a connect request may have reached one)", why)

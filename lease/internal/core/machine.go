@@ -6,7 +6,8 @@
 // # Permanent errors
 //
 // A store error wrapping backends.ErrPermission (the store refused for
-// lack of rights or credentials) is never retried; it ends what it hit at
+// lack of rights or credentials) or backends.ErrTLS (a TLS handshake
+// failed on a certificate) is never retried; it ends what it hit at
 // once, with the error as it came:
 //   - from a session creation: every campaign (SessionDenied, then each
 //     is Released with it);
@@ -357,9 +358,11 @@ func (m *Machine) LastErr(name string) error {
 }
 
 // Permanent reports whether err is a store error no retry can cure (it
-// wraps backends.ErrPermission): what it hit ends at once. Package lease
-// asks it too, so that one rule decides.
-func Permanent(err error) bool { return errors.Is(err, backends.ErrPermission) }
+// wraps backends.ErrPermission or backends.ErrTLS): what it hit ends at
+// once. Package lease asks it too, so that one rule decides.
+func Permanent(err error) bool {
+	return errors.Is(err, backends.ErrPermission) || errors.Is(err, backends.ErrTLS)
+}
 
 func (m *Machine) op() uint64 {
 	m.nextOp++
