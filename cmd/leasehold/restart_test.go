@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,30 +37,48 @@ func withRestart(t *testing.T, b restartBackoff) {
 // restartDelay matches the delay runner.pause logs.
 var restartDelay = regexp.MustCompile(`restarting the child in (\S+) `)
 
+// restartUp matches how long the run before a restart was up, as logged.
+var restartUp = regexp.MustCompile(`it was up (\S+)\)`)
+
 // TestRunRestartBacksOff: with --on-exit restart, a CMD that fails at once
 // is restarted after a delay that doubles up to the limit, each start at
 // least that delay after the last one's exit; a run that stayed up the
 // reset time starts the delays over. Runs 1-5 and 7-8 exit at once, run 6
-// stays up 500 ms (reset 300 ms).
+// stays up 1.5 s (reset 1 s). The delay each restart must have is computed
+// from the up time logged before it, so that a run a loaded machine was
+// slow to start (up longer than planned) does not fail the test; the runs'
+// plan must still show the cap and a reset.
 func TestRunRestartBacksOff(t *testing.T) {
-	withRestart(t, restartBackoff{first: 20 * time.Millisecond, limit: 160 * time.Millisecond, reset: 300 * time.Millisecond})
+	b := restartBackoff{first: 20 * time.Millisecond, limit: 160 * time.Millisecond, reset: time.Second}
+	withRestart(t, b)
 	store := "etcd://" + etcdServer(t) + "/t"
 	count := filepath.Join(t.TempDir(), "runs")
-	script := `n=$(($(cat ` + count + ` 2>/dev/null || echo 0)+1)); echo $n > ` + count + `; [ $n -ne 6 ] || sleep 0.5; exit 1`
+	script := `n=$(($(cat ` + count + ` 2>/dev/null || echo 0)+1)); echo $n > ` + count + `; [ $n -ne 6 ] || sleep 1.5; exit 1`
 	in := start(t, "run", "--store", store, "--election", "jobs/r", "--ttl", "2s", "--on-exit", "restart", "--", "sh", "-c", script)
-	want := []time.Duration{20, 40, 80, 160, 160, 20, 40}
 	var starts []time.Time
-	for i := 0; i <= len(want); i++ {
+	var delays []time.Duration
+	want := 0 * time.Millisecond
+	for i := 0; i <= 7; i++ {
 		starts = append(starts, stamp(t, in.stderr.await(t, "started child", 10*time.Second)))
-		if i == len(want) {
+		if i == 7 {
 			break
 		}
 		exited := stamp(t, in.stderr.await(t, "exited with code 1", 10*time.Second))
 		line := in.stderr.await(t, "restarting the child in", 5*time.Second)
 		d, err := time.ParseDuration(restartDelay.FindStringSubmatch(line)[1])
-		if err != nil || d != want[i]*time.Millisecond {
-			t.Fatalf("restart %d: %q, want a delay of %v ms", i+1, line, want[i])
+		up, uerr := time.ParseDuration(restartUp.FindStringSubmatch(line)[1])
+		if err != nil || uerr != nil {
+			t.Fatalf("restart %d: %q: %v %v", i+1, line, err, uerr)
 		}
+		if want == 0 || up >= b.reset {
+			want = b.first
+		} else {
+			want = min(2*want, b.limit)
+		}
+		if d != want {
+			t.Fatalf("restart %d: %q, want a delay of %v after a run up %v", i+1, line, want, up)
+		}
+		delays = append(delays, d)
 		if i > 0 && starts[i].Sub(starts[i-1]) < 0 || exited.Before(starts[i]) {
 			t.Fatalf("times out of order: %v, exit %v", starts, exited)
 		}
@@ -69,7 +88,10 @@ func TestRunRestartBacksOff(t *testing.T) {
 			}
 		}(i, exited)
 	}
-	t.Logf("starts: %v", starts)
+	if !slices.Contains(delays, b.limit) || delays[5] != b.first {
+		t.Errorf("delays %v: want the cap %v reached and run 6 (up 1.5 s) to start them over", delays, b.limit)
+	}
+	t.Logf("delays %v, starts %v", delays, starts)
 }
 
 // TestRunRestartWaitEnds: the wait before a restart ends at once on a stop
