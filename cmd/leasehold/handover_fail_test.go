@@ -96,32 +96,16 @@ func leadAs(t *testing.T, store, election, identity string) *lease.Leadership {
 // awaitRequests waits until election on store lists n handover requests.
 func awaitRequests(t *testing.T, store, election string, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	st, err := storeurl.Open(ctx, store, storeurl.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e, err := lease.New(st.Store, lease.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(context.Background())
-	ch, err := e.ObserveCandidates(ctx, election)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for cs := range ch {
+	_, ok := awaitRoster(t, store, election, 10*time.Second, func(cs []lease.Candidate) bool {
 		k := 0
 		for _, c := range cs {
 			if c.Requester {
 				k++
 			}
 		}
-		if k == n {
-			return
-		}
+		return k == n
+	})
+	if !ok {
+		t.Fatalf("%s did not list %d requests within 10s", election, n)
 	}
-	t.Fatalf("%s did not list %d requests within 10s", election, n)
 }

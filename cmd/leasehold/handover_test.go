@@ -15,7 +15,19 @@ import (
 // identity, in any order) and returns them in succession order.
 func awaitCandidates(t *testing.T, store, election string, want ...string) []lease.Candidate {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	last, ok := awaitRoster(t, store, election, 20*time.Second, func(cs []lease.Candidate) bool { return sameIdentities(cs, want) })
+	if !ok {
+		t.Fatalf("candidates of %s: %+v, want %v", election, last, want)
+	}
+	return last
+}
+
+// awaitRoster observes election's candidates on store until done says yes
+// or timeout passes, and returns the last list seen and whether done said
+// yes.
+func awaitRoster(t *testing.T, store, election string, timeout time.Duration, done func([]lease.Candidate) bool) ([]lease.Candidate, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	st, err := storeurl.Open(ctx, store, storeurl.Options{})
 	if err != nil {
@@ -33,12 +45,11 @@ func awaitCandidates(t *testing.T, store, election string, want ...string) []lea
 	}
 	var last []lease.Candidate
 	for cs := range ch {
-		if last = cs; sameIdentities(cs, want) {
-			return cs
+		if last = cs; done(cs) {
+			return cs, true
 		}
 	}
-	t.Fatalf("candidates of %s: %+v, want %v", election, last, want)
-	return nil
+	return last, false
 }
 
 func sameIdentities(cs []lease.Candidate, want []string) bool {
