@@ -1,7 +1,6 @@
 package leasetest
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"sync/atomic"
@@ -45,8 +44,8 @@ func (s *suite) testHandOverTargetExpired(t *testing.T) {
 func (s *suite) handOverFails(t *testing.T, what string, fault func(target string), link func(sever func())) {
 	opts := s.opts(t)
 	el := backendtest.Election(t)
-	hook := &onYield{election: el}
-	leader, sever := s.policyElector(t, "leader", func(o *lease.Options) { o.Logger = slog.New(hook) })
+	hook := newOnYield(el)
+	leader, sever := s.policyElector(t, "leader", func(o *lease.Options) { o.Logger = slog.New(&hook.log) })
 	if link != nil {
 		link(sever)
 	}
@@ -73,28 +72,21 @@ func (s *suite) handOverFails(t *testing.T, what string, fault func(target strin
 		what, returned, err, w.at.Sub(start))
 }
 
-// onYield is a slog.Handler that runs do once, on the elector's loop
-// goroutine, when the elector logs the core's Yield action for election:
-// before the handover's first write is sent.
+// onYield runs do once, on the elector's loop goroutine, when the
+// elector logs the core's Yield action for election: before the
+// handover's first write is sent. Its log is the elector's Logger.
 type onYield struct {
-	election string
-	do       func() // set before the handover begins
-	done     atomic.Bool
+	log  actionLog
+	do   func() // set before the handover begins
+	done atomic.Bool
 }
 
-func (h *onYield) Enabled(context.Context, slog.Level) bool { return true }
-func (h *onYield) WithAttrs([]slog.Attr) slog.Handler       { return h }
-func (h *onYield) WithGroup(string) slog.Handler            { return h }
-
-func (h *onYield) Handle(_ context.Context, r slog.Record) error {
-	if r.Message != "action" {
-		return nil
-	}
-	r.Attrs(func(at slog.Attr) bool {
-		if at.Key == "action" && at.Value.String() == "yield "+h.election && h.done.CompareAndSwap(false, true) {
+func newOnYield(election string) *onYield {
+	h := &onYield{}
+	h.log.on = func(act string) {
+		if act == "yield "+election && h.done.CompareAndSwap(false, true) {
 			h.do()
 		}
-		return true
-	})
-	return nil
+	}
+	return h
 }

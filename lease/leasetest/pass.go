@@ -70,10 +70,13 @@ func count(calls []string, prefix string) int {
 }
 
 // actionLog is a slog.Handler that keeps the actions an elector logs at
-// debug level ("action", with the core's action as text).
+// debug level ("action", with the core's action as text). If on is set,
+// it is called with each action as it is logged, on the elector's loop
+// goroutine, before the action is carried out.
 type actionLog struct {
 	mu   sync.Mutex
 	acts []string
+	on   func(act string)
 }
 
 func (a *actionLog) Enabled(context.Context, slog.Level) bool { return true }
@@ -89,6 +92,9 @@ func (a *actionLog) Handle(_ context.Context, r slog.Record) error {
 			a.mu.Lock()
 			a.acts = append(a.acts, at.Value.String())
 			a.mu.Unlock()
+			if a.on != nil {
+				a.on(at.Value.String())
+			}
 		}
 		return true
 	})
