@@ -92,10 +92,7 @@ func (e *LeaseElector) nudge(a core.Action) {
 
 // pass hands the key to session a.To in one write, the core's Pass. The
 // key's value names the target's identity, as its own Create would, and
-// the time of the pass by this elector's clock. A target in line
-// (a.Entry) is first looked up in its queue: one behind another entry
-// watches that entry, not the key, and would hold the key unawares, so it
-// gets core.ErrBehind instead.
+// the time of the pass by this elector's clock.
 func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	e.handing(a)
@@ -107,10 +104,7 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	v := encodeValue(a.ToID, time.Now())
 	leaving := e.foldLeave(a.Election, s)
 	e.call(true, func(ctx context.Context) {
-		err := e.behind(ctx, a)
-		if err == nil {
-			_, err = p.Pass(ctx, s, a.Election, a.Token, a.To, a.Queue, v, leaving)
-		}
+		_, err := p.Pass(ctx, s, a.Election, a.Token, a.To, a.Queue, v, leaving)
 		if err != nil {
 			e.log.Debug("handover pass not made", "election", a.Election, "to", a.To, "err", err)
 		}
@@ -123,19 +117,25 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	})
 }
 
-// behind returns core.ErrBehind if a Pass's target waits in line behind
-// another entry, nil if it is at the head or in no queue, or the error of
-// the lookup.
-func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
+// targetAhead finds the entry ahead of a.Token, the entry of a.To in
+// a.Election's queue, the core's Ahead that checks a handover target's
+// place before a Pass. It looks in the store's queue whatever this
+// elector's wait mode: the target's counts, not ours.
+func (e *LeaseElector) targetAhead(a core.Action) {
+	e.stopWatch(a.Election)
+	e.handing(a)
 	q, ok := e.store.(backends.Queuer)
-	if a.Entry == 0 || !ok {
-		return nil
+	if !ok {
+		e.report(func(now time.Time) { e.m.AheadFound(now, a.Election, a.Op, backends.Record{}, nil) })
+		return
 	}
-	ahead, err := q.Ahead(ctx, a.Election, a.Entry)
-	if err == nil && ahead.Exists() {
-		err = core.ErrBehind
-	}
-	return err
+	e.call(true, func(ctx context.Context) {
+		rec, err := q.Ahead(ctx, a.Election, a.Token)
+		if err != nil {
+			e.log.Debug("handover target's place not found", "election", a.Election, "to", a.To, "err", err)
+		}
+		e.post(func(now time.Time) { e.m.AheadFound(now, a.Election, a.Op, rec, err) })
+	})
 }
 
 // HandOver ends the leadership and gives the election to the candidate

@@ -34,8 +34,12 @@ func (e *LeaseElector) enqueue(a core.Action) {
 }
 
 // ahead finds the entry ahead of a.Token in a.Election's queue, the
-// core's Ahead.
+// core's Ahead; one naming a handover's target is targetAhead's.
 func (e *LeaseElector) ahead(a core.Action) {
+	if a.To != "" {
+		e.targetAhead(a)
+		return
+	}
 	e.stopWatch(a.Election)
 	e.call(true, func(ctx context.Context) {
 		rec, err := e.queuer.Ahead(ctx, a.Election, a.Token)

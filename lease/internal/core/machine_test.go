@@ -181,7 +181,6 @@ var scriptErrs = map[string]error{
 	"unavailable": backends.ErrUnavailable,
 	"timeout":     errors.New("deadline exceeded after send"),
 	"denied":      fmt.Errorf("%w: etcdserver: permission denied", backends.ErrPermission),
-	"behind":      ErrBehind,
 	"nocandidate": backends.ErrNoCandidate,
 }
 
