@@ -20,7 +20,7 @@ import (
 // go test ./lease/internal/core -rewrite
 func TestMachine(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		if isFollowScript(path) {
+		if isFollowScript(path) || isListScript(path) {
 			return
 		}
 		var m *Machine
@@ -126,7 +126,8 @@ func scriptMarker(v []byte) (string, bool) {
 }
 
 // scriptRoster reads a roster, one candidate a line:
-// SESSION [id=IDENTITY] [prio=N] [order=N] [joined=N] [queue=N] [wakes] [takes] [nolead] [damped] [request] [to=TARGET].
+// SESSION [id=IDENTITY] [prio=N] [order=N] [joined=N] [queue=N] [wakes] [takes] [nolead] [damped] [request] [to=TARGET]
+// [labels=K:V,...] [since=T].
 // Joined is Order unless given.
 func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 	var out []Candidate
@@ -161,6 +162,11 @@ func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 				c.Request = true
 			case "to":
 				c.To = v
+			case "labels":
+				c.Labels = scriptLabels(v)
+			case "since":
+				n, _ := strconv.Atoi(v)
+				c.Since = origin.Add(time.Duration(n) * time.Millisecond)
 			default:
 				d.Fatalf(t, "roster: unknown field %q", kv)
 			}
