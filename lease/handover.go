@@ -269,7 +269,7 @@ func (l *Leadership) startHandOver(to string, recs []backends.Record, w chan err
 		default:
 			return
 		}
-		e.handovers[l.Election] = w
+		e.callsOf(l.Election).handover = w
 		e.m.HandOver(now, l.Election, to)
 		e.m.Resign(now, l.Election) // the caller has let go already
 		started = true

@@ -148,7 +148,7 @@ func (e *LeaseElector) beginRequest(election string) error {
 	var why string
 	if !e.do(func(time.Time) {
 		if why = e.requestBusy(election); why == "" {
-			e.requests[election] = true
+			e.callsOf(election).request = true
 		}
 	}) {
 		return ErrClosed
@@ -163,7 +163,7 @@ func (e *LeaseElector) beginRequest(election string) error {
 // returns "". On the loop goroutine.
 func (e *LeaseElector) requestBusy(election string) string {
 	switch {
-	case e.requests[election]:
+	case e.requestRuns(election):
 		return "another RequestHandover of it runs on this elector"
 	case e.m.Active(election):
 		return "this elector campaigns in or leads it (a leader hands over with Leadership.HandOver; " +
@@ -177,7 +177,12 @@ func (e *LeaseElector) requestBusy(election string) string {
 // endRequest marks the RequestHandover of election as ended, once its
 // record is gone.
 func (e *LeaseElector) endRequest(election string) {
-	e.do(func(time.Time) { delete(e.requests, election) })
+	e.do(func(time.Time) {
+		if c := e.userCalls[election]; c != nil {
+			c.request = false
+			e.tidy(election)
+		}
+	})
 }
 
 // leaderFollows reports what the candidate record in recs of the
