@@ -117,27 +117,6 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	})
 }
 
-// targetAhead finds the entry ahead of a.Token, the entry of a.To in
-// a.Election's queue, the core's Ahead that checks a handover target's
-// place before a Pass. It looks in the store's queue whatever this
-// elector's wait mode: the target's counts, not ours.
-func (e *LeaseElector) targetAhead(a core.Action) {
-	e.stopWatch(a.Election)
-	e.handing(a)
-	q, ok := e.store.(backends.Queuer)
-	if !ok {
-		e.report(func(now time.Time) { e.m.AheadFound(now, a.Election, a.Op, backends.Record{}, nil) })
-		return
-	}
-	e.call(true, func(ctx context.Context) {
-		rec, err := q.Ahead(ctx, a.Election, a.Token)
-		if err != nil {
-			e.log.Debug("handover target's place not found", "election", a.Election, "to", a.To, "err", err)
-		}
-		e.post(func(now time.Time) { e.m.AheadFound(now, a.Election, a.Op, rec, err) })
-	})
-}
-
 // HandOver ends the leadership and gives the election to the candidate
 // named by to (its identity or session ID, as Candidates lists them), or,
 // if to is empty, to the next in succession order: the highest priority
