@@ -95,7 +95,7 @@ func (e *LeaseElector) noRoster(what, election string) error {
 // succession decodes a roster and lists it in succession order
 // (core.List), marking the holder of leader and the superseded records.
 func succession(recs []backends.Record, leader backends.Record) []Candidate {
-	return candidatesOf(core.List(coreCandidates(recs), holder(leader)))
+	return candidatesOf(core.List(decodeRoster(recs, true), holder(leader)))
 }
 
 // holder returns the session that holds leader, the key, or "".
@@ -110,16 +110,25 @@ func holder(leader backends.Record) string {
 func candidatesOf(l []core.Listed) []Candidate {
 	cs := make([]Candidate, len(l))
 	for i, c := range l {
-		cs[i] = Candidate{Identity: c.Identity, Session: c.Session, Priority: c.Priority, Labels: c.Labels,
-			Joined: c.Since, MayLead: c.MayLead, Damped: c.Damped, Superseded: c.Superseded, Leader: c.Leader,
+		cs[i] = Candidate{Identity: c.Identity, Session: c.Session, Priority: c.Priority,
+			MayLead: c.MayLead, Damped: c.Damped, Superseded: c.Superseded, Leader: c.Leader,
 			Requester: c.Request, Request: c.To}
+		if c.Shown != nil {
+			cs[i].Labels, cs[i].Joined = c.Shown.Labels, c.Shown.Since
+		}
 	}
 	return cs
 }
 
-// coreCandidates decodes a roster for the core (core.Machine.Roster,
-// core.List); records this package cannot read are left out.
-func coreCandidates(recs []backends.Record) []core.Candidate {
+// coreCandidates decodes a roster for the core's decisions
+// (core.Machine.Roster, core.Target): without what is only shown, which a
+// leader's machine would keep for as long as it leads.
+func coreCandidates(recs []backends.Record) []core.Candidate { return decodeRoster(recs, false) }
+
+// decodeRoster decodes a roster for the core, with the labels and join
+// times if shown (core.List); records this package cannot read are left
+// out.
+func decodeRoster(recs []backends.Record, shown bool) []core.Candidate {
 	cs := make([]core.Candidate, 0, len(recs))
 	for _, r := range recs {
 		v, err := decodeCandidate(r.Value)
@@ -127,8 +136,10 @@ func coreCandidates(recs []backends.Record) []core.Candidate {
 			continue
 		}
 		c := core.Candidate{Session: r.Owner, Identity: v.Identity, Priority: v.Priority, MayLead: !v.NoLead && v.Request == nil,
-			Damped: v.Damped, Order: r.Token, Joined: r.Token, Queue: v.Queue, Wakes: v.Wakes, Takes: v.Takes,
-			Labels: v.Labels, Since: joinedTime(v.Joined)}
+			Damped: v.Damped, Order: r.Token, Joined: r.Token, Queue: v.Queue, Wakes: v.Wakes, Takes: v.Takes}
+		if shown {
+			c.Shown = &core.Shown{Labels: v.Labels, Since: joinedTime(v.Joined)}
+		}
 		if v.Queue != 0 {
 			c.Order = v.Queue
 		}

@@ -54,7 +54,7 @@ func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch
 	}
 	var sends core.ListSends
 	err := fl.run(ctx, e, func(st rosterState) {
-		if l := core.List(coreCandidates(st.roster.recs), holder(st.leader)); sends.Next(l) {
+		if l := core.List(decodeRoster(st.roster.recs, true), holder(st.leader)); sends.Next(l) {
 			send(ctx, ch, candidatesOf(l))
 		}
 	})

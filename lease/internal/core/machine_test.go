@@ -162,11 +162,8 @@ func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 				c.Request = true
 			case "to":
 				c.To = v
-			case "labels":
-				c.Labels = scriptLabels(v)
-			case "since":
-				n, _ := strconv.Atoi(v)
-				c.Since = origin.Add(time.Duration(n) * time.Millisecond)
+			case "labels", "since":
+				scriptShown(&c, k, v)
 			default:
 				d.Fatalf(t, "roster: unknown field %q", kv)
 			}

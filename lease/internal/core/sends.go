@@ -2,7 +2,6 @@ package core
 
 import (
 	"maps"
-	"reflect"
 	"time"
 )
 
@@ -55,8 +54,8 @@ type ListSends struct {
 
 // Next reports whether to send l, the list just read: the first list is
 // sent, and then only one that differs from the last sent in any
-// candidate or any field of one (its labels by content, its Since as an
-// instant). It keeps l: the caller does not change it after.
+// candidate or any field of one (what is Shown by content: labels as a
+// set, Since as an instant). It keeps l: the caller does not change it after.
 func (s *ListSends) Next(l []Listed) bool {
 	if s.sent && len(l) == len(s.last) && sameLists(l, s.last) {
 		return false
@@ -75,9 +74,16 @@ func sameLists(a, b []Listed) bool {
 }
 
 func sameListed(a, b Listed) bool {
-	if !maps.Equal(a.Labels, b.Labels) || !a.Since.Equal(b.Since) {
+	if !sameShown(a.Shown, b.Shown) {
 		return false
 	}
-	a.Labels, a.Since = b.Labels, b.Since
-	return reflect.DeepEqual(a, b)
+	a.Shown = b.Shown
+	return a == b
+}
+
+func sameShown(a, b *Shown) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return maps.Equal(a.Labels, b.Labels) && a.Since.Equal(b.Since)
 }

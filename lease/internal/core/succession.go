@@ -57,11 +57,18 @@ type Candidate struct {
 	// the next in succession order. A leader honours only requests whose
 	// Order exceeds its key's Token (made during its leadership).
 	To string
-	// Labels are the candidate's labels. Nothing here decides by them;
-	// a list that shows new ones is a change (ListSends).
+	// Shown is what a candidate list shows of the candidate and nothing
+	// decides by; nil where it is not needed (a leader's roster).
+	Shown *Shown
+}
+
+// Shown is what a candidate list shows of a candidate beside what decides
+// its place. A list that shows a change of it is a change (ListSends).
+type Shown struct {
+	// Labels are the candidate's labels.
 	Labels map[string]string
 	// Since is when the candidate joined, by its own clock, as its record
-	// says. Nothing here decides by it; it is shown.
+	// says.
 	Since time.Time
 }
 

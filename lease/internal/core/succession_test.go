@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 )
@@ -108,25 +110,32 @@ func renderList(l []Listed) string {
 		if c.To != "" {
 			fmt.Fprintf(&b, " to=%s", c.To)
 		}
-		if len(c.Labels) > 0 {
-			fmt.Fprintf(&b, " labels=%s", renderLabels(c.Labels))
+		if s := c.Shown; s != nil && len(s.Labels) > 0 {
+			fmt.Fprintf(&b, " labels=%s", renderLabels(s.Labels))
 		}
-		if !c.Since.IsZero() {
-			fmt.Fprintf(&b, " since=%s", at(c.Since))
+		if s := c.Shown; s != nil && !s.Since.IsZero() {
+			fmt.Fprintf(&b, " since=%s", at(s.Since))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
 }
 
-// scriptLabels reads K:V,K:V.
-func scriptLabels(s string) map[string]string {
-	m := make(map[string]string)
-	for _, kv := range strings.Split(s, ",") {
-		k, v, _ := strings.Cut(kv, ":")
-		m[k] = v
+// scriptShown reads a roster line's labels=K:V,K:V or since=T into c.
+func scriptShown(c *Candidate, key, v string) {
+	if c.Shown == nil {
+		c.Shown = &Shown{}
 	}
-	return m
+	if key == "since" {
+		n, _ := strconv.Atoi(v)
+		c.Shown.Since = origin.Add(time.Duration(n) * time.Millisecond)
+		return
+	}
+	c.Shown.Labels = make(map[string]string)
+	for _, kv := range strings.Split(v, ",") {
+		k, val, _ := strings.Cut(kv, ":")
+		c.Shown.Labels[k] = val
+	}
 }
 
 func renderLabels(m map[string]string) string {
