@@ -55,7 +55,7 @@ func (e *LeaseElector) Campaign(ctx context.Context, election string) (*Leadersh
 	var busy error
 	if !e.do(func(now time.Time) {
 		if busy = e.campaignBusy(election); busy == nil {
-			e.campaigns[election] = c
+			e.callsOf(election).campaign = c
 			e.m.Campaign(now, election)
 		}
 	}) {
@@ -76,7 +76,7 @@ func (e *LeaseElector) Campaign(ctx context.Context, election string) (*Leadersh
 // campaigned for now, or nil. On the loop goroutine.
 func (e *LeaseElector) campaignBusy(election string) error {
 	switch {
-	case e.requests[election]:
+	case e.requestRuns(election):
 		return fmt.Errorf("a RequestHandover of it runs on this elector: %w", ErrBusy)
 	case e.m.Active(election):
 		return ErrBusy
@@ -88,8 +88,8 @@ func (e *LeaseElector) campaignBusy(election string) error {
 func (e *LeaseElector) abandon(election string, c *campaign, ctx context.Context) error {
 	var last error
 	e.do(func(now time.Time) {
-		if e.campaigns[election] == c {
-			delete(e.campaigns, election)
+		if e.campaignOf(election) == c {
+			e.takeCampaign(election)
 			last = e.m.LastErr(election)
 			e.m.Cancel(now, election)
 		} else if l := won(c); l != nil && e.held[election] == l {
@@ -116,8 +116,7 @@ func won(c *campaign) *Leadership {
 }
 
 func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
-	c := e.campaigns[name]
-	delete(e.campaigns, name)
+	c := e.takeCampaign(name)
 	l := newLeadership(e, rec, epoch)
 	e.held[name] = l
 	e.health.held.Add(1)
@@ -165,9 +164,9 @@ func (e *LeaseElector) ended(name string, l *Leadership, cause error) {
 
 func (e *LeaseElector) released(name string, err error) {
 	e.stopWatch(name)
-	c := e.campaigns[name]
+	calls := e.takeCalls(name)
+	c := calls.campaign
 	if c != nil {
-		delete(e.campaigns, name)
 		c.finish(nil, fmt.Errorf("lease: campaign %q: %w", name, err))
 	}
 	var rerr error // for resigns: nil, or why the store refused the delete
@@ -175,22 +174,20 @@ func (e *LeaseElector) released(name string, err error) {
 		// Logged at error only when no caller gets it: a refusal that
 		// Campaign or Resign returns is the caller's to report.
 		lvl := slog.LevelError
-		if c != nil || len(e.resigns[name]) > 0 {
+		if c != nil || len(calls.resigns) > 0 {
 			lvl = slog.LevelDebug
 		}
 		e.log.Log(e.ctx, lvl, "election refused by the store", "election", name, "err", err)
 		rerr = fmt.Errorf("lease: resign %q: %w", name, err)
 	}
-	for _, w := range e.resigns[name] {
+	for _, w := range calls.resigns {
 		w <- rerr
 	}
-	delete(e.resigns, name)
 	if errors.Is(err, ErrNotHandedOver) {
 		e.log.Warn("handover ended without handing the key over", "election", name, "err", err)
 	}
-	if w := e.handovers[name]; w != nil {
-		delete(e.handovers, name)
-		w <- handedOver(name, err)
+	if calls.handover != nil {
+		calls.handover <- handedOver(name, err)
 	}
 }
 
@@ -276,7 +273,8 @@ func (l *Leadership) Resign(ctx context.Context) error {
 		if cands != nil {
 			l.e.m.Roster(now, l.Election, cands)
 		}
-		l.e.resigns[l.Election] = append(l.e.resigns[l.Election], w)
+		calls := l.e.callsOf(l.Election)
+		calls.resigns = append(calls.resigns, w)
 		l.e.m.Resign(now, l.Election)
 	}) {
 		return nil // Close releases every key

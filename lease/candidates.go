@@ -1,11 +1,9 @@
 package lease
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -50,13 +48,6 @@ type Candidate struct {
 	// session ID), empty for the next in line; always empty unless
 	// Requester is set.
 	Request string
-
-	order           uint64 // queue token if any, else join token
-	queue           uint64 // queue token; 0: none
-	wakes           bool   // its wait in line wakes on a Pass to it
-	takes           bool   // it takes up a key passed to it (core.Candidate.Takes)
-	ignoresRequests bool   // its record says that, leading, it does not see requests
-	saysFollows     bool   // its record says whether, leading, it sees requests
 }
 
 // Candidates returns election's candidates in succession order: the
@@ -101,73 +92,61 @@ func (e *LeaseElector) noRoster(what, election string) error {
 		what, election, e.store.Name(), errors.ErrUnsupported)
 }
 
-// succession decodes a roster and sorts it in succession order, marking
-// the holder of leader and the superseded records (core.Superseded).
+// succession decodes a roster and lists it in succession order
+// (core.List), marking the holder of leader and the superseded records.
 func succession(recs []backends.Record, leader backends.Record) []Candidate {
-	cs := make([]Candidate, 0, len(recs))
-	old := core.Superseded(coreCandidates(recs))
-	for _, r := range recs {
-		if c, ok := candidateOf(r); ok {
-			c.Leader = leader.Exists() && r.Owner == leader.Owner && !c.Requester
-			c.Superseded = old[c.Session]
-			cs = append(cs, c)
+	return candidatesOf(core.List(decodeRoster(recs, true), holder(leader)))
+}
+
+// holder returns the session that holds leader, the key, or "".
+func holder(leader backends.Record) string {
+	if !leader.Exists() {
+		return ""
+	}
+	return leader.Owner
+}
+
+// candidatesOf returns a list as Candidates shows it.
+func candidatesOf(l []core.Listed) []Candidate {
+	cs := make([]Candidate, len(l))
+	for i, c := range l {
+		cs[i] = Candidate{Identity: c.Identity, Session: c.Session, Priority: c.Priority,
+			MayLead: c.MayLead, Damped: c.Damped, Superseded: c.Superseded, Leader: c.Leader,
+			Requester: c.Request, Request: c.To}
+		if c.Shown != nil {
+			cs[i].Labels, cs[i].Joined = c.Shown.Labels, c.Shown.Since
 		}
 	}
-	slices.SortStableFunc(cs, func(a, b Candidate) int {
-		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.order, b.order)
-	})
 	return cs
 }
 
-// rank is c's group in succession order.
-func rank(c Candidate) int {
-	switch {
-	case c.Leader:
-		return 0
-	case c.Requester:
-		return 4
-	case !c.MayLead:
-		return 3
-	case c.Damped, c.Superseded:
-		return 2
-	}
-	return 1
-}
+// coreCandidates decodes a roster for the core's decisions
+// (core.Machine.Roster, core.Target): without what is only shown, which a
+// leader's machine would keep for as long as it leads.
+func coreCandidates(recs []backends.Record) []core.Candidate { return decodeRoster(recs, false) }
 
-// candidateOf decodes a roster record; ok is false for one this package
-// cannot read.
-func candidateOf(r backends.Record) (Candidate, bool) {
-	v, err := decodeCandidate(r.Value)
-	if err != nil {
-		return Candidate{}, false
-	}
-	c := Candidate{Identity: v.Identity, Session: r.Owner, Priority: v.Priority, Labels: v.Labels,
-		Joined: joinedTime(v.Joined), MayLead: !v.NoLead && v.Request == nil, Damped: v.Damped, order: r.Token,
-		wakes: v.Wakes, takes: v.Takes, ignoresRequests: v.Follows != nil && !*v.Follows, saysFollows: v.Follows != nil}
-	if v.Queue != 0 {
-		c.order, c.queue = v.Queue, v.Queue
-	}
-	if v.Request != nil {
-		c.Requester, c.Request = true, v.Request.Handover
-	}
-	return c, true
-}
-
-// coreCandidates decodes a roster for the core (core.Machine.Roster).
-func coreCandidates(recs []backends.Record) []core.Candidate {
+// decodeRoster decodes a roster for the core, with the labels and join
+// times if shown (core.List); records this package cannot read are left
+// out.
+func decodeRoster(recs []backends.Record, shown bool) []core.Candidate {
 	cs := make([]core.Candidate, 0, len(recs))
 	for _, r := range recs {
-		if c, ok := candidateOf(r); ok {
-			cs = append(cs, core.Candidate{Session: c.Session, Identity: c.Identity, Priority: c.Priority,
-				MayLead: c.MayLead, Damped: c.Damped, Order: c.order, Joined: r.Token, Queue: c.queue, Wakes: c.wakes,
-				Takes: c.takes, Request: c.Requester, To: c.Request})
+		v, err := decodeCandidate(r.Value)
+		if err != nil {
+			continue
 		}
+		c := core.Candidate{Session: r.Owner, Identity: v.Identity, Priority: v.Priority, MayLead: !v.NoLead && v.Request == nil,
+			Damped: v.Damped, Order: r.Token, Joined: r.Token, Queue: v.Queue, Wakes: v.Wakes, Takes: v.Takes}
+		if shown {
+			c.Shown = &core.Shown{Labels: v.Labels, Since: joinedTime(v.Joined)}
+		}
+		if v.Queue != 0 {
+			c.Order = v.Queue
+		}
+		if v.Request != nil {
+			c.Request, c.To = true, v.Request.Handover
+		}
+		cs = append(cs, c)
 	}
 	return cs
 }

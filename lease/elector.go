@@ -53,10 +53,8 @@ type LeaseElector struct {
 	// Owned by the loop goroutine.
 	m         *core.Machine
 	sessions  map[uint64]backends.Session
-	campaigns map[string]*campaign
+	userCalls map[string]*userCalls // the users' calls waiting per election (calls.go)
 	held      map[string]*Leadership
-	resigns   map[string][]chan error
-	handovers map[string]chan error   // the HandOver under way per election, answered at its Released
 	watcher   backends.Watcher        // the store, if it implements Watcher; set by New
 	watches   map[string]*watch       // the Get or Wait in flight per election
 	set       backends.WatchSet       // made at the first Wait if watcher is set
@@ -66,7 +64,6 @@ type LeaseElector struct {
 	followed  map[string]*rosterWatch // the held elections whose roster the set follows (rosterset.go)
 	parting   map[string]*Leadership  // ended leaderships whose key is still being let go (handover.go)
 	gens      uint64                  // the last candidacy generation
-	requests  map[string]bool         // elections with a RequestHandover running (request.go)
 }
 
 // New returns an elector on store. It checks opts against the store's
@@ -103,12 +100,11 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
 		m: core.New(cfg), sessions: make(map[uint64]backends.Session),
-		campaigns: make(map[string]*campaign), held: make(map[string]*Leadership),
-		resigns: make(map[string][]chan error), handovers: make(map[string]chan error), watches: make(map[string]*watch),
+		userCalls: make(map[string]*userCalls), held: make(map[string]*Leadership), watches: make(map[string]*watch),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
 		log: opts.Logger.With("identity", opts.Identity), queuer: q, watcher: watcher,
 		roster: roster, rosters: make(map[string]*rosterEntry), parting: make(map[string]*Leadership),
-		followed: make(map[string]*rosterWatch), requests: make(map[string]bool)}
+		followed: make(map[string]*rosterWatch)}
 	go e.loop()
 	return e, nil
 }
@@ -369,17 +365,7 @@ func (e *LeaseElector) shutdown() {
 		e.ended(name, l, ErrClosed)
 	}
 	e.health.hold.Store(nil)
-	for _, c := range e.campaigns {
-		c.finish(nil, ErrClosed)
-	}
-	for _, ws := range e.resigns {
-		for _, w := range ws {
-			w <- nil // Close revokes the session, which deletes the key
-		}
-	}
-	for name, w := range e.handovers {
-		w <- handedOver(name, fmt.Errorf("%w: %w", ErrNotHandedOver, ErrClosed)) // deleted, not handed over
-	}
+	e.closeCalls()
 	for _, w := range e.watches {
 		if w.cancel != nil {
 			w.cancel()

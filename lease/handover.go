@@ -92,10 +92,7 @@ func (e *LeaseElector) nudge(a core.Action) {
 
 // pass hands the key to session a.To in one write, the core's Pass. The
 // key's value names the target's identity, as its own Create would, and
-// the time of the pass by this elector's clock. A target in line
-// (a.Entry) is first looked up in its queue: one behind another entry
-// watches that entry, not the key, and would hold the key unawares, so it
-// gets core.ErrBehind instead.
+// the time of the pass by this elector's clock.
 func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	e.handing(a)
@@ -107,10 +104,7 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	v := encodeValue(a.ToID, time.Now())
 	leaving := e.foldLeave(a.Election, s)
 	e.call(true, func(ctx context.Context) {
-		err := e.behind(ctx, a)
-		if err == nil {
-			_, err = p.Pass(ctx, s, a.Election, a.Token, a.To, a.Queue, v, leaving)
-		}
+		_, err := p.Pass(ctx, s, a.Election, a.Token, a.To, a.Queue, v, leaving)
 		if err != nil {
 			e.log.Debug("handover pass not made", "election", a.Election, "to", a.To, "err", err)
 		}
@@ -121,21 +115,6 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 			e.m.Passed(now, a.Election, a.Op, err)
 		})
 	})
-}
-
-// behind returns core.ErrBehind if a Pass's target waits in line behind
-// another entry, nil if it is at the head or in no queue, or the error of
-// the lookup.
-func (e *LeaseElector) behind(ctx context.Context, a core.Action) error {
-	q, ok := e.store.(backends.Queuer)
-	if a.Entry == 0 || !ok {
-		return nil
-	}
-	ahead, err := q.Ahead(ctx, a.Election, a.Entry)
-	if err == nil && ahead.Exists() {
-		err = core.ErrBehind
-	}
-	return err
 }
 
 // HandOver ends the leadership and gives the election to the candidate
@@ -269,7 +248,7 @@ func (l *Leadership) startHandOver(to string, recs []backends.Record, w chan err
 		default:
 			return
 		}
-		e.handovers[l.Election] = w
+		e.callsOf(l.Election).handover = w
 		e.m.HandOver(now, l.Election, to)
 		e.m.Resign(now, l.Election) // the caller has let go already
 		started = true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/fencing"
+	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
 // LeaderInfo describes an election's leader as an observer saw it.
@@ -123,32 +124,18 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 		read: func(ctx context.Context) (backends.Record, error) { return e.store.Get(ctx, election) },
 		wait: e.store.Wait,
 	}
-	var c leaderChanges
-	err := fl.run(ctx, e, func(rec backends.Record) { c.send(ctx, ch, infoOf(rec, time.Now())) })
+	var sends core.LeaderSends
+	err := fl.run(ctx, e, func(rec backends.Record) {
+		info := infoOf(rec, time.Now())
+		if v, ok := sends.Next(core.LeaderView{Token: uint64(info.Token), Value: info.Value, Since: info.Since}); ok {
+			info.Since = v.Since
+			send(ctx, ch, info)
+		}
+	})
 	if err != nil {
 		e.log.Debug("observe refused by the store", "election", election, "err", err) // the caller gets it
 		send(ctx, ch, LeaderInfo{Election: election, Err: fmt.Errorf("lease: observe %q: %w", election, err)})
 	}
-}
-
-// leaderChanges is what Observe has sent: it sends the first state and
-// then only a new term or a new Value.
-type leaderChanges struct {
-	last LeaderInfo
-	sent bool
-}
-
-// send sends info unless it is the state last sent; a new Value in the
-// same term keeps the term's Since.
-func (c *leaderChanges) send(ctx context.Context, ch chan<- LeaderInfo, info LeaderInfo) {
-	if c.sent && info.Token == c.last.Token {
-		if info.Value == c.last.Value {
-			return
-		}
-		info.Since = c.last.Since // the same term
-	}
-	c.last, c.sent = info, true
-	send(ctx, ch, info)
 }
 
 // send hands v to the reader of ch, unless ctx ends first.

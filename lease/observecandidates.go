@@ -3,9 +3,9 @@ package lease
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
 // ObserveCandidates streams election's candidate list, as Candidates
@@ -52,13 +52,10 @@ func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch
 		read: func(ctx context.Context) (rosterState, error) { return e.readRoster(ctx, election) },
 		wait: e.awaitRoster,
 	}
-	var last []Candidate
-	first := true
+	var sends core.ListSends
 	err := fl.run(ctx, e, func(st rosterState) {
-		cs := succession(st.roster.recs, st.leader)
-		if first || !reflect.DeepEqual(cs, last) {
-			first, last = false, cs
-			send(ctx, ch, cs)
+		if l := core.List(decodeRoster(st.roster.recs, true), holder(st.leader)); sends.Next(l) {
+			send(ctx, ch, candidatesOf(l))
 		}
 	})
 	if err != nil {

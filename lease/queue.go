@@ -34,11 +34,22 @@ func (e *LeaseElector) enqueue(a core.Action) {
 }
 
 // ahead finds the entry ahead of a.Token in a.Election's queue, the
-// core's Ahead.
+// core's Ahead. One that checks a handover target's place (a.To) looks
+// in the store's queue whatever this elector's wait mode, as the
+// target's counts, not ours; on a store with none, no entry is ahead.
 func (e *LeaseElector) ahead(a core.Action) {
 	e.stopWatch(a.Election)
+	q := e.queuer
+	if a.To != "" {
+		e.handing(a)
+		q, _ = e.store.(backends.Queuer)
+	}
+	if q == nil {
+		e.report(func(now time.Time) { e.m.AheadFound(now, a.Election, a.Op, backends.Record{}, nil) })
+		return
+	}
 	e.call(true, func(ctx context.Context) {
-		rec, err := e.queuer.Ahead(ctx, a.Election, a.Token)
+		rec, err := q.Ahead(ctx, a.Election, a.Token)
 		e.post(func(now time.Time) { e.m.AheadFound(now, a.Election, a.Op, rec, err) })
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -94,21 +93,22 @@ func unasked(ctx context.Context, err error) error {
 // checkRequest says why a request to hand election over from cur to to
 // is not to be made, or returns nil and whether the leader's candidate
 // record says that it follows its candidate list (not saying is an
-// earlier version's, or a leader's with no record).
+// earlier version's, or a leader's with no record). It reads the roster
+// once; the leader would hand over to the candidate core.Target finds.
 func (e *LeaseElector) checkRequest(ctx context.Context, election string, cur LeaderInfo, to string) (bool, error) {
-	cs, err := e.Candidates(ctx, election)
+	recs, _, err := e.roster.List(ctx, election)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("candidates: %w", err)
 	}
-	if !requestable(cs, cur.Session, to) {
+	if _, ok := core.Target(coreCandidates(recs), cur.Session, to); !ok {
 		return false, fmt.Errorf("%s: %w", noTarget(to), ErrNoCandidate)
 	}
-	rec, ok := leaderRecord(cs, cur.Session)
-	if ok && rec.ignoresRequests {
+	follows, says := leaderFollows(recs, cur.Session)
+	if says && !follows {
 		return false, fmt.Errorf("the leader %q does not follow its candidate list (Options.FollowRoster or Preempt), "+
 			"so it cannot see a request; its own Leadership.HandOver can hand over: %w", cur.Identity, errors.ErrUnsupported)
 	}
-	return ok && rec.saysFollows, nil
+	return says, nil
 }
 
 // joinRequest writes the request record for a handover of election to
@@ -148,7 +148,7 @@ func (e *LeaseElector) beginRequest(election string) error {
 	var why string
 	if !e.do(func(time.Time) {
 		if why = e.requestBusy(election); why == "" {
-			e.requests[election] = true
+			e.callsOf(election).request = true
 		}
 	}) {
 		return ErrClosed
@@ -163,7 +163,7 @@ func (e *LeaseElector) beginRequest(election string) error {
 // returns "". On the loop goroutine.
 func (e *LeaseElector) requestBusy(election string) string {
 	switch {
-	case e.requests[election]:
+	case e.requestRuns(election):
 		return "another RequestHandover of it runs on this elector"
 	case e.m.Active(election):
 		return "this elector campaigns in or leads it (a leader hands over with Leadership.HandOver; " +
@@ -177,29 +177,25 @@ func (e *LeaseElector) requestBusy(election string) string {
 // endRequest marks the RequestHandover of election as ended, once its
 // record is gone.
 func (e *LeaseElector) endRequest(election string) {
-	e.do(func(time.Time) { delete(e.requests, election) })
+	e.do(func(time.Time) {
+		if c := e.userCalls[election]; c != nil {
+			c.request = false
+			e.tidy(election)
+		}
+	})
 }
 
-// requestable reports whether a candidate in cs other than the leader
-// (session leader) may lead, is not damped and matches to (any, if to is
-// empty).
-func requestable(cs []Candidate, leader, to string) bool {
-	for _, c := range cs {
-		if c.Session != leader && c.MayLead && !c.Damped && !c.Superseded && (to == "" || c.Identity == to || c.Session == to) {
-			return true
+// leaderFollows reports what the candidate record in recs of the
+// leader's session says of whether, leading, it follows its candidate
+// list: says is false if there is no such record or it does not say.
+func leaderFollows(recs []backends.Record, leader string) (follows, says bool) {
+	for _, r := range recs {
+		v, err := decodeCandidate(r.Value)
+		if err == nil && r.Owner == leader && v.Request == nil && v.Follows != nil {
+			return *v.Follows, true
 		}
 	}
-	return false
-}
-
-// leaderRecord returns the candidate record in cs of the leader's
-// session, if there is one.
-func leaderRecord(cs []Candidate, leader string) (Candidate, bool) {
-	i := slices.IndexFunc(cs, func(c Candidate) bool { return c.Session == leader && !c.Requester })
-	if i < 0 {
-		return Candidate{}, false
-	}
-	return cs[i], true
+	return false, false
 }
 
 // pending is a request made and waited on: the term it asks to end, its

@@ -86,6 +86,9 @@ const (
 	Enqueue
 	// Ahead: find the entry of Election's queue just ahead of Token, the
 	// election's entry (backends.Queuer.Ahead); report with AheadFound.
+	// With To set, Token is the entry of session To, a handover's target,
+	// whose place is checked before a Pass (Config.Pass), wherever this
+	// elector waits; a store with no queue reports none ahead.
 	Ahead
 	// WaitGone: wait until Record, the entry ahead, is gone or nudged
 	// (backends.Queuer.WaitGone, or the WatchSet's WaitGone); report with
@@ -101,10 +104,7 @@ const (
 	Queued
 	// Pass: hand Election's key, if it still holds Token on session
 	// Epoch, to session To, whose identity is ToID (backends.Passer);
-	// report with Passed. If Entry is not 0, the target waits in the
-	// queue with that entry: the driver first checks that no entry is
-	// ahead of it (backends.Queuer.Ahead) and, if one is, reports
-	// ErrBehind without writing. Config.Pass only.
+	// report with Passed. Config.Pass only.
 	Pass
 )
 
@@ -128,23 +128,23 @@ type Action struct {
 	Err    error
 	// TTL is the session TTL a CreateSession asks of the store.
 	TTL time.Duration
-	// To is the target session of a Proclaim, Nudge or Pass, or of a
-	// handover's marked Delete (Config.MarkDelete).
+	// To is the target session of a Proclaim, Nudge or Pass, of a
+	// handover's marked Delete (Config.MarkDelete), or of the Ahead that
+	// checks its place before a Pass.
 	To string
 	// ToID is the target's identity, on a Pass or marked Delete.
 	ToID string
-	// Entry is the target's queue entry token on a Pass or marked Delete,
-	// or 0.
+	// Entry is the target's queue entry token on a marked Delete, or 0.
 	Entry uint64
 	// Queue is, on a Pass, the target's queue entry token as its record
-	// gives it, whatever Entry says (0: it waits in no queue); the store
-	// keeps it with the pass (backends.Passer).
+	// gives it (0: it waits in no queue); the store keeps it with the pass
+	// (backends.Passer).
 	Queue uint64
 	// Damped is what a Publish puts in the candidate record.
 	Damped bool
 	// Cause, on a Yield, says why: CauseHandover, CausePreempt or
-	// CauseRequest. On the first Proclaim or Pass of a handover with no
-	// Yield, a resign's, it is CauseResign.
+	// CauseRequest. On the first action of a handover with no Yield, a
+	// resign's (an Ahead, Proclaim, Pass or Delete), it is CauseResign.
 	Cause string
 	// Direct, on a Wait, asks to wait on the key itself, never behind
 	// others in a queue (WaitQueue): the campaign will not create the key
@@ -189,8 +189,8 @@ func (a Action) String() string {
 	case Nudge:
 		fmt.Fprintf(&b, " op=%d to=%s token=%d", a.Op, a.To, a.Token)
 	case Pass:
-		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s id=%s entry=%d", a.Op, a.Epoch, a.Token, a.To, a.ToID, a.Entry)
-		if a.Queue != a.Entry {
+		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s id=%s", a.Op, a.Epoch, a.Token, a.To, a.ToID)
+		if a.Queue != 0 {
 			fmt.Fprintf(&b, " queue=%d", a.Queue)
 		}
 	case Publish:
@@ -202,12 +202,15 @@ func (a Action) String() string {
 		}
 	case Ahead:
 		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
+		if a.To != "" {
+			fmt.Fprintf(&b, " to=%s", a.To)
+		}
 	case WaitGone, Dequeue:
 		fmt.Fprintf(&b, " op=%d entry=%d", a.Op, a.Record.Token)
 	case Queued:
 		fmt.Fprintf(&b, " entry=%d", a.Record.Token)
 	}
-	if a.Cause != "" && (a.Kind == Proclaim || a.Kind == Pass || a.Kind == Delete) {
+	if a.Cause != "" && (a.Kind == Proclaim || a.Kind == Pass || a.Kind == Delete || a.Kind == Ahead) {
 		fmt.Fprintf(&b, " cause=%s", a.Cause)
 	}
 	if a.Err != nil {

@@ -16,9 +16,11 @@ import (
 // Where the store rebinds a key in one write (Config.Pass), the leader
 // passes the key to the target (Pass), which learns of it from its wait
 // on the key and takes it up with Create. Only a target that watches the
-// key may be passed to, or it would hold the key unawares: a target
-// behind others in its queue is first marked and woken as below, and then
-// passed to; if it cannot be woken, the key is deleted instead.
+// key, or wakes in line when passed it, may be passed to, or it would
+// hold the key unawares: the leader first looks up the place of a target
+// that waits in a queue (Ahead, see passcheck.go), and one behind others
+// is first marked and woken as below, and then passed to; if it cannot be
+// woken, the key is deleted instead.
 //
 // Elsewhere the leader writes a marker naming the target into the key
 // (Proclaim), wakes the target if it waits in a queue (Nudge) and deletes
@@ -110,11 +112,11 @@ func (m *Machine) passesTo(c Candidate) bool {
 // carries cause if the handover had no Yield (CauseResign).
 func (m *Machine) handOff(name string, e *election, cause string) {
 	if m.passes(e) {
-		entry := e.toQueue
-		if e.toWakes {
-			entry = 0 // it wakes in line: see Candidate.Wakes
+		if e.toQueue != 0 && !e.toWakes { // see Candidate.Wakes
+			m.checkLine(name, e, cause)
+			return
 		}
-		m.pass(name, e, entry, e.toQueue, cause)
+		m.pass(name, e, e.toQueue, cause)
 		return
 	}
 	if m.cfg.MarkDelete && (e.toQueue == 0 || e.toWakes) && m.lineWakes(e.roster) {
@@ -141,23 +143,18 @@ func (m *Machine) lineWakes(roster []Candidate) bool {
 	return true
 }
 
-// pass passes e's key to e.to; entry is the target's queue entry, which
-// the driver checks to be at the head of its queue first, or 0 if the
-// target watches the key; queue is the entry the target waits with, 0 if
-// it watches the key (Action.Queue).
-func (m *Machine) pass(name string, e *election, entry, queue uint64, cause string) {
+// pass passes e's key to e.to; queue is the entry the target waits with,
+// 0 if it watches the key (Action.Queue).
+func (m *Machine) pass(name string, e *election, queue uint64, cause string) {
 	e.phase, e.yieldUntil = passing, time.Time{}
-	m.call(e, Action{Kind: Pass, Election: name, Epoch: m.sess.epoch, Token: e.token, To: e.to, ToID: e.toID, Entry: entry, Queue: queue, Cause: cause})
+	m.call(e, Action{Kind: Pass, Election: name, Epoch: m.sess.epoch, Token: e.token, To: e.to, ToID: e.toID, Queue: queue, Cause: cause})
 }
 
 // Passed reports the outcome of Pass op for name. On success the
 // handover is done, and the leader's next campaign does not step back.
-// ErrBehind (the target waits behind others in line) turns to the
-// marker: Proclaim, Nudge, and then Pass again, to the target now
-// watching the key. Any other error deletes the key, with no
-// marker (Config.MarkDelete), and the normal election decides: the
-// target is gone, or the key was lost, or the outcome is unknown (a
-// Delete then finds a passed key gone).
+// An error deletes the key, with no marker (Config.MarkDelete), and the
+// normal election decides: the target is gone, or the key was lost, or
+// the outcome is unknown (a Delete then finds a passed key gone).
 func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
 	m.Tick(now)
 	e := m.result(name, op)
@@ -165,17 +162,18 @@ func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
 	case e == nil || e.phase != passing:
 	case err == nil:
 		m.forget(name, nil) // the target holds the key: no step back (see handedOff)
-	case errors.Is(err, ErrBehind) && e.toQueue != 0:
-		m.proclaim(name, e, "")
 	default:
-		e.lastErr, e.passFailed = err, true
-		m.release(name, e)
+		m.passFailed(name, e, err)
 	}
 }
 
-// ErrBehind is the error a driver reports for a Pass whose target waits
-// behind another entry in its queue (Action.Entry): nothing was written.
-var ErrBehind = errors.New("the handover target waits behind others in line")
+// passFailed deletes e's key after its Pass, or the check of the target's
+// place before it, failed with err: with no marker, as the target may be
+// gone (see Passed).
+func (m *Machine) passFailed(name string, e *election, err error) {
+	e.lastErr, e.passFailed = err, true
+	m.release(name, e)
+}
 
 // handedOff ends e after its key was deleted, by its Delete (gone nil)
 // or before it (gone says how: ErrNotFound, ErrSessionExpired). A
@@ -327,7 +325,7 @@ func (m *Machine) Nudged(now time.Time, name string, op uint64, err error) {
 	switch e := m.result(name, op); {
 	case e == nil || e.phase != nudging:
 	case m.passes(e) && err == nil:
-		m.pass(name, e, 0, 0, "") // the target now watches the key
+		m.pass(name, e, 0, "") // the target now watches the key
 	default:
 		m.release(name, e)
 	}

@@ -3,6 +3,11 @@
 // time and the outcome of every store call in, and carries out the Actions
 // that come out (see Ready). One goroutine must own a Machine.
 //
+// Beside the Machine it holds the other decisions package lease makes: how
+// a reader follows a state without campaigning (Follower), the succession
+// order of a roster (List, Succession, Target), and which states an
+// observer sends its reader (LeaderSends, ListSends).
+//
 // # Permanent errors
 //
 // A store error wrapping backends.ErrPermission (the store refused for

@@ -20,7 +20,7 @@ import (
 // go test ./lease/internal/core -rewrite
 func TestMachine(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		if isFollowScript(path) {
+		if isFollowScript(path) || isListScript(path) {
 			return
 		}
 		var m *Machine
@@ -126,7 +126,8 @@ func scriptMarker(v []byte) (string, bool) {
 }
 
 // scriptRoster reads a roster, one candidate a line:
-// SESSION [id=IDENTITY] [prio=N] [order=N] [joined=N] [queue=N] [wakes] [takes] [nolead] [damped] [request] [to=TARGET].
+// SESSION [id=IDENTITY] [prio=N] [order=N] [joined=N] [queue=N] [wakes] [takes] [nolead] [damped] [request] [to=TARGET]
+// [labels=K:V,...] [since=T].
 // Joined is Order unless given.
 func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 	var out []Candidate
@@ -161,6 +162,8 @@ func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 				c.Request = true
 			case "to":
 				c.To = v
+			case "labels", "since":
+				scriptShown(&c, k, v)
 			default:
 				d.Fatalf(t, "roster: unknown field %q", kv)
 			}
@@ -181,7 +184,6 @@ var scriptErrs = map[string]error{
 	"unavailable": backends.ErrUnavailable,
 	"timeout":     errors.New("deadline exceeded after send"),
 	"denied":      fmt.Errorf("%w: etcdserver: permission denied", backends.ErrPermission),
-	"behind":      ErrBehind,
 	"nocandidate": backends.ErrNoCandidate,
 }
 

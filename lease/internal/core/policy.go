@@ -1,7 +1,6 @@
 package core
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -14,112 +13,6 @@ import (
 //
 // With the zero values of their Config fields (and no Roster reported)
 // the machine behaves as it did before them.
-
-// Candidate is one record of an election's roster, as package lease reads
-// it from the store and passes it to Roster.
-type Candidate struct {
-	// Session is the ID of the session the record is bound to.
-	Session string
-	// Identity is the candidate's identity.
-	Identity string
-	// Priority is the candidate's priority; higher leads first.
-	Priority int
-	// MayLead is false for a candidate that only follows (Config.NoLead).
-	MayLead bool
-	// Damped is true while the candidate sits out a damping penalty.
-	Damped bool
-	// Order places candidates of equal priority: the queue entry's token
-	// if the candidate waits in a queue, else the record's join token.
-	// Lower comes first.
-	Order uint64
-	// Joined is the record's own token, where in the store its write
-	// came. A later record of the same Identity supersedes it (see
-	// Superseded).
-	Joined uint64
-	// Queue is the token of the candidate's queue entry, 0 if it waits in
-	// no queue: a handover's Nudge wakes it through the entry ahead.
-	Queue uint64
-	// Wakes is true for a candidate whose wait in line also wakes when
-	// the key is passed to it (backends.Passer) or released with a marker
-	// naming it (backends.MarkedDeleter): where keys are passed
-	// (Config.Pass), it is passed the key at once, wherever it waits in
-	// line, with no check of its place and no marker or nudge; where they
-	// are released so (Config.MarkDelete), the key is.
-	Wakes bool
-	// Takes is true for a candidate that takes up a key passed to it
-	// (backends.Passer) with the token the pass gave it. Where keys are
-	// also released with a marker (Config.MarkDelete: etcd, whose
-	// earlier versions read a passed key's token wrong), only such a
-	// candidate is passed the key; the others get the marked release.
-	Takes bool
-	// Request marks a handover request from outside (`leasehold
-	// handover`), not a candidate: the leader hands over to To.
-	Request bool
-	// To is a request's target, a session ID or an identity; empty means
-	// the next in succession order. A leader honours only requests whose
-	// Order exceeds its key's Token (made during its leadership).
-	To string
-}
-
-// succession returns the candidates of roster that could take over from
-// this session, in succession order: Priority descending, then Order
-// ascending. It leaves out requests, those that may not lead, the damped,
-// this session and superseded records (see Superseded).
-func (m *Machine) succession(roster []Candidate) []Candidate {
-	var out []Candidate
-	old := Superseded(roster)
-	for _, c := range roster {
-		if c.MayLead && !c.Damped && !c.Request && c.Session != m.SessionID() && !old[c.Session] {
-			out = append(out, c)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b Candidate) int {
-		if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Order, b.Order)
-	})
-	return out
-}
-
-// Superseded returns the sessions of roster's candidate records that a
-// later record of the same Identity (a higher Joined) supersedes. Such a
-// record is bound to a session its elector gave up, having lost it or
-// made it too late: the elector closes it, but while the store cannot be
-// reached the store holds it, and its records, until it expires. A key
-// passed to it would sit unled until then, so it is never a handover's
-// target, nor a preempting candidate. Requests are not candidates and
-// take no part. Two electors given one identity are taken for one.
-func Superseded(roster []Candidate) map[string]bool {
-	last := make(map[string]uint64)
-	for _, c := range roster {
-		if !c.Request && c.Identity != "" && c.Joined > last[c.Identity] {
-			last[c.Identity] = c.Joined
-		}
-	}
-	var old map[string]bool
-	for _, c := range roster {
-		if !c.Request && c.Identity != "" && c.Joined < last[c.Identity] {
-			if old == nil {
-				old = make(map[string]bool)
-			}
-			old[c.Session] = true
-		}
-	}
-	return old
-}
-
-// target returns the candidate a handover to to goes to: the first in
-// succession order whose Session or Identity is to, or the first of all
-// if to is empty.
-func (m *Machine) target(roster []Candidate, to string) (Candidate, bool) {
-	for _, c := range m.succession(roster) {
-		if to == "" || c.Session == to || c.Identity == to {
-			return c, true
-		}
-	}
-	return Candidate{}, false
-}
 
 // successor returns whom a plain resign should hand over to: the top of
 // the succession order, if plain deletion might not make it leader (the

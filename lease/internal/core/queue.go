@@ -128,11 +128,16 @@ func (m *Machine) Enqueued(now time.Time, name string, op uint64, entry backends
 }
 
 // AheadFound reports the outcome of Ahead op for name: the entry ahead,
-// or one with Token 0 at the head.
+// or one with Token 0 at the head. An Ahead with To set is a handover's
+// (see lineChecked).
 func (m *Machine) AheadFound(now time.Time, name string, op uint64, ahead backends.Record, err error) {
 	m.Tick(now)
 	e := m.result(name, op)
 	if e == nil {
+		return
+	}
+	if e.phase == passing {
+		m.lineChecked(name, e, ahead, err)
 		return
 	}
 	l := &e.line

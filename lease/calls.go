@@ -1,0 +1,92 @@
+package lease
+
+import "fmt"
+
+// The calls of this elector's users that wait on an election, one entry
+// per election while any waits: a Campaign for its outcome, Resigns and a
+// HandOver for the core's Released, and a RequestHandover while it runs.
+// Owned by the loop goroutine.
+
+// userCalls is what waits on one election.
+type userCalls struct {
+	campaign *campaign    // a Campaign waiting for its outcome
+	resigns  []chan error // Resigns waiting for the key's release
+	handover chan error   // the HandOver under way, answered at its Released
+	request  bool         // a RequestHandover runs (request.go)
+}
+
+// callsOf returns the calls of election, made if needed.
+func (e *LeaseElector) callsOf(election string) *userCalls {
+	c := e.userCalls[election]
+	if c == nil {
+		c = &userCalls{}
+		e.userCalls[election] = c
+	}
+	return c
+}
+
+// takeCalls removes and returns the calls of election that its
+// Released (or the elector's close) answers: its Campaign, Resigns and
+// HandOver. A RequestHandover stays.
+func (e *LeaseElector) takeCalls(election string) userCalls {
+	c := e.userCalls[election]
+	if c == nil {
+		return userCalls{}
+	}
+	taken := *c
+	c.campaign, c.resigns, c.handover = nil, nil, nil
+	e.tidy(election)
+	return taken
+}
+
+// takeCampaign removes and returns the Campaign waiting on election, or
+// nil.
+func (e *LeaseElector) takeCampaign(election string) *campaign {
+	c := e.userCalls[election]
+	if c == nil {
+		return nil
+	}
+	camp := c.campaign
+	c.campaign = nil
+	e.tidy(election)
+	return camp
+}
+
+// campaignOf returns the Campaign waiting on election, or nil.
+func (e *LeaseElector) campaignOf(election string) *campaign {
+	if c := e.userCalls[election]; c != nil {
+		return c.campaign
+	}
+	return nil
+}
+
+// requestRuns reports whether a RequestHandover of election runs.
+func (e *LeaseElector) requestRuns(election string) bool {
+	c := e.userCalls[election]
+	return c != nil && c.request
+}
+
+// tidy drops the entry of election once no call waits.
+func (e *LeaseElector) tidy(election string) {
+	if c := e.userCalls[election]; c != nil && c.campaign == nil && len(c.resigns) == 0 && c.handover == nil && !c.request {
+		delete(e.userCalls, election)
+	}
+}
+
+// closeCalls answers every waiting call as the elector closes: campaigns
+// fail with ErrClosed, Resigns succeed (closing the session deletes the
+// key), and HandOvers say the key was deleted, not handed over.
+func (e *LeaseElector) closeCalls() {
+	for name := range e.userCalls {
+		c := e.takeCalls(name)
+		if c.campaign != nil {
+			c.campaign.finish(nil, ErrClosed)
+		}
+		for _, w := range c.resigns {
+			w <- nil
+		}
+		if c.handover != nil {
+			c.handover <- handedOver(name, fmt.Errorf("%w: %w", ErrNotHandedOver, ErrClosed))
+		}
+	}
+}
