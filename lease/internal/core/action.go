@@ -20,8 +20,10 @@ const (
 	// Renew: send one keep-alive on session Epoch; report with Renewed or
 	// RenewFailed.
 	Renew
-	// CloseSession: close session Epoch; no report. The elector retries
-	// the close until the store answers (or for a bounded time).
+	// CloseSession: close session Epoch, which the machine gave up;
+	// report with SessionClosed. A failure is retried, for a bounded
+	// time (see closing.go); Closing says when the driver may forget
+	// the session.
 	CloseSession
 	// Create: create Election's key on session Epoch; report with Created.
 	Create
@@ -31,7 +33,7 @@ const (
 	// Observed.
 	Wait
 	// Delete: delete Election's key if it holds Token; report with
-	// Deleted. With To set (Config.MarkDelete), leave the handover marker
+	// Deleted (and, with Leave set, first with Left). With To set (Config.MarkDelete), leave the handover marker
 	// naming session To, whose queue entry is Entry, in the same write;
 	// a target gone (backends.ErrNoCandidate) is deleted without it.
 	Delete
@@ -104,12 +106,20 @@ const (
 	// report with Passed. If Entry is not 0, the target waits in the
 	// queue with that entry: the driver first checks that no entry is
 	// ahead of it (backends.Queuer.Ahead) and, if one is, reports
-	// ErrBehind without writing. Config.Pass only.
+	// ErrBehind without writing. Config.Pass only. With Leave set, report
+	// with Left first.
 	Pass
+	// Join: write this candidate's record in Election's roster, bound to
+	// session Epoch, showing Queue, Damped and Joined; report with
+	// Joined. Config.Roster only, like Leave.
+	Join
+	// Leave: delete this candidate's record in Election's roster, bound
+	// to session Epoch; report with Left.
+	Leave
 )
 
 var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released", "session-denied",
-	"yield", "proclaim", "nudge", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued", "pass"}
+	"yield", "proclaim", "nudge", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued", "pass", "join", "leave"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -138,10 +148,16 @@ type Action struct {
 	Entry uint64
 	// Queue is, on a Pass, the target's queue entry token as its record
 	// gives it, whatever Entry says (0: it waits in no queue); the store
-	// keeps it with the pass (backends.Passer).
+	// keeps it with the pass (backends.Passer). On a Join, this
+	// campaign's entry token, which its record carries (0: none).
 	Queue uint64
-	// Damped is what a Publish puts in the candidate record.
+	// Damped is what a Publish or a Join puts in the candidate record.
 	Damped bool
+	// Joined is, on a Join, when the campaign first joined, for display.
+	Joined time.Time
+	// Leave, on a Delete or Pass, deletes this candidate's record in
+	// Election's roster in the same write (Config.FoldLeave).
+	Leave bool
 	// Cause, on a Yield, says why: CauseHandover, CausePreempt or
 	// CauseRequest. On the first Proclaim or Pass of a handover with no
 	// Yield, a resign's, it is CauseResign.
@@ -206,6 +222,13 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d entry=%d", a.Op, a.Record.Token)
 	case Queued:
 		fmt.Fprintf(&b, " entry=%d", a.Record.Token)
+	case Join:
+		fmt.Fprintf(&b, " op=%d epoch=%d queue=%d damped=%t", a.Op, a.Epoch, a.Queue, a.Damped)
+	case Leave:
+		fmt.Fprintf(&b, " op=%d epoch=%d", a.Op, a.Epoch)
+	}
+	if a.Leave {
+		b.WriteString(" leave")
 	}
 	if a.Cause != "" && (a.Kind == Proclaim || a.Kind == Pass || a.Kind == Delete) {
 		fmt.Fprintf(&b, " cause=%s", a.Cause)

@@ -144,6 +144,12 @@ type Config struct {
 	// (Candidate.Wakes), or waits on the key, gets no Proclaim or Nudge
 	// first.
 	MarkDelete bool
+	// Roster: the store keeps candidate records (backends.Roster), and
+	// the machine decides their writes (Join, Leave; see candidacy.go).
+	Roster bool
+	// FoldLeave, with Roster, deletes a campaign's record in the same
+	// write as its key (backends.LeavingDeleter; Action.Leave).
+	FoldLeave bool
 	// Marker parses a leader key's value and returns the session ID its
 	// handover marker names, with ok false if it has none. It must be
 	// pure. Nil: no value has a marker.
@@ -260,6 +266,9 @@ type Machine struct {
 	// with their session.
 	enq      map[uint64]enqueue
 	cleanups map[uint64]*cleanup
+	// recs holds the candidate records and the sessions being closed
+	// (candidacy.go, closing.go); they outlive campaigns.
+	recs records
 }
 
 // New returns a machine with no session and no elections.
@@ -276,7 +285,12 @@ func (m *Machine) Ready() []Action {
 	return out
 }
 
-func (m *Machine) emit(a Action) { m.out = append(m.out, a) }
+// emit adds a to the actions; the candidate record follows it (see
+// candidacy.go).
+func (m *Machine) emit(a Action) {
+	m.out = append(m.out, m.fold(a))
+	m.follow(a)
+}
 
 // Tick advances the machine to now: it ends a session whose deadline
 // passed, sends renewals that are due, retries failed calls and fires the
@@ -294,6 +308,7 @@ func (m *Machine) Tick(now time.Time) {
 	}
 	m.tickPolicies(now)
 	m.tickCleanups(now)
+	m.tickRecords(now)
 }
 
 // NextTimer returns when Tick should next be called, or the zero time if
@@ -315,6 +330,7 @@ func (m *Machine) NextTimer() time.Time {
 	for _, c := range m.cleanups {
 		earliest(c.retryAt)
 	}
+	earliest(m.recordsTimer())
 	return next
 }
 
