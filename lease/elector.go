@@ -53,6 +53,7 @@ type LeaseElector struct {
 	// Owned by the loop goroutine.
 	m         *core.Machine
 	sessions  map[uint64]backends.Session
+	closing   map[uint64]*closer // sessions given up, until closed (closesession.go)
 	campaigns map[string]*campaign
 	held      map[string]*Leadership
 	resigns   map[string][]chan error
@@ -62,10 +63,8 @@ type LeaseElector struct {
 	set       backends.WatchSet       // made at the first Wait if watcher is set
 	tags      uint64                  // the last tag of a request in set
 	ready     []chan awaited          // AwaitSession calls
-	rosters   map[string]*rosterEntry // see roster.go
 	followed  map[string]*rosterWatch // the held elections whose roster the set follows (rosterset.go)
 	parting   map[string]*Leadership  // ended leaderships whose key is still being let go (handover.go)
-	gens      uint64                  // the last candidacy generation
 	requests  map[string]bool         // elections with a RequestHandover running (request.go)
 }
 
@@ -99,6 +98,8 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		cfg.PassFacts = cfg.Pass && cw.CommittedWaits()
 	}
 	_, cfg.MarkDelete = store.(backends.MarkedDeleter)
+	_, folds := store.(backends.LeavingDeleter)
+	cfg.Roster, cfg.FoldLeave = roster != nil, roster != nil && folds
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
@@ -107,7 +108,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		resigns: make(map[string][]chan error), handovers: make(map[string]chan error), watches: make(map[string]*watch),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
 		log: opts.Logger.With("identity", opts.Identity), queuer: q, watcher: watcher,
-		roster: roster, rosters: make(map[string]*rosterEntry), parting: make(map[string]*Leadership),
+		roster: roster, parting: make(map[string]*Leadership), closing: make(map[uint64]*closer),
 		followed: make(map[string]*rosterWatch), requests: make(map[string]bool)}
 	go e.loop()
 	return e, nil

@@ -60,8 +60,9 @@ func (c *candidacy) busy() bool { return c.op != 0 || !c.retryAt.IsZero() }
 // of the sessions it is closing (closing.go). Its maps are made when
 // first needed.
 type records struct {
-	now     time.Time // the time of the event being handled (see tickRecords)
+	now     time.Time // the time of the event being handled (see Tick)
 	cands   map[string]*candidacy
+	waiting map[string]*candidacy // those of cands that wait out a failed write
 	closing map[uint64]*closing
 }
 
@@ -211,10 +212,20 @@ func (m *Machine) Joined(now time.Time, name string, op uint64, err error) {
 	}
 	c.op = 0
 	if m.retriable(err, c.opEpoch) {
-		c.wrote, c.retryAt = 0, now.Add(m.cfg.retryWait()) // write it again then
+		c.wrote = 0 // write it again
+		m.waitOut(now, name, c)
 		return
 	}
 	m.reconcile(name)
+}
+
+// waitOut holds name's next record write for the retry wait.
+func (m *Machine) waitOut(now time.Time, name string, c *candidacy) {
+	if m.recs.waiting == nil {
+		m.recs.waiting = make(map[string]*candidacy)
+	}
+	c.retryAt = now.Add(m.cfg.retryWait())
+	m.recs.waiting[name] = c
 }
 
 // Left reports the outcome of Leave op for name, or of the Delete or
@@ -234,7 +245,7 @@ func (m *Machine) Left(now time.Time, name string, op uint64, err error) {
 		c.rec = c.opEpoch // it may still be there
 	}
 	if retry {
-		c.retryAt = now.Add(m.cfg.retryWait())
+		m.waitOut(now, name, c)
 		return
 	}
 	m.reconcile(name)
@@ -269,16 +280,20 @@ func (m *Machine) fold(a Action) Action {
 	return a
 }
 
-// tickRecords makes the record writes whose retry wait ended, and the
-// retries of session closes that are due (closing.go). It notes now for
-// follow: every event ticks first.
+// tickRecords makes the record writes whose retry wait ended, in name
+// order, and the retries of session closes that are due (closing.go).
 func (m *Machine) tickRecords(now time.Time) {
-	m.recs.now = now
-	for _, name := range m.candidacies() {
-		if c := m.recs.cands[name]; !c.retryAt.IsZero() && !now.Before(c.retryAt) {
-			c.retryAt = time.Time{}
-			m.reconcile(name)
+	var due []string
+	for name, c := range m.recs.waiting {
+		if !now.Before(c.retryAt) {
+			due = append(due, name)
 		}
+	}
+	slices.Sort(due)
+	for _, name := range due {
+		m.recs.waiting[name].retryAt = time.Time{}
+		delete(m.recs.waiting, name)
+		m.reconcile(name)
 	}
 	m.tickClosing(now)
 }
@@ -287,7 +302,7 @@ func (m *Machine) tickRecords(now time.Time) {
 // due to be retried, or the zero time.
 func (m *Machine) recordsTimer() time.Time {
 	var next time.Time
-	for _, c := range m.recs.cands {
+	for _, c := range m.recs.waiting {
 		next = earlier(next, c.retryAt)
 	}
 	for _, cl := range m.recs.closing {

@@ -42,6 +42,14 @@
 // calls and reports their outcomes (Enqueued, AheadFound, Gone,
 // Dequeued). Entries left behind are removed by Dequeue, retried until
 // done or until their session ends.
+//
+// # Candidate records and closes
+//
+// With Config.Roster, the machine also decides the writes of this
+// elector's candidate records (Join, Leave, or a Delete or Pass that
+// carries the Leave; see candidacy.go), one at a time per election, and
+// retries a failed one on its own timer. It retries the close of a
+// session it gave up (CloseSession) for a bounded time (closing.go).
 package core
 
 import (
@@ -298,6 +306,7 @@ func (m *Machine) emit(a Action) {
 // method ticks first, so a result that arrives after the deadline cannot
 // make a leader.
 func (m *Machine) Tick(now time.Time) {
+	m.recs.now = now // for the candidate records (see follow)
 	m.tickSession(now)
 	for name, e := range m.due {
 		if !now.Before(e.retryAt) {
