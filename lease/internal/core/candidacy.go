@@ -31,26 +31,24 @@ import (
 // a record is deleted after its campaign ended.
 
 // candidacy is the state of this elector's record in one election's
-// roster: what its campaign asks the record to show, and what was last
-// written.
+// roster: what its campaign asks the record to show (while standing),
+// and what was last written. The flags sit together at the end, as in
+// election: there is one per election.
 type candidacy struct {
-	camp *stance // the campaign's; nil: it ended, and the record is to go
-	gen  uint64  // bumped at each change of camp that asks for a write
+	epoch  uint64    // the session the campaign stands on; 0: not yet joined
+	queue  uint64    // its queue entry's token; 0: none
+	joined time.Time // when it first joined, for display
+	gen    uint64    // bumped at each change of the above that asks for a write
 
 	rec     uint64    // the session of the record written, or perhaps written; 0: none
 	wrote   uint64    // the gen last written, or tried
 	op      uint64    // the write in flight: a Join, a Leave, or a Delete or Pass with Leave; 0: none
-	opKind  Kind      // its kind
 	opEpoch uint64    // the session it is on
 	retryAt time.Time // after a failed write, the next waits until then
-}
 
-// stance is what a campaign asks its record to show.
-type stance struct {
-	epoch  uint64    // the session it stands on; 0: not yet joined
-	queue  uint64    // its queue entry's token; 0: none
-	joined time.Time // when it first joined, for display
-	damped bool
+	standing bool // a campaign runs; false: it ended, and the record is to go
+	damped   bool // the campaign is damped
+	leaving  bool // op is a Leave
 }
 
 // busy reports whether c has a write in flight or waits out a failure.
@@ -66,7 +64,7 @@ type records struct {
 	closing map[uint64]*closing
 }
 
-// candidacy returns name's candidacy, made if needed, with a stance: a
+// candidacy returns name's candidacy, made if needed, standing: a
 // campaign that starts while the record of an ended one is still being
 // deleted takes it up, with nothing to show yet.
 func (m *Machine) candidacy(name string) *candidacy {
@@ -78,8 +76,8 @@ func (m *Machine) candidacy(name string) *candidacy {
 		c = &candidacy{}
 		m.recs.cands[name] = c
 	}
-	if c.camp == nil {
-		c.camp = &stance{}
+	if !c.standing {
+		c.epoch, c.queue, c.joined, c.damped, c.standing = 0, 0, time.Time{}, false, true
 	}
 	return c
 }
@@ -113,14 +111,13 @@ func (m *Machine) stand(now time.Time, name string, queue uint64) {
 		return
 	}
 	c := m.candidacy(name)
-	s := c.camp
-	if s.epoch == m.sess.epoch && (queue == 0 || s.queue == queue) {
+	if c.epoch == m.sess.epoch && (queue == 0 || c.queue == queue) {
 		return // joined on this session: one write per campaign
 	}
-	if s.joined.IsZero() {
-		s.joined = now
+	if c.joined.IsZero() {
+		c.joined = now
 	}
-	s.epoch, s.queue, s.damped = m.sess.epoch, queue, now.Before(m.DampedUntil(name))
+	c.epoch, c.queue, c.damped = m.sess.epoch, queue, now.Before(m.DampedUntil(name))
 	c.gen++
 	m.reconcile(name)
 }
@@ -141,7 +138,7 @@ func (m *Machine) standAfter(now time.Time, name string, ok bool) {
 func (m *Machine) restand(now time.Time) {
 	for _, name := range m.candidacies() {
 		c := m.recs.cands[name]
-		if s := c.camp; s != nil && s.epoch != 0 && s.epoch != m.sess.epoch && !m.InLine(name) {
+		if c.standing && c.epoch != 0 && c.epoch != m.sess.epoch && !m.InLine(name) {
 			m.stand(now, name, 0)
 		}
 	}
@@ -154,12 +151,11 @@ func (m *Machine) publish(name string, damped bool) {
 		return
 	}
 	c := m.candidacy(name)
-	s := c.camp
-	if s.damped == damped && s.epoch != 0 {
+	if c.damped == damped && c.epoch != 0 {
 		return
 	}
-	s.damped = damped
-	if s.epoch != 0 {
+	c.damped = damped
+	if c.epoch != 0 {
 		c.gen++
 		m.reconcile(name)
 	}
@@ -168,8 +164,8 @@ func (m *Machine) publish(name string, damped bool) {
 // standDown ends name's candidacy, as its election is dropped: its record
 // is to go.
 func (m *Machine) standDown(name string) {
-	if c := m.recs.cands[name]; c != nil && c.camp != nil {
-		c.camp = nil
+	if c := m.recs.cands[name]; c != nil && c.standing {
+		c.standing = false
 		m.reconcile(name)
 	}
 }
@@ -184,14 +180,13 @@ func (m *Machine) reconcile(name string) {
 	live := m.Epoch()
 	switch {
 	case c == nil || c.busy():
-	case c.camp != nil && c.camp.epoch != 0 && c.camp.epoch == live && c.gen != c.wrote:
-		s := c.camp
-		c.wrote, c.rec = c.gen, s.epoch
-		m.recordCall(c, Action{Kind: Join, Election: name, Epoch: s.epoch, Queue: s.queue, Damped: s.damped, Joined: s.joined})
-	case c.camp == nil && c.rec != 0 && c.rec == live:
+	case c.standing && c.epoch != 0 && c.epoch == live && c.gen != c.wrote:
+		c.wrote, c.rec = c.gen, c.epoch
+		m.recordCall(c, Action{Kind: Join, Election: name, Epoch: c.epoch, Queue: c.queue, Damped: c.damped, Joined: c.joined})
+	case !c.standing && c.rec != 0 && c.rec == live:
 		m.recordCall(c, Action{Kind: Leave, Election: name, Epoch: c.rec})
 		c.rec = 0
-	case c.camp == nil:
+	case !c.standing:
 		delete(m.recs.cands, name)
 	}
 }
@@ -199,7 +194,7 @@ func (m *Machine) reconcile(name string) {
 // recordCall emits a, a write of c's record, as the one in flight.
 func (m *Machine) recordCall(c *candidacy, a Action) {
 	a.Op = m.op()
-	c.op, c.opKind, c.opEpoch = a.Op, a.Kind, a.Epoch
+	c.op, c.opEpoch, c.leaving = a.Op, a.Epoch, a.Kind == Leave
 	m.emit(a)
 }
 
@@ -240,8 +235,8 @@ func (m *Machine) Left(now time.Time, name string, op uint64, err error) {
 		return
 	}
 	c.op = 0
-	retry := c.opKind == Leave && m.retriable(err, c.opEpoch)
-	if err != nil && c.rec == 0 && (c.opKind != Leave || retry) {
+	retry := c.leaving && m.retriable(err, c.opEpoch)
+	if err != nil && c.rec == 0 && (!c.leaving || retry) {
 		c.rec = c.opEpoch // it may still be there
 	}
 	if retry {
@@ -275,7 +270,7 @@ func (m *Machine) fold(a Action) Action {
 	if c == nil || c.busy() || c.rec == 0 || c.rec != a.Epoch {
 		return a
 	}
-	c.op, c.opKind, c.opEpoch, c.rec = a.Op, a.Kind, c.rec, 0
+	c.op, c.opEpoch, c.leaving, c.rec = a.Op, c.rec, false, 0
 	a.Leave = true
 	return a
 }
