@@ -33,7 +33,7 @@ const (
 	// Observed.
 	Wait
 	// Delete: delete Election's key if it holds Token; report with
-	// Deleted (and, with Leave set, first with Left). With To set (Config.MarkDelete), leave the handover marker
+	// Deleted. With To set (Config.MarkDelete), leave the handover marker
 	// naming session To, whose queue entry is Entry, in the same write;
 	// a target gone (backends.ErrNoCandidate) is deleted without it.
 	Delete
@@ -106,12 +106,12 @@ const (
 	// report with Passed. If Entry is not 0, the target waits in the
 	// queue with that entry: the driver first checks that no entry is
 	// ahead of it (backends.Queuer.Ahead) and, if one is, reports
-	// ErrBehind without writing. Config.Pass only. With Leave set, report
-	// with Left first.
+	// ErrBehind without writing. Config.Pass only.
 	Pass
 	// Join: write this candidate's record in Election's roster, bound to
-	// session Epoch, showing Queue, Damped and Joined; report with
-	// Joined. Config.Roster only, like Leave.
+	// session Epoch, showing Damped, Joined and, in Queue, the token of
+	// the campaign's queue entry (0: none); report with Joined.
+	// Config.Roster only, like Leave.
 	Join
 	// Leave: delete this candidate's record in Election's roster, bound
 	// to session Epoch; report with Left.
@@ -148,15 +148,15 @@ type Action struct {
 	Entry uint64
 	// Queue is, on a Pass, the target's queue entry token as its record
 	// gives it, whatever Entry says (0: it waits in no queue); the store
-	// keeps it with the pass (backends.Passer). On a Join, this
-	// campaign's entry token, which its record carries (0: none).
+	// keeps it with the pass (backends.Passer).
 	Queue uint64
 	// Damped is what a Publish or a Join puts in the candidate record.
 	Damped bool
 	// Joined is, on a Join, when the campaign first joined, for display.
 	Joined time.Time
 	// Leave, on a Delete or Pass, deletes this candidate's record in
-	// Election's roster in the same write (Config.FoldLeave).
+	// Election's roster in the same write (Config.FoldLeave); the driver
+	// reports the outcome with Left too, before Deleted or Passed.
 	Leave bool
 	// Cause, on a Yield, says why: CauseHandover, CausePreempt or
 	// CauseRequest. On the first Proclaim or Pass of a handover with no
