@@ -53,7 +53,6 @@ type LeaseElector struct {
 	// Owned by the loop goroutine.
 	m         *core.Machine
 	sessions  map[uint64]backends.Session
-	closing   map[uint64]*closer // sessions given up, until closed (closesession.go)
 	campaigns map[string]*campaign
 	held      map[string]*Leadership
 	resigns   map[string][]chan error
@@ -62,6 +61,7 @@ type LeaseElector struct {
 	watches   map[string]*watch       // the Get or Wait in flight per election
 	set       backends.WatchSet       // made at the first Wait if watcher is set
 	tags      uint64                  // the last tag of a request in set
+	closing   map[uint64]*closer      // sessions given up, until closed (closesession.go)
 	ready     []chan awaited          // AwaitSession calls
 	followed  map[string]*rosterWatch // the held elections whose roster the set follows (rosterset.go)
 	parting   map[string]*Leadership  // ended leaderships whose key is still being let go (handover.go)
