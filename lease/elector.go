@@ -59,11 +59,10 @@ type LeaseElector struct {
 	watches   map[string]*watch       // the Get or Wait in flight per election
 	set       backends.WatchSet       // made at the first Wait if watcher is set
 	tags      uint64                  // the last tag of a request in set
+	closing   map[uint64]*closer      // sessions given up, until closed (closesession.go)
 	ready     []chan awaited          // AwaitSession calls
-	rosters   map[string]*rosterEntry // see roster.go
 	followed  map[string]*rosterWatch // the held elections whose roster the set follows (rosterset.go)
 	parting   map[string]*Leadership  // ended leaderships whose key is still being let go (handover.go)
-	gens      uint64                  // the last candidacy generation
 }
 
 // New returns an elector on store. It checks opts against the store's
@@ -96,6 +95,8 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		cfg.PassFacts = cfg.Pass && cw.CommittedWaits()
 	}
 	_, cfg.MarkDelete = store.(backends.MarkedDeleter)
+	_, folds := store.(backends.LeavingDeleter)
+	cfg.Roster, cfg.FoldLeave = roster != nil, roster != nil && folds
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
@@ -103,7 +104,7 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 		userCalls: make(map[string]*userCalls), held: make(map[string]*Leadership), watches: make(map[string]*watch),
 		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
 		log: opts.Logger.With("identity", opts.Identity), queuer: q, watcher: watcher,
-		roster: roster, rosters: make(map[string]*rosterEntry), parting: make(map[string]*Leadership),
+		roster: roster, parting: make(map[string]*Leadership), closing: make(map[uint64]*closer),
 		followed: make(map[string]*rosterWatch)}
 	go e.loop()
 	return e, nil

@@ -98,20 +98,20 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	e.handing(a)
 	p, ok := e.store.(backends.Passer)
 	if s == nil || !ok {
-		e.report(func(now time.Time) { e.m.Passed(now, a.Election, a.Op, errors.ErrUnsupported) })
+		e.report(func(now time.Time) {
+			e.leftWith(now, a, errors.ErrUnsupported)
+			e.m.Passed(now, a.Election, a.Op, errors.ErrUnsupported)
+		})
 		return
 	}
 	v := encodeValue(a.ToID, time.Now())
-	leaving := e.foldLeave(a.Election, s)
 	e.call(true, func(ctx context.Context) {
-		_, err := p.Pass(ctx, s, a.Election, a.Token, a.To, a.Queue, v, leaving)
+		_, err := p.Pass(ctx, s, a.Election, a.Token, a.To, a.Queue, v, a.Leave)
 		if err != nil {
 			e.log.Debug("handover pass not made", "election", a.Election, "to", a.To, "err", err)
 		}
 		e.post(func(now time.Time) {
-			if leaving {
-				e.leftWith(a.Election, s, err)
-			}
+			e.leftWith(now, a, err)
 			e.m.Passed(now, a.Election, a.Op, err)
 		})
 	})

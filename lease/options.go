@@ -63,11 +63,12 @@ type Options struct {
 	// RetryInterval is the wait before retrying a failed store call.
 	// Default RenewInterval/4, or MinInterval if that is less; at least
 	// MinInterval. Retries of a session creation, of a campaign's call,
-	// of an observer's read (Observe, ObserveCandidates, a leader's
-	// roster) or of the close of a session given up during an outage
-	// wait up to a quarter more, at random, so that many candidates and
-	// observers do not retry in step after an outage; a failed renewal
-	// is retried after RetryInterval exactly.
+	// of a candidate record's write, of an observer's read (Observe,
+	// ObserveCandidates, a leader's roster) or of the close of a session
+	// given up during an outage wait up to a quarter more, at random,
+	// so that many candidates and observers do not retry in step after
+	// an outage; a failed renewal is retried after RetryInterval
+	// exactly.
 	RetryInterval time.Duration
 
 	// RequestTimeout bounds every store call except a wait for a change

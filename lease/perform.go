@@ -30,18 +30,14 @@ func (e *LeaseElector) perform(a core.Action) {
 		e.ahead(a)
 	case core.Dequeue:
 		e.dequeue(a)
-	case core.Queued:
-		e.stand(a.Election, a.Record.Token)
 	case core.Delete:
 		e.delete(a, e.sessions[a.Epoch])
 	case core.Elected:
 		e.elected(a.Election, a.Record, a.Epoch)
-		e.stand(a.Election, 0)
 	case core.Lost:
 		e.lost(a.Election, a.Err)
 		if !e.m.Active(a.Election) {
-			delete(e.parting, a.Election)
-			e.leaveRoster(a.Election) // no Released follows
+			delete(e.parting, a.Election) // no Released follows
 		}
 	case core.Released:
 		if l := e.held[a.Election]; l != nil {
@@ -49,7 +45,6 @@ func (e *LeaseElector) perform(a core.Action) {
 		}
 		delete(e.parting, a.Election)
 		e.released(a.Election, a.Err)
-		e.leaveRoster(a.Election)
 	case core.SessionDenied:
 		e.answerReady(awaited{err: a.Err})
 	case core.Yield:
@@ -61,8 +56,11 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.Pass:
 		e.pass(a, e.sessions[a.Epoch])
 	case core.Publish:
-		e.publish(a.Election, a.Damped)
 		e.policyMetrics().Damped(a.Election, a.Damped)
+	case core.Join:
+		e.join(a)
+	case core.Leave:
+		e.leave(a)
 	}
 }
 
@@ -114,7 +112,6 @@ func (e *LeaseElector) createSession(epoch uint64, ttl time.Duration) {
 			}
 			e.sessions[epoch] = s
 			e.m.SessionCreated(now, epoch, s.ID(), s.TTL(), sent)
-			e.restand()
 		})
 	})
 }
@@ -149,12 +146,7 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	e.call(true, func(ctx context.Context) {
 		rec, err := s.Create(ctx, a.Election, encodeValue(e.opts.Identity, time.Now()))
-		e.post(func(now time.Time) {
-			e.m.Created(now, a.Election, a.Op, rec, err)
-			if errors.Is(err, backends.ErrKeyExists) && !e.m.InLine(a.Election) {
-				e.stand(a.Election, 0) // taken; a candidate that waits in line stands once in it
-			}
-		})
+		e.post(func(now time.Time) { e.m.Created(now, a.Election, a.Op, rec, err) })
 	})
 }
 
@@ -168,16 +160,13 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	if a.To != "" {
 		e.handing(a)
 	}
-	leaving := e.foldLeave(a.Election, s)
 	e.call(true, func(ctx context.Context) {
-		unmarked, err := e.deleteKey(ctx, s, a, leaving)
+		unmarked, err := e.deleteKey(ctx, s, a)
 		e.post(func(now time.Time) {
 			if unmarked != nil {
 				e.m.Unmarked(now, a.Election, a.Op, unmarked)
 			}
-			if leaving {
-				e.leftWith(a.Election, s, err)
-			}
+			e.leftWith(now, a, err)
 			e.m.Deleted(now, a.Election, a.Op, err)
 		})
 	})
@@ -186,25 +175,25 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 // deleteKey deletes a's key on s: with the marker if a names a target
 // and the store writes markers, else, or if the store refuses the marker
 // (unmarked says why), plainly.
-func (e *LeaseElector) deleteKey(ctx context.Context, s backends.Session, a core.Action, leaving bool) (unmarked, err error) {
+func (e *LeaseElector) deleteKey(ctx context.Context, s backends.Session, a core.Action) (unmarked, err error) {
 	md, marks := e.store.(backends.MarkedDeleter)
 	if a.To == "" || !marks {
-		return nil, e.release(ctx, s, a, leaving)
+		return nil, e.release(ctx, s, a)
 	}
-	err = md.DeleteMarked(ctx, s, a.Election, a.Token, backends.Mark{To: a.To, Entry: a.Entry, Ahead: a.Record}, leaving)
+	err = md.DeleteMarked(ctx, s, a.Election, a.Token, backends.Mark{To: a.To, Entry: a.Entry, Ahead: a.Record}, a.Leave)
 	switch {
 	case errors.Is(err, backends.ErrPermission):
 		e.log.Warn("handover marker refused; the key is released without it", "election", a.Election, "to", a.To, "err", err)
 	case !errors.Is(err, backends.ErrNoCandidate):
 		return nil, err
 	}
-	return err, e.release(ctx, s, a, leaving)
+	return err, e.release(ctx, s, a)
 }
 
-// release deletes a's key on s, and s's candidate record with it if
-// leaving (foldLeave).
-func (e *LeaseElector) release(ctx context.Context, s backends.Session, a core.Action, leaving bool) error {
-	if leaving {
+// release deletes a's key on s, and s's candidate record with it if a
+// says so (Action.Leave).
+func (e *LeaseElector) release(ctx context.Context, s backends.Session, a core.Action) error {
+	if a.Leave {
 		return e.store.(backends.LeavingDeleter).DeleteLeaving(ctx, s, a.Election, a.Token)
 	}
 	return s.Delete(ctx, a.Election, a.Token)
@@ -255,14 +244,9 @@ func (e *LeaseElector) watched(now time.Time, w watchOp, rec backends.Record, er
 	e.observed(now, w.election, w.op, rec, err)
 }
 
-// observed reports the outcome of the core's Get or Wait op. A campaign
-// that read the key without taking it (one that may not take it) stands
-// in the roster then.
+// observed reports the outcome of the core's Get or Wait op.
 func (e *LeaseElector) observed(now time.Time, election string, op uint64, rec backends.Record, err error) {
 	e.m.Observed(now, election, op, rec, err)
-	if err == nil && e.held[election] == nil {
-		e.stand(election, 0)
-	}
 }
 
 func (e *LeaseElector) stopWatch(name string) {

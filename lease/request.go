@@ -168,7 +168,7 @@ func (e *LeaseElector) requestBusy(election string) string {
 	case e.m.Active(election):
 		return "this elector campaigns in or leads it (a leader hands over with Leadership.HandOver; " +
 			"a waiting candidate asks from another elector, as leasehold handover does)"
-	case e.rosters[election] != nil:
+	case e.m.Recorded(election):
 		return "this elector's candidate record in it is still being written or deleted"
 	}
 	return ""

@@ -20,8 +20,10 @@ const (
 	// Renew: send one keep-alive on session Epoch; report with Renewed or
 	// RenewFailed.
 	Renew
-	// CloseSession: close session Epoch; no report. The elector retries
-	// the close until the store answers (or for a bounded time).
+	// CloseSession: close session Epoch, which the machine gave up;
+	// report with SessionClosed. A failure is retried, for a bounded
+	// time (see closing.go); Closing says when the driver may forget
+	// the session.
 	CloseSession
 	// Create: create Election's key on session Epoch; report with Created.
 	Create
@@ -106,10 +108,18 @@ const (
 	// Epoch, to session To, whose identity is ToID (backends.Passer);
 	// report with Passed. Config.Pass only.
 	Pass
+	// Join: write this candidate's record in Election's roster, bound to
+	// session Epoch, showing Damped, Joined and, in Queue, the token of
+	// the campaign's queue entry (0: none); report with Joined.
+	// Config.Roster only, like Leave.
+	Join
+	// Leave: delete this candidate's record in Election's roster, bound
+	// to session Epoch; report with Left.
+	Leave
 )
 
 var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released", "session-denied",
-	"yield", "proclaim", "nudge", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued", "pass"}
+	"yield", "proclaim", "nudge", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued", "pass", "join", "leave"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -140,8 +150,14 @@ type Action struct {
 	// gives it (0: it waits in no queue); the store keeps it with the pass
 	// (backends.Passer).
 	Queue uint64
-	// Damped is what a Publish puts in the candidate record.
+	// Damped is what a Publish or a Join puts in the candidate record.
 	Damped bool
+	// Joined is, on a Join, when the campaign first joined, for display.
+	Joined time.Time
+	// Leave, on a Delete or Pass, deletes this candidate's record in
+	// Election's roster in the same write (Config.FoldLeave); the driver
+	// reports the outcome with Left too, before Deleted or Passed.
+	Leave bool
 	// Cause, on a Yield, says why: CauseHandover, CausePreempt or
 	// CauseRequest. On the first action of a handover with no Yield, a
 	// resign's (an Ahead, Proclaim, Pass or Delete), it is CauseResign.
@@ -209,6 +225,13 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d entry=%d", a.Op, a.Record.Token)
 	case Queued:
 		fmt.Fprintf(&b, " entry=%d", a.Record.Token)
+	case Join:
+		fmt.Fprintf(&b, " op=%d epoch=%d queue=%d damped=%t", a.Op, a.Epoch, a.Queue, a.Damped)
+	case Leave:
+		fmt.Fprintf(&b, " op=%d epoch=%d", a.Op, a.Epoch)
+	}
+	if a.Leave {
+		b.WriteString(" leave")
 	}
 	if a.Cause != "" && (a.Kind == Proclaim || a.Kind == Pass || a.Kind == Delete || a.Kind == Ahead) {
 		fmt.Fprintf(&b, " cause=%s", a.Cause)

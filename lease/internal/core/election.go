@@ -140,6 +140,7 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		e.lastErr = err
 		m.retry(now, name, e)
 	}
+	m.standAfter(now, name, errors.Is(err, backends.ErrKeyExists) && !m.InLine(name))
 }
 
 // won makes e lead with rec, the key bound to this session.
@@ -177,6 +178,7 @@ func (m *Machine) Observed(now time.Time, name string, op uint64, rec backends.R
 		e.known = rec
 		m.wait(name, e)
 	}
+	m.standAfter(now, name, err == nil)
 }
 
 // Deleted reports the outcome of Delete op for name.
@@ -373,6 +375,7 @@ func (m *Machine) drop(name string) {
 	delete(m.els, name)
 	delete(m.due, name)
 	delete(m.timed, name)
+	m.standDown(name)
 }
 
 func (m *Machine) onSessionLost(now time.Time, name string, e *election, cause error) {

@@ -47,6 +47,14 @@
 // calls and reports their outcomes (Enqueued, AheadFound, Gone,
 // Dequeued). Entries left behind are removed by Dequeue, retried until
 // done or until their session ends.
+//
+// # Candidate records and closes
+//
+// With Config.Roster, the machine also decides the writes of this
+// elector's candidate records (Join, Leave, or a Delete or Pass that
+// carries the Leave; see candidacy.go), one at a time per election, and
+// retries a failed one on its own timer. It retries the close of a
+// session it gave up (CloseSession) for a bounded time (closing.go).
 package core
 
 import (
@@ -149,6 +157,12 @@ type Config struct {
 	// (Candidate.Wakes), or waits on the key, gets no Proclaim or Nudge
 	// first.
 	MarkDelete bool
+	// Roster: the store keeps candidate records (backends.Roster), and
+	// the machine decides their writes (Join, Leave; see candidacy.go).
+	Roster bool
+	// FoldLeave, with Roster, deletes a campaign's record in the same
+	// write as its key (backends.LeavingDeleter; Action.Leave).
+	FoldLeave bool
 	// Marker parses a leader key's value and returns the session ID its
 	// handover marker names, with ok false if it has none. It must be
 	// pure. Nil: no value has a marker.
@@ -265,6 +279,9 @@ type Machine struct {
 	// with their session.
 	enq      map[uint64]enqueue
 	cleanups map[uint64]*cleanup
+	// recs holds the candidate records and the sessions being closed
+	// (candidacy.go, closing.go); they outlive campaigns.
+	recs records
 }
 
 // New returns a machine with no session and no elections.
@@ -281,7 +298,12 @@ func (m *Machine) Ready() []Action {
 	return out
 }
 
-func (m *Machine) emit(a Action) { m.out = append(m.out, a) }
+// emit adds a to the actions; the candidate record follows it (see
+// candidacy.go).
+func (m *Machine) emit(a Action) {
+	m.out = append(m.out, m.fold(a))
+	m.follow(a)
+}
 
 // Tick advances the machine to now: it ends a session whose deadline
 // passed, sends renewals that are due, retries failed calls and fires the
@@ -289,6 +311,7 @@ func (m *Machine) emit(a Action) { m.out = append(m.out, a) }
 // method ticks first, so a result that arrives after the deadline cannot
 // make a leader.
 func (m *Machine) Tick(now time.Time) {
+	m.recs.now = now // for the candidate records (see follow)
 	m.tickSession(now)
 	for name, e := range m.due {
 		if !now.Before(e.retryAt) {
@@ -299,6 +322,7 @@ func (m *Machine) Tick(now time.Time) {
 	}
 	m.tickPolicies(now)
 	m.tickCleanups(now)
+	m.tickRecords(now)
 }
 
 // NextTimer returns when Tick should next be called, or the zero time if
@@ -320,6 +344,7 @@ func (m *Machine) NextTimer() time.Time {
 	for _, c := range m.cleanups {
 		earliest(c.retryAt)
 	}
+	earliest(m.recordsTimer())
 	return next
 }
 

@@ -42,6 +42,9 @@ func TestMachine(t *testing.T) {
 				d.ScanArgs(t, "name", &name)
 				return fmt.Sprintf("inline=%t\n", m.InLine(name))
 			}
+			if out, ok := queryRecords(t, m, d); ok {
+				return out
+			}
 			if d.Cmd == "bound" {
 				return fmt.Sprintf("hold=%v bound=%v\n", m.cfg.Hold(dur(t, d, "ttl")), m.cfg.LatencyBound(dur(t, d, "ttl")))
 			}
@@ -87,6 +90,7 @@ func scriptConfig(t *testing.T, d *datadriven.TestData) Config {
 	cfg := Config{TTL: dur(t, d, "ttl"), Margin: dur(t, d, "margin"), Drift: f,
 		RenewInterval: dur(t, d, "renew"), RetryInterval: dur(t, d, "retry"), Marker: scriptMarker}
 	scriptPolicies(t, d, &cfg)
+	scriptRecords(t, d, &cfg)
 	return cfg
 }
 
@@ -221,6 +225,9 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 	d.MaybeScanArgs(t, "op", &op)
 	d.MaybeScanArgs(t, "epoch", &epoch)
 	now := ms(t, d, "t")
+	if stepRecords(t, m, d, now, name, op, epoch) {
+		return
+	}
 	switch d.Cmd {
 	case "tick":
 		m.Tick(now)
@@ -282,7 +289,7 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 func render(m *Machine) string {
 	var b strings.Builder
 	for _, a := range m.Ready() {
-		fmt.Fprintln(&b, a)
+		fmt.Fprintln(&b, scriptAction(a))
 	}
 	fmt.Fprintf(&b, "timer=%s deadline=%s\n", at(m.NextTimer()), at(m.Deadline()))
 	return b.String()

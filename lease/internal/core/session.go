@@ -22,6 +22,7 @@ type session struct {
 	epoch     uint64
 	id        string
 	ttl       time.Duration // the TTL the holder's deadline counts from
+	granted   time.Duration // the TTL the store granted
 	deadline  time.Time     // the holder may act until then
 	nextRenew time.Time
 	renewing  bool
@@ -47,11 +48,11 @@ func (m *Machine) sessionTimer() time.Time {
 func (m *Machine) SessionCreated(now time.Time, epoch uint64, id string, ttl time.Duration, sentAt time.Time) {
 	m.Tick(now)
 	if epoch != m.sess.epoch || m.sess.state != creatingSession {
-		m.emit(Action{Kind: CloseSession, Epoch: epoch})
+		m.closeSession(now, epoch, ttl)
 		return
 	}
-	ttl = min(ttl, m.cfg.TTL)
-	m.sess = session{state: live, epoch: epoch, id: id, ttl: ttl,
+	granted, ttl := ttl, min(ttl, m.cfg.TTL)
+	m.sess = session{state: live, epoch: epoch, id: id, ttl: ttl, granted: granted,
 		deadline: sentAt.Add(m.cfg.Hold(ttl)), nextRenew: m.cfg.RenewAt(sentAt, now.Sub(sentAt), ttl)}
 	m.Tick(now)
 	for name, e := range m.els {
@@ -60,6 +61,7 @@ func (m *Machine) SessionCreated(now time.Time, epoch uint64, id string, ttl tim
 		}
 	}
 	m.requeue()
+	m.restand(now)
 }
 
 // SessionFailed reports that CreateSession for epoch failed. A permanent
@@ -173,7 +175,7 @@ func (m *Machine) wantSession() bool {
 // campaigns go on with a new session. The old one is closed so that its
 // keys go at once if the store can still be reached.
 func (m *Machine) sessionLost(now time.Time, cause error) {
-	m.emit(Action{Kind: CloseSession, Epoch: m.sess.epoch})
+	m.closeSession(now, m.sess.epoch, m.sess.granted)
 	m.sess = session{epoch: m.sess.epoch, retryAt: now}
 	m.lineLost()
 	for name, e := range m.els {

@@ -1,0 +1,73 @@
+package lease
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/etcd"
+)
+
+// TestFailingRosterWritesHoldNoSlots: a candidate record's write that
+// failed waits for its retry on the machine's timer, holding none of the
+// elector's call slots (maxElectionCalls). On embedded etcd, with the
+// Joins of 2×maxElectionCalls elections failing and retried after 5 s,
+// another election's Campaign creates its key at once, not after the
+// retry wait.
+func TestFailingRosterWritesHoldNoSlots(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	f := &failingJoins{Store: embeddedStore(t), failed: make(chan struct{}, 16*maxElectionCalls)}
+	const retry = 5 * time.Second
+	e, err := New(f, Options{Identity: "busy", TTL: 10 * time.Second, RetryInterval: retry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close(context.Background()) }()
+	const n = 2 * maxElectionCalls
+	won := make(chan error, n)
+	for i := range n {
+		go func() { _, err := e.Campaign(ctx, fmt.Sprintf("fail/%d", i)); won <- err }()
+	}
+	for range n {
+		if err := <-won; err != nil {
+			t.Fatalf("a campaign whose record cannot be written: %v", err)
+		}
+	}
+	for i := range n {
+		select {
+		case <-f.failed:
+		case <-ctx.Done():
+			t.Fatalf("%d of %d candidate record writes failed, want all", i, n)
+		}
+	}
+	start := time.Now()
+	cctx, ccancel := context.WithTimeout(ctx, retry/2)
+	defer ccancel()
+	if _, err := e.Campaign(cctx, "free"); err != nil {
+		t.Fatalf("Campaign of another election while %d record writes wait to retry: %v after %v; want it won at once",
+			n, err, time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// failingJoins is an etcd Store whose Roster.Join fails, as if the store
+// could not be reached, for the elections under "fail/", each failure
+// first sending on failed if it has room.
+type failingJoins struct {
+	*etcd.Store
+	failed chan struct{}
+}
+
+func (f *failingJoins) Join(ctx context.Context, s backends.Session, election string, value []byte) (backends.Record, error) {
+	if !strings.HasPrefix(election, "fail/") {
+		return f.Store.Join(ctx, s, election, value)
+	}
+	select {
+	case f.failed <- struct{}{}:
+	default:
+	}
+	return backends.Record{}, fmt.Errorf("%w: the test fails it", backends.ErrUnavailable)
+}
