@@ -6,12 +6,15 @@
 // ZooKeeper a session is a connection's, and a Store needs one session per
 // backends.Session, each with its TTL as session timeout, which a
 // connection fixes when it is dialed; and each of those connections must
-// carry go-zookeeper's hooks from zk.Connect on (a dialer that refuses to
-// redial once the session expired, so that go-zookeeper never opens a new
-// session under an elector without telling it, and an event callback that
-// routes watches), which cannot be added to a connection already made. A
-// *zk.Conn of the caller's would hold one session with the caller's
-// timeout and none of those hooks.
+// carry go-zookeeper's hooks from zk.Connect on, which cannot be added to
+// a connection already made: an event callback that routes watches and
+// sees the session expire, and a dialer that then refuses to redial and
+// reads the granted timeout (see Sessions). Without them go-zookeeper
+// opens a new session on the connection after an expiry, and a create
+// racing that switch would make a leader node of a session no elector
+// holds, which would stay while the connection lives. A *zk.Conn of the
+// caller's would hold one session, with the caller's timeout and none of
+// those hooks.
 //
 // Application code should use package lease; this package only connects it
 // to ZooKeeper. How the adapter uses ZooKeeper (node names, how sessions
@@ -101,32 +104,41 @@
 // NewSession fails if that is less than asked, so a holder's deadline never
 // outlasts its session. Limits reports Options.MinTTL and MaxTTL.
 //
-// go-zookeeper's public API cannot tell the granted timeout: it keeps the
-// connect response's timeout to itself (it has no accessor, and its
-// four-letter-word helpers need commands that servers do not allow by
-// default). A session granted less than its TTL (a maxSessionTimeout
-// below it, which Options.MaxTTL may not know) would let a holder keep
-// leading after the server expired it. So the Store reads that one field
-// itself: the connection its dialer (zk.WithDialer) hands go-zookeeper
-// passes every byte through unchanged and decodes the head of the
-// server's first frame, the connect response of ZooKeeper's protocol
-// (handshake.go). It relies on no go-zookeeper behaviour beyond reading
-// the connect response from the connection its dialer returned;
-// TestNegotiatedTimeout fails if that ever stops holding, and NewSession
-// then fails rather than trust an unknown timeout.
+// On a session's connection the Store turns go-zookeeper's own pings
+// off, so that KeepAlive, a sync, is the session's only heartbeat:
+// go-zookeeper pings every third of the session timeout it learnt at the
+// handshake, and those pings would keep a session alive after its elector
+// stopped renewing it, where the backends contract has a silent session
+// expire a TTL after its last renewal (the conformance suite's TTLExpiry
+// fails with them on). A ping would not do as the renewal either: a
+// follower cut off from its leader answers pings alone (see KeepAlive).
+// With go-zookeeper's read timeout gone too, a KeepAlive whose sync gets
+// no reply within half the session timeout drops the TCP connection
+// itself; one that merely ends with its ctx leaves it up, so that Close
+// can still send closeSession on it when the holder gives up.
 //
-// go-zookeeper pings on every connection, every third of the session
-// timeout, and drops a connection that has heard nothing for two thirds
-// of it; those pings keep the session alive between renewals, as they do
-// a zk.Lock's, so an elector whose goroutine is stuck while its process
-// runs keeps its node until the process ends (it stops leading at its own
-// deadline all the same). KeepAlive, a sync, is the renewal that package
-// lease counts on: a ping answered by a follower cut off from its leader
-// does not show that the leader had the session alive. A KeepAlive whose
-// sync gets no reply within half the session timeout drops the TCP
-// connection, as a follower cut off from its leader goes on answering
-// pings; one that merely ends with its ctx leaves it up, so that Close can
-// still send closeSession on it when the holder gives up.
+// go-zookeeper's public API can neither turn its pings off nor tell the
+// timeout the server granted (it keeps the connect response's to itself;
+// its four-letter-word helpers need commands that servers do not allow by
+// default), and NewSession needs that timeout: a session granted less
+// than its TTL (a maxSessionTimeout below it, which Options.MaxTTL may
+// not know) would let a holder lead after the server expired it. So the
+// connection the Store's dialer (zk.WithDialer) hands go-zookeeper
+// touches the first 20 bytes each way, the connect request and response
+// of ZooKeeper's protocol, and nothing after (handshake.go): it records
+// the timeout the server granted, shows go-zookeeper a timeout of about
+// 12 days instead, and asks the server for the TTL on every connect. This
+// relies on go-zookeeper deriving its ping interval and read timeout from
+// the connect response's timeout and asking, on a reconnect, for the one
+// it saw; the tests that fail if go-zookeeper changes under it are
+// TestConformance/TTLExpiry (a silent session expires),
+// TestSilentServerReconnect (a reconnect asks for the TTL again) and
+// TestNegotiatedTimeout (the granted timeout is read). The alternatives
+// weighed: a fork of go-zookeeper with a ping option and a timeout
+// accessor (a module to carry, and to keep up with upstream, for two
+// small changes), or another Go client (those in wide use are
+// go-zookeeper and forks of it). The tap reads no reply headers and counts no
+// requests: revisions come from Stat, and reads wait for their sync.
 //
 // While the connection is down and the session not yet expired, calls
 // fail. Once the server reports the session expired (go-zookeeper's
@@ -165,9 +177,8 @@
 //
 // Reads and watches (Get, Wait, Ahead, WaitGone, Dequeue, GuardedPut's
 // reads, WatchSets) go on the Store's reader: the connection of one of its
-// open sessions, which that session keeps alive, so an idle Store sends
-// no more than its sessions' renewals and go-zookeeper's pings on their
-// connections. Only while it has no
+// open sessions, which that session's KeepAlive keeps alive, so an idle
+// Store sends no more than its sessions' renewals. Only while it has no
 // session whose connection can serve (an observer, or between sessions)
 // does the Store dial a connection of its own, which go-zookeeper pings
 // every third of its session timeout; it closes it once a session's

@@ -26,10 +26,11 @@ var errNoRedial = errors.New("zookeeper: session ended: not reconnecting")
 // callback.
 //
 // A session link carries one ZooKeeper session for its whole life: it is
-// dialed with the session's TTL as timeout, and once the session expired
-// or was closed it never dials again. go-zookeeper pings on every link
-// (see Session.KeepAlive). The Store's read link renews its session by
-// those pings alone.
+// dialed with the session's TTL as timeout, go-zookeeper's own pings are
+// silenced (see handshakeConn; KeepAlive is the only heartbeat), and once
+// the session expired or was closed it never dials again. The Store's read
+// link is a plain go-zookeeper connection that pings and renews its
+// session by itself.
 //
 // Either kind can be the Store's reader (see reader.go) once authed is
 // closed with authErr nil: its credentials are in.

@@ -137,25 +137,21 @@ func (ss *session) outcome(what string, ctx context.Context, err error) error {
 // them alone until syncLimit ticks pass, while the leader, which hears of
 // a session's activity only from its followers, lets the session expire a
 // TTL after the last word it had (integration
-// TestZooKeeperRenewalThroughCutOffFollower). go-zookeeper's own pings
-// (every third of the session timeout) go on meanwhile: they keep the
-// session alive while the holder renews, but KeepAlive's answer alone
-// vouches for it.
-//
-// go-zookeeper drops a connection that has received nothing for two
-// thirds of the session timeout; a follower cut off from its leader still
-// answers pings, so a sync that gets no reply within half the session
+// TestZooKeeperRenewalThroughCutOffFollower). It is the
+// session's only heartbeat: go-zookeeper's own pings are off on session
+// connections. A sync that gets no reply within half the session
 // timeout drops the TCP connection it was sent on (if go-zookeeper has not
-// reconnected meanwhile), so that go-zookeeper reconnects, to another
-// server if this one is gone, and the session goes on if it still lives.
-// The drop does not come at ctx's end: package lease bounds a renewal by
-// the holder's deadline only and closes the session once it passes, and
-// Close can send closeSession only on a live connection (dropped,
-// go-zookeeper waits a second before it reconnects to a lone server, and
-// the successor would wait for the server to expire the session). Half
-// the timeout is above any latency a holder survives
-// (lease.Options.LatencyBound, below half the TTL), and leaves
-// go-zookeeper time to reconnect before the server expires the session.
+// reconnected meanwhile), so
+// that go-zookeeper reconnects, to another server if this one is gone,
+// and the session goes on if it still lives. The drop does not come at
+// ctx's end: package lease bounds a renewal by the holder's deadline only
+// and closes the session once it passes, and Close can send closeSession
+// only on a live connection (dropped, go-zookeeper waits a second before
+// it reconnects to a lone server, and the successor would wait for the
+// server to expire the session). Half the timeout is above any latency
+// a holder survives (lease.Options.LatencyBound, below half the TTL), and
+// leaves go-zookeeper time to reconnect before the server expires the
+// session.
 // While the connection is down KeepAlive fails; it returns an error
 // wrapping ErrSessionExpired once the server reports the session expired.
 func (ss *session) KeepAlive(ctx context.Context) error {
