@@ -1,8 +1,20 @@
 // Package zookeeper is the leasehold adapter for Apache ZooKeeper, built on
-// github.com/go-zookeeper/zk. A Store dials the ensemble itself, from the
-// addresses, ACL and credentials the caller gives it, because in ZooKeeper
-// a session is a connection's: every Session is a go-zookeeper connection
-// of its own.
+// the public API of github.com/go-zookeeper/zk. A Store dials the ensemble
+// itself, from the addresses, ACL and credentials the caller gives it
+// (and the caller's zk.Connect options, Options.ConnOptions), where etcd.New
+// and consul.New take the caller's client. It cannot take a *zk.Conn: in
+// ZooKeeper a session is a connection's, and a Store needs one session per
+// backends.Session, each with its TTL as session timeout, which a
+// connection fixes when it is dialed; and each of those connections must
+// carry go-zookeeper's hooks from zk.Connect on, which cannot be added to
+// a connection already made: an event callback that routes watches and
+// sees the session expire, and a dialer that then refuses to redial and
+// reads the granted timeout (see Sessions). Without them go-zookeeper
+// opens a new session on the connection after an expiry, and a create
+// racing that switch would make a leader node of a session no elector
+// holds, which would stay while the connection lives. A *zk.Conn of the
+// caller's would hold one session, with the caller's timeout and none of
+// those hooks.
 //
 // Application code should use package lease; this package only connects it
 // to ZooKeeper. How the adapter uses ZooKeeper (node names, how sessions
@@ -33,10 +45,26 @@
 // returns it (a session's connection never carries another session, so a
 // node owned by this session ID is this session's).
 //
-// Record.Revision is a zxid: the highest one the connection had received
-// from the server when the read returned (every reply carries the server's
-// last zxid), so it is at or after the state read. go-zookeeper does not
-// expose reply zxids; the Store reads them off the wire.
+// Record.Revision is a zxid from the public Stat. A present node's is its
+// mzxid: the write that made the state read, which held from then until
+// the read at least. ZooKeeper keeps no Stat of an absent node and tells
+// no deletion's zxid, so an absent node's Revision is a lower bound: the
+// highest zxid of any Stat the connection had received before the read
+// (at least 1), and, when the absence follows a present state the call
+// knew (Wait's known, the node a deletion notification reports gone), one
+// more than that state's Revision if higher. Wait, WaitGone and a
+// WatchSet's requests compare states (Token and Value), never Revisions:
+// a change after known.Revision and before the call leaves the node in a
+// state other than known's, which the call's first read (after a sync)
+// sees and answers at once; a change back to known's state may be
+// skipped, as the contract allows. So the contract holds whatever an
+// absent node's Revision is, and this one keeps the Revisions of the
+// states the Store returns for a node increasing. A roster listing's
+// revision is the roster node's pzxid (the zxid of the last create or
+// delete among its children, which every change to a roster makes: see
+// below), from which the roster was as listed; WaitList compares the
+// pzxid it reads with it. A queue listing's (Ahead) is the queue node's
+// pzxid, and an Enqueue's the connection's highest zxid seen.
 //
 // The Store is a backends.Queuer: a queue entry is an EPHEMERAL_SEQUENTIAL
 // node of its session, and its token is its sequence number plus 1. Ahead
@@ -76,21 +104,51 @@
 // NewSession fails if that is less than asked, so a holder's deadline never
 // outlasts its session. Limits reports Options.MinTTL and MaxTTL.
 //
-// On a session's connection the Store turns go-zookeeper's own pings off:
-// it shows go-zookeeper a negotiated timeout of about 12 days (rewriting
-// the handshake on the wire, while still asking the server for the TTL on
-// every reconnect), so that KeepAlive, a sync, is the session's only
-// heartbeat. With go-zookeeper's read timeout gone too, a KeepAlive whose
-// sync gets no reply within half the session timeout drops the TCP
-// connection itself; one that merely ends with its ctx leaves it up, so
-// that Close can still send closeSession on it when the holder gives up.
+// On a session's connection the Store turns go-zookeeper's own pings
+// off, so that KeepAlive, a sync, is the session's only heartbeat:
+// go-zookeeper pings every third of the session timeout it learnt at the
+// handshake, and those pings would keep a session alive after its elector
+// stopped renewing it, where the backends contract has a silent session
+// expire a TTL after its last renewal (the conformance suite's TTLExpiry
+// fails with them on). A ping would not do as the renewal either: a
+// follower cut off from its leader answers pings alone (see KeepAlive).
+// With go-zookeeper's read timeout gone too, a KeepAlive whose sync gets
+// no reply within half the session timeout drops the TCP connection
+// itself; one that merely ends with its ctx leaves it up, so that Close
+// can still send closeSession on it when the holder gives up.
+//
+// go-zookeeper's public API can neither turn its pings off nor tell the
+// timeout the server granted (it keeps the connect response's to itself;
+// its four-letter-word helpers need commands that servers do not allow by
+// default), and NewSession needs that timeout: a session granted less
+// than its TTL (a maxSessionTimeout below it, which Options.MaxTTL may
+// not know) would let a holder lead after the server expired it. So the
+// connection the Store's dialer (zk.WithDialer) hands go-zookeeper
+// touches the first 20 bytes each way, the connect request and response
+// of ZooKeeper's protocol, and nothing after (handshake.go): it records
+// the timeout the server granted, shows go-zookeeper a timeout of about
+// 12 days instead, and asks the server for the TTL on every connect. This
+// relies on go-zookeeper deriving its ping interval and read timeout from
+// the connect response's timeout and asking, on a reconnect, for the one
+// it saw; the tests that fail if go-zookeeper changes under it are
+// TestConformance/TTLExpiry (a silent session expires),
+// TestSilentServerReconnect (a reconnect asks for the TTL again) and
+// TestNegotiatedTimeout (the granted timeout is read). The alternatives
+// weighed: a fork of go-zookeeper with a ping option and a timeout
+// accessor (a module to carry, and to keep up with upstream, for two
+// small changes), or another Go client (those in wide use are
+// go-zookeeper and forks of it). The tap reads no reply headers and counts no
+// requests: revisions come from Stat, and reads wait for their sync.
 //
 // While the connection is down and the session not yet expired, calls
-// fail. Once the server reports the session expired, every call fails with
-// an error wrapping backends.ErrSessionExpired, and the connection never
-// reconnects: go-zookeeper would otherwise open a new session on it
-// without telling anyone. Session.Close sends closeSession, and the server
-// deletes the session's nodes at once.
+// fail. Once the server reports the session expired (go-zookeeper's
+// StateExpired event, which the event callback sees before go-zookeeper
+// dials again), every call fails with an error wrapping
+// backends.ErrSessionExpired, and the connection never reconnects: the
+// dialer refuses, as go-zookeeper would otherwise open a new session on it
+// without telling anyone; a session ID other than the session's
+// (zk.Conn.SessionID) counts as expired too. Session.Close sends
+// closeSession, and the server deletes the session's nodes at once.
 //
 // # Watches
 //
@@ -99,11 +157,23 @@
 // known Record and otherwise waits for the watch's notification, about a
 // round trip after the change commits. Get and the first read of Wait
 // follow a sync, so they see every change the leader committed before they
-// began. A read goes out right behind its sync, without waiting for the
-// sync's answer: ZooKeeper serves a session's requests in order and holds
-// the read until the sync is done, so such a read costs one round trip,
-// not two (Get, Wait's first read, Roster.List and WaitList, Ahead,
-// WaitGone, GuardedPut's read).
+// began; so do Roster.List and WaitList, Ahead, WaitGone's first read,
+// GuardedPut's read, and a WatchSet's reads after its connection changed.
+// A read that follows a watch's notification needs none: the server that
+// sent it has the change.
+//
+// A sync, then a read, costs two round trips. ZooKeeper serves a
+// session's requests in order and would hold a read sent right behind a
+// sync until the sync is done, but go-zookeeper's calls block until
+// answered and its API promises no order between calls made from
+// different goroutines, so nothing public tells when the read may go
+// out; the Store sends it once the sync has answered. Nor can the sync
+// be left out of those reads: a server that lags the leader would answer
+// with a state older than one the caller already knows (no node, where
+// the caller saw a holder's create), which Wait would return as a change,
+// and Get as the current state. Hand-offs do not pay for it: a waiter
+// learns of the deletion from its watch's notification and creates at
+// once.
 //
 // Reads and watches (Get, Wait, Ahead, WaitGone, Dequeue, GuardedPut's
 // reads, WatchSets) go on the Store's reader: the connection of one of its

@@ -61,7 +61,7 @@ func (s *store) GuardedPut(ctx context.Context, election string, token uint64, k
 // syncReadHeld syncs l's server with the leader and reads the leader node
 // (readHeld).
 func syncReadHeld(l *link, path, epath string, token uint64) (held, error) {
-	return syncedRead(l, path, func() (held, error) { return readHeld(l.conn, path, epath, token) })
+	return synced(l, path, func() (held, error) { return readHeld(l.conn, path, epath, token) })
 }
 
 // guardedWrite writes dpath in a multi guarded by h, on the owner's

@@ -22,13 +22,15 @@ import (
 var errNoRedial = errors.New("zookeeper: session ended: not reconnecting")
 
 // link is one go-zookeeper connection and what the Store learns about it
-// below go-zookeeper's API, from the frames that cross it (see wireConn).
+// through go-zookeeper's hooks: its dialer, host provider and event
+// callback.
 //
 // A session link carries one ZooKeeper session for its whole life: it is
 // dialed with the session's TTL as timeout, go-zookeeper's own pings are
-// silenced (KeepAlive is the only heartbeat), and once the session expired
-// or was closed it never dials again. The Store's read link is a plain
-// go-zookeeper connection that pings and renews its session by itself.
+// silenced (see handshakeConn; KeepAlive is the only heartbeat), and once
+// the session expired or was closed it never dials again. The Store's read
+// link is a plain go-zookeeper connection that pings and renews its
+// session by itself.
 //
 // Either kind can be the Store's reader (see reader.go) once authed is
 // closed with authErr nil: its credentials are in.
@@ -43,9 +45,8 @@ type link struct {
 	authErr error                 // why they could not be, set before authed is closed
 	retired atomic.Bool           // session link: its session is closing; read no more on it
 
-	zxid        atomic.Int64  // highest zxid the server has sent so far
-	syncs       syncs         // sync requests written (see syncedRead)
-	timeout     atomic.Int64  // session timeout negotiated at the last handshake, ns
+	zxid        atomic.Int64  // highest zxid of a Stat received on the link (see saw)
+	timeout     atomic.Int64  // session timeout negotiated at the last handshake, ns (see handshakeConn)
 	expired     atomic.Bool   // session link: the server reported the session expired
 	dialed      atomic.Bool   // a TCP connection was made at least once
 	tried       chan struct{} // closed when go-zookeeper has tried every server in vain
@@ -90,7 +91,7 @@ func (l *link) dial(network, addr string, timeout time.Duration) (net.Conn, erro
 	}
 	l.current = c
 	l.dialed.Store(true)
-	return &wireConn{Conn: c, l: l, id: l.syncs.open()}, nil
+	return &handshakeConn{Conn: c, l: l}, nil
 }
 
 // connect makes a TCP connection to addr within timeout (go-zookeeper's
@@ -205,15 +206,16 @@ func (l *link) ready(err error) {
 	close(l.authed)
 }
 
-// handshake records the server's connect response.
-func (l *link) handshake(timeout time.Duration, sessionID int64) {
-	if sessionID != 0 {
-		l.timeout.Store(int64(timeout))
+// saw records the zxids of a Stat received on l. Each is at or before the
+// position of the server's reply, and ZooKeeper serves a session's
+// requests in order, at positions that never go back (a server behind the
+// last zxid a client saw refuses its connection): so l.zxid is at or
+// before the position of every read sent on l after it was loaded.
+func (l *link) saw(st *zk.Stat) {
+	if st == nil {
+		return
 	}
-}
-
-// seen records a zxid the server sent.
-func (l *link) seen(zxid int64) {
+	zxid := max(st.Czxid, st.Mzxid, st.Pzxid)
 	for {
 		old := l.zxid.Load()
 		if zxid <= old || l.zxid.CompareAndSwap(old, zxid) {
@@ -221,6 +223,10 @@ func (l *link) seen(zxid int64) {
 		}
 	}
 }
+
+// position returns the highest zxid of a Stat l received (saw), at least
+// 1: a position at or before the state every later read on l sees.
+func (l *link) position() uint64 { return max(uint64(l.zxid.Load()), 1) }
 
 // negotiated returns the session timeout of the last handshake.
 func (l *link) negotiated() time.Duration { return time.Duration(l.timeout.Load()) }

@@ -278,6 +278,7 @@ func readMarkerAt(l *link, epath string) (to string, entry uint64, mzxid int64, 
 	if err != nil {
 		return "", 0, 0, err
 	}
+	l.saw(st)
 	to, entry, _ = keys.ParseMarker(data)
 	return to, entry, st.Mzxid, nil
 }
@@ -307,8 +308,8 @@ func (s *store) markedTo(l *link, election string) (string, error) {
 // changed, the marked delete's multi. The target's node is not checked:
 // the multi did so a round trip ago.
 func (s *store) markedGone(l *link, election string, was backends.Record) (backends.Record, error) {
-	rec := gone(election, was, l)
 	to, _, err := readMarker(l, s.epochPath(election))
+	rec := gone(election, was, l) // after the marker's read: at or after its write, the deletion
 	rec.To = to
 	return rec, err
 }

@@ -96,7 +96,8 @@ func parseEntry(name string) (owner string, token uint64, ok bool) {
 // session, making the missing parents as persistent nodes first. Both
 // requests go on the session's own connection, so the listing sees every
 // entry the session made before. Token is the entry's sequence number plus
-// 1; Revision is the highest zxid the connection had received. s must be
+// 1; Revision is the connection's position (link.position): at least the
+// listing's pzxid, and at or before the create. s must be
 // a session of this Store. The error wraps ErrSessionExpired if the
 // session is over; then no entry is made.
 //
@@ -121,17 +122,18 @@ func (s *store) Enqueue(ctx context.Context, bs backends.Session, election strin
 		return backends.Record{}, err
 	}
 	return backends.Record{Election: election, Owner: ss.ID(), Token: token,
-		Revision: uint64(ss.l.zxid.Load())}, nil
+		Revision: ss.l.position()}, nil
 }
 
 // enqueue returns the token of the session's entry under qpath, creating
 // the entry if there is none.
 func (ss *session) enqueue(qpath string) (uint64, error) {
 	conn, acl, prefix := ss.l.conn, ss.s.opts.ACL, entryPrefix(ss.ID())
-	children, _, err := conn.Children(qpath)
+	children, st, err := conn.Children(qpath)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return 0, err
 	}
+	ss.l.saw(st)
 	var token uint64
 	for _, c := range children {
 		if owner, t, ok := parseEntry(c); ok && owner == ss.ID() && (token == 0 || t < token) {
@@ -162,8 +164,10 @@ func (ss *session) enqueue(qpath string) (uint64, error) {
 // children of the election's queue node, on the Store's reader (see Get),
 // and returns the entry with the greatest token below token, its Owner
 // parsed from its name. If there is none, or no queue node, it returns a
-// Record with Token 0. Revision is the highest zxid the connection had
-// received when the listing returned.
+// Record with Token 0. Revision is the queue node's pzxid, the position
+// of its last entry's create or delete, from which the listing's entries
+// held until it was read; with no queue node, as for an absent leader
+// node (see Get).
 func (s *store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: queue ahead of %q at token %d", election, token)
 	qpath, err := s.checkedQueuePath(election)
@@ -174,27 +178,39 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	if token <= 1 {
 		return rec, nil
 	}
-	var zxid int64
-	children, err := readFor(s, ctx, func(l *link) ([]string, error) {
-		defer func() { zxid = l.zxid.Load() }()
-		return syncedRead(l, qpath, func() ([]string, error) {
-			children, _, err := l.conn.Children(qpath)
-			if errors.Is(err, zk.ErrNoNode) {
-				return nil, nil
-			}
-			return children, err
-		})
+	q, err := readFor(s, ctx, func(l *link) (listing, error) {
+		return synced(l, qpath, func() (listing, error) { return listQueue(l, qpath) })
 	})
 	if err != nil {
 		return backends.Record{}, classifyRead(what, ctx, err)
 	}
-	rec.Revision = uint64(zxid)
-	for _, c := range children {
+	rec.Revision = q.rev
+	for _, c := range q.children {
 		if owner, t, ok := parseEntry(c); ok && t < token && t > rec.Token {
 			rec.Owner, rec.Token = owner, t
 		}
 	}
 	return rec, nil
+}
+
+// listing is a queue node's children and the position they held at.
+type listing struct {
+	children []string
+	rev      uint64
+}
+
+// listQueue lists the queue node at qpath: none without a node. The
+// position is the node's pzxid, or without a node the link's (position).
+func listQueue(l *link, qpath string) (listing, error) {
+	children, st, err := l.conn.Children(qpath)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return listing{rev: l.position()}, nil
+	case err != nil:
+		return listing{}, err
+	}
+	l.saw(st)
+	return listing{children, uint64(st.Pzxid)}, nil
 }
 
 // WaitGone syncs the server it reads from with the leader and reads the
@@ -236,7 +252,7 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 // reader: a nil channel if it is absent.
 func (s *store) watchEntry(ctx context.Context, path string) (<-chan zk.Event, error) {
 	return readFor(s, ctx, func(l *link) (<-chan zk.Event, error) {
-		return syncedRead(l, path, func() (<-chan zk.Event, error) { return getEntryW(l, path) })
+		return synced(l, path, func() (<-chan zk.Event, error) { return getEntryW(l, path) })
 	})
 }
 

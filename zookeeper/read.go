@@ -36,10 +36,10 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 	return rec, nil
 }
 
-// readNode reads the node at path, after a sync if asked (syncedRead).
+// readNode reads the node at path, after a sync if asked (synced).
 func readNode(l *link, election, path string, sync bool) (backends.Record, error) {
 	if sync {
-		return syncedRead(l, path, func() (backends.Record, error) { return readNode(l, election, path, false) })
+		return synced(l, path, func() (backends.Record, error) { return readNode(l, election, path, false) })
 	}
 	data, st, err := l.conn.Get(path)
 	if errors.Is(err, zk.ErrNoNode) {
@@ -85,7 +85,7 @@ func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 			return backends.Record{}, classifyRead(what, ctx, err)
 		}
 		if w.rec.Differs(known) {
-			return s.withMarker(ctx, what, w.rec)
+			return s.withMarker(ctx, what, since(known, w.rec))
 		}
 		epoch := s.watchEpoch(ctx, w)
 		testHookWatching(known.Election)
@@ -165,7 +165,7 @@ type watched struct {
 // exists watch if not (fires on a create).
 func watchNode(l *link, election, path string, sync bool) (watched, error) {
 	if sync {
-		return syncedRead(l, path, func() (watched, error) { return watchNode(l, election, path, false) })
+		return synced(l, path, func() (watched, error) { return watchNode(l, election, path, false) })
 	}
 	data, st, ev, err := l.conn.GetW(path)
 	if !errors.Is(err, zk.ErrNoNode) {
@@ -199,9 +199,8 @@ func awaitEvent(ctx context.Context, ev <-chan zk.Event) (zk.Event, error) {
 
 // gone is the absent node that a deletion notification reports for a node
 // read as was. A notification carries no zxid: the deletion's is above
-// the node's mzxid and above the position of the read that set the watch,
-// so the Revision is one more than was's (or the link's zxid, if higher).
-// ZooKeeper's Wait compares Token and Value, never a Revision.
+// the node's mzxid, was.Revision, so the Revision is one more, or l's
+// position if higher (see record).
 func gone(election string, was backends.Record, l *link) backends.Record {
-	return backends.Record{Election: election, Revision: max(was.Revision+1, uint64(l.zxid.Load()))}
+	return since(was, backends.Record{Election: election, Revision: l.position()})
 }

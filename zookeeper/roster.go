@@ -170,9 +170,9 @@ func (ss *session) leave(path string) error {
 
 // List syncs the server it reads from with the leader, lists the children
 // of the election's roster node and reads each, on the Store's reader
-// (see Get). The records are in czxid order. The revision is the position
-// of the listing: the highest zxid the connection had received after the
-// sync, or the roster node's pzxid if higher (see WaitList).
+// (see Get). The records are in czxid order. The revision is a position
+// at which the roster was as listed: the roster node's pzxid, or the
+// connection's position if higher (see readRoster and WaitList).
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	what := fmt.Sprintf("zookeeper: list the roster of %q", election)
 	rpath, err := checkedName("election", election, s.rosterPath)
@@ -243,27 +243,18 @@ func (r rosterRead) changedSince(revision uint64) bool {
 }
 
 // readRoster syncs, lists the roster node at rpath (with a watch if
-// asked) and reads its records, the listing sent right after the sync
-// (syncedRead). The revision is l's zxid when the listing is sent, or the
-// node's pzxid if higher: the replies l had received by then answered
-// requests the server took before the listing, so it is at or below the
-// listing's position. On a link that has received no reply yet, so knows
-// no position, the listing waits for the sync's answer instead. A record
-// deleted after the listing is left out.
+// asked) and reads its records (synced). The revision is the node's
+// pzxid, the position of its children's last change, from which the
+// listing held until it was read; or, if higher, the link's position when
+// the listing is sent (link.position), which is at or below the
+// listing's. A record deleted after the listing is left out.
 func readRoster(l *link, election, rpath string, watch bool) (rosterRead, error) {
-	list := func() (rosterRead, error) { return listRoster(l, election, rpath, watch) }
-	if l.zxid.Load() == 0 {
-		if _, err := l.conn.Sync(rpath); err != nil {
-			return rosterRead{}, err
-		}
-		return list()
-	}
-	return syncedRead(l, rpath, list)
+	return synced(l, rpath, func() (rosterRead, error) { return listRoster(l, election, rpath, watch) })
 }
 
 // listRoster is readRoster after the sync.
 func listRoster(l *link, election, rpath string, watch bool) (rosterRead, error) {
-	r := rosterRead{rev: uint64(l.zxid.Load())}
+	r := rosterRead{rev: l.position()}
 	children, err := r.children(l.conn, rpath, watch)
 	if err != nil {
 		return rosterRead{}, err

@@ -70,12 +70,9 @@ func (w *watchSet) take() (batch []read, needSync bool) {
 }
 
 // readBatch reads each request of batch with a watch, on the reader,
-// after one sync if one needs it. The reads go out together, up to
-// recordReads at once, right behind the sync (syncedRead): the connection
-// carries them in order and the server holds them until the sync is
-// done, so a batch costs about a round trip, not one per request. Their
-// outcomes are taken once the sync has answered; if the connection
-// changed meanwhile, syncedRead reads again.
+// after one sync if one needs it (synced). The reads go out together, up
+// to recordReads at once, so a batch costs about a round trip after the
+// sync's, not one per request.
 func (w *watchSet) readBatch(batch []read, needSync bool) {
 	l, done, err := w.s.reader(w.ctx)
 	if err != nil {
@@ -93,7 +90,7 @@ func (w *watchSet) readBatch(batch []read, needSync bool) {
 	readAll := func() ([]readOut, error) { return w.readAll(l, batch), nil }
 	var outs []readOut
 	if needSync {
-		outs, err = syncedRead(l, "/", readAll)
+		outs, err = synced(l, "/", readAll)
 	} else {
 		outs, err = readAll()
 	}
@@ -217,7 +214,7 @@ func (w *watchSet) wokenBy(l *link, r *watchReq) (backends.Record, error) {
 	w.mu.Lock()
 	r.markZ = mz
 	w.mu.Unlock()
-	return backends.Record{Election: r.known.Election, Revision: uint64(l.zxid.Load()), To: to}, nil
+	return backends.Record{Election: r.known.Election, Revision: l.position(), To: to}, nil
 }
 
 // readDone takes the outcome of r's read: it answers r if the node
@@ -244,7 +241,7 @@ func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
 	case r.gone && (!rec.Exists() || r.fired != 0):
 		w.answer(r, r.known, nil)
 	case !r.gone && rec.Differs(r.known):
-		w.answer(r, rec, nil)
+		w.answer(r, since(r.known, rec), nil)
 	case r.fired != 0:
 		r.sync = r.fired == zk.EventNotWatching
 		w.queue(r)

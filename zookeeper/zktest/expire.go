@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"time"
-
-	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
 
 // closeSession attaches to a session with its ID and password and closes
@@ -42,26 +40,26 @@ func closeSessionAt(ctx context.Context, server string, tc *tls.Config, id int64
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
-	if _, err := conn.Write(wire.AppendConnectRequest(nil, id, password, 0)); err != nil {
+	if _, err := conn.Write(appendConnectRequest(nil, id, password, 0)); err != nil {
 		return err
 	}
-	frame, err := wire.ReadFrame(conn)
+	frame, err := readFrame(conn)
 	if err != nil {
 		return fmt.Errorf("%s: connect: %w", server, err)
 	}
-	r, err := wire.ParseConnectResponse(frame)
-	if err != nil || r.SessionID == 0 { // already expired
+	r, err := parseConnectResponse(frame)
+	if err != nil || r.sessionID == 0 { // already expired
 		return err
 	}
-	if _, err := conn.Write(wire.AppendCloseRequest(nil, 1)); err != nil {
+	if _, err := conn.Write(appendCloseRequest(nil, 1)); err != nil {
 		return err
 	}
-	if frame, err = wire.ReadFrame(conn); err != nil {
+	if frame, err = readFrame(conn); err != nil {
 		return fmt.Errorf("%s: close session: %w", server, err)
 	}
-	h, err := wire.ParseReplyHeader(frame)
-	if err == nil && h.Err != 0 {
-		err = fmt.Errorf("%s: close session: ZooKeeper error code %d", server, h.Err)
+	code, err := replyErr(frame)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("%s: close session: ZooKeeper error code %d", server, code)
 	}
 	return err
 }

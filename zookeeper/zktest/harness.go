@@ -26,7 +26,6 @@ import (
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/internal/harness"
 	"github.com/leasehold/leasehold/zookeeper"
-	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
 
 // Harness is a backendtest.Harness on the ZooKeeper ensemble at Servers.
@@ -105,12 +104,12 @@ func (h *Harness) proxyOptions() harness.ProxyOptions {
 // readSession reads a server's connect response and records the session's
 // password.
 func (h *Harness) readSession(r io.Reader) ([]byte, error) {
-	frame, err := wire.ReadFrame(r)
+	frame, err := readFrame(r)
 	if err != nil {
 		return nil, err
 	}
-	if c, err := wire.ParseConnectResponse(frame); err == nil && c.SessionID != 0 {
-		h.remember(c.SessionID, c.Password)
+	if c, err := parseConnectResponse(frame); err == nil && c.sessionID != 0 {
+		h.remember(c.sessionID, c.password)
 	}
 	return frame, nil
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends/backendtest"
-	"github.com/leasehold/leasehold/zookeeper/internal/wire"
 )
 
 // fakeServer accepts one connection and runs serve on it.
@@ -34,8 +33,8 @@ func fakeServer(t *testing.T, serve func(net.Conn)) string {
 	return ln.Addr().String()
 }
 
-// connectResponse is a server's connect response for session id.
-func connectResponse(id int64, pw []byte) []byte {
+// connectResponseFrame is a server's connect response for session id.
+func connectResponseFrame(id int64, pw []byte) []byte {
 	b := binary.BigEndian.AppendUint32(nil, uint32(4+4+8+4+len(pw)))
 	b = binary.BigEndian.AppendUint32(b, 0)    // protocol version
 	b = binary.BigEndian.AppendUint32(b, 4000) // timeout, ms
@@ -49,7 +48,7 @@ func connectResponse(id int64, pw []byte) []byte {
 func TestLinkLearnsSession(t *testing.T) {
 	pw := []byte("0123456789abcdef")
 	addr := fakeServer(t, func(c net.Conn) {
-		_, _ = c.Write(connectResponse(0x42, pw))
+		_, _ = c.Write(connectResponseFrame(0x42, pw))
 		_, _ = io.Copy(c, c) // echo
 	})
 	h := &Harness{}
@@ -59,7 +58,7 @@ func TestLinkLearnsSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := wire.ReadFrame(c); err != nil {
+	if _, err := readFrame(c); err != nil {
 		t.Fatal(err)
 	}
 	h.mu.Lock()
@@ -83,12 +82,12 @@ func TestCloseSessionSpeaksZooKeeper(t *testing.T) {
 	pw := []byte("0123456789abcdef")
 	seen := make(chan [2][]byte, 1)
 	addr := fakeServer(t, func(c net.Conn) {
-		req, err := wire.ReadFrame(c)
+		req, err := readFrame(c)
 		if err != nil {
 			return
 		}
-		_, _ = c.Write(connectResponse(0x42, pw))
-		closeReq, err := wire.ReadFrame(c)
+		_, _ = c.Write(connectResponseFrame(0x42, pw))
+		closeReq, err := readFrame(c)
 		if err != nil {
 			return
 		}
@@ -102,10 +101,10 @@ func TestCloseSessionSpeaksZooKeeper(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := <-seen
-	if want := wire.AppendConnectRequest(nil, 0x42, pw, 0); !bytes.Equal(got[0], want) {
+	if want := appendConnectRequest(nil, 0x42, pw, 0); !bytes.Equal(got[0], want) {
 		t.Errorf("connect request %x, want %x", got[0], want)
 	}
-	if want := wire.AppendCloseRequest(nil, 1); !bytes.Equal(got[1], want) {
+	if want := appendCloseRequest(nil, 1); !bytes.Equal(got[1], want) {
 		t.Errorf("close request %x, want %x", got[1], want)
 	}
 }
