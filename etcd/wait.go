@@ -51,9 +51,6 @@ func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 			return backends.Record{}, err
 		}
 		if ok {
-			if !rec.Exists() {
-				rec.To = s.markerAt(ctx, el, rec.Revision)
-			}
 			return rec, nil
 		}
 	}

@@ -38,15 +38,16 @@ func Roster(prefix, election string) string {
 	return prefix + backends.RosterSegment + "/" + election + "/~"
 }
 
-// Handover returns the key of election's handover marker under prefix
-// (see backends.MarkedDeleter): prefix + backends.HandoverSegment + "/" +
-// election. It is one key, not a prefix.
+// Handover returns the key of election's handover marker under prefix,
+// as earlier etcd layouts wrote it: prefix + "~handover/" + election. It
+// is one key, not a prefix. No election name contains '~', so it never
+// collides with a leader key.
 func Handover(prefix, election string) string {
-	return prefix + backends.HandoverSegment + "/" + election
+	return prefix + "~handover/" + election
 }
 
 // Marker renders the value of a handover marker (see
-// backends.MarkedDeleter) naming session to, whose queue entry has token
+// backends.Limits.Markers), or of a pass's term key, naming session to, whose queue entry has token
 // entry (0: none): "<to> <entry>".
 func Marker(to string, entry uint64) string { return to + " " + strconv.FormatUint(entry, 10) }
 
