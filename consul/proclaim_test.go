@@ -60,10 +60,10 @@ func testProclaimKeepsLock(t *testing.T, h *consultest.Harness) {
 			t.Fatalf("GuardedPut at a stale token: %v, want ErrNotLeader", err)
 		}
 	}
-	if err := ss.Delete(ctx, el, rec.Token-1); !errors.Is(err, backends.ErrNotFound) {
+	if err := backendtest.Release(ctx, ss, el, rec.Token-1); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Delete at a stale token: %v, want ErrNotFound", err)
 	}
-	if err := ss.Delete(ctx, el, rec.Token); err != nil {
+	if err := backendtest.Release(ctx, ss, el, rec.Token); err != nil {
 		t.Fatalf("Delete at the token of a proclaimed key: %v", err)
 	}
 	if got, err := s.Get(ctx, el); err != nil || got.Exists() {
@@ -147,7 +147,7 @@ func testProclaimKeepsAPILockWaiting(t *testing.T, h *consultest.Harness) {
 		t.Fatalf("api.Lock returned (%v, %v) after the Proclaim, while the key was held", r.lost != nil, r.err)
 	case <-time.After(quiet):
 	}
-	if err := ss.Delete(backendtest.Context(t, 10*time.Second), el, rec.Token); err != nil {
+	if err := backendtest.Release(backendtest.Context(t, 10*time.Second), ss, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	select {

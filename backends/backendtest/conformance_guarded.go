@@ -75,7 +75,7 @@ func testGuardedAfterDelete(t *testing.T, h Harness) {
 	ctx := Context(t, 10*time.Second)
 	a := newSession(t, s)
 	rec := mustCreate(t, a, el, "alice")
-	if err := a.Delete(ctx, el, rec.Token); err != nil {
+	if err := Release(ctx, a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	wantNotLeader(t, g.GuardedPut(ctx, el, rec.Token, "k", []byte("v")), "after the key was deleted")

@@ -146,7 +146,7 @@ func (s *authSuite) attack(t *testing.T, e *lease.LeaseElector, store backends.S
 		return
 	}
 	t.Cleanup(func() { _ = sess.Close(context.Background()) })
-	wantPermission(t, "Delete at the holder's token", sess.Delete(s.bound(t, e), el, uint64(l.Token)))
+	wantPermission(t, "Delete at the holder's token", backendtest.Release(s.bound(t, e), sess, el, uint64(l.Token)))
 }
 
 // holderKeeps checks that the holder still leads with the same term and
