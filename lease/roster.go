@@ -60,16 +60,12 @@ func (e *LeaseElector) candidateRecord(a core.Action) []byte {
 	follows := e.followsRoster() || inSet
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
 		Labels: e.opts.Labels, Joined: joinedAt(a.Joined), NoLead: e.opts.NoLead, Damped: a.Damped, Queue: a.Queue,
-		Wakes: a.Queue != 0 && e.wakesOnPass(), Takes: e.takesPass(), Follows: &follows})
+		Wakes: a.Queue != 0 && e.wakesOnPass(), Follows: &follows})
 }
 
 // followsRoster reports whether a leader of this elector follows its
 // roster (FollowRoster, Preempt), and so sees handover requests.
 func (e *LeaseElector) followsRoster() bool { return e.opts.FollowRoster || e.opts.Preempt }
-
-// takesPass reports whether this elector takes up a key passed to it: on
-// every store that passes keys (backends.Limits.Passes).
-func (e *LeaseElector) takesPass() bool { return e.store.Limits().Passes }
 
 // wakesOnPass reports whether this elector's wait in line wakes when the
 // key is passed to it or released naming it: it waits in the WatchSet of
