@@ -107,7 +107,7 @@ func TestDeniedCalls(t *testing.T) {
 	})
 	t.Run("GuardedPut", func(t *testing.T) {
 		s, _ := newFake(t, map[string]http.HandlerFunc{"PUT /v1/txn": txnDenied(1)})
-		wantDenied(t, "GuardedPut", s.GuardedPut(ctx, "e", 7, "d", []byte("x")), "key:write")
+		wantDenied(t, "GuardedPut", s.GuardedPut(ctx, backends.Guarded{Election: "e", Token: 7, Key: "d", Value: []byte("x")}), "key:write")
 	})
 }
 

@@ -53,10 +53,10 @@ func testProclaimKeepsLock(t *testing.T, h *consultest.Harness) {
 		if got, err := s.Get(ctx, el); err != nil || got.Token != rec.Token || string(got.Value) != v || got.Owner != ss.ID() {
 			t.Fatalf("Get after Proclaim(%q) = %+v, %v; want token %d", v, got, err, rec.Token)
 		}
-		if err := s.GuardedPut(ctx, el, rec.Token, "d", []byte(v)); err != nil {
+		if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "d", Value: []byte(v)}); err != nil {
 			t.Fatalf("GuardedPut at the token after Proclaim(%q): %v", v, err)
 		}
-		if err := s.GuardedPut(ctx, el, rec.Token-1, "d", nil); !errors.Is(err, backends.ErrNotLeader) {
+		if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token - 1, Key: "d", Value: nil}); !errors.Is(err, backends.ErrNotLeader) {
 			t.Fatalf("GuardedPut at a stale token: %v, want ErrNotLeader", err)
 		}
 	}

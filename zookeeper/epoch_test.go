@@ -46,7 +46,7 @@ func TestEpochClosesTheGap(t *testing.T) {
 					t.Fatalf("Delete of a replaced incarnation: %v, want ErrNotFound", err)
 				}
 			case "GuardedPut":
-				err := s.GuardedPut(ctx, el, first.Token, "gap-data", []byte("stale"))
+				err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: first.Token, Key: "gap-data", Value: []byte("stale")})
 				if !errors.Is(err, backends.ErrNotLeader) {
 					t.Fatalf("GuardedPut at a replaced incarnation: %v, want ErrNotLeader", err)
 				}
@@ -96,7 +96,7 @@ func TestEpochOlderNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		token := uint64(st.Czxid)
-		if err := s.GuardedPut(ctx, el, token, "old-"+el, []byte("v")); err != nil {
+		if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: token, Key: "old-" + el, Value: []byte("v")}); err != nil {
 			t.Fatalf("%s: GuardedPut at an older version's node: %v", el, err)
 		}
 		if err := backendtest.Release(ctx, ss, el, token); err != nil {

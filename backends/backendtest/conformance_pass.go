@@ -226,10 +226,10 @@ func testPassAfterProclaim(t *testing.T, h Harness) {
 		return
 	}
 	ctx := Context(t, 10*time.Second)
-	if err := g.GuardedPut(ctx, held.Election, held.Token, "test/k", []byte("old")); !errors.Is(err, backends.ErrNotLeader) {
+	if err := g.GuardedPut(ctx, backends.Guarded{Election: held.Election, Token: held.Token, Key: "test/k", Value: []byte("old")}); !errors.Is(err, backends.ErrNotLeader) {
 		t.Fatalf("GuardedPut with the old token after a pass: %v, want ErrNotLeader", err)
 	}
-	if err := g.GuardedPut(ctx, held.Election, passed.Token, "test/k", []byte("new")); err != nil {
+	if err := g.GuardedPut(ctx, backends.Guarded{Election: held.Election, Token: passed.Token, Key: "test/k", Value: []byte("new")}); err != nil {
 		t.Fatalf("GuardedPut with the passed token: %v", err)
 	}
 }

@@ -138,9 +138,9 @@ func (s *store) Proclaim(ctx context.Context, bs backends.Session, election stri
 	return r, err
 }
 
-func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
 	t := time.Now()
-	err := s.in.GuardedPut(ctx, election, token, key, value)
+	err := s.in.GuardedPut(ctx, w)
 	s.rec("GuardedPut", t, err)
 	return err
 }
