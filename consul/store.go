@@ -55,7 +55,7 @@ type Options struct {
 
 	// LockDelay is the lock-delay of every session: how long Consul
 	// refuses to lock a key after a session holding it was invalidated
-	// (by TTL or Destroy; not after a Delete or a Close). A larger delay
+	// (by TTL or Destroy; not after an End or a Close). A larger delay
 	// protects api.Lock holders sharing the keys, which have no local
 	// deadline, and slows every crash failover by as much. Default
 	// DefaultLockDelay (1 ms); between 1 ms and MaxLockDelay (60 s), in

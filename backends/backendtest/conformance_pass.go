@@ -91,7 +91,7 @@ func mustPassInLine(t *testing.T, a, b backends.Session, entry uint64, held back
 }
 
 // testPassToCandidate: the key passes to the candidate with a greater
-// token; the old holder's Delete finds nothing; the new holder's Create
+// token; the old holder's release finds nothing; the new holder's Create
 // returns the passed record; the key goes with the new holder's session,
 // not the old one's.
 func testPassToCandidate(t *testing.T, h Harness) {
