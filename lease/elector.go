@@ -52,12 +52,11 @@ type LeaseElector struct {
 
 	// Owned by the loop goroutine.
 	m         *core.Machine
-	sessions  map[uint64]backends.Session
+	sessions  map[uint64]*session  // by epoch, until closed or given up (closesession.go)
 	elections map[string]*election // what is in flight or held per election (elections.go)
 	watcher   backends.Watcher     // the store, if it implements Watcher; set by New
 	set       backends.WatchSet    // made at the first Wait if watcher is set
 	tags      uint64               // the last tag of a request in set
-	closing   map[uint64]*closer   // sessions given up, until closed (closesession.go)
 	ready     []chan awaited       // AwaitSession calls
 }
 
@@ -96,10 +95,10 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
-		m: core.New(cfg), sessions: make(map[uint64]backends.Session),
+		m: core.New(cfg), sessions: make(map[uint64]*session),
 		elections: make(map[string]*election), open: make(map[backends.Session]bool),
 		slots: make(chan struct{}, maxElectionCalls), log: opts.Logger.With("identity", opts.Identity),
-		queuer: q, watcher: watcher, roster: roster, closing: make(map[uint64]*closer)}
+		queuer: q, watcher: watcher, roster: roster}
 	go e.loop()
 	return e, nil
 }

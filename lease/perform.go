@@ -17,11 +17,11 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.CreateSession:
 		e.createSession(a.Epoch, a.TTL)
 	case core.Renew:
-		e.renew(a.Epoch, e.sessions[a.Epoch])
+		e.renew(a.Epoch, e.session(a.Epoch))
 	case core.CloseSession:
 		e.closeSession(a.Epoch)
 	case core.Create:
-		e.create(a, e.sessions[a.Epoch])
+		e.create(a, e.session(a.Epoch))
 	case core.Get, core.Wait, core.WaitGone:
 		e.observe(a)
 	case core.Enqueue:
@@ -31,7 +31,7 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.Dequeue:
 		e.dequeue(a)
 	case core.Delete:
-		e.delete(a, e.sessions[a.Epoch])
+		e.delete(a, e.session(a.Epoch))
 	case core.Elected:
 		e.elected(a.Election, a.Record, a.Epoch)
 	case core.Lost:
@@ -50,11 +50,11 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.Yield:
 		e.yield(a.Election, a.Cause)
 	case core.Proclaim:
-		e.proclaimMarker(a, e.sessions[a.Epoch])
+		e.proclaimMarker(a, e.session(a.Epoch))
 	case core.Nudge:
 		e.nudge(a)
 	case core.Pass:
-		e.pass(a, e.sessions[a.Epoch])
+		e.pass(a, e.session(a.Epoch))
 	case core.Publish:
 		e.policyMetrics().Damped(a.Election, a.Damped)
 	case core.Join:
@@ -110,7 +110,7 @@ func (e *LeaseElector) createSession(epoch uint64, ttl time.Duration) {
 				e.m.SessionFailed(now, epoch, err)
 				return
 			}
-			e.sessions[epoch] = s
+			e.sessions[epoch] = &session{Session: s}
 			e.m.SessionCreated(now, epoch, s.ID(), s.TTL(), sent)
 		})
 	})
@@ -289,8 +289,8 @@ func (e *LeaseElector) get(ctx context.Context, election string) (backends.Recor
 func (e *LeaseElector) liveSession() backends.Session {
 	id := e.m.SessionID()
 	for _, s := range e.sessions {
-		if id != "" && s.ID() == id {
-			return s
+		if id != "" && !s.closing && s.ID() == id {
+			return s.Session
 		}
 	}
 	return nil
