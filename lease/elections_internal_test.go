@@ -36,7 +36,11 @@ func TestElectionsDropped(t *testing.T) {
 			if _, err := cli.Delete(ctx, keys.Leader(etcd.DefaultPrefix, l.Election)); err != nil {
 				t.Fatal(err)
 			}
-			<-l.Context().Done()
+			select {
+			case <-l.Context().Done():
+			case <-ctx.Done():
+				t.Fatal("the leadership did not end when its key was deleted")
+			}
 		}},
 		{"request", func(t *testing.T, ctx context.Context, l *Leadership, _ func(), asker *LeaseElector) {
 			if _, err := asker.RequestHandover(ctx, l.Election, ""); err != nil {
