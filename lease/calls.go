@@ -2,10 +2,10 @@ package lease
 
 import "fmt"
 
-// The calls of this elector's users that wait on an election, one entry
-// per election while any waits: a Campaign for its outcome, Resigns and a
-// HandOver for the core's Released, and a RequestHandover while it runs.
-// Owned by the loop goroutine.
+// The calls of this elector's users that wait on an election, in the
+// election's entry (elections.go) while any waits: a Campaign for its
+// outcome, Resigns and a HandOver for the core's Released, and a
+// RequestHandover while it runs. Owned by the loop goroutine.
 
 // userCalls is what waits on one election.
 type userCalls struct {
@@ -15,46 +15,50 @@ type userCalls struct {
 	request  bool         // a RequestHandover runs (request.go)
 }
 
+// none reports whether no call waits.
+func (c *userCalls) none() bool {
+	return c.campaign == nil && len(c.resigns) == 0 && c.handover == nil && !c.request
+}
+
 // callsOf returns the calls of election, made if needed.
 func (e *LeaseElector) callsOf(election string) *userCalls {
-	c := e.userCalls[election]
-	if c == nil {
-		c = &userCalls{}
-		e.userCalls[election] = c
+	el := e.entry(election)
+	if el.calls == nil {
+		el.calls = &userCalls{}
 	}
-	return c
+	return el.calls
 }
 
 // takeCalls removes and returns the calls of election that its
 // Released (or the elector's close) answers: its Campaign, Resigns and
 // HandOver. A RequestHandover stays.
 func (e *LeaseElector) takeCalls(election string) userCalls {
-	c := e.userCalls[election]
+	c := e.of(election).calls
 	if c == nil {
 		return userCalls{}
 	}
 	taken := *c
 	c.campaign, c.resigns, c.handover = nil, nil, nil
-	e.tidy(election)
+	e.tidyCalls(election)
 	return taken
 }
 
 // takeCampaign removes and returns the Campaign waiting on election, or
 // nil.
 func (e *LeaseElector) takeCampaign(election string) *campaign {
-	c := e.userCalls[election]
+	c := e.of(election).calls
 	if c == nil {
 		return nil
 	}
 	camp := c.campaign
 	c.campaign = nil
-	e.tidy(election)
+	e.tidyCalls(election)
 	return camp
 }
 
 // campaignOf returns the Campaign waiting on election, or nil.
 func (e *LeaseElector) campaignOf(election string) *campaign {
-	if c := e.userCalls[election]; c != nil {
+	if c := e.of(election).calls; c != nil {
 		return c.campaign
 	}
 	return nil
@@ -62,22 +66,28 @@ func (e *LeaseElector) campaignOf(election string) *campaign {
 
 // requestRuns reports whether a RequestHandover of election runs.
 func (e *LeaseElector) requestRuns(election string) bool {
-	c := e.userCalls[election]
+	c := e.of(election).calls
 	return c != nil && c.request
 }
 
-// tidy drops the entry of election once no call waits.
-func (e *LeaseElector) tidy(election string) {
-	if c := e.userCalls[election]; c != nil && c.campaign == nil && len(c.resigns) == 0 && c.handover == nil && !c.request {
-		delete(e.userCalls, election)
-	}
+// tidyCalls drops the calls of election once none waits, and its entry
+// if nothing else is in flight (forget).
+func (e *LeaseElector) tidyCalls(name string) {
+	e.forget(name, func(el *election) {
+		if el.calls != nil && el.calls.none() {
+			el.calls = nil
+		}
+	})
 }
 
 // closeCalls answers every waiting call as the elector closes: campaigns
 // fail with ErrClosed, Resigns succeed (closing the session deletes the
 // key), and HandOvers say the key was deleted, not handed over.
 func (e *LeaseElector) closeCalls() {
-	for name := range e.userCalls {
+	for name, el := range e.elections {
+		if el.calls == nil {
+			continue
+		}
 		c := e.takeCalls(name)
 		if c.campaign != nil {
 			c.campaign.finish(nil, ErrClosed)

@@ -92,7 +92,7 @@ func (e *LeaseElector) abandon(election string, c *campaign, ctx context.Context
 			e.takeCampaign(election)
 			last = e.m.LastErr(election)
 			e.m.Cancel(now, election)
-		} else if l := won(c); l != nil && e.held[election] == l {
+		} else if l := won(c); e.holds(l) {
 			e.m.Resign(now, election) // won just as ctx ended: release
 		}
 	})
@@ -118,7 +118,7 @@ func won(c *campaign) *Leadership {
 func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 	c := e.takeCampaign(name)
 	l := newLeadership(e, rec, epoch)
-	e.held[name] = l
+	e.entry(name).held = l
 	e.health.held.Add(1)
 	e.opts.Metrics.Leading(name, true)
 	if c != nil {
@@ -137,17 +137,17 @@ func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 
 func (e *LeaseElector) lost(name string, cause error) {
 	e.stopWatch(name)
-	if l := e.held[name]; l != nil {
+	if l := e.of(name).held; l != nil {
 		e.ended(name, l, cause)
 		if e.m.Active(name) {
-			e.parting[name] = l // a resign that hands over writes its marker next
+			e.entry(name).parting = l // a resign that hands over writes its marker next
 		}
 	}
 }
 
 // ended ends a leadership: its context first, then the bookkeeping.
 func (e *LeaseElector) ended(name string, l *Leadership, cause error) {
-	delete(e.held, name)
+	e.forget(name, func(el *election) { el.held = nil })
 	e.unfollow(name)
 	l.end(cause)
 	e.health.held.Add(-1)
@@ -266,7 +266,7 @@ func (l *Leadership) Resign(ctx context.Context) error {
 	cands := l.e.freshRoster(ctx, l)
 	w := make(chan error, 1)
 	if !l.e.post(func(now time.Time) {
-		if l.e.held[l.Election] != l {
+		if !l.e.holds(l) {
 			w <- nil
 			return
 		}

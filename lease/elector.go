@@ -52,17 +52,12 @@ type LeaseElector struct {
 
 	// Owned by the loop goroutine.
 	m         *core.Machine
-	sessions  map[uint64]backends.Session
-	userCalls map[string]*userCalls // the users' calls waiting per election (calls.go)
-	held      map[string]*Leadership
-	watcher   backends.Watcher        // the store, if it implements Watcher; set by New
-	watches   map[string]*watch       // the Get or Wait in flight per election
-	set       backends.WatchSet       // made at the first Wait if watcher is set
-	tags      uint64                  // the last tag of a request in set
-	closing   map[uint64]*closer      // sessions given up, until closed (closesession.go)
-	ready     []chan awaited          // AwaitSession calls
-	followed  map[string]*rosterWatch // the held elections whose roster the set follows (rosterset.go)
-	parting   map[string]*Leadership  // ended leaderships whose key is still being let go (handover.go)
+	sessions  map[uint64]*session  // by epoch, until closed or given up (closesession.go)
+	elections map[string]*election // what is in flight or held per election (elections.go)
+	watcher   backends.Watcher     // the store, if it implements Watcher; set by New
+	set       backends.WatchSet    // made at the first Wait if watcher is set
+	tags      uint64               // the last tag of a request in set
+	ready     []chan awaited       // AwaitSession calls
 }
 
 // New returns an elector on store. It checks opts against the store's
@@ -97,12 +92,10 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
-		m: core.New(cfg), sessions: make(map[uint64]backends.Session),
-		userCalls: make(map[string]*userCalls), held: make(map[string]*Leadership), watches: make(map[string]*watch),
-		open: make(map[backends.Session]bool), slots: make(chan struct{}, maxElectionCalls),
-		log: opts.Logger.With("identity", opts.Identity), queuer: q, watcher: watcher,
-		roster: roster, parting: make(map[string]*Leadership), closing: make(map[uint64]*closer),
-		followed: make(map[string]*rosterWatch)}
+		m: core.New(cfg), sessions: make(map[uint64]*session),
+		elections: make(map[string]*election), open: make(map[backends.Session]bool),
+		slots: make(chan struct{}, maxElectionCalls), log: opts.Logger.With("identity", opts.Identity),
+		queuer: q, watcher: watcher, roster: roster}
 	go e.loop()
 	return e, nil
 }
@@ -359,14 +352,16 @@ func resetTimer(t *time.Timer, at time.Time) {
 
 // shutdown ends what the loop owns when the elector closes.
 func (e *LeaseElector) shutdown() {
-	for name, l := range e.held {
-		e.ended(name, l, ErrClosed)
+	for name, el := range e.elections {
+		if el.held != nil {
+			e.ended(name, el.held, ErrClosed)
+		}
 	}
 	e.health.hold.Store(nil)
 	e.closeCalls()
-	for _, w := range e.watches {
-		if w.cancel != nil {
-			w.cancel()
+	for _, el := range e.elections {
+		if el.watch != nil && el.watch.cancel != nil {
+			el.watch.cancel()
 		}
 	}
 }

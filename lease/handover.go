@@ -21,7 +21,7 @@ import (
 // Yield: the key stays held until the application resigns (Run does, when
 // fn returns) or the core's yield timeout passes.
 func (e *LeaseElector) yield(election, cause string) {
-	l := e.held[election]
+	l := e.of(election).held
 	if l == nil {
 		return
 	}
@@ -44,11 +44,16 @@ func (e *LeaseElector) handing(a core.Action) *Leadership {
 	if a.Cause == core.CauseResign {
 		e.policyMetrics().Handover(a.Election, CauseResign)
 	}
-	if l := e.held[a.Election]; l != nil {
-		return l
+	el := e.of(a.Election)
+	if el.held != nil {
+		return el.held
 	}
-	return e.parting[a.Election]
+	return el.parting
 }
+
+// unpart forgets an ended leadership whose key was being let go: no
+// Released follows, or it came.
+func unpart(el *election) { el.parting = nil }
 
 // proclaimMarker writes the handover marker naming session a.To into the
 // key, the core's Proclaim.
@@ -233,7 +238,7 @@ func (l *Leadership) startHandOver(to string, recs []backends.Record, w chan err
 	e := l.e
 	if !e.do(func(now time.Time) {
 		switch {
-		case e.held[l.Election] != l || l.Err() != nil: // ended, perhaps by a HandOver that won the race
+		case !e.holds(l) || l.Err() != nil: // ended, perhaps by a HandOver that won the race
 			err = fmt.Errorf("lease: hand over %q: %w", l.Election, l.Err())
 			return
 		case recs == nil && !e.follows(l.Election):
@@ -273,7 +278,7 @@ func (e *LeaseElector) followRoster(election string, l *Leadership) {
 		err := e.rosterFollower(election).run(l.Context(), e, func(r rosterAt) {
 			cs := coreCandidates(r.recs)
 			e.post(func(now time.Time) {
-				if e.held[election] == l {
+				if e.holds(l) {
 					e.m.Roster(now, election, cs)
 				}
 			})
@@ -318,7 +323,7 @@ func (e *LeaseElector) readSuccessors(election string, l *Leadership) {
 		}
 		cs := coreCandidates(recs)
 		e.post(func(now time.Time) {
-			if e.held[election] == l {
+			if e.holds(l) {
 				e.m.Roster(now, election, cs)
 			}
 		})

@@ -17,11 +17,11 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.CreateSession:
 		e.createSession(a.Epoch, a.TTL)
 	case core.Renew:
-		e.renew(a.Epoch, e.sessions[a.Epoch])
+		e.renew(a.Epoch, e.session(a.Epoch))
 	case core.CloseSession:
 		e.closeSession(a.Epoch)
 	case core.Create:
-		e.create(a, e.sessions[a.Epoch])
+		e.create(a, e.session(a.Epoch))
 	case core.Get, core.Wait, core.WaitGone:
 		e.observe(a)
 	case core.Enqueue:
@@ -31,30 +31,30 @@ func (e *LeaseElector) perform(a core.Action) {
 	case core.Dequeue:
 		e.dequeue(a)
 	case core.Delete:
-		e.delete(a, e.sessions[a.Epoch])
+		e.delete(a, e.session(a.Epoch))
 	case core.Elected:
 		e.elected(a.Election, a.Record, a.Epoch)
 	case core.Lost:
 		e.lost(a.Election, a.Err)
 		if !e.m.Active(a.Election) {
-			delete(e.parting, a.Election) // no Released follows
+			e.forget(a.Election, unpart) // no Released follows
 		}
 	case core.Released:
-		if l := e.held[a.Election]; l != nil {
+		if l := e.of(a.Election).held; l != nil {
 			e.ended(a.Election, l, ErrHandover) // a handover's end
 		}
-		delete(e.parting, a.Election)
+		e.forget(a.Election, unpart)
 		e.released(a.Election, a.Err)
 	case core.SessionDenied:
 		e.answerReady(awaited{err: a.Err})
 	case core.Yield:
 		e.yield(a.Election, a.Cause)
 	case core.Proclaim:
-		e.proclaimMarker(a, e.sessions[a.Epoch])
+		e.proclaimMarker(a, e.session(a.Epoch))
 	case core.Nudge:
 		e.nudge(a)
 	case core.Pass:
-		e.pass(a, e.sessions[a.Epoch])
+		e.pass(a, e.session(a.Epoch))
 	case core.Publish:
 		e.policyMetrics().Damped(a.Election, a.Damped)
 	case core.Join:
@@ -110,7 +110,7 @@ func (e *LeaseElector) createSession(epoch uint64, ttl time.Duration) {
 				e.m.SessionFailed(now, epoch, err)
 				return
 			}
-			e.sessions[epoch] = s
+			e.sessions[epoch] = &session{Session: s}
 			e.m.SessionCreated(now, epoch, s.ID(), s.TTL(), sent)
 		})
 	})
@@ -206,7 +206,7 @@ func (e *LeaseElector) observe(a core.Action) {
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	w := &watch{watchOp: watchOpOf(a), cancel: cancel}
-	e.watches[a.Election] = w
+	e.entry(a.Election).watch = w
 	e.io.Add(1)
 	go func() {
 		defer e.io.Done()
@@ -221,7 +221,10 @@ func (e *LeaseElector) observe(a core.Action) {
 		default:
 			rec, err = e.store.Wait(ctx, a.Record)
 		}
-		e.post(func(now time.Time) { e.watched(now, w.watchOp, rec, err) })
+		e.post(func(now time.Time) {
+			e.unwatch(w)
+			e.watched(now, w.watchOp, rec, err)
+		})
 	}()
 }
 
@@ -244,11 +247,22 @@ func (e *LeaseElector) observed(now time.Time, election string, op uint64, rec b
 	e.m.Observed(now, election, op, rec, err)
 }
 
+// stopWatch ends the Get, Wait or WaitGone of name in flight, if any.
 func (e *LeaseElector) stopWatch(name string) {
-	if w := e.watches[name]; w != nil {
-		delete(e.watches, name)
+	if w := e.of(name).watch; w != nil {
+		e.unwatch(w)
 		e.withdraw(w)
 	}
+}
+
+// unwatch forgets w, if it is its election's watch in flight: answered,
+// or stopped.
+func (e *LeaseElector) unwatch(w *watch) {
+	e.forget(w.election, func(el *election) {
+		if el.watch == w {
+			el.watch = nil
+		}
+	})
 }
 
 // get reads an election's key in one of the election-call slots (see
@@ -270,8 +284,8 @@ func (e *LeaseElector) get(ctx context.Context, election string) (backends.Recor
 func (e *LeaseElector) liveSession() backends.Session {
 	id := e.m.SessionID()
 	for _, s := range e.sessions {
-		if id != "" && s.ID() == id {
-			return s
+		if id != "" && !s.closing && s.ID() == id {
+			return s.Session
 		}
 	}
 	return nil

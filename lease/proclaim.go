@@ -57,7 +57,7 @@ func (l *Leadership) Proclaim(ctx context.Context, value string) error {
 // elector no longer has it.
 func (l *Leadership) session() backends.Session {
 	var s backends.Session
-	l.e.do(func(time.Time) { s = l.e.sessions[l.epoch] })
+	l.e.do(func(time.Time) { s = l.e.session(l.epoch) })
 	return s
 }
 

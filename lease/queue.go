@@ -21,7 +21,7 @@ func (e *LeaseElector) enqueue(a core.Action) {
 	if !a.Cleanup {
 		e.stopWatch(a.Election)
 	}
-	s := e.sessions[a.Epoch]
+	s := e.session(a.Epoch)
 	if s == nil { // closed: its entries went with it
 		err := fmt.Errorf("lease: enqueue %q: session closed: %w", a.Election, backends.ErrSessionExpired)
 		e.report(func(now time.Time) { e.m.Enqueued(now, a.Election, a.Op, backends.Record{}, err) })

@@ -178,9 +178,9 @@ func (e *LeaseElector) requestBusy(election string) string {
 // record is gone.
 func (e *LeaseElector) endRequest(election string) {
 	e.do(func(time.Time) {
-		if c := e.userCalls[election]; c != nil {
+		if c := e.of(election).calls; c != nil {
 			c.request = false
-			e.tidy(election)
+			e.tidyCalls(election)
 		}
 	})
 }

@@ -17,7 +17,7 @@ import (
 
 // join writes the record the core's Join a asks for.
 func (e *LeaseElector) join(a core.Action) {
-	s, v := e.sessions[a.Epoch], e.candidateRecord(a)
+	s, v := e.session(a.Epoch), e.candidateRecord(a)
 	e.call(true, func(ctx context.Context) {
 		_, err := e.roster.Join(ctx, s, a.Election, v)
 		e.logRecord(ctx, a.Election, "candidate record not written", err)
@@ -28,7 +28,7 @@ func (e *LeaseElector) join(a core.Action) {
 // leave deletes the record, the core's Leave a, and then a key passed to
 // its session meanwhile (dropPassed).
 func (e *LeaseElector) leave(a core.Action) {
-	s := e.sessions[a.Epoch]
+	s := e.session(a.Epoch)
 	e.call(true, func(ctx context.Context) {
 		err := e.roster.Leave(ctx, s, a.Election)
 		if err == nil {

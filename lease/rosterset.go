@@ -53,7 +53,7 @@ func (e *LeaseElector) followInSet(election string, l *Leadership) bool {
 		return false
 	}
 	rw := &rosterWatch{l: l, f: core.NewFollower[rosterSeen](e.opts.config())}
-	e.followed[election] = rw
+	e.entry(election).roster = rw
 	e.stepRoster(time.Now(), election, rw)
 	return true
 }
@@ -61,14 +61,14 @@ func (e *LeaseElector) followInSet(election string, l *Leadership) bool {
 // stepRoster takes rw's next step: a List, a WaitRoster, a pause before
 // a List after an error, or the end, for a permanent error.
 func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatch) {
-	if e.followed[election] != rw {
+	if e.of(election).roster != rw {
 		return
 	}
 	s := rw.f.Next(now)
 	rw.op = s.Op
 	switch s.Kind {
 	case core.FollowStop:
-		delete(e.followed, election)
+		e.forget(election, unfollowed)
 		e.log.Error("roster refused by the store", "election", election, "err", s.Err)
 	case core.FollowPause:
 		rw.timer = time.AfterFunc(time.Until(s.At), func() {
@@ -97,7 +97,7 @@ func (e *LeaseElector) listRoster(election string, rw *rosterWatch, op uint64) {
 // rosterChanged takes the set's answer c to a WaitRoster: the roster is
 // read again, for the step that asked, or the error ends the step.
 func (e *LeaseElector) rosterChanged(now time.Time, c backends.Change) {
-	rw := e.followed[c.Election]
+	rw := e.of(c.Election).roster
 	if rw == nil || rw.tag != c.Tag {
 		return
 	}
@@ -113,11 +113,11 @@ func (e *LeaseElector) rosterChanged(now time.Time, c backends.Change) {
 // a roster read to the core while rw's leadership holds the election,
 // and takes the next step.
 func (e *LeaseElector) rosterRead(now time.Time, election string, rw *rosterWatch, op uint64, r rosterAt, err error) {
-	if e.followed[election] != rw {
+	if e.of(election).roster != rw {
 		return
 	}
 	seen := rosterSeen{digest: backends.RosterDigest(r.recs), rev: r.rev}
-	if rw.f.Done(now, op, seen, err) && e.held[election] == rw.l {
+	if rw.f.Done(now, op, seen, err) && e.holds(rw.l) {
 		e.m.Roster(now, election, coreCandidates(r.recs))
 	}
 	e.stepRoster(now, election, rw)
@@ -125,11 +125,11 @@ func (e *LeaseElector) rosterRead(now time.Time, election string, rw *rosterWatc
 
 // unfollow stops following election's roster in the set, if it does.
 func (e *LeaseElector) unfollow(election string) {
-	rw := e.followed[election]
+	rw := e.of(election).roster
 	if rw == nil {
 		return
 	}
-	delete(e.followed, election)
+	e.forget(election, unfollowed)
 	if rw.timer != nil {
 		rw.timer.Stop()
 	}
@@ -141,5 +141,8 @@ func (e *LeaseElector) unfollow(election string) {
 // follows reports whether the leader of election follows its roster:
 // with FollowRoster or Preempt, or in the set. On the loop goroutine.
 func (e *LeaseElector) follows(election string) bool {
-	return e.followsRoster() || e.followed[election] != nil
+	return e.followsRoster() || e.of(election).roster != nil
 }
+
+// unfollowed forgets the roster followed in the set.
+func unfollowed(el *election) { el.roster = nil }

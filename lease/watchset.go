@@ -56,7 +56,7 @@ func (e *LeaseElector) watchSet() backends.WatchSet {
 func (e *LeaseElector) watchInSet(a core.Action) {
 	e.tags++
 	w := &watch{watchOp: watchOpOf(a), tag: e.tags}
-	e.watches[a.Election] = w
+	e.entry(a.Election).watch = w
 	if a.Kind == core.WaitGone {
 		e.watchSet().WaitGone(w.tag, a.Record)
 		return
@@ -75,7 +75,7 @@ func (e *LeaseElector) changed(now time.Time, c backends.Change) {
 		e.rosterChanged(now, c)
 		return
 	}
-	w := e.watches[c.Election]
+	w := e.of(c.Election).watch
 	if w == nil || w.tag != c.Tag {
 		e.trace("watch answer dropped", c.Election, c.Tag, c.Record, c.Err)
 		if c.Err == nil {
@@ -83,7 +83,7 @@ func (e *LeaseElector) changed(now time.Time, c backends.Change) {
 		}
 		return
 	}
-	delete(e.watches, c.Election)
+	e.unwatch(w)
 	e.watched(now, w.watchOp, c.Record, c.Err)
 }
 
