@@ -54,6 +54,9 @@ func (st *stream) Events() <-chan clientv3.WatchResponse { return st.wch }
 // Close ends the watch.
 func (st *stream) Close() { st.stop() }
 
+// Want does nothing: an idle watch costs nothing.
+func (st *stream) Want(bool) {}
+
 // Next turns one response of the watch into the Facts of its events, the
 // watch's position, or its error.
 func (st *stream) Next(resp clientv3.WatchResponse, ok bool) watchset.Batch {
@@ -63,7 +66,7 @@ func (st *stream) Next(resp clientv3.WatchResponse, ok bool) watchset.Batch {
 	case resp.Err() != nil:
 		return watchset.Batch{Err: st.err("watch set", resp.Err())}
 	case resp.Created:
-		return watchset.Batch{Position: uint64(resp.Header.Revision)}
+		return watchset.Batch{Position: uint64(resp.Header.Revision), RosterWrites: true}
 	case len(resp.Events) == 0:
 		return watchset.Batch{}
 	}

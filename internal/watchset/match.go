@@ -1,7 +1,9 @@
 package watchset
 
-// apply matches facts, in order, with the pending requests: a fact at or
-// before what a request has seen is no news to it. w.mu is held.
+// apply matches facts, in order, with the pending requests: a fact from
+// before what a request has seen is no news to it; one from the same
+// revision is compared, in case the request knows less than it says.
+// w.mu is held.
 func (w *Set[E]) apply(facts []Fact) {
 	for _, f := range facts {
 		el := f.Election
@@ -45,7 +47,7 @@ func (w *Set[E]) match(r *Request, f Fact) {
 // differs from r's. A LeaderWrite by the holder r knows keeps the term's
 // token (a Proclaim); one by another is read. w.mu is held.
 func (w *Set[E]) matchLeader(r *Request, f Fact) {
-	if f.Revision <= r.seen {
+	if f.Revision < r.seen {
 		return
 	}
 	rec := f.Record
@@ -67,7 +69,7 @@ func (w *Set[E]) matchLeader(r *Request, f Fact) {
 // another incarnation, or written since r last looked (a Nudge). w.mu is
 // held.
 func (w *Set[E]) matchEntry(r *Request, f Fact) {
-	if f.Revision <= r.seen {
+	if f.Revision < r.seen {
 		return
 	}
 	e := f.Record

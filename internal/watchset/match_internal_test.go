@@ -55,7 +55,7 @@ func TestSkipsPastFacts(t *testing.T) {
 // read, while one from after it waits for a change of its own roster.
 func TestRosterSeenBounded(t *testing.T) {
 	w := bare()
-	w.onBatch(Batch{Position: 10})
+	w.onBatch(Batch{Position: 10, RosterWrites: true})
 	const n = 3 * maxRosterSeen
 	for i := range n {
 		w.onBatch(Batch{Facts: []Fact{{What: RosterWrite, Election: fmt.Sprint("el", i), Revision: uint64(11 + i)}}})

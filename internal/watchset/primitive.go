@@ -37,6 +37,12 @@ type Stream[E any] interface {
 	// Read that fails returns a Batch whose Err ends each of reqs.
 	Read(ctx context.Context, reqs []Request) Batch
 
+	// Want tells the stream whether requests wait: the Set calls it after
+	// each Batch of Next, and when it gets its first request or answers
+	// its last. A stream whose store costs while it waits (a blocking
+	// query) may pause while none waits.
+	Want(pending bool)
+
 	// Close ends the stream. The Set calls it once, from its goroutine,
 	// after a Batch with an Err or when the Set closes.
 	Close()
@@ -48,8 +54,15 @@ type Batch struct {
 	Facts []Fact
 	// Position, if not 0, is a revision at or before which the stream has
 	// passed every change: a request that knows a state at or after it
-	// needs no read. A stream's first Batch carries its position.
+	// needs no read. A stream's first Batch carries its position. A
+	// stream whose reads cost nothing may tell math.MaxUint64, so that
+	// every request is read.
 	Position uint64
+	// RosterWrites, on a stream's first Batch, says that the stream
+	// tells each write of a roster record as a RosterWrite, at a revision
+	// comparable with Roster.List's: a roster request from at or after
+	// the stream's start then waits for those, and is not read.
+	RosterWrites bool
 	// Reset says that the store's revisions went back (Consul's index
 	// can): every request pending is read again, from Position on.
 	Reset bool

@@ -23,6 +23,7 @@ func (w *Set[E]) run() {
 		case <-w.kick:
 		case e, ok := <-events:
 			w.onBatch(w.stream.Next(e, ok))
+			w.want(true)
 		case d := <-w.reads:
 			w.onRead(d)
 		}
@@ -40,9 +41,10 @@ func (w *Set[E]) prepare() {
 	if open {
 		st := w.src.Open(w.ctx) // without w.mu: it may wait on the store
 		w.mu.Lock()
-		w.stream, w.pos = st, 0
+		w.stream, w.pos, w.wanted = st, 0, false
 		w.mu.Unlock()
 	}
+	w.want(false)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.pos != 0 {
@@ -59,21 +61,34 @@ func (w *Set[E]) prepare() {
 	}
 }
 
+// want tells the stream whether requests wait: after a Batch (always),
+// or if that changed.
+func (w *Set[E]) want(always bool) {
+	w.mu.Lock()
+	st, pending := w.stream, len(w.reqs) > 0 || len(w.rosters) > 0
+	tell := st != nil && (always || pending != w.wanted)
+	w.wanted = pending
+	w.mu.Unlock()
+	if tell {
+		st.Want(pending)
+	}
+}
+
 // cover sorts the requests made since the last look, once the stream has
 // a position. A Wait from at or after it needs nothing more, as every
 // later change is still to come; one from before it needs a read. So does
 // every Gone: a pass to a session behind its entry may precede it. A
 // Roster is answered, early maybe, if the stream saw its roster change
-// after its revision, or if its revision is before start (the changes
-// between are unknown, rosterSeen tells nothing); else it waits. w.mu is
-// held.
+// after its revision; it waits if the stream tells RosterWrites and its
+// revision is at or after start (rosterSeen holds the changes since); it
+// is read otherwise. w.mu is held.
 func (w *Set[E]) cover() {
 	for _, r := range w.fresh {
 		switch {
 		case !w.current(r):
 		case r.Kind == Roster && w.rosterSeen[r.Known.Election] > r.seen:
 			w.answer(r, r.Known, nil)
-		case r.Kind == Roster && r.seen >= w.start:
+		case r.Kind == Roster && r.seen >= w.start && w.writes:
 		case r.Kind != Wait || r.Known.Revision < w.pos:
 			w.toRead = append(w.toRead, r)
 		}
@@ -117,7 +132,7 @@ func (w *Set[E]) onBatch(b Batch) {
 	case b.Reset:
 		w.reset(b.Position)
 	case w.pos == 0 && b.Position != 0:
-		w.start = b.Position
+		w.start, w.writes = b.Position, b.RosterWrites
 	}
 	w.apply(b.Facts)
 	w.pos = max(w.pos, b.Position)

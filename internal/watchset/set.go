@@ -52,6 +52,8 @@ type Set[E any] struct {
 	start      uint64
 
 	stream  Stream[E]  // nil while none is open
+	wanted  bool       // what the stream was last told (Stream.Want)
+	writes  bool       // the stream tells RosterWrites
 	pos     uint64     // see Batch.Position; 0 until the stream tells
 	toRead  []*Request // whose gap a read must cover
 	reading bool       // a Read is in flight
@@ -139,6 +141,21 @@ func (w *Set[E]) Close() error {
 	w.cancel()
 	<-w.done
 	return nil
+}
+
+// Answer delivers c, an answer the adapter found by itself, as the Set
+// delivers its own: from its goroutine, in turn, and not after Close.
+func (w *Set[E]) Answer(c backends.Change) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.out = append(w.out, c)
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
 }
 
 // kind returns the requests of kind k, by election.

@@ -39,13 +39,14 @@ func (src *kvSource) Open(ctx context.Context) watchset.Stream[clientv3.WatchRes
 
 func (st *kvStream) Events() <-chan clientv3.WatchResponse { return st.wch }
 func (st *kvStream) Close()                                { st.stop() }
+func (st *kvStream) Want(bool)                             {}
 
 func (st *kvStream) Next(resp clientv3.WatchResponse, ok bool) watchset.Batch {
 	switch {
 	case !ok || resp.Err() != nil:
 		return watchset.Batch{Err: backends.ErrUnavailable}
 	case resp.Created:
-		return watchset.Batch{Position: uint64(resp.Header.Revision)}
+		return watchset.Batch{Position: uint64(resp.Header.Revision), RosterWrites: true}
 	}
 	var b watchset.Batch
 	for _, ev := range resp.Events {
