@@ -56,8 +56,12 @@ func (w *Set[E]) prepare() {
 		if w.toRead = w.toRead[n:]; len(w.toRead) == 0 {
 			w.toRead = nil // let the array go
 		}
+		in := make([]Request, n) // copied under w.mu: run moves their seen on
+		for i, r := range batch {
+			in[i] = *r
+		}
 		w.reading = true
-		go w.read(w.stream, batch)
+		go w.read(w.stream, batch, in)
 	}
 }
 
@@ -96,12 +100,9 @@ func (w *Set[E]) cover() {
 	w.fresh = nil
 }
 
-// read runs st's Read of reqs and hands the outcome to run.
-func (w *Set[E]) read(st Stream[E], reqs []*Request) {
-	in := make([]Request, len(reqs))
-	for i, r := range reqs {
-		in[i] = *r
-	}
+// read runs st's Read of reqs, copied as in, and hands the outcome to
+// run.
+func (w *Set[E]) read(st Stream[E], reqs []*Request, in []Request) {
 	w.reads <- readDone{reqs: reqs, batch: st.Read(w.ctx, in)}
 }
 
