@@ -143,8 +143,9 @@ type stream struct {
 	owe  bool  // the set owes the hub an answer to want after news
 	err  error // the query's error, for the set
 
-	mu  sync.Mutex // guards cur, which Read reads from another goroutine
-	cur view       // the last view the set took
+	mu    sync.Mutex // guards cur and armed: Read runs in another goroutine
+	cur   view       // the last view the set took
+	armed []watchset.Request
 }
 
 // Open joins the hub; the stream starts at the hub's latest view, or at
@@ -180,9 +181,9 @@ func (st *stream) Next(struct{}, bool) watchset.Batch {
 	st.err = nil
 	st.h.mu.Unlock()
 	st.mu.Lock()
-	prev := st.cur
+	prev, armed := st.cur, st.armed
 	if err == nil && v.seq > prev.seq {
-		st.cur = v
+		st.cur, st.armed = v, nil
 	}
 	st.mu.Unlock()
 	switch {
@@ -195,13 +196,22 @@ func (st *stream) Next(struct{}, bool) watchset.Batch {
 	case v.back:
 		return watchset.Batch{Reset: true, Position: readAll}
 	}
-	return watchset.Batch{Facts: st.h.s.changes(prev, v)}
+	return watchset.Batch{Facts: append(st.h.s.changes(prev, v), st.h.s.facts(v, armed)...)}
 }
 
-// Read answers reqs from the stream's last view, with no I/O.
+// Read answers reqs from the stream's last view, with no I/O. A request
+// that knows a later state than the view is read again in the next view
+// (it is armed): a key written and then deleted between two views is not
+// among the keys that differ between them, yet differs from what such a
+// request knows.
 func (st *stream) Read(_ context.Context, reqs []watchset.Request) watchset.Batch {
 	st.mu.Lock()
 	v := st.cur
+	for _, r := range reqs {
+		if r.Known.Revision > v.index {
+			st.armed = append(st.armed, r)
+		}
+	}
 	st.mu.Unlock()
 	return watchset.Batch{Facts: st.h.s.facts(v, reqs)}
 }

@@ -119,7 +119,7 @@ func (w *watchSet) awaitKeyed(ctx context.Context, r *request) (backends.Change,
 
 // awaitPassBehind runs blocking queries on WaitGone r's leader key until
 // it is locked, after r.since, by a session whose entry waits behind r's
-// entry (see passedBehind), and returns the key's state then. It lists
+// entry (see store.passed), and returns the key's state then. It lists
 // the queue once first, so that a target, whose entry was in line before
 // it asked, finds it there when the key is passed; an entry the list
 // lacks is read when its session takes the key.

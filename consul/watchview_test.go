@@ -1,6 +1,7 @@
 package consul
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -40,5 +41,26 @@ func TestViewChanges(t *testing.T) {
 	}
 	if back := w.next(listing{index: 3}); !back.back || back.seq != 3 || w.back {
 		t.Errorf("index 9 then 3: back %v (before %v), seq %d; want back at the third", back.back, w.back, back.seq)
+	}
+}
+
+// TestStreamRereadsLaterRequest: a request that knows a later state than
+// the stream's view is read again in the next view, even if its key is
+// not among those that differ between the two: the key was written and
+// deleted between them, and its state differs from the request's.
+func TestStreamRereadsLaterRequest(t *testing.T) {
+	s := &store{prefix: "p/"}
+	h := &hub{s: s}
+	st := h.Open(context.Background()).(*stream)
+	h.view = view{}.next(listing{index: 56})
+	st.Next(struct{}{}, true)
+	held := watchset.Request{Kind: watchset.Wait, Known: record("a", &api.KVPair{Key: "p/a", Session: "s1", ModifyIndex: 57}, 57)}
+	if b := st.Read(context.Background(), []watchset.Request{held}); len(b.Facts) != 1 || b.Facts[0].Revision != 56 {
+		t.Fatalf("read %+v, want the key's state at 56", b)
+	}
+	h.view = h.view.next(listing{index: 64}) // p/a was written and deleted meanwhile
+	b := st.Next(struct{}{}, true)
+	if len(b.Facts) != 1 || b.Facts[0].What != watchset.LeaderState || b.Facts[0].Revision != 64 || b.Facts[0].Record.Exists() {
+		t.Fatalf("next %+v, want the key's state at 64, absent", b)
 	}
 }
