@@ -19,7 +19,7 @@ type Source[E any] interface {
 
 // Stream is one open change stream; see Source. Its methods are called
 // from the Set's goroutine, except Read, which runs in a goroutine of its
-// own, one Read at a time.
+// own, one Read at a time, beside the others.
 type Stream[E any] interface {
 	// Events is the stream's channel of raw news, which the Set selects
 	// on; it hands each value, and whether the channel was open, to Next.
@@ -34,7 +34,11 @@ type Stream[E any] interface {
 	// for each a Fact of every kind its Kind heeds (see Fact), all as of
 	// the read's revision: a Wait's LeaderState, a Gone's EntryState plus
 	// its election's Marked and Passed if any, a Roster's RosterDigest. A
-	// Read that fails returns a Batch whose Err ends each of reqs.
+	// Read that fails returns a Batch whose Err ends each of reqs. A
+	// stream whose Next tells only what differs between two states of the
+	// store (Consul's views) must tell again, in its next Batch, the Facts
+	// of a request that knows a later state than the one it read: a key
+	// written and deleted between two states is not among what differs.
 	Read(ctx context.Context, reqs []Request) Batch
 
 	// Want tells the stream whether requests wait: the Set calls it after
