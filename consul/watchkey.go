@@ -30,21 +30,32 @@ func (r *request) cost() int {
 	return 1
 }
 
-// serveKeyed starts r's queries on its keys if the hub has room for
-// them, and reports whether it did. w.mu is held.
+// serveKeyed replaces r's election's keyed request, and starts r's
+// queries on its keys if the hub has room for them, withdrawing the
+// election's request from the engine; it reports whether it did (a
+// closed set takes r and drops it).
 func (w *watchSet) serveKeyed(r *request) bool {
-	if !w.hub.reserve(r.cost()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	el := r.known.Election
+	w.stopKeyed(el)
+	switch {
+	case w.closed:
+		return true
+	case !w.s.hub.reserve(r.cost()):
 		return false
 	}
+	w.Set.Stop(el)
+	r.since = w.woke[el]
 	ctx, cancel := context.WithCancel(w.ctx)
 	k := &keyed{r: r, cancel: cancel}
-	w.keyed[r.known.Election] = k
+	w.keyed[el] = k
 	w.keyWG.Add(1)
 	go func() {
 		defer w.keyWG.Done()
 		c, ok := w.awaitKeyed(ctx, r)
 		cancel()
-		w.hub.release(r.cost()) // before the answer: its next request may take them
+		w.s.hub.release(r.cost()) // before the answer: its next request may take them
 		if ok {
 			w.answerKeyed(k, c)
 		}
@@ -60,17 +71,24 @@ func (w *watchSet) stopKeyed(election string) {
 	}
 }
 
-// answerKeyed hands k's answer c to run, unless k was withdrawn or
-// replaced, or the set closed, meanwhile.
+// answerKeyed hands k's answer c to the engine to deliver, unless k was
+// withdrawn or replaced, or the set closed, meanwhile. An answer to a
+// WaitGone with the key's state, a pass behind its entry, moves the
+// election's woke on, so that its next keyed WaitGone is not answered for
+// the same pass.
 func (w *watchSet) answerKeyed(k *keyed, c backends.Change) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	el := k.r.known.Election
+	r := k.r
+	el := r.known.Election
 	if w.closed || w.keyed[el] != k {
 		return
 	}
 	delete(w.keyed, el)
-	w.answer(k.r, c)
+	if c.Err == nil && r.gone && (c.Record.Token != r.known.Token || c.Record.Owner != r.known.Owner) {
+		w.woke[el] = max(w.woke[el], c.Record.Revision)
+	}
+	w.Set.Answer(c)
 }
 
 // awaitKeyed runs r's queries until one answers, and reports false if
@@ -79,18 +97,18 @@ func (w *watchSet) awaitKeyed(ctx context.Context, r *request) (backends.Change,
 	el := r.known.Election
 	c := backends.Change{Election: el, Tag: r.tag}
 	if !r.gone {
-		rec, err := w.hub.s.awaitKey(ctx, r.known)
-		c.Record, c.Err = rec, keyErr(w.hub.s.key(el), err)
+		rec, err := w.s.awaitKey(ctx, r.known)
+		c.Record, c.Err = rec, keyErr(w.s.key(el), err)
 		return c, ctx.Err() == nil
 	}
 	both, cancel := context.WithCancel(ctx)
 	out := make(chan backends.Change, 2)
 	go func() {
-		err := w.hub.s.awaitGone(both, r.known)
+		err := w.s.awaitGone(both, r.known)
 		out <- backends.Change{Election: el, Tag: r.tag, Record: r.known, Err: keyErr(r.key, err)}
 	}()
 	go func() {
-		rec, err := w.hub.s.awaitPassBehind(both, r)
+		rec, err := w.s.awaitPassBehind(both, r)
 		out <- backends.Change{Election: el, Tag: r.tag, Record: rec, Err: keyErr(r.lead, err)}
 	}()
 	c = <-out
@@ -101,7 +119,7 @@ func (w *watchSet) awaitKeyed(ctx context.Context, r *request) (backends.Change,
 
 // awaitPassBehind runs blocking queries on WaitGone r's leader key until
 // it is locked, after r.since, by a session whose entry waits behind r's
-// entry (see passedBehind), and returns the key's state then. It lists
+// entry (see store.passed), and returns the key's state then. It lists
 // the queue once first, so that a target, whose entry was in line before
 // it asked, finds it there when the key is passed; an entry the list
 // lacks is read when its session takes the key.

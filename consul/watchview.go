@@ -7,18 +7,9 @@ import (
 	"github.com/hashicorp/consul/api"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/keys"
+	"github.com/leasehold/leasehold/internal/watchset"
 )
-
-// request is one pending request of a watchSet.
-type request struct {
-	tag   uint64
-	known backends.Record // Wait: the known state; WaitGone: the entry
-	key   string          // the KV key it is about
-	gone  bool            // a WaitGone
-	lead  string          // WaitGone: the election's leader key
-	since uint64          // WaitGone: answer for a pass after this index only (see watchSet.answer)
-	after uint64          // answer only from a view at this index or later
-}
 
 // view is one answer of the hub's query: the keys under the prefix,
 // sorted, as read at index. The zero view has read nothing. Views are
@@ -49,74 +40,111 @@ func (v view) get(key string) *api.KVPair {
 	return v.pairs[i]
 }
 
-// answer returns r's answer if the view tells one: it was read at or
-// after r's index and shows a state that differs from r's (Wait), or the
-// entry gone or rewritten since it was read, as by a Nudge (WaitGone; see
-// unchanged).
-func (v view) answer(r *request) (backends.Change, bool) {
-	if v.seq == 0 || v.index < r.after {
-		return backends.Change{}, false
+// under returns the view's pairs whose keys begin with prefix.
+func (v view) under(prefix string) api.KVPairs {
+	i, _ := slices.BinarySearchFunc(v.pairs, prefix, func(p *api.KVPair, k string) int { return strings.Compare(p.Key, k) })
+	j := i
+	for j < len(v.pairs) && strings.HasPrefix(v.pairs[j].Key, prefix) {
+		j++
 	}
-	el := r.known.Election
-	p := v.get(r.key)
-	if r.gone {
-		prefix := strings.TrimSuffix(r.key, r.known.Owner)
-		if v.passedBehind(r, prefix) { // the key's state: see backends.Change
-			return backends.Change{Election: el, Tag: r.tag, Record: record(el, v.get(r.lead), v.index)}, true
-		}
-		return backends.Change{Election: el, Tag: r.tag, Record: r.known}, !unchanged(p, prefix, r.known)
-	}
-	rec := record(el, p, v.index)
-	return backends.Change{Election: el, Tag: r.tag, Record: rec}, rec.Differs(r.known)
+	return v.pairs[i:j]
 }
 
-// passedBehind reports whether WaitGone r's leader key was locked, after
-// r.since (the set's last answer to a pass in the election), by a
-// session whose entry waits in the queue at prefix behind r's entry, as
-// after a Pass to a candidate in line. The WaitGone of the entry just
-// ahead of the target's answers then, with the key's state, so the
-// target, which watches that entry and not the key, learns of the pass
-// (see backends.Passer). Those further ahead answer too, once: an early
-// answer, which the contract allows. So does a set's first WaitGone in
-// an election whose holder was passed the key before it. A candidate
-// that created the key at the head of the line has no entry ahead of its
-// own, and wakes no one.
-func (v view) passedBehind(r *request, prefix string) bool {
-	k := v.get(r.lead)
-	if k == nil || k.Session == "" || k.ModifyIndex <= r.since {
-		return false
+// touched returns the keys written or deleted between views v and w.
+func touched(v, w view) []string {
+	var out []string
+	a, b := v.pairs, w.pairs
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || len(a) > 0 && a[0].Key < b[0].Key: // deleted
+			out, a = append(out, a[0].Key), a[1:]
+		case len(a) == 0 || b[0].Key < a[0].Key: // created
+			out, b = append(out, b[0].Key), b[1:]
+		default:
+			if a[0].ModifyIndex != b[0].ModifyIndex {
+				out = append(out, b[0].Key)
+			}
+			a, b = a[1:], b[1:]
+		}
 	}
+	return out
+}
+
+// changes returns the Facts of the keys written or deleted from view v to
+// w: first the passes they may tell, then each key's state in w.
+func (s *store) changes(v, w view) []watchset.Fact {
+	var out, rest []watchset.Fact
+	for _, k := range touched(v, w) {
+		seg, el, id, ok := keys.Split(s.prefix, k)
+		switch {
+		case !ok:
+		case seg == "":
+			out = s.passed(out, w, el)
+			rest = append(rest, s.leaderFact(w, el))
+		case seg == backends.QueueSegment:
+			out = s.passed(out, w, el)
+			rest = append(rest, s.entryFact(w, el, id))
+		case seg == backends.RosterSegment:
+			rest = append(rest, s.rosterFact(w, el))
+		}
+	}
+	return append(out, rest...)
+}
+
+// facts returns the Facts of reqs in view v (see watchset.Stream.Read).
+func (s *store) facts(v view, reqs []watchset.Request) []watchset.Fact {
+	var out []watchset.Fact
+	for _, r := range reqs {
+		el := r.Known.Election
+		switch r.Kind {
+		case watchset.Wait:
+			out = append(out, s.leaderFact(v, el))
+		case watchset.Gone:
+			out = append(s.passed(out, v, el), s.entryFact(v, el, r.Known.Owner))
+		case watchset.Roster:
+			out = append(out, s.rosterFact(v, el))
+		}
+	}
+	return out
+}
+
+// leaderFact returns the state of election's leader key in v.
+func (s *store) leaderFact(v view, el string) watchset.Fact {
+	return watchset.Fact{What: watchset.LeaderState, Election: el, Revision: v.index, Record: record(el, v.get(s.key(el)), v.index)}
+}
+
+// entryFact returns the state of session id's queue entry in election
+// el in v.
+func (s *store) entryFact(v view, el, id string) watchset.Fact {
+	prefix := s.queuePrefix(el)
+	rec := backends.Record{Election: el, Owner: id}
+	if p := v.get(prefix + id); isEntry(p, prefix) {
+		rec.Token, rec.Revision = p.CreateIndex, p.ModifyIndex
+	}
+	return watchset.Fact{What: watchset.EntryState, Election: el, Revision: v.index, Record: rec}
+}
+
+// rosterFact returns the digest of election el's roster in v.
+func (s *store) rosterFact(v view, el string) watchset.Fact {
+	d := backends.RosterDigest(s.roster(el, v.under(s.rosterPrefix(el))))
+	return watchset.Fact{What: watchset.RosterDigest, Election: el, Revision: v.index, Entry: d}
+}
+
+// passed appends the Fact of a pass if election el's leader key in v is
+// locked by a session whose entry waits in line, as after a Pass to a
+// candidate in line: its lock is the pass, at the key's ModifyIndex. A
+// candidate that created the key at the head of the line has no entry
+// ahead of its own, and wakes no one.
+func (s *store) passed(out []watchset.Fact, v view, el string) []watchset.Fact {
+	k := v.get(s.key(el))
+	if k == nil || k.Session == "" {
+		return out
+	}
+	prefix := s.queuePrefix(el)
 	q := v.get(prefix + k.Session)
-	return isEntry(q, prefix) && q.CreateIndex > r.known.Token
-}
-
-// apply takes the hub's latest view, or the error of its query, and
-// reports whether requests are still pending. A view older than the one
-// the set has is ignored; an error ends every pending request.
-func (w *watchSet) apply(v view, err error) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	switch {
-	case w.closed:
-		return false
-	case err != nil:
-		for el, r := range w.reqs {
-			w.out = append(w.out, backends.Change{Election: el, Tag: r.tag, Err: err})
-		}
-		clear(w.reqs)
-		w.applyRosters(v, err)
-		w.poke()
-		return false
-	case v.seq <= w.view.seq:
-		return len(w.reqs) > 0 || len(w.rosters) > 0
+	if !isEntry(q, prefix) {
+		return out
 	}
-	w.view = v
-	for _, r := range w.reqs {
-		if v.back { // Consul's index went back: compare from this view
-			r.after = 0
-		}
-		w.take(r)
-	}
-	w.applyRosters(v, nil)
-	return len(w.reqs) > 0 || len(w.rosters) > 0
+	return append(out, watchset.Fact{What: watchset.Passed, Election: el, Revision: k.ModifyIndex, Entry: q.CreateIndex,
+		Record: record(el, k, v.index)})
 }

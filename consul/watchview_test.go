@@ -1,47 +1,66 @@
 package consul
 
 import (
+	"context"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/consul/api"
 
-	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/watchset"
 )
 
-// TestViewAnswer: a view answers a request only if read at or after its
-// revision, with the key's state; it finds keys in an unsorted list. A
-// queue entry written after its Record's Revision (a Nudge) is answered.
-func TestViewAnswer(t *testing.T) {
-	held := &api.KVPair{Key: "p/a", Session: "s1", Value: []byte("v"), ModifyIndex: 5, CreateIndex: 5}
-	entry := &api.KVPair{Key: "p/~queue/a/~s2", Session: "s2", ModifyIndex: 6, CreateIndex: 6}
-	v := view{}.next(listing{pairs: api.KVPairs{entry, held}, index: 9})
-	absent := backends.Record{Election: "a"}
-	cases := []struct {
-		name   string
-		r      request
-		answer bool
-		token  uint64
-	}{
-		{"differs", request{known: absent, key: "p/a"}, true, 5},
-		{"read before its revision", request{known: absent, key: "p/a", after: 10}, false, 0},
-		{"same state", request{known: backends.Record{Token: 5, Value: []byte("v")}, key: "p/a", after: 9}, false, 0},
-		{"other value", request{known: backends.Record{Token: 5, Value: []byte("w")}, key: "p/a"}, true, 5},
-		{"absent key", request{known: backends.Record{Token: 3}, key: "p/b"}, true, 0},
-		{"entry there", request{known: backends.Record{Owner: "s2", Token: 6, Revision: 6}, key: "p/~queue/a/~s2", gone: true}, false, 0},
-		{"entry nudged", request{known: backends.Record{Owner: "s2", Token: 6, Revision: 5}, key: "p/~queue/a/~s2", gone: true}, true, 6},
-		{"entry replaced", request{known: backends.Record{Owner: "s2", Token: 4}, key: "p/~queue/a/~s2", gone: true}, true, 4},
-		{"entry gone", request{known: backends.Record{Owner: "s3", Token: 7}, key: "p/~queue/a/~s3", gone: true}, true, 7},
+// TestViewChanges: the Facts between two views are those of the keys
+// written, created or deleted between them, passes first; a key the
+// second view lists as the first did tells nothing. Views find keys in
+// an unsorted list, and note when Consul's index goes back.
+func TestViewChanges(t *testing.T) {
+	s := &store{prefix: "p/"}
+	held := &api.KVPair{Key: "p/a", Session: "s2", Value: []byte("v"), ModifyIndex: 5, CreateIndex: 5}
+	entry := &api.KVPair{Key: "p/~queue/a/~s2", Session: "s2", ModifyIndex: 4, CreateIndex: 4}
+	quiet := &api.KVPair{Key: "p/b", Session: "s1", ModifyIndex: 3, CreateIndex: 3}
+	record := &api.KVPair{Key: "p/~roster/a/~s1", Session: "s1", ModifyIndex: 3, CreateIndex: 3}
+	v := view{}.next(listing{pairs: api.KVPairs{quiet, entry, record}, index: 4})
+	w := v.next(listing{pairs: api.KVPairs{held, entry, quiet}, index: 9})
+	if got := touched(v, w); !slices.Equal(got, []string{"p/a", "p/~roster/a/~s1"}) {
+		t.Fatalf("touched %q, want the created leader key and the deleted record", got)
 	}
-	for _, tc := range cases {
-		c, ok := v.answer(&tc.r)
-		if ok != tc.answer || ok && c.Record.Token != tc.token {
-			t.Errorf("%s: answer %+v, %v; want %v with token %d", tc.name, c, ok, tc.answer, tc.token)
+	var whats []watchset.What
+	for _, f := range s.changes(v, w) {
+		if f.Election != "a" || f.Revision == 0 {
+			t.Errorf("fact %+v, want one of election a", f)
 		}
+		whats = append(whats, f.What)
 	}
-	if _, ok := (view{}).answer(&request{key: "p/a"}); ok {
-		t.Error("a view that read nothing answered")
+	want := []watchset.What{watchset.Passed, watchset.LeaderState, watchset.RosterDigest}
+	if !slices.Equal(whats, want) {
+		t.Fatalf("facts of kinds %v, want %v", whats, want)
 	}
-	if w := v.next(listing{index: 3}); !w.back || w.seq != 2 || v.back {
-		t.Errorf("index 9 then 3: back %v (first %v), seq %d; want back at the second", w.back, v.back, w.seq)
+	if f := s.changes(v, w)[0]; f.Revision != 5 || f.Entry != 4 || f.Record.Owner != "s2" {
+		t.Errorf("pass %+v, want at the key's index 5 to s2, whose entry is 4", f)
+	}
+	if back := w.next(listing{index: 3}); !back.back || back.seq != 3 || w.back {
+		t.Errorf("index 9 then 3: back %v (before %v), seq %d; want back at the third", back.back, w.back, back.seq)
+	}
+}
+
+// TestStreamRereadsLaterRequest: a request that knows a later state than
+// the stream's view is read again in the next view, even if its key is
+// not among those that differ between the two: the key was written and
+// deleted between them, and its state differs from the request's.
+func TestStreamRereadsLaterRequest(t *testing.T) {
+	s := &store{prefix: "p/"}
+	h := &hub{s: s}
+	st := h.Open(context.Background()).(*stream)
+	h.view = view{}.next(listing{index: 56})
+	st.Next(struct{}{}, true)
+	held := watchset.Request{Kind: watchset.Wait, Known: record("a", &api.KVPair{Key: "p/a", Session: "s1", ModifyIndex: 57}, 57)}
+	if b := st.Read(context.Background(), []watchset.Request{held}); len(b.Facts) != 1 || b.Facts[0].Revision != 56 {
+		t.Fatalf("read %+v, want the key's state at 56", b)
+	}
+	h.view = h.view.next(listing{index: 64}) // p/a was written and deleted meanwhile
+	b := st.Next(struct{}{}, true)
+	if len(b.Facts) != 1 || b.Facts[0].What != watchset.LeaderState || b.Facts[0].Revision != 64 || b.Facts[0].Record.Exists() {
+		t.Fatalf("next %+v, want the key's state at 64, absent", b)
 	}
 }

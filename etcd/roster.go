@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasehold/leasehold/backends"
@@ -58,19 +59,30 @@ func (s *store) Leave(ctx context.Context, bs backends.Session, election string)
 
 // List reads the records in one range request sorted by create revision.
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
-	prefix := s.rosterPrefix(election)
-	resp, err := s.c.Get(ctx, prefix, clientv3.WithPrefix(),
-		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
+	resp, err := s.c.Do(ctx, s.listOp(election))
 	if err != nil {
 		return nil, 0, s.classify("roster list", election, ctx, err)
 	}
-	rev := uint64(resp.Header.Revision)
-	recs := make([]backends.Record, len(resp.Kvs))
-	for i, kv := range resp.Kvs {
+	rev := uint64(resp.Get().Header.Revision)
+	return s.rosterOf(election, resp.Get().Kvs, rev), rev, nil
+}
+
+// listOp is the range request that reads election's records sorted by
+// create revision.
+func (s *store) listOp(election string) clientv3.Op {
+	return clientv3.OpGet(s.rosterPrefix(election), clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
+}
+
+// rosterOf returns the records of election that listOp read at rev.
+func (s *store) rosterOf(election string, kvs []*mvccpb.KeyValue, rev uint64) []backends.Record {
+	prefix := s.rosterPrefix(election)
+	recs := make([]backends.Record, len(kvs))
+	for i, kv := range kvs {
 		recs[i] = backends.Record{Election: election, Value: kv.Value, Token: uint64(kv.CreateRevision),
 			Owner: string(kv.Key[len(prefix):]), Revision: rev}
 	}
-	return recs, rev, nil
+	return recs
 }
 
 // WaitList watches the records' prefix from revision + 1, requiring a

@@ -70,3 +70,29 @@ const TermSegment = "~term"
 // Term returns the key of election's term key under prefix: prefix +
 // TermSegment + "/" + election. It is one key, not a prefix.
 func Term(prefix, election string) string { return prefix + TermSegment + "/" + election }
+
+// Split tells which key of the layout key is under prefix: seg is its
+// segment ("" for a leader key; backends.QueueSegment, RosterSegment,
+// HandoverSegment, TermSegment, DataSegment otherwise), election its
+// election, and id, for a queue entry or a candidate record, its session's
+// ID. ok is false for a key outside prefix, or a queue or roster key with
+// no session ID, or a guarded data key.
+func Split(prefix, key string) (seg, election, id string, ok bool) {
+	rest, ok := strings.CutPrefix(key, prefix)
+	if !ok || rest == "" {
+		return "", "", "", false
+	}
+	if rest[0] != '~' {
+		return "", rest, "", true
+	}
+	seg, rest, _ = strings.Cut(rest, "/")
+	switch seg {
+	case backends.QueueSegment, backends.RosterSegment:
+		if election, id, ok = strings.Cut(rest, "/~"); ok { // no election name holds '~'
+			return seg, election, id, true
+		}
+	case backends.HandoverSegment, TermSegment:
+		return seg, rest, "", rest != ""
+	}
+	return "", "", "", false
+}

@@ -49,3 +49,25 @@ func TestMarker(t *testing.T) {
 		}
 	}
 }
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		key, seg, election, id string
+		ok                     bool
+	}{
+		{keys.Leader("/p/", "a/b"), "", "a/b", "", true},
+		{keys.Queue("/p/", "a/b") + "s1", "~queue", "a/b", "s1", true},
+		{keys.Roster("/p/", "a/b") + "s1", "~roster", "a/b", "s1", true},
+		{keys.Handover("/p/", "a/b"), "~handover", "a/b", "", true},
+		{keys.Term("/p/", "a/b"), "~term", "a/b", "", true},
+		{keys.Data("/p/", "cfg"), "", "", "", false},
+		{"/p/~queue/a/b", "", "", "", false},
+		{"/q/a", "", "", "", false},
+		{"/p/", "", "", "", false},
+	} {
+		seg, el, id, ok := keys.Split("/p/", tc.key)
+		if seg != tc.seg || el != tc.election || id != tc.id || ok != tc.ok {
+			t.Errorf("Split(%q) = %q, %q, %q, %v; want %q, %q, %q, %v", tc.key, seg, el, id, ok, tc.seg, tc.election, tc.id, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package watchset
+
+// apply matches facts, in order, with the pending requests: a fact from
+// before what a request has seen is no news to it; one from the same
+// revision is compared, in case the request knows less than it says.
+// w.mu is held.
+func (w *Set[E]) apply(facts []Fact) {
+	for _, f := range facts {
+		el := f.Election
+		switch f.What {
+		case RosterWrite:
+			w.rosterWrite(f)
+			continue
+		case RosterDigest:
+			if r := w.rosters[el]; r != nil {
+				w.matchRoster(r, f)
+			}
+			continue
+		case LeaderState:
+			if !f.Record.Exists() {
+				delete(w.passWoke, el) // the term, and its pass, ended
+			}
+		}
+		if r := w.reqs[el]; r != nil {
+			w.match(r, f)
+		}
+	}
+}
+
+// match answers r if f tells a change it waits for, and otherwise marks
+// it as covered up to f. w.mu is held.
+func (w *Set[E]) match(r *Request, f Fact) {
+	switch {
+	case r.Kind == Wait && (f.What == LeaderState || f.What == LeaderWrite):
+		w.matchLeader(r, f)
+	case r.Kind != Gone:
+	case f.What == EntryState && f.Record.Owner == r.Known.Owner:
+		w.matchEntry(r, f)
+	case f.What == Marked && f.Revision > r.seen && f.Entry > r.Known.Token:
+		w.answer(r, f.Record, nil)
+	case f.What == Passed:
+		w.matchPass(r, f)
+	}
+}
+
+// matchLeader answers the Wait r with the leader key's state f if it
+// differs from r's. A LeaderWrite by the holder r knows keeps the term's
+// token (a Proclaim); one by another is read. w.mu is held.
+func (w *Set[E]) matchLeader(r *Request, f Fact) {
+	if f.Revision < r.seen {
+		return
+	}
+	rec := f.Record
+	if f.What == LeaderWrite {
+		if !r.Known.Exists() || r.Known.Owner != rec.Owner {
+			w.toRead = append(w.toRead, r)
+			return
+		}
+		rec.Token = r.Known.Token
+	}
+	if rec.Differs(r.Known) {
+		w.answer(r, rec, nil)
+		return
+	}
+	r.seen = f.Revision
+}
+
+// matchEntry answers the Gone r, with its entry, if the entry is absent,
+// another incarnation, or written since r last looked (a Nudge). w.mu is
+// held.
+func (w *Set[E]) matchEntry(r *Request, f Fact) {
+	if f.Revision < r.seen {
+		return
+	}
+	e := f.Record
+	if e.Token == 0 || e.Token != r.Known.Token || e.Revision > r.seen {
+		w.answer(r, r.Known, nil)
+		return
+	}
+	r.seen = f.Revision
+}
+
+// matchPass answers the Gone r with the leader key's state if the key was
+// passed to a session whose entry waits behind r's, or that had none, by
+// a pass this Set has not answered yet: once per Set and pass, even if
+// the pass came before r (a target that missed it would wait behind an
+// entry that waits for the key). A target passed the key with no entry
+// may have joined the line since, and the store cannot tell where: r is
+// woken early, and looks again. w.mu is held.
+func (w *Set[E]) matchPass(r *Request, f Fact) {
+	el := r.Known.Election
+	if (f.Entry != 0 && f.Entry <= r.Known.Token) || f.Revision <= w.passWoke[el] {
+		return
+	}
+	w.passWoke[el] = f.Revision
+	w.answer(r, f.Record, nil)
+}
+
+// rosterWrite notes a write of a roster record, and answers its
+// election's roster request if the write is after its revision. w.mu is
+// held.
+func (w *Set[E]) rosterWrite(f Fact) {
+	el := f.Election
+	if _, ok := w.rosterSeen[el]; !ok && len(w.rosterSeen) >= maxRosterSeen {
+		clear(w.rosterSeen) // later requests from before f are answered early
+		w.start = f.Revision
+	}
+	w.rosterSeen[el] = max(w.rosterSeen[el], f.Revision)
+	if r := w.rosters[el]; r != nil && f.Revision > r.seen {
+		w.answer(r, r.Known, nil)
+	}
+}
+
+// matchRoster answers the Roster r if the digest f, read at or after its
+// revision, differs from the one r knows, and otherwise marks it as
+// covered up to f. w.mu is held.
+func (w *Set[E]) matchRoster(r *Request, f Fact) {
+	switch {
+	case f.Revision < r.seen:
+	case f.Entry != r.Digest:
+		w.answer(r, r.Known, nil)
+	default:
+		r.seen = f.Revision
+	}
+}

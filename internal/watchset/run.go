@@ -1,0 +1,192 @@
+package watchset
+
+import "github.com/leasehold/leasehold/backends"
+
+// run is the Set's goroutine: it opens the stream when requests wait,
+// covers new requests, matches the stream's Batches and the reads', and
+// delivers. prepare answers too (a roster request whose change the stream
+// carried before it was made), so its answers are delivered before run
+// waits: no later Batch may come to carry them out.
+func (w *Set[E]) run() {
+	defer close(w.done)
+	for {
+		w.prepare()
+		w.flush()
+		var events <-chan E
+		if w.stream != nil {
+			events = w.stream.Events()
+		}
+		select {
+		case <-w.ctx.Done():
+			w.finish()
+			return
+		case <-w.kick:
+		case e, ok := <-events:
+			w.onBatch(w.stream.Next(e, ok))
+			w.want(true)
+		case d := <-w.reads:
+			w.onRead(d)
+		}
+		w.flush()
+	}
+}
+
+// prepare opens the stream if requests wait and none is open, covers the
+// requests made since, and starts a read if one is due and none is in
+// flight.
+func (w *Set[E]) prepare() {
+	w.mu.Lock()
+	open := w.stream == nil && (len(w.reqs) > 0 || len(w.rosters) > 0)
+	w.mu.Unlock()
+	if open {
+		st := w.src.Open(w.ctx) // without w.mu: it may wait on the store
+		w.mu.Lock()
+		w.stream, w.pos, w.wanted = st, 0, false
+		w.mu.Unlock()
+	}
+	w.want(false)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pos != 0 {
+		w.cover()
+	}
+	if !w.reading && len(w.toRead) > 0 && w.stream != nil {
+		n := min(len(w.toRead), readBatch)
+		batch := w.toRead[:n:n]
+		if w.toRead = w.toRead[n:]; len(w.toRead) == 0 {
+			w.toRead = nil // let the array go
+		}
+		in := make([]Request, n) // copied under w.mu: run moves their seen on
+		for i, r := range batch {
+			in[i] = *r
+		}
+		w.reading = true
+		go w.read(w.stream, batch, in)
+	}
+}
+
+// want tells the stream whether requests wait: after a Batch (always),
+// or if that changed.
+func (w *Set[E]) want(always bool) {
+	w.mu.Lock()
+	st, pending := w.stream, len(w.reqs) > 0 || len(w.rosters) > 0
+	tell := st != nil && (always || pending != w.wanted)
+	w.wanted = pending
+	w.mu.Unlock()
+	if tell {
+		st.Want(pending)
+	}
+}
+
+// cover sorts the requests made since the last look, once the stream has
+// a position. A Wait from at or after it needs nothing more, as every
+// later change is still to come; one from before it needs a read. So does
+// every Gone: a pass to a session behind its entry may precede it. A
+// Roster is answered, early maybe, if the stream saw its roster change
+// after its revision; it waits if the stream tells RosterWrites and its
+// revision is at or after start (rosterSeen holds the changes since); it
+// is read otherwise. w.mu is held.
+func (w *Set[E]) cover() {
+	for _, r := range w.fresh {
+		switch {
+		case !w.current(r):
+		case r.Kind == Roster && w.rosterSeen[r.Known.Election] > r.seen:
+			w.answer(r, r.Known, nil)
+		case r.Kind == Roster && r.seen >= w.start && w.writes:
+		case r.Kind != Wait || r.Known.Revision < w.pos:
+			w.toRead = append(w.toRead, r)
+		}
+	}
+	w.fresh = nil
+}
+
+// read runs st's Read of reqs, copied as in, and hands the outcome to
+// run.
+func (w *Set[E]) read(st Stream[E], reqs []*Request, in []Request) {
+	w.reads <- readDone{reqs: reqs, batch: st.Read(w.ctx, in)}
+}
+
+// onRead applies a read's Facts, or ends its requests with its error.
+func (w *Set[E]) onRead(d readDone) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reading = false
+	if d.batch.Err != nil {
+		for _, r := range d.reqs {
+			if w.current(r) {
+				w.answer(r, backends.Record{}, d.batch.Err)
+			}
+		}
+		return
+	}
+	w.apply(d.batch.Facts)
+}
+
+// onBatch applies one Batch of the stream.
+func (w *Set[E]) onBatch(b Batch) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case b.Err != nil:
+		w.broken(b.Err)
+		return
+	case b.Reset:
+		w.reset(b.Position)
+	case w.pos == 0 && b.Position != 0:
+		w.start, w.writes = b.Position, b.RosterWrites
+	}
+	w.apply(b.Facts)
+	w.pos = max(w.pos, b.Position)
+}
+
+// broken ends the stream and every request with err; the next request
+// opens a new stream. w.mu is held.
+func (w *Set[E]) broken(err error) {
+	w.stream.Close()
+	w.stream, w.pos, w.toRead, w.fresh, w.start = nil, 0, nil, nil, 0
+	clear(w.rosterSeen)
+	for _, m := range []map[string]*Request{w.reqs, w.rosters} {
+		for _, r := range m {
+			w.answer(r, backends.Record{}, err)
+		}
+	}
+}
+
+// reset reads every pending request again, from pos on: the store's
+// revisions went back, and what the requests saw means nothing now. w.mu
+// is held.
+func (w *Set[E]) reset(pos uint64) {
+	w.pos, w.start, w.toRead, w.fresh = 0, pos, nil, nil
+	clear(w.rosterSeen)
+	clear(w.passWoke)
+	for _, m := range []map[string]*Request{w.reqs, w.rosters} {
+		for _, r := range m {
+			r.seen = 0
+			w.toRead = append(w.toRead, r)
+		}
+	}
+}
+
+// finish ends the stream and waits for a read in flight.
+func (w *Set[E]) finish() {
+	if w.stream != nil {
+		w.stream.Close()
+	}
+	if w.reading {
+		<-w.reads
+	}
+}
+
+// flush delivers the answers gathered, unless Close was called.
+func (w *Set[E]) flush() {
+	w.mu.Lock()
+	out := w.out
+	w.out = nil
+	w.mu.Unlock()
+	for _, c := range out {
+		if w.ctx.Err() != nil {
+			return
+		}
+		w.deliver(c)
+	}
+}

@@ -1,0 +1,183 @@
+// Package watchset is the watch engine of the adapters: the one
+// implementation of backends.RosterWatchSet. An adapter gives its store's
+// primitive, a Source: a change stream over its prefix, with a read. The
+// Set keeps the requests (one per election and kind), opens the stream
+// when a request waits, covers with reads the requests the stream cannot
+// answer alone, matches the stream's Facts with the requests, and
+// delivers the answers from its one goroutine, as backends.Watcher states.
+//
+// A Set's goroutine runs from New to Close. Besides it, one goroutine
+// runs a Stream's Read at a time, on at most readBatch requests.
+package watchset
+
+import (
+	"context"
+	"sync"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// readBatch is the most requests in one Read.
+const readBatch = 32
+
+// maxRosterSeen bounds Set.rosterSeen, which elections that come and go
+// would otherwise grow for as long as a stream lasts.
+const maxRosterSeen = 4096
+
+var _ backends.RosterWatchSet = (*Set[struct{}])(nil)
+
+// Set is a backends.RosterWatchSet served by one Source; see New. It is
+// safe for concurrent use. The fields below mu are guarded by it.
+type Set[E any] struct {
+	src     Source[E]
+	deliver func(backends.Change)
+	ctx     context.Context // ends with Close
+	cancel  context.CancelFunc
+	kick    chan struct{} // a request was made
+	done    chan struct{} // closed when run returns
+	reads   chan readDone
+
+	mu      sync.Mutex
+	closed  bool
+	reqs    map[string]*Request // Wait and Gone, by election
+	rosters map[string]*Request // Roster, by election
+	fresh   []*Request          // made since run last looked
+	out     []backends.Change   // answers to deliver
+	// passWoke is, by election, the revision of the last pass a Gone was
+	// answered with: each pass wakes a Set's line once.
+	passWoke map[string]uint64
+	// rosterSeen is, by election, the revision of the last RosterWrite
+	// since start, where the stream began or rosterSeen was last emptied.
+	rosterSeen map[string]uint64
+	start      uint64
+
+	stream  Stream[E]  // nil while none is open
+	wanted  bool       // what the stream was last told (Stream.Want)
+	writes  bool       // the stream tells RosterWrites
+	pos     uint64     // see Batch.Position; 0 until the stream tells
+	toRead  []*Request // whose gap a read must cover
+	reading bool       // a Read is in flight
+}
+
+// readDone is a Read's outcome, with the requests it read.
+type readDone struct {
+	reqs  []*Request
+	batch Batch
+}
+
+// New returns a Set whose answers go to deliver, and starts its
+// goroutine; the stream opens with the first request. deliver is called
+// from that goroutine, one Change at a time, with no lock held: it may
+// call the Set's methods but Close. A nil deliver panics, with a message
+// that names the adapter (what).
+func New[E any](what string, src Source[E], deliver func(backends.Change)) *Set[E] {
+	if deliver == nil {
+		panic(what + ": Watch: deliver is nil; pass the function that takes the answers")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &Set[E]{src: src, deliver: deliver, ctx: ctx, cancel: cancel,
+		kick: make(chan struct{}, 1), done: make(chan struct{}), reads: make(chan readDone, 1),
+		reqs: map[string]*Request{}, rosters: map[string]*Request{},
+		passWoke: map[string]uint64{}, rosterSeen: map[string]uint64{}}
+	go w.run()
+	return w
+}
+
+// Wait asks for the first state of known.Election's leader key that
+// differs from known (see backends.WatchSet).
+func (w *Set[E]) Wait(tag uint64, known backends.Record) {
+	w.ask(&Request{Kind: Wait, Tag: tag, Known: known})
+}
+
+// WaitGone asks to be told when entry is gone or nudged, or a handover
+// wakes it in line (see backends.WatchSet).
+func (w *Set[E]) WaitGone(tag uint64, entry backends.Record) {
+	w.ask(&Request{Kind: Gone, Tag: tag, Known: entry})
+}
+
+// WaitRoster asks to be told when election's roster differs from the one
+// read at revision, whose digest is known (see backends.RosterWatchSet).
+func (w *Set[E]) WaitRoster(tag uint64, election string, known uint64, revision uint64) {
+	w.ask(&Request{Kind: Roster, Tag: tag, Known: backends.Record{Election: election, Revision: revision}, Digest: known})
+}
+
+// ask registers r, replacing its election's request of its kind, and
+// wakes run.
+func (w *Set[E]) ask(r *Request) {
+	r.seen = r.Known.Revision
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.kind(r.Kind)[r.Known.Election] = r
+	w.fresh = append(w.fresh, r)
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Stop withdraws election's Wait or WaitGone, if any.
+func (w *Set[E]) Stop(election string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.reqs, election)
+}
+
+// StopRoster withdraws election's roster request, if any.
+func (w *Set[E]) StopRoster(election string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.rosters, election)
+}
+
+// Close ends the stream and every request, and returns once no answer can
+// be delivered any more. It returns nil.
+func (w *Set[E]) Close() error {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	w.cancel()
+	<-w.done
+	return nil
+}
+
+// Answer delivers c, an answer the adapter found by itself, as the Set
+// delivers its own: from its goroutine, in turn, and not after Close.
+func (w *Set[E]) Answer(c backends.Change) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.out = append(w.out, c)
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// kind returns the requests of kind k, by election.
+func (w *Set[E]) kind(k Kind) map[string]*Request {
+	if k == Roster {
+		return w.rosters
+	}
+	return w.reqs
+}
+
+// current reports whether r is still its election's request; w.mu is
+// held.
+func (w *Set[E]) current(r *Request) bool { return w.kind(r.Kind)[r.Known.Election] == r }
+
+// answer ends r with rec or err, to be delivered after w.mu is released;
+// w.mu is held.
+func (w *Set[E]) answer(r *Request, rec backends.Record, err error) {
+	el := r.Known.Election
+	delete(w.kind(r.Kind), el)
+	c := backends.Change{Election: el, Tag: r.Tag, Record: rec, Err: err}
+	if r.Kind == Roster {
+		c.Record, c.Roster = backends.Record{Election: el}, true
+	}
+	w.out = append(w.out, c)
+}
