@@ -14,8 +14,6 @@ import (
 
 // Wait opens a watch at the current revision, then reads the key if the
 // store has moved since known was read, and otherwise waits for an event.
-// A deletion it reports carries the handover marker put with it, read at
-// its revision.
 //
 // A watch opened at a past revision lands in etcd's unsynced watcher group,
 // which is caught up only every 100 ms; one opened at the current revision

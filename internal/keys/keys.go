@@ -38,14 +38,6 @@ func Roster(prefix, election string) string {
 	return prefix + backends.RosterSegment + "/" + election + "/~"
 }
 
-// Handover returns the key of election's handover marker under prefix,
-// as earlier etcd layouts wrote it: prefix + "~handover/" + election. It
-// is one key, not a prefix. No election name contains '~', so it never
-// collides with a leader key.
-func Handover(prefix, election string) string {
-	return prefix + "~handover/" + election
-}
-
 // Marker renders the value of a handover marker (see
 // backends.Limits.Markers), or of a pass's term key, naming session to, whose queue entry has token
 // entry (0: none): "<to> <entry>".
@@ -73,7 +65,7 @@ func Term(prefix, election string) string { return prefix + TermSegment + "/" + 
 
 // Split tells which key of the layout key is under prefix: seg is its
 // segment ("" for a leader key; backends.QueueSegment, RosterSegment,
-// HandoverSegment, TermSegment, DataSegment otherwise), election its
+// TermSegment, DataSegment otherwise), election its
 // election, and id, for a queue entry or a candidate record, its session's
 // ID. ok is false for a key outside prefix, or a queue or roster key with
 // no session ID, or a guarded data key.
@@ -91,7 +83,7 @@ func Split(prefix, key string) (seg, election, id string, ok bool) {
 		if election, id, ok = strings.Cut(rest, "/~"); ok { // no election name holds '~'
 			return seg, election, id, true
 		}
-	case backends.HandoverSegment, TermSegment:
+	case TermSegment:
 		return seg, rest, "", rest != ""
 	}
 	return "", "", "", false
