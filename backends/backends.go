@@ -65,15 +65,16 @@ type Record struct {
 	// the value to pass to Wait.
 	Revision uint64
 	// To is, on an absent key, the session a handover marker names (see
-	// MarkedDeleter); empty otherwise. Differs ignores it.
+	// Limits.Markers); empty otherwise. Differs ignores it.
 	To string
 }
 
 // Exists reports whether the leader key was present.
 func (r Record) Exists() bool { return r.Token != 0 }
 
-// Limits are the bounds a store places on elections. Package lease checks
-// options against them at construction.
+// Limits are the bounds a store places on elections, and the ways it
+// can end a term (End): data the store declares once, which package lease
+// reads at construction instead of asking the store's type.
 type Limits struct {
 	// MinTTL and MaxTTL bound the session TTL the store grants.
 	MinTTL, MaxTTL time.Duration
@@ -82,6 +83,36 @@ type Limits struct {
 	TTLGranularity time.Duration
 	// MaxValueSize is the largest value, in bytes, a leader key may hold.
 	MaxValueSize int
+
+	// Passes says an End with a target passes the key: one write rebinds
+	// it to the target's session, with Target.Value, if the target still
+	// holds its candidate record (Roster), and gives it a token greater
+	// than that of any earlier incarnation; its Owner is the target. A
+	// later End by the passing session at the old token finds nothing.
+	// The target learns of it as any waiter on the key does, from Wait,
+	// and takes it up with Create (idempotent per session) or from a Get.
+	// A store that passes is a Roster.
+	Passes bool
+	// CommittedWaits, with Passes, says every answer of Wait, and of a
+	// WatchSet's Wait and WaitGone, is a state the store committed at the
+	// answer's Record.Revision, later than every state at a lower
+	// Revision (etcd: a watch's events, and reads; Consul: a blocking
+	// query's view, as of its X-Consul-Index). A target whose wait answers
+	// with the key bound to its own session at a Revision above the last
+	// state it read then leads with that answer; elsewhere, or on an older
+	// answer, it confirms it with Get first.
+	CommittedWaits bool
+	// Markers says an End with a target deletes the key and, in the same
+	// write, leaves a handover marker naming the target beside it (not in
+	// its value), which outlasts it: until the key is created again, or
+	// the target's session ends, every read of the absent key reports the
+	// marker as Record.To (Get, Wait and a WatchSet's answer), and a
+	// Create that makes the key clears it. For a target in line, the end
+	// nudges the entry ahead of Target.Entry (Target.Ahead). It is for a
+	// store that cannot pass (ZooKeeper, whose ephemeral nodes belong to
+	// the session that made them). A store declares Passes or Markers,
+	// not both.
+	Markers bool
 }
 
 // Store is a connection to one linearizable store. Implementations must be
@@ -137,10 +168,11 @@ type Session interface {
 	// ErrSessionExpired if the session no longer exists.
 	Create(ctx context.Context, election string, value []byte) (Record, error)
 
-	// Delete deletes the leader key only if its Token equals token, so a
-	// resign can never delete a successor's key. It returns an error
-	// wrapping ErrNotFound if the key is absent or holds another token.
-	Delete(ctx context.Context, election string, token uint64) error
+	// End ends the term of the leader key the session holds at
+	// req.Token: it deletes the key, or hands it over, and leaves the
+	// roster with it, in one write (see End for the request, what it
+	// returns and its errors).
+	End(ctx context.Context, req End) (Record, error)
 
 	// KeepAlive makes one renewal of the session. A nil error means the
 	// store had the session alive when it processed the request, so it

@@ -44,7 +44,7 @@ var (
 	// only as text, as gRPC does for etcd), in the chain, so errors.As
 	// finds the *tls.CertificateVerificationError or the x509 error.
 	ErrTLS = errors.New("TLS certificate verification failed")
-	// ErrNoCandidate: a Pass named a session that holds no candidate
-	// record in the election (Passer), and changed nothing.
+	// ErrNoCandidate: an End named a target that does not stand in the
+	// election (see Target), and changed nothing.
 	ErrNoCandidate = errors.New("no such candidate")
 )

@@ -12,17 +12,28 @@ import "context"
 // Stores that do not implement it offer no guarded writes; callers fence
 // writes to other resources with package fencing instead.
 type GuardedWriter interface {
-	// GuardedPut sets key to value if and only if, when the write commits,
-	// the election's leader key is the incarnation whose token is token.
-	// Otherwise nothing is written and the error wraps ErrNotLeader; a
-	// token of 0 is always refused so. key is a portable name, checked as
-	// ValidateElection checks an election name; the adapter keeps the
-	// value under its prefix in a namespace of its own (DataSegment),
-	// apart from the leader keys. Like every adapter call it makes one
-	// attempt: an error that wraps none of ErrNotLeader, ErrUnavailable
-	// and ErrPermission leaves the outcome unknown. Implementations must
-	// be safe for concurrent use.
-	GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error
+	// GuardedPut sets w.Key to w.Value if and only if, when the write
+	// commits, w.Election's leader key is the incarnation whose token is
+	// w.Token. Otherwise nothing is written and the error wraps
+	// ErrNotLeader; a token of 0 is always refused so. Like every adapter
+	// call it makes one attempt: an error that wraps none of ErrNotLeader,
+	// ErrUnavailable and ErrPermission leaves the outcome unknown.
+	// Implementations must be safe for concurrent use.
+	GuardedPut(ctx context.Context, w Guarded) error
+}
+
+// Guarded is a write that GuardedPut makes while a term holds.
+type Guarded struct {
+	// Election and Token name the term: the write commits only while
+	// Election's leader key is the incarnation whose token is Token.
+	Election string
+	Token    uint64
+	// Key is a portable name, checked as ValidateElection checks an
+	// election name; the adapter keeps the value under its prefix in a
+	// namespace of its own (DataSegment), apart from the leader keys.
+	Key string
+	// Value is what Key is set to.
+	Value []byte
 }
 
 // DataSegment is the path segment under an adapter's prefix below which

@@ -64,7 +64,7 @@ type Change struct {
 	Tag      uint64
 	// Record is, for Wait, the new state of the leader key, as Store.Wait
 	// returns it; for WaitGone, the entry that is gone, or, for an answer
-	// a handover wakes in line (Passer, MarkedDeleter), the leader key's
+	// a handover wakes in line (see Target.Entry), the leader key's
 	// state then, as Wait would give it (its Token or Owner differs from
 	// the entry's).
 	Record Record

@@ -113,7 +113,7 @@ func TestDeleteClassification(t *testing.T) {
 		notFound bool
 	}{{0, true}, {1, false}} {
 		ss, _ := fakeSession(t, map[string]http.HandlerFunc{"PUT /v1/txn": rolledBack(c.failed)})
-		err := ss.Delete(backendtest.Context(t, 5*time.Second), "e", 7)
+		err := backendtest.Release(backendtest.Context(t, 5*time.Second), ss, "e", 7)
 		if err == nil || errors.Is(err, backends.ErrNotFound) != c.notFound {
 			t.Fatalf("Delete with op %d failing: %v, want ErrNotFound %v", c.failed, err, c.notFound)
 		}

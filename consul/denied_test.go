@@ -88,7 +88,7 @@ func TestDeniedCalls(t *testing.T) {
 	})
 	t.Run("Delete", func(t *testing.T) {
 		ss, _ := fakeSession(t, map[string]http.HandlerFunc{"PUT /v1/txn": txnDenied(1)})
-		wantDenied(t, "Delete", ss.Delete(ctx, "e", 7), "key:write")
+		wantDenied(t, "Delete", backendtest.Release(ctx, ss, "e", 7), "key:write")
 	})
 	t.Run("Get", func(t *testing.T) {
 		s, _ := newFake(t, map[string]http.HandlerFunc{"GET /v1/kv/leasehold/e": forbidden(aclNotFound)})
@@ -107,7 +107,7 @@ func TestDeniedCalls(t *testing.T) {
 	})
 	t.Run("GuardedPut", func(t *testing.T) {
 		s, _ := newFake(t, map[string]http.HandlerFunc{"PUT /v1/txn": txnDenied(1)})
-		wantDenied(t, "GuardedPut", s.GuardedPut(ctx, "e", 7, "d", []byte("x")), "key:write")
+		wantDenied(t, "GuardedPut", s.GuardedPut(ctx, backends.Guarded{Election: "e", Token: 7, Key: "d", Value: []byte("x")}), "key:write")
 	})
 }
 
@@ -129,7 +129,7 @@ func TestLockDelayIsNotDenied(t *testing.T) {
 // dropped the code).
 func TestTxnTooManyRequests(t *testing.T) {
 	ss, _ := fakeSession(t, map[string]http.HandlerFunc{"PUT /v1/txn": reply(http.StatusTooManyRequests, "rate limit exceeded")})
-	if err := ss.Delete(context.Background(), "e", 7); !errors.Is(err, backends.ErrUnavailable) {
+	if err := backendtest.Release(context.Background(), ss, "e", 7); !errors.Is(err, backends.ErrUnavailable) {
 		t.Fatalf("Delete answered 429: %v, want ErrUnavailable", err)
 	}
 }

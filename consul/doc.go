@@ -45,7 +45,7 @@
 // waiting on a proclaimed key. The cost is that a reader of the raw key
 // (the consul CLI, an older leasehold) sees the trailer after a Proclaim.
 //
-// The guard "the key holds the token" of Delete, GuardedPut and Proclaim
+// The guard "the key holds the token" of End, GuardedPut and Proclaim
 // is a check of the key's ModifyIndex against the token, in the same
 // transaction as the write: one request while the key is as acquired. If
 // the check fails, the call reads the key, and if it is locked and holds
@@ -55,7 +55,7 @@
 // plain error (try again) if the key changed between them. This is the
 // one place a call makes a second attempt.
 //
-// # Create, Delete and Close
+// # Create, End and Close
 //
 // Create is one KV transaction, "the key does not exist; lock it with the
 // session; read it back", so taking a free key costs one round trip. If the
@@ -72,8 +72,9 @@
 // is gone and a plain error otherwise (the key's lock-delay is in force),
 // never ErrKeyExists: a waiter would wait for a change that does not come.
 //
-// Delete and Close delete the key in a transaction guarded by its modify
-// index, so they never delete a successor's key. Close first deletes the
+// End deletes the key, or passes it to a target, and Close deletes the
+// keys, in transactions guarded by their modify indexes, so they never
+// touch a successor's key. Close first deletes the
 // keys its session took, then destroys the session, so that it arms no
 // lock-delay.
 //

@@ -22,7 +22,8 @@ func (s *store) dataKey(key string) string { return keys.Data(s.prefix, key) }
 // invalidation deletes the key and every acquisition moves the index on,
 // so the check holds exactly while that incarnation is held. The check
 // and the write are one atomic step.
-func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
+	election, token, key, value := w.Election, w.Token, w.Key, w.Value
 	if err := backends.ValidateElection(key); err != nil {
 		return fmt.Errorf("consul: guarded put %q: data key: %w", election, err)
 	}

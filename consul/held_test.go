@@ -36,7 +36,7 @@ func TestGuardedPutAfterProclaim(t *testing.T) {
 			"PUT /v1/txn":            rolledBack(0),
 			"GET /v1/kv/leasehold/e": kvReply(c.key, 9),
 		})
-		err := s.GuardedPut(backendtest.Context(t, 5*time.Second), "e", 7, "d", []byte("x"))
+		err := s.GuardedPut(backendtest.Context(t, 5*time.Second), backends.Guarded{Election: "e", Token: 7, Key: "d", Value: []byte("x")})
 		writes := len(slices.DeleteFunc(f.requests(), func(r string) bool { return r != "PUT /v1/txn" }))
 		if err == nil || errors.Is(err, backends.ErrNotLeader) != c.notLeader || writes != c.writes {
 			t.Errorf("%s: %v after %d transactions; want ErrNotLeader %v after %d", c.name, err, writes, c.notLeader, c.writes)

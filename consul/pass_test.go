@@ -176,7 +176,7 @@ func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 	}()
 	to := awaitInLine(t, s, c, head, el, "behind")
 	link.SetLatency(time.Second)
-	if _, err := s.Pass(ctx, leader, el, held.Token, to, 0, []byte("passed"), false); err != nil {
+	if _, err := leader.End(ctx, backends.End{Election: el, Token: held.Token, To: &backends.Target{Session: to, Value: []byte("passed")}}); err != nil {
 		t.Fatalf("Pass to %s: %v", to, err)
 	}
 	cancel()

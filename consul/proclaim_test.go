@@ -53,17 +53,17 @@ func testProclaimKeepsLock(t *testing.T, h *consultest.Harness) {
 		if got, err := s.Get(ctx, el); err != nil || got.Token != rec.Token || string(got.Value) != v || got.Owner != ss.ID() {
 			t.Fatalf("Get after Proclaim(%q) = %+v, %v; want token %d", v, got, err, rec.Token)
 		}
-		if err := s.GuardedPut(ctx, el, rec.Token, "d", []byte(v)); err != nil {
+		if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "d", Value: []byte(v)}); err != nil {
 			t.Fatalf("GuardedPut at the token after Proclaim(%q): %v", v, err)
 		}
-		if err := s.GuardedPut(ctx, el, rec.Token-1, "d", nil); !errors.Is(err, backends.ErrNotLeader) {
+		if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token - 1, Key: "d", Value: nil}); !errors.Is(err, backends.ErrNotLeader) {
 			t.Fatalf("GuardedPut at a stale token: %v, want ErrNotLeader", err)
 		}
 	}
-	if err := ss.Delete(ctx, el, rec.Token-1); !errors.Is(err, backends.ErrNotFound) {
+	if err := backendtest.Release(ctx, ss, el, rec.Token-1); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Delete at a stale token: %v, want ErrNotFound", err)
 	}
-	if err := ss.Delete(ctx, el, rec.Token); err != nil {
+	if err := backendtest.Release(ctx, ss, el, rec.Token); err != nil {
 		t.Fatalf("Delete at the token of a proclaimed key: %v", err)
 	}
 	if got, err := s.Get(ctx, el); err != nil || got.Exists() {
@@ -147,7 +147,7 @@ func testProclaimKeepsAPILockWaiting(t *testing.T, h *consultest.Harness) {
 		t.Fatalf("api.Lock returned (%v, %v) after the Proclaim, while the key was held", r.lost != nil, r.err)
 	case <-time.After(quiet):
 	}
-	if err := ss.Delete(backendtest.Context(t, 10*time.Second), el, rec.Token); err != nil {
+	if err := backendtest.Release(backendtest.Context(t, 10*time.Second), ss, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -14,26 +14,23 @@ import (
 // takes 128 operations per transaction since 1.22 and 64 before.
 const txnChunk = 64
 
-// Delete deletes the key in a transaction guarded by "the key holds
-// token" (see heldTxn), so it deletes only the incarnation that token
-// names: one request, or two if the session does not know the key's
-// last ModifyIndex (heldTxn). Deleting a locked key arms no lock-delay:
-// a waiter can take it at once.
-func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
-	return ss.release(ctx, election, token, nil)
-}
-
-// DeleteLeaving deletes the key as Delete does, and bs's candidate record
-// in the same transaction (a plain delete of the record's key, which
-// bs's session ID names: a missing record is no error).
-func (s *store) DeleteLeaving(ctx context.Context, bs backends.Session, election string, token uint64) error {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
-	if err != nil {
-		return fmt.Errorf("consul: delete %q and leave: %w", election, err)
+// End deletes the key, or passes it to req.To, in a transaction guarded
+// by "the key holds req.Token" (see heldTxn), so it ends only the
+// incarnation that token names: one request, or two if the session does
+// not know the key's last ModifyIndex (heldTxn). Deleting a locked key
+// arms no lock-delay: a waiter can take it at once. With req.Leave the
+// transaction deletes the session's candidate record too (a plain delete
+// of the record's key, which the session ID names: a missing record is no
+// error).
+func (ss *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
+	var more api.TxnOps
+	if req.Leave {
+		more = api.TxnOps{{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: ss.s.rosterPrefix(req.Election) + ss.id}}}
 	}
-	return ss.release(ctx, election, token, api.TxnOps{
-		{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: s.rosterPrefix(election) + ss.id}},
-	})
+	if req.To != nil {
+		return ss.pass(ctx, req, more)
+	}
+	return backends.Record{}, ss.release(ctx, req.Election, req.Token, more)
 }
 
 // release deletes the key at token, with more ops in the transaction.

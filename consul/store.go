@@ -55,7 +55,7 @@ type Options struct {
 
 	// LockDelay is the lock-delay of every session: how long Consul
 	// refuses to lock a key after a session holding it was invalidated
-	// (by TTL or Destroy; not after a Delete or a Close). A larger delay
+	// (by TTL or Destroy; not after an End or a Close). A larger delay
 	// protects api.Lock holders sharing the keys, which have no local
 	// deadline, and slows every crash failover by as much. Default
 	// DefaultLockDelay (1 ms); between 1 ms and MaxLockDelay (60 s), in
@@ -100,9 +100,8 @@ type Options struct {
 
 // Store connects package lease to Consul: pass it to lease.New. It is a
 // backends.Store, backends.Queuer, backends.GuardedWriter,
-// backends.Watcher, backends.Roster, backends.Proclaimer,
-// backends.Passer, backends.CommittedWaits and backends.LeavingDeleter,
-// whose methods are package lease's to call; application code uses
+// backends.Watcher, backends.Roster and backends.Proclaimer, whose
+// methods are package lease's to call; application code uses
 // lease's LeaseElector and Leadership. It is safe for concurrent use.
 type Store struct{ driver }
 
@@ -114,9 +113,6 @@ type driver interface {
 	backends.Watcher
 	backends.Roster
 	backends.Proclaimer
-	backends.Passer
-	backends.CommittedWaits
-	backends.LeavingDeleter
 }
 
 // store is the driver on Consul.
@@ -184,10 +180,16 @@ func (o Options) validate() error {
 // Name returns "consul".
 func (s *store) Name() string { return "consul" }
 
-// Limits reports Consul's bounds: TTL between MinTTL and MaxTTL at any
-// granularity, values up to MaxValueSize bytes.
+// Limits reports Consul's bounds, TTL between MinTTL and MaxTTL at any
+// granularity and values up to MaxValueSize bytes, and that an End with a
+// target passes the key (a KV transaction that unlocks it and locks it
+// for the target, see pass.go), with committed waits: every answer of
+// Wait and of a WatchSet is a read of a server's state store, which holds
+// only what the Raft log committed, as of the answer's X-Consul-Index. A
+// view of a lagging server is older, and so has a lower index, not a
+// different history.
 func (s *store) Limits() backends.Limits {
-	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, MaxValueSize: MaxValueSize}
+	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, MaxValueSize: MaxValueSize, Passes: true, CommittedWaits: true}
 }
 
 // key returns the KV key of an election (see keys.Leader).

@@ -17,7 +17,7 @@ import (
 // or WaitGone is served by blocking queries on its own keys, as
 // Store.Wait and Queuer.WaitGone run them: a Wait on the leader key; a
 // WaitGone on the entry, and on the leader key for a pass behind the
-// entry (see backends.Passer), which it tells by the new holder's entry,
+// entry (see backends.Target), which it tells by the new holder's entry,
 // as listed with the queue when the wait began or else read then. Such a
 // request is answered as soon as its key changes, and costs a connection
 // per query while it waits.
@@ -90,7 +90,7 @@ func (w *watchSet) Wait(tag uint64, known backends.Record) {
 
 // WaitGone asks to be told when the queue entry is gone (see
 // backends.WatchSet), or when the leader key is passed to a session whose
-// entry waits behind it (see backends.Passer).
+// entry waits behind it (see backends.Target).
 func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
 	el := entry.Election
 	r := &request{tag: tag, known: entry, key: w.s.queuePrefix(el) + entry.Owner, gone: true, lead: w.s.key(el)}

@@ -112,7 +112,7 @@ func testWatchStaleView(t *testing.T, h *consultest.Harness) {
 	if c := ch.next(t); c.Record.Token != held.Token { // the view shows alice; no request pends
 		t.Fatalf("answer %+v, want alice's token %d", c, held.Token)
 	}
-	if err := alice.Delete(ctx, el, held.Token); err != nil {
+	if err := backendtest.Release(ctx, alice, el, held.Token); err != nil {
 		t.Fatal(err)
 	}
 	absent, err := s.Get(ctx, el)

@@ -17,7 +17,8 @@ func (s *store) dataKey(key string) string { return keys.Data(s.prefix, key) }
 // GuardedPut puts key in a transaction guarded by "the leader key holds
 // token" (see held), so it commits only during that term: one atomic
 // step.
-func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
+	election, token, key, value := w.Election, w.Token, w.Key, w.Value
 	if err := backends.ValidateElection(key); err != nil {
 		return fmt.Errorf("etcd: guarded put %q: data key: %w", election, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/internal/keys"
@@ -28,10 +29,10 @@ func TestGuardedPutLands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.GuardedPut(ctx, el, rec.Token, "lands", []byte("yes")); err != nil {
+	if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "lands", Value: []byte("yes")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.GuardedPut(ctx, el, rec.Token+1, "lands", []byte("no")); err == nil {
+	if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token + 1, Key: "lands", Value: []byte("no")}); err == nil {
 		t.Fatal("GuardedPut with another token succeeded")
 	}
 	resp, err := c.Get(ctx, keys.Data(etcd.DefaultPrefix, "lands"))

@@ -150,14 +150,21 @@ func takesKey(txn *pb.TxnRequest, key string) bool {
 	return false
 }
 
-// passless is s without backends.Passer: a resign deletes the key.
-func passless(s *etcd.Store) backends.Store {
-	return struct {
-		backends.Store
-		backends.Queuer
-		backends.Roster
-		backends.Watcher
-	}{s, s, s, s}
+// passless is s with Limits that declare no pass: a resign deletes the
+// key.
+func passless(s *etcd.Store) backends.Store { return passlessStore{s, s, s, s} }
+
+type passlessStore struct {
+	backends.Store
+	backends.Queuer
+	backends.Roster
+	backends.Watcher
+}
+
+func (p passlessStore) Limits() backends.Limits {
+	l := p.Store.Limits()
+	l.Passes, l.CommittedWaits = false, false
+	return l
 }
 
 func awaitWin(t *testing.T, wins <-chan *lease.Leadership) *lease.Leadership {

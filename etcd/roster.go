@@ -57,16 +57,6 @@ func (s *store) Leave(ctx context.Context, bs backends.Session, election string)
 	return nil
 }
 
-// DeleteLeaving deletes the key as Delete does, and the session's record
-// in the same transaction.
-func (s *store) DeleteLeaving(ctx context.Context, bs backends.Session, election string, token uint64) error {
-	ss, err := s.own("delete and leave", election, bs)
-	if err != nil {
-		return err
-	}
-	return ss.release(ctx, election, token, clientv3.OpDelete(s.rosterPrefix(election)+ss.ID()))
-}
-
 // List reads the records in one range request sorted by create revision.
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	resp, err := s.c.Do(ctx, s.listOp(election))

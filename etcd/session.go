@@ -31,15 +31,13 @@ func (ss *session) ID() string         { return leaseID(int64(ss.id)) }
 func (ss *session) TTL() time.Duration { return ss.ttl }
 
 // Create puts the key and its term key with the lease if the key's create
-// revision is 0, and deletes the handover marker a marked delete left
-// (see DeleteMarked), or reads the key and its term key otherwise, in one
+// revision is 0, or reads the key and its term key otherwise, in one
 // transaction.
 func (ss *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
 	key, term := ss.s.key(election), ss.s.termKey(election)
 	resp, err := ss.s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id)), clientv3.OpPut(term, "", clientv3.WithLease(ss.id)),
-			clientv3.OpDelete(ss.s.markerKey(election))).
+		Then(clientv3.OpPut(key, string(value), clientv3.WithLease(ss.id)), clientv3.OpPut(term, "", clientv3.WithLease(ss.id))).
 		Else(clientv3.OpGet(key), clientv3.OpGet(term)).Commit()
 	if err != nil {
 		return backends.Record{}, ss.s.classify("create", election, ctx, err)
@@ -59,27 +57,6 @@ func (ss *session) Create(ctx context.Context, election string, value []byte) (b
 		return rec, nil
 	}
 	return rec, fmt.Errorf("etcd: create %q: %w (held by lease %s)", election, backends.ErrKeyExists, rec.Owner)
-}
-
-// Delete deletes the key and its term key if the key holds token (see
-// held).
-func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
-	return ss.release(ctx, election, token)
-}
-
-// release deletes the key and its term key if the key holds token, and
-// more keys in the same transaction.
-func (ss *session) release(ctx context.Context, election string, token uint64, more ...clientv3.Op) error {
-	resp, err := ss.s.c.Txn(ctx).
-		If(ss.s.held(election, token)...).
-		Then(append([]clientv3.Op{clientv3.OpDelete(ss.s.key(election)), clientv3.OpDelete(ss.s.termKey(election))}, more...)...).Commit()
-	if err != nil {
-		return ss.s.classify("delete", election, ctx, err)
-	}
-	if !resp.Succeeded {
-		return fmt.Errorf("etcd: delete %q at token %d: %w", election, token, backends.ErrNotFound)
-	}
-	return nil
 }
 
 // KeepAlive sends one lease keep-alive.

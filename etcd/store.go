@@ -11,16 +11,14 @@
 // about one round trip after it commits. A WatchSet (Store.Watch) serves
 // the requests of many elections with one watch on the prefix and one
 // goroutine. A planned handover passes the key to its target in one
-// transaction (Store.Pass: the key goes onto the target's lease, and the
-// term key's new revision is the new token) or, to a candidate of an
-// earlier version, releases it with a marker key beside it
-// (Store.DeleteMarked).
+// transaction (an End with a target: the key goes onto the target's
+// lease, and the term key's new revision is the new token).
 //
 // # Auth
 //
 // With etcd's authentication on, an elector's user needs readwrite on the
-// key range of Prefix (leader keys, queue entries, candidate records,
-// handover markers and guarded data all live under it); read on it suffices for Leader and
+// key range of Prefix (leader keys, term keys, queue entries, candidate
+// records and guarded data all live under it); read on it suffices for Leader and
 // Observe. Granting a lease needs a logged-in user but no key rights. A
 // request etcd refuses
 // (permission denied, authentication failed, a client without
@@ -75,9 +73,7 @@ type Options struct {
 
 // Store connects package lease to etcd: pass it to lease.New. It is a
 // backends.Store, backends.Queuer, backends.Roster, backends.Proclaimer,
-// backends.Passer, backends.MarkedDeleter, backends.LeavingDeleter,
-// backends.GuardedWriter and backends.Watcher,
-// whose methods are package
+// backends.GuardedWriter and backends.Watcher, whose methods are package
 // lease's to call; application code uses lease's LeaseElector and
 // Leadership. It is safe for concurrent use.
 type Store struct{ driver }
@@ -88,12 +84,8 @@ type driver interface {
 	backends.Queuer
 	backends.Roster
 	backends.Proclaimer
-	backends.Passer
-	backends.CommittedWaits
-	backends.MarkedDeleter
 	backends.GuardedWriter
 	backends.Watcher
-	backends.LeavingDeleter
 }
 
 // store is the driver on etcd.
@@ -124,28 +116,29 @@ func New(c *clientv3.Client, opts Options) (*Store, error) {
 // Name returns "etcd".
 func (s *store) Name() string { return "etcd" }
 
-// Limits reports etcd's bounds: TTL between MinTTL and MaxTTL in whole
-// seconds, values up to MaxValueSize bytes.
+// Limits reports etcd's bounds, TTL between MinTTL and MaxTTL in whole
+// seconds and values up to MaxValueSize bytes, and that an End with a
+// target passes the key (a put on the target's lease, see end.go), with
+// committed waits: Wait and WatchSet answers are watch events or
+// linearizable reads, states etcd committed at their revisions.
 func (s *store) Limits() backends.Limits {
-	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, TTLGranularity: time.Second, MaxValueSize: MaxValueSize}
+	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, TTLGranularity: time.Second, MaxValueSize: MaxValueSize,
+		Passes: true, CommittedWaits: true}
 }
 
 // key returns the etcd key of an election (see keys.Leader).
 func (s *store) key(election string) string { return keys.Leader(s.prefix, election) }
 
-// Get reads the leader key, its term key and its handover marker in one
-// linearizable read-only transaction.
+// Get reads the leader key and its term key in one linearizable
+// read-only transaction.
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
-	resp, err := s.c.Txn(ctx).Then(clientv3.OpGet(s.key(election)), clientv3.OpGet(s.termKey(election)),
-		clientv3.OpGet(s.markerKey(election))).Commit()
+	resp, err := s.c.Txn(ctx).Then(clientv3.OpGet(s.key(election)), clientv3.OpGet(s.termKey(election))).Commit()
 	if err != nil {
 		return backends.Record{}, s.classify("get", election, ctx, err)
 	}
 	rec := backends.Record{Election: election, Revision: uint64(resp.Header.Revision)}
 	if kv := only(resp.Responses[0]); kv != nil {
 		fill(&rec, kv, only(resp.Responses[1]))
-	} else if m := only(resp.Responses[2]); m != nil {
-		rec.To = parseMarker(m).to
 	}
 	return rec, nil
 }

@@ -14,8 +14,6 @@ import (
 
 // Wait opens a watch at the current revision, then reads the key if the
 // store has moved since known was read, and otherwise waits for an event.
-// A deletion it reports carries the handover marker put with it, read at
-// its revision.
 //
 // A watch opened at a past revision lands in etcd's unsynced watcher group,
 // which is caught up only every 100 ms; one opened at the current revision
@@ -51,9 +49,6 @@ func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 			return backends.Record{}, err
 		}
 		if ok {
-			if !rec.Exists() {
-				rec.To = s.markerAt(ctx, el, rec.Revision)
-			}
 			return rec, nil
 		}
 	}

@@ -74,11 +74,11 @@ func (st *stream) Next(resp clientv3.WatchResponse, ok bool) watchset.Batch {
 }
 
 // Read gets, in one transaction, for each request its key (the leader
-// key, or the queue entry of a Gone), its election's handover marker, term
-// key and leader key, or, for a Roster, its roster.
+// key, or the queue entry of a Gone), its election's term key and leader
+// key, or, for a Roster, its roster.
 func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Batch {
 	s := st.s
-	ops := make([]clientv3.Op, 0, 4*len(reqs))
+	ops := make([]clientv3.Op, 0, 3*len(reqs))
 	for _, r := range reqs {
 		el := r.Known.Election
 		switch r.Kind {
@@ -90,7 +90,7 @@ func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Ba
 			ops = append(ops, clientv3.OpGet(s.key(el)))
 		}
 		if r.Kind != watchset.Roster {
-			ops = append(ops, clientv3.OpGet(s.markerKey(el)), clientv3.OpGet(s.termKey(el)), clientv3.OpGet(s.key(el)))
+			ops = append(ops, clientv3.OpGet(s.termKey(el)), clientv3.OpGet(s.key(el)))
 		}
 	}
 	resp, err := s.c.Txn(ctx).Then(ops...).Commit()
@@ -106,8 +106,8 @@ func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Ba
 			rs = rs[1:]
 			continue
 		}
-		facts = s.readFacts(facts, r, only(rs[0]), parseMarker(only(rs[1])), only(rs[2]), only(rs[3]), rev)
-		rs = rs[4:]
+		facts = s.readFacts(facts, r, only(rs[0]), only(rs[1]), only(rs[2]), rev)
+		rs = rs[3:]
 	}
 	return watchset.Batch{Facts: facts}
 }

@@ -10,28 +10,24 @@ import (
 )
 
 // extras are what one response's events put beside the leader keys, by
-// election: handover markers, term keys, and the leader keys themselves.
-// A marker is put in the transaction that deletes its leader key, a term
-// key in the one that creates or passes it, so one response holds both
-// events.
+// election: term keys, and the leader keys themselves. A term key is put
+// in the transaction that creates or passes its leader key, so one
+// response holds both events.
 type extras struct {
-	markers map[string]marker
 	terms   map[string]*mvccpb.KeyValue
 	leaders map[string]*mvccpb.KeyValue
 }
 
 // facts returns the Facts of evs, one response's events: first the
-// handover markers and passes they tell, then each event's own.
+// passes they tell, then each event's own.
 func (s *store) facts(evs []*clientv3.Event) []watchset.Fact {
-	x := extras{markers: map[string]marker{}, terms: map[string]*mvccpb.KeyValue{}, leaders: map[string]*mvccpb.KeyValue{}}
+	x := extras{terms: map[string]*mvccpb.KeyValue{}, leaders: map[string]*mvccpb.KeyValue{}}
 	for _, ev := range evs {
 		seg, el, _, ok := keys.Split(s.prefix, string(ev.Kv.Key))
 		if !ok || ev.Type != clientv3.EventTypePut {
 			continue
 		}
 		switch seg {
-		case backends.HandoverSegment:
-			x.markers[el] = parseMarker(ev.Kv)
 		case keys.TermSegment:
 			x.terms[el] = ev.Kv
 		case "":
@@ -39,9 +35,6 @@ func (s *store) facts(evs []*clientv3.Event) []watchset.Fact {
 		}
 	}
 	var out []watchset.Fact
-	for el, m := range x.markers {
-		out = markedFact(out, el, m)
-	}
 	for el, term := range x.terms {
 		out = passedFact(out, el, x.leaders[el], term, uint64(term.ModRevision))
 	}
@@ -72,9 +65,6 @@ func (s *store) eventFact(out []watchset.Fact, ev *clientv3.Event, x extras) []w
 		return out
 	case deleted:
 		f.What = watchset.LeaderState
-		if m := x.markers[el]; m.rev == rev { // put by the same transaction
-			f.Record.To = m.to
-		}
 	default:
 		f.What = watchset.LeaderState
 		term := x.terms[el]
@@ -90,40 +80,27 @@ func (s *store) eventFact(out []watchset.Fact, ev *clientv3.Event, x extras) []w
 }
 
 // readFacts appends the Facts of request r read at rev: its key kv (the
-// leader key, or a Gone's entry), its election's marker m, term key and
-// leader key.
-func (s *store) readFacts(out []watchset.Fact, r watchset.Request, kv *mvccpb.KeyValue, m marker, term, leader *mvccpb.KeyValue, rev uint64) []watchset.Fact {
+// leader key, or a Gone's entry), its election's term key and leader key.
+func (s *store) readFacts(out []watchset.Fact, r watchset.Request, kv, term, leader *mvccpb.KeyValue, rev uint64) []watchset.Fact {
 	el := r.Known.Election
 	f := watchset.Fact{What: watchset.LeaderState, Election: el, Revision: rev, Record: backends.Record{Election: el, Revision: rev}}
 	switch {
 	case r.Kind == watchset.Gone:
-		out = markedFact(out, el, m)
 		out = passedFact(out, el, leader, term, rev)
 		f.What, f.Record = watchset.EntryState, backends.Record{Owner: r.Known.Owner}
 		if kv != nil {
 			f.Record.Token, f.Record.Revision = uint64(kv.CreateRevision), uint64(kv.ModRevision)
 		}
 	case kv == nil:
-		f.Record.To = m.to
 	default:
 		fill(&f.Record, kv, term)
 	}
 	return append(out, f)
 }
 
-// markedFact appends the Fact of marker m of election, if it names a
-// target.
-func markedFact(out []watchset.Fact, el string, m marker) []watchset.Fact {
-	if m.to == "" {
-		return out
-	}
-	return append(out, watchset.Fact{What: watchset.Marked, Election: el, Revision: m.rev, Entry: m.entry,
-		Record: backends.Record{Election: el, Revision: m.rev, To: m.to}})
-}
-
 // passedFact appends the Fact of a pass if the leader key kv, read with
 // its term key term at rev, was passed (the term key names the target,
-// see Passer) and holds that term still.
+// see backends.Target.Entry) and holds that term still.
 func passedFact(out []watchset.Fact, el string, kv, term *mvccpb.KeyValue, rev uint64) []watchset.Fact {
 	if kv == nil || term == nil {
 		return out

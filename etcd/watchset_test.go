@@ -165,7 +165,7 @@ func churn(t *testing.T, s backends.Store, els []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ss.Delete(ctx, el, rec.Token); err != nil {
+		if err := backendtest.Release(ctx, ss, el, rec.Token); err != nil {
 			t.Fatal(err)
 		}
 	}

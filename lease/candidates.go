@@ -136,7 +136,7 @@ func decodeRoster(recs []backends.Record, shown bool) []core.Candidate {
 			continue
 		}
 		c := core.Candidate{Session: r.Owner, Identity: v.Identity, Priority: v.Priority, MayLead: !v.NoLead && v.Request == nil,
-			Damped: v.Damped, Order: r.Token, Joined: r.Token, Queue: v.Queue, Wakes: v.Wakes, Takes: v.Takes}
+			Damped: v.Damped, Order: r.Token, Joined: r.Token, Queue: v.Queue, Wakes: v.Wakes}
 		if shown {
 			c.Shown = &core.Shown{Labels: v.Labels, Since: joinedTime(v.Joined)}
 		}

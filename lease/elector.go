@@ -84,14 +84,11 @@ func New(store backends.Store, opts Options) (*LeaseElector, error) {
 	watcher, _ := store.(backends.Watcher)
 	roster, _ := store.(backends.Roster)
 	cfg := opts.config()
-	_, passes := store.(backends.Passer)
-	cfg.Pass = passes && roster != nil // a Pass checks the target's roster record
-	if cw, ok := store.(backends.CommittedWaits); ok {
-		cfg.PassFacts = cfg.Pass && cw.CommittedWaits()
-	}
-	_, cfg.MarkDelete = store.(backends.MarkedDeleter)
-	_, folds := store.(backends.LeavingDeleter)
-	cfg.Roster, cfg.FoldLeave = roster != nil, roster != nil && folds
+	lim := store.Limits()
+	cfg.Pass = lim.Passes && roster != nil // a pass checks the target's roster record
+	cfg.PassFacts = cfg.Pass && lim.CommittedWaits
+	cfg.MarkDelete = lim.Markers
+	cfg.Roster, cfg.FoldLeave = roster != nil, roster != nil // End's Leave
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),

@@ -95,23 +95,24 @@ func (e *LeaseElector) nudge(a core.Action) {
 	})
 }
 
-// pass hands the key to session a.To in one write, the core's Pass. The
-// key's value names the target's identity, as its own Create would, and
-// the time of the pass by this elector's clock.
+// pass hands the key to session a.To in one write, the core's Pass
+// (backends.Limits.Passes). The key's value names the target's identity,
+// as its own Create would, and the time of the pass by this elector's
+// clock.
 func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	e.handing(a)
-	p, ok := e.store.(backends.Passer)
-	if s == nil || !ok {
+	if s == nil || !e.store.Limits().Passes {
 		e.report(func(now time.Time) {
 			e.leftWith(now, a, errors.ErrUnsupported)
 			e.m.Passed(now, a.Election, a.Op, errors.ErrUnsupported)
 		})
 		return
 	}
-	v := encodeValue(a.ToID, time.Now())
+	req := backends.End{Election: a.Election, Token: a.Token, Leave: a.Leave,
+		To: &backends.Target{Session: a.To, Entry: a.Queue, Value: encodeValue(a.ToID, time.Now())}}
 	e.call(true, func(ctx context.Context) {
-		_, err := p.Pass(ctx, s, a.Election, a.Token, a.To, a.Queue, v, a.Leave)
+		_, err := s.End(ctx, req)
 		if err != nil {
 			e.log.Debug("handover pass not made", "election", a.Election, "to", a.To, "err", err)
 		}
@@ -128,8 +129,8 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 // that may lead and is not damped, first in line among equals. A record
 // that a later record of the same identity supersedes (its elector gave
 // that session up) is never the target. The leadership's context is
-// cancelled with ErrHandover at once. Then, on a store that is a
-// backends.Passer (Consul), the leader passes the key to the target in
+// cancelled with ErrHandover at once. Then, on a store that passes keys
+// (backends.Limits.Passes: etcd, Consul), the leader passes the key to the target in
 // one write, after waking it if it waits behind another in line. On
 // other stores it writes a marker naming the target into the
 // key, wakes the target if it waits in line, and deletes the key; other
@@ -304,14 +305,14 @@ func (e *LeaseElector) rosterFollower(election string) follower[rosterAt] {
 }
 
 // readSuccessors reads the roster of l's election once, where the store
-// passes keys (backends.Passer) and the leader does not follow its roster,
+// passes keys (backends.Limits.Passes) and the leader does not follow its roster,
 // and gives it to the core: a resign then passes the key to the top of
 // the succession order, in one write, instead of deleting it for the
 // successor to create (core.Machine.Roster; a pass to one gone since
 // fails, and the key is deleted). It costs one read per leadership, off
 // the path of any hand-off.
 func (e *LeaseElector) readSuccessors(election string, l *Leadership) {
-	if _, ok := e.store.(backends.Passer); !ok || e.roster == nil {
+	if !e.store.Limits().Passes || e.roster == nil {
 		return
 	}
 	e.call(true, func(ctx context.Context) {
@@ -351,10 +352,11 @@ func (e *LeaseElector) freshRoster(ctx context.Context, l *Leadership) []core.Ca
 // campaign for it runs here: a Pass that landed just before the campaign
 // ended, which no one would otherwise take up or let go until s ends. It
 // runs once the candidate record is gone, after which no Pass to s can
-// land (Passer checks the record in the same write). Stores without
-// backends.Passer never pass a key, and it does nothing there.
+// land (a pass checks the record in the same write, see
+// backends.Target). Stores that do not pass keys (backends.Limits.Passes)
+// never do, and it does nothing there.
 func (e *LeaseElector) dropPassed(ctx context.Context, s backends.Session, election string) {
-	if _, ok := e.store.(backends.Passer); !ok {
+	if !e.store.Limits().Passes {
 		return
 	}
 	rec, err := e.store.Get(ctx, election)
@@ -366,6 +368,8 @@ func (e *LeaseElector) dropPassed(ctx context.Context, s backends.Session, elect
 			return // a new campaign took it up
 		}
 		e.log.Info("deleting a key passed to a campaign that had ended", "election", election, "token", rec.Token)
-		e.call(true, func(ctx context.Context) { _ = s.Delete(ctx, election, rec.Token) })
+		e.call(true, func(ctx context.Context) {
+			_, _ = s.End(ctx, backends.End{Election: election, Token: rec.Token})
+		})
 	})
 }

@@ -14,9 +14,9 @@ import (
 
 // TestReleaseLeavesInOneWrite: a resign, and a handover, delete the
 // campaign's candidate record in the write that lets go of the leader key
-// (backends.LeavingDeleter), so no second write follows it beside the
+// (backends.End.Leave), so no second write follows it beside the
 // successor's create; on etcd both carry one revision. A resign deletes
-// the key; a handover on etcd passes it (backends.Passer), a put.
+// the key; a handover on etcd passes it (backends.Limits.Passes), a put.
 func TestReleaseLeavesInOneWrite(t *testing.T) {
 	store, cli := embeddedStoreClient(t)
 	for _, tc := range []struct {

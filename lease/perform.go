@@ -151,7 +151,7 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 }
 
 // delete deletes the key, the core's Delete. A handover's (a.To set)
-// leaves the marker naming the target beside it (backends.MarkedDeleter),
+// leaves the marker naming the target beside it (backends.Limits.Markers),
 // or deletes the key plainly if the target's session is gone or the
 // credentials may not write the marker (or, on ZooKeeper, nudge the
 // target's entry ahead): the marker only spares the target a race.
@@ -176,27 +176,22 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 // and the store writes markers, else, or if the store refuses the marker
 // (unmarked says why), plainly.
 func (e *LeaseElector) deleteKey(ctx context.Context, s backends.Session, a core.Action) (unmarked, err error) {
-	md, marks := e.store.(backends.MarkedDeleter)
-	if a.To == "" || !marks {
-		return nil, e.release(ctx, s, a)
+	end := backends.End{Election: a.Election, Token: a.Token, Leave: a.Leave}
+	if a.To == "" || !e.store.Limits().Markers {
+		_, err = s.End(ctx, end)
+		return nil, err
 	}
-	err = md.DeleteMarked(ctx, s, a.Election, a.Token, backends.Mark{To: a.To, Entry: a.Entry, Ahead: a.Record}, a.Leave)
+	marked := end
+	marked.To = &backends.Target{Session: a.To, Entry: a.Entry, Ahead: a.Record}
+	_, err = s.End(ctx, marked)
 	switch {
 	case errors.Is(err, backends.ErrPermission):
 		e.log.Warn("handover marker refused; the key is released without it", "election", a.Election, "to", a.To, "err", err)
 	case !errors.Is(err, backends.ErrNoCandidate):
 		return nil, err
 	}
-	return err, e.release(ctx, s, a)
-}
-
-// release deletes a's key on s, and s's candidate record with it if a
-// says so (Action.Leave).
-func (e *LeaseElector) release(ctx context.Context, s backends.Session, a core.Action) error {
-	if a.Leave {
-		return e.store.(backends.LeavingDeleter).DeleteLeaving(ctx, s, a.Election, a.Token)
-	}
-	return s.Delete(ctx, a.Election, a.Token)
+	_, rerr := s.End(ctx, end)
+	return err, rerr
 }
 
 // observe runs a Get (bounded by RequestTimeout), or a Wait or WaitGone

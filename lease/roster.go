@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
@@ -61,26 +60,18 @@ func (e *LeaseElector) candidateRecord(a core.Action) []byte {
 	follows := e.followsRoster() || inSet
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
 		Labels: e.opts.Labels, Joined: joinedAt(a.Joined), NoLead: e.opts.NoLead, Damped: a.Damped, Queue: a.Queue,
-		Wakes: a.Queue != 0 && e.wakesOnPass(), Takes: e.takesPass(), Follows: &follows})
+		Wakes: a.Queue != 0 && e.wakesOnPass(), Follows: &follows})
 }
 
 // followsRoster reports whether a leader of this elector follows its
 // roster (FollowRoster, Preempt), and so sees handover requests.
 func (e *LeaseElector) followsRoster() bool { return e.opts.FollowRoster || e.opts.Preempt }
 
-// takesPass reports whether this elector takes up a key passed to it: on
-// every store that passes keys (backends.Passer).
-func (e *LeaseElector) takesPass() bool {
-	_, passes := e.store.(backends.Passer)
-	return passes
-}
-
 // wakesOnPass reports whether this elector's wait in line wakes when the
 // key is passed to it or released naming it: it waits in the WatchSet of
 // a store that passes keys or marks their release, whose WaitGone
-// answers either (backends.Passer, backends.MarkedDeleter).
+// answers either (backends.Limits.Passes, Markers).
 func (e *LeaseElector) wakesOnPass() bool {
-	_, passes := e.store.(backends.Passer)
-	_, marks := e.store.(backends.MarkedDeleter)
-	return (passes || marks) && e.watcher != nil
+	l := e.store.Limits()
+	return (l.Passes || l.Markers) && e.watcher != nil
 }

@@ -130,7 +130,7 @@ func (l *Leadership) GuardedPut(ctx context.Context, key string, value []byte) e
 	if err := l.Valid(); err != nil {
 		return err
 	}
-	if err := g.GuardedPut(ctx, l.Election, uint64(l.Token), key, value); err != nil {
+	if err := g.GuardedPut(ctx, backends.Guarded{Election: l.Election, Token: uint64(l.Token), Key: key, Value: value}); err != nil {
 		return fmt.Errorf("lease: guarded put %q: %w", key, err)
 	}
 	return nil

@@ -119,9 +119,6 @@ type candidateValue struct {
 	// Wakes says the candidate's wait in line wakes when the key is
 	// passed to it (core.Candidate.Wakes).
 	Wakes bool `json:"wakes,omitempty"`
-	// Takes says the candidate takes up a key passed to it with the
-	// token the pass gave it (core.Candidate.Takes).
-	Takes bool `json:"takes,omitempty"`
 	// Follows says whether the candidate, once it leads, follows its
 	// roster (Options.FollowRoster or Preempt) and so sees handover
 	// requests; nil in the records of versions that did not write it.

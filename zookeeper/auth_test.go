@@ -50,7 +50,7 @@ func testAuth(t *testing.T, servers []string, tick time.Duration, noWorldRead bo
 	if sc.rec, err = ss.Create(ctx, sc.el, []byte("alice")); err != nil {
 		t.Fatal(err)
 	}
-	if err := sc.holder.GuardedPut(ctx, sc.el, sc.rec.Token, sc.key, []byte("alice's")); err != nil {
+	if err := sc.holder.GuardedPut(ctx, backends.Guarded{Election: sc.el, Token: sc.rec.Token, Key: sc.key, Value: []byte("alice's")}); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("RawUnauthenticated", func(t *testing.T) { sc.raw(t, noWorldRead) })
@@ -140,7 +140,7 @@ func (sc *authScene) intruder(t *testing.T, auth []Auth, who string, noWorldRead
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("NewSession took %v to fail", d)
 	}
-	err = s.GuardedPut(ctx, sc.el, sc.rec.Token, sc.key, []byte("mallory"))
+	err = s.GuardedPut(ctx, backends.Guarded{Election: sc.el, Token: sc.rec.Token, Key: sc.key, Value: []byte("mallory")})
 	if !errors.Is(err, backends.ErrPermission) {
 		t.Errorf("GuardedPut over the holder's data as %s: %v, want ErrPermission", who, err)
 	}

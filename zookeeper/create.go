@@ -151,36 +151,39 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 	return nil
 }
 
-// Delete deletes the election's leader node if its czxid is token. If
-// the session made that node and has not proclaimed on it since (see
+// End deletes the election's leader node if its czxid is req.Token, with
+// the session's record in the same multi if req.Leave, and, for a
+// handover (req.To), the marker beside it (see mark).
+//
+// If the session made that node and has not proclaimed on it since (see
 // known), one multi checks the versions its create left and deletes: one
 // round trip.
-// Otherwise, or if that check fails, Delete reads the election's epoch
+// Otherwise, or if that check fails, End reads the election's epoch
 // node and leader node and, if the leader node's czxid is token, deletes
 // it in a multi that checks the epoch node's version too: ZooKeeper has
 // no delete conditioned on czxid, and the check fails if any leader node
 // was created since the read, so the node deleted is the node read (see
 // epochPath). It returns an error wrapping ErrNotFound if the node is
-// absent, holds another token, or was replaced before the multi. Only a
-// successor made by an older version of this package, whose create
-// raised no epoch, can slip into that window unseen.
-func (ss *session) Delete(ctx context.Context, election string, token uint64) error {
-	return ss.release(ctx, election, token, "")
-}
-
-// DeleteLeaving deletes the leader node as Delete does, and the
-// session's record in the same multi; if the record is missing, the
-// multi fails on it and the delete goes again without it.
-func (s *store) DeleteLeaving(ctx context.Context, bs backends.Session, election string, token uint64) error {
-	ss, rpath, err := s.rosterSession(fmt.Sprintf("zookeeper: delete %q and leave", election), bs, election)
-	if err != nil {
-		return err
+// absent, holds another token, or was replaced before the multi. If the
+// record to delete with it is missing, the multi fails on it and the
+// delete goes again without it.
+func (ss *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
+	rpath := ""
+	if req.Leave {
+		p, err := ss.recordPath(req.Election)
+		if err != nil {
+			return backends.Record{}, fmt.Errorf("zookeeper: end %q: %w", req.Election, err)
+		}
+		rpath = p
 	}
-	return ss.release(ctx, election, token, rpath)
+	if req.To != nil {
+		return backends.Record{}, ss.mark(ctx, req, rpath)
+	}
+	return backends.Record{}, ss.release(ctx, req.Election, req.Token, rpath)
 }
 
-// release is Delete, which deletes the record at rpath too unless rpath
-// is "".
+// release is End without a target, which deletes the record at rpath
+// too unless rpath is "".
 func (ss *session) release(ctx context.Context, election string, token uint64, rpath string) error {
 	what := fmt.Sprintf("zookeeper: delete %q at token %d", election, token)
 	path, err := ss.s.checkedPath(election)

@@ -81,14 +81,15 @@
 // is above the revision asked has changed since.
 //
 // The Store is a backends.Proclaimer: Proclaim sets the value of the
-// leader node in a multi guarded as Delete's is (see Guarantees), so the
+// leader node in a multi guarded as End's is (see Guarantees), so the
 // node keeps its czxid, the Token, and its owner.
 //
-// The Store is a backends.MarkedDeleter: DeleteMarked's multi deletes the
+// The Store declares backends.Limits.Markers: an End with a target is a
+// multi that deletes the
 // leader node, writes the handover marker into the election's epoch node
 // (which the next create's multi clears), checks that the target's node
 // (its queue entry, or its candidate record) exists, and nudges the entry
-// ahead of the target's, if any: the one the caller names (Mark.Ahead),
+// ahead of the target's, if any: the one the caller names (Target.Ahead),
 // or else the one a listing of the queue finds. A Wait on a node that
 // exists watches the epoch node too: the marker's write fires that watch
 // before the deletion's, and the Wait then reads the marker. A WatchSet's
@@ -208,7 +209,7 @@
 // TTL after the last KeepAlive was sent. Every call returns when its ctx
 // ends.
 //
-// Delete and GuardedPut act only on the incarnation whose token they are
+// End and GuardedPut act only on the incarnation whose token they are
 // given, though ZooKeeper cannot condition a write on a czxid: each
 // election has a persistent epoch node (Prefix + "/~epoch/" + its node name) whose version
 // the multi that creates a leader node raises, and their multis check
@@ -217,7 +218,7 @@
 //
 // Not promised: a leader node made by an older version of this package
 // raised no epoch, so while older versions still campaign, a successor
-// they create between the read and the multi of a Delete or GuardedPut
+// they create between the read and the multi of an End or GuardedPut
 // goes unseen (a window of one round trip). A watch left by a Wait whose
 // ctx ended, or by a WatchSet request stopped or replaced, stays
 // registered until the node's next change: go-zookeeper cannot remove

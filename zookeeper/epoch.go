@@ -26,7 +26,7 @@ var testHookRead = func() {}
 // election's incarnations. ZooKeeper's check op compares versions, not
 // czxids, so a check of the leader node alone cannot tell its incarnation
 // from a successor's (both are at version 1); a check of the epoch node's
-// version can, and Delete and GuardedPut send one in the multi that acts.
+// version can, and End and GuardedPut send one in the multi that acts.
 func (s *store) epochPath(election string) string {
 	return s.opts.Prefix + "/" + epochSegment + "/" + names.Node(election)
 }

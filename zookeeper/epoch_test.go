@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/backends/backendtest"
 )
 
 // TestEpochClosesTheGap: if the holder's node is deleted and a successor
@@ -41,11 +42,11 @@ func TestEpochClosesTheGap(t *testing.T) {
 			t.Cleanup(func() { testHookHeld = func() {} })
 			switch op {
 			case "Delete":
-				if err := a.Delete(ctx, el, first.Token); !errors.Is(err, backends.ErrNotFound) {
+				if err := backendtest.Release(ctx, a, el, first.Token); !errors.Is(err, backends.ErrNotFound) {
 					t.Fatalf("Delete of a replaced incarnation: %v, want ErrNotFound", err)
 				}
 			case "GuardedPut":
-				err := s.GuardedPut(ctx, el, first.Token, "gap-data", []byte("stale"))
+				err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: first.Token, Key: "gap-data", Value: []byte("stale")})
 				if !errors.Is(err, backends.ErrNotLeader) {
 					t.Fatalf("GuardedPut at a replaced incarnation: %v, want ErrNotLeader", err)
 				}
@@ -83,7 +84,7 @@ func TestEpochOlderNodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ss.Delete(ctx, el, rec.Token); err != nil {
+			if err := backendtest.Release(ctx, ss, el, rec.Token); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -95,10 +96,10 @@ func TestEpochOlderNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		token := uint64(st.Czxid)
-		if err := s.GuardedPut(ctx, el, token, "old-"+el, []byte("v")); err != nil {
+		if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: token, Key: "old-" + el, Value: []byte("v")}); err != nil {
 			t.Fatalf("%s: GuardedPut at an older version's node: %v", el, err)
 		}
-		if err := ss.Delete(ctx, el, token); err != nil {
+		if err := backendtest.Release(ctx, ss, el, token); err != nil {
 			t.Fatalf("%s: Delete of an older version's node: %v", el, err)
 		}
 		if got, err := s.Get(ctx, el); err != nil || got.Exists() {
@@ -139,7 +140,7 @@ func TestKnownNodeSkipsTheRead(t *testing.T) {
 				t.Fatalf("%+v: Proclaim: %v", c, err)
 			}
 		}
-		if err := ss.Delete(ctx, el, rec.Token); err != nil {
+		if err := backendtest.Release(ctx, ss, el, rec.Token); err != nil {
 			t.Fatalf("%+v: Delete: %v", c, err)
 		}
 		if reads != c.reads {

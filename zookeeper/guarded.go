@@ -32,7 +32,8 @@ func (s *store) dataPath(key string) string {
 // this Store. Only a successor made by an older version of this package,
 // whose create raised no epoch, can slip into the window between the read
 // and the multi unseen.
-func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
+	election, token, key, value := w.Election, w.Token, w.Key, w.Value
 	what := fmt.Sprintf("zookeeper: guarded put %q at token %d", election, token)
 	if err := backends.ValidateElection(key); err != nil {
 		return fmt.Errorf("%s: data key: %w", what, err)

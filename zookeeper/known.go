@@ -11,14 +11,14 @@ import (
 // election's epoch node right after the create. While the epoch node is
 // still at that version no leader node was created since (every create
 // raises it, see epochPath), so a multi that checks both versions acts
-// on that incarnation without reading it first: Delete and the first
+// on that incarnation without reading it first: End and the first
 // Proclaim cost one round trip. A guard that fails sends them to the read
 // (readHeld), which then decides.
 //
-// A Proclaim forgets the node, so the Delete after it reads first, as
+// A Proclaim forgets the node, so the End after it reads first, as
 // before: the handover marker of a target of an earlier version is a
-// Proclaim (DeleteMarked is the others'), and the waiters that its
-// write wakes read the key to find it; a Delete right behind it would
+// Proclaim (mark is the others'), and the waiters that its
+// write wakes read the key to find it; an End right behind it would
 // leave more of them reading no key, and racing the target, than the
 // read's round trip does (docs/policies.md, planned handover).
 type known struct {

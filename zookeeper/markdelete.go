@@ -11,7 +11,7 @@ import (
 	"github.com/leasehold/leasehold/internal/keys"
 )
 
-// A handover marker (backends.MarkedDeleter) is the data of the
+// A handover marker (backends.Limits.Markers) is the data of the
 // election's epoch node, keys.Marker's "<session> <entry>": the multi that
 // deletes the leader node sets it, and the next create's multi clears it
 // (bumpEpoch sets no data). Nothing else writes the epoch node, so a
@@ -25,44 +25,37 @@ import (
 // errNoTarget: the marked delete's target has no node in the election.
 var errNoTarget = errors.New("the handover target has no node in the election")
 
-// markRounds bounds the rounds of one DeleteMarked whose nudge found the
+// markRounds bounds the rounds of one mark whose nudge found the
 // entry ahead of the target gone.
 const markRounds = 3
 
-// DeleteMarked deletes the session's leader node if its czxid is token,
-// in one multi that also sets the marker naming to.To and to.Entry into
-// the epoch node, checks that the target's node (targetPath) exists,
-// deletes the session's record with leave (dropped from the multi if
-// missing), and, for a target in line, nudges the entry just ahead of it
-// (see Nudge), which the target watches: so a target waiting in line
-// wakes, and one at the head of the line, which watches the leader node,
-// learns of the marker from the epoch node's watch (see Watch). The
-// multi is guarded as Delete's. The entry ahead is to.Ahead if it is
-// given (a multi that finds it gone fails, and the next round lists); if
-// not, a listing of the queue finds it, on the session's connection
-// first. The error wraps ErrNotFound if the node is absent, another's or
-// replaced, and ErrNoCandidate if the target has no such node; either
-// way nothing changed.
-func (s *store) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to backends.Mark, leave bool) error {
-	what := fmt.Sprintf("zookeeper: delete %q at token %d marked for %s", election, token, to.To)
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
+// mark is End with a target: it deletes the session's leader node if its
+// czxid is req.Token, in one multi that also sets the marker naming the
+// target's session and entry into the epoch node, checks that the
+// target's node (targetPath) exists, deletes the session's record at
+// rpath unless it is "" (dropped from the multi if missing), and, for a
+// target in line, nudges the entry just ahead of it (see Nudge), which
+// the target watches: so a target waiting in line wakes, and one at the
+// head of the line, which watches the leader node, learns of the marker
+// from the epoch node's watch (see Watch). The multi is guarded as
+// release's. The entry ahead is req.To.Ahead if it is given (a multi that
+// finds it gone fails, and the next round lists); if not, a listing of
+// the queue finds it, on the session's connection first. The error wraps
+// ErrNotFound if the node is absent, another's or replaced, and
+// ErrNoCandidate if the target has no such node; either way nothing
+// changed.
+func (ss *session) mark(ctx context.Context, req backends.End, rpath string) error {
+	s, election, token, to := ss.s, req.Election, req.Token, req.To
+	what := fmt.Sprintf("zookeeper: delete %q at token %d marked for %s", election, token, to.Session)
 	path, err := s.checkedPath(election)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	m := mark{to: to.To, entry: to.Entry}
-	if m.target, err = s.targetPath(election, to.To, to.Entry); err != nil {
+	m := mark{to: to.Session, entry: to.Entry, leave: rpath}
+	if m.target, err = s.targetPath(election, to.Session, to.Entry); err != nil {
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
 	}
 	m.ahead = s.aheadHint(election, to)
-	if leave {
-		if m.leave, err = ss.recordPath(election); err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-	}
 	if err := ss.gone(what); err != nil {
 		return err
 	}
@@ -93,7 +86,7 @@ type mark struct {
 
 // aheadHint returns the path of the entry ahead of to's that to.Ahead
 // names, or "" if it names none, or one not ahead of to's.
-func (s *store) aheadHint(election string, to backends.Mark) string {
+func (s *store) aheadHint(election string, to *backends.Target) string {
 	a := to.Ahead
 	if to.Entry == 0 || a.Token == 0 || a.Token >= to.Entry {
 		return ""
@@ -119,7 +112,7 @@ func (s *store) targetPath(election, to string, entry uint64) (string, error) {
 	return p, validatePath(p)
 }
 
-// deleteMarked is DeleteMarked's work on the session's connection:
+// deleteMarked is mark's work on the session's connection:
 // errNotHeld if the node is absent or not the session's at token,
 // errNoTarget if m's node is missing.
 func (ss *session) deleteMarked(election, path string, token uint64, m mark) error {
@@ -293,7 +286,7 @@ func (s *store) markedTo(l *link, election string) (string, error) {
 	}
 	target, err := s.targetPath(election, to, entry)
 	if err != nil {
-		return "", nil // a marker no DeleteMarked wrote
+		return "", nil // a marker no mark wrote
 	}
 	ok, _, err := l.conn.Exists(target)
 	if err != nil || !ok {

@@ -28,7 +28,7 @@ func TestMarkedDeleteEntryAheadGoes(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { testHookHeld = func() {} })
-	if err := s.DeleteMarked(ctx, leader, el, held.Token, backends.Mark{To: target.ID(), Entry: mine.Token}, false); err != nil {
+	if _, err := leader.End(ctx, backends.End{Election: el, Token: held.Token, To: &backends.Target{Session: target.ID(), Entry: mine.Token}}); err != nil {
 		t.Fatalf("DeleteMarked: %v", err)
 	}
 	if multis != 2 {
@@ -65,7 +65,7 @@ func TestMarkedDeleteReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.DeleteMarked(ctx, a, el, old.Token, backends.Mark{To: c.ID()}, false)
+	_, err = a.End(ctx, backends.End{Election: el, Token: old.Token, To: &backends.Target{Session: c.ID()}})
 	if !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("DeleteMarked of a replaced incarnation: %v, want ErrNotFound", err)
 	}
@@ -76,7 +76,7 @@ func TestMarkedDeleteReplaced(t *testing.T) {
 		t.Fatalf("Get = %+v, %v; want the successor's node %d, unmarked", got, err, second.Token)
 	}
 	reads = 0
-	if err := s.DeleteMarked(ctx, b, el, second.Token, backends.Mark{To: c.ID()}, false); err != nil {
+	if _, err := b.End(ctx, backends.End{Election: el, Token: second.Token, To: &backends.Target{Session: c.ID()}}); err != nil {
 		t.Fatalf("DeleteMarked by the holder: %v", err)
 	}
 	if reads != 0 {
@@ -125,8 +125,8 @@ func TestMarkedDeleteAheadHint(t *testing.T) {
 		}
 		testHookHeld = func() { multis++ }
 		defer func() { testHookHeld = func() {} }()
-		to := backends.Mark{To: sessions[3].ID(), Entry: entries[2].Token, Ahead: hint}
-		if err := s.DeleteMarked(ctx, sessions[0], el, held.Token, to, false); err != nil {
+		to := &backends.Target{Session: sessions[3].ID(), Entry: entries[2].Token, Ahead: hint}
+		if _, err := sessions[0].End(ctx, backends.End{Election: el, Token: held.Token, To: to}); err != nil {
 			t.Fatalf("DeleteMarked with Ahead %+v: %v", hint, err)
 		}
 		return multis
@@ -156,8 +156,8 @@ func TestWaitGoneAfterMarkedDelete(t *testing.T) {
 	el := "mark/before"
 	l := newMarkLine(t, s, el)
 	leader, target, held, first, mine := l.leader, l.target, l.held, l.first, l.mine
-	to := backends.Mark{To: target.ID(), Entry: mine.Token, Ahead: first}
-	if err := s.DeleteMarked(ctx, leader, el, held.Token, to, false); err != nil {
+	to := &backends.Target{Session: target.ID(), Entry: mine.Token, Ahead: first}
+	if _, err := leader.End(ctx, backends.End{Election: el, Token: held.Token, To: to}); err != nil {
 		t.Fatalf("DeleteMarked: %v", err)
 	}
 	watching := make(chan string, 8)

@@ -12,11 +12,11 @@ import (
 
 // Proclaim sets the value of the session's leader node at token. If the
 // session knows the node's versions from its create, one multi checks
-// them and sets it, as Delete does. Otherwise, or if that check
+// them and sets it, as End does. Otherwise, or if that check
 // fails, it reads the election's epoch node and leader node on the
 // session's connection (readHeld) and, if the leader node is the
 // session's and its czxid is token, sets its value in a multi guarded as
-// Delete's is: it checks the epoch node's version and the leader node's as
+// End's is: it checks the epoch node's version and the leader node's as
 // read, so the value goes to the incarnation read and to no successor.
 // The node keeps its czxid, hence its Token, and its owner; its version
 // rises. The error wraps ErrNotFound if the node is absent, holds another

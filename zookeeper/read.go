@@ -16,7 +16,7 @@ import (
 // (opened then, and closed once a session's can serve again). An absent
 // node gives a Record with Token 0; its Revision is the zxid the server
 // had reached, and To names the target of the handover marker, if there
-// is one and its target's node still exists (see DeleteMarked).
+// is one and its target's node still exists (see mark).
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: get %q", election)
 	path, err := s.checkedPath(election)
@@ -59,7 +59,7 @@ func readNode(l *link, election, path string, sync bool) (backends.Record, error
 // round trip in between; any other event is read again. An absent node
 // carries the handover marker as To: a node read absent, as Get reads it;
 // a deletion that a change of the epoch node came just before, which only
-// a marked delete makes while the node exists (see DeleteMarked), with
+// a marked delete makes while the node exists (see mark), with
 // the marker read then, one round trip later (markedGone). So while the
 // node exists Wait watches the epoch node too. The first read
 // follows a sync, so a change already made at the leader is seen at once;

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/backends/backendtest"
 )
 
 // entries returns "owner=value" for each of recs, in order.
@@ -190,7 +191,7 @@ func TestProclaim(t *testing.T) {
 	if _, err := f.s.Proclaim(f.ctx, f.ss, el, held.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim by another session: %v, want ErrNotFound", err)
 	}
-	if err := f.pss.Delete(f.ctx, el, held.Token); err != nil {
+	if err := backendtest.Release(f.ctx, f.pss, el, held.Token); err != nil {
 		t.Fatalf("Delete after Proclaim: %v", err)
 	}
 	if _, err := f.peer.Proclaim(f.ctx, f.pss, el, held.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {

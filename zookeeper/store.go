@@ -13,9 +13,8 @@ import (
 
 // Store connects package lease to a ZooKeeper ensemble: pass it to
 // lease.New. It is a backends.Store, backends.Queuer,
-// backends.GuardedWriter, backends.Watcher, backends.Roster,
-// backends.Proclaimer, backends.MarkedDeleter and
-// backends.LeavingDeleter, whose methods are package lease's to call;
+// backends.GuardedWriter, backends.Watcher, backends.Roster and
+// backends.Proclaimer, whose methods are package lease's to call;
 // application code uses lease's LeaseElector and Leadership. It is safe
 // for concurrent use. It owns the connections it opens: one per session,
 // and one of its own for reads while no session's connection can serve
@@ -33,8 +32,6 @@ type driver interface {
 	backends.Watcher
 	backends.Roster
 	backends.Proclaimer
-	backends.MarkedDeleter
-	backends.LeavingDeleter
 }
 
 // store is the driver on ZooKeeper.
@@ -90,11 +87,13 @@ func open(servers []string, opts Options) (*store, error) {
 // Name returns "zookeeper".
 func (s *store) Name() string { return "zookeeper" }
 
-// Limits reports the bounds from Options: TTL between MinTTL and MaxTTL
-// in whole milliseconds, values up to MaxValueSize bytes.
+// Limits reports the bounds from Options, TTL between MinTTL and MaxTTL
+// in whole milliseconds and values up to MaxValueSize bytes, and that an
+// End with a target leaves a marker (see markdelete.go): an ephemeral
+// node belongs to the session that made it, so a key cannot be passed.
 func (s *store) Limits() backends.Limits {
 	return backends.Limits{MinTTL: s.opts.MinTTL, MaxTTL: s.opts.MaxTTL,
-		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}
+		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize, Markers: true}
 }
 
 // leaderPath returns the node path of an election: Prefix + "/" + its node

@@ -204,7 +204,7 @@ func (w *watchSet) markSeen(r *watchReq) bool {
 
 // wokenBy reads the handover marker after r's entry was nudged: the
 // absent key with its To if the marker names an entry behind r's, which
-// a marked delete woke (DeleteMarked nudges the entry ahead of its
+// a marked delete woke (mark nudges the entry ahead of its
 // target's); else r's entry, as a nudge of old answers.
 func (w *watchSet) wokenBy(l *link, r *watchReq) (backends.Record, error) {
 	to, entry, mz, err := readMarkerAt(l, w.s.epochPath(r.known.Election))

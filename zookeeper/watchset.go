@@ -113,7 +113,7 @@ type watchReq struct {
 }
 
 // markState is what a request knows of a handover marker (see
-// DeleteMarked).
+// mark).
 type markState uint8
 
 const (
@@ -142,7 +142,7 @@ func (w *watchSet) Wait(tag uint64, known backends.Record) {
 // fires on its deletion and on a change of its data (Nudge, or a marked
 // delete's nudge): a deletion answers the request with the entry, a
 // change after a read of the handover marker, with the absent key and
-// its To if the marker names an entry behind this one (see DeleteMarked),
+// its To if the marker names an entry behind this one (see mark),
 // else with the entry.
 func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
 	path, err := w.s.checkedEntry(fmt.Sprintf("queue entry at token %d", entry.Token), entry)
@@ -228,7 +228,7 @@ func (w *watchSet) kind(r *watchReq) map[string]*watchReq {
 
 // keyRead forgets the marker answered for r's election (marked) if r is
 // a Wait that read the key back: a marker means the key is absent (see
-// DeleteMarked), so the next marked delete's is another. w.mu is held.
+// mark), so the next marked delete's is another. w.mu is held.
 func (w *watchSet) keyRead(r *watchReq, rec backends.Record) {
 	if !r.gone && !r.roster && rec.Exists() {
 		delete(w.marked, r.known.Election)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/backends/backendtest"
 )
 
 // watchOn starts a WatchSet on s whose Changes go to the channel
@@ -114,7 +115,7 @@ func TestWatchSetWait(t *testing.T) {
 	held := f.get(t, el)
 	w.Wait(3, held)
 	f.create(t, other)
-	if err := f.pss.Delete(f.ctx, el, rec.Token); err != nil {
+	if err := backendtest.Release(f.ctx, f.pss, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	c := nextChange(t, ch)
@@ -137,7 +138,7 @@ func TestWatchSetStopAndReplace(t *testing.T) {
 	w.Stop(a)
 	w.Wait(3, f.get(t, b)) // replaces 2
 	for el, tok := range map[string]uint64{a: ra.Token, b: rb.Token} {
-		if err := f.pss.Delete(f.ctx, el, tok); err != nil {
+		if err := backendtest.Release(f.ctx, f.pss, el, tok); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -195,7 +196,7 @@ func TestWatchSetMovesWithItsConnection(t *testing.T) {
 	if err := f.ss.Close(f.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.pss.Delete(f.ctx, el, rec.Token); err != nil {
+	if err := backendtest.Release(f.ctx, f.pss, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Exists() {
@@ -218,7 +219,7 @@ func TestWatchSetClose(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.pss.Delete(f.ctx, el, rec.Token); err != nil {
+	if err := backendtest.Release(f.ctx, f.pss, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	w.Wait(2, backends.Record{Election: el, Token: 99}) // refused: would answer at once
@@ -324,7 +325,7 @@ func TestWatchSetRidesAReconnect(t *testing.T) {
 		t.Fatalf("KeepAlive over a silent connection: %v, want ErrCanceled at its deadline", err)
 	}
 	awaitWatching(t, watching, el) // read again, on a new connection
-	if err := f.pss.Delete(f.ctx, el, rec.Token); err != nil {
+	if err := backendtest.Release(f.ctx, f.pss, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Exists() {

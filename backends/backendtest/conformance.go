@@ -14,11 +14,11 @@ import (
 // RunConformanceTests runs the contract of backends.Store and
 // backends.Session against the store h connects to, and that of
 // backends.GuardedWriter, backends.Queuer, backends.Roster,
-// backends.Proclaimer, backends.Passer, backends.MarkedDeleter,
-// backends.LeavingDeleter and backends.Watcher if the store implements
-// them (the GuardedPut, Queue, Roster, Proclaim, Pass, MarkDelete,
-// DeleteLeaving and WatchSet tests skip, naming the store, if it does
-// not).
+// backends.Proclaimer and backends.Watcher if the store implements them
+// (the GuardedPut, Queue, Roster, Proclaim and WatchSet tests skip,
+// naming the store, if it does not). The Handover tests run the ends of
+// a term with a target that the store's Limits declare: a pass, or a
+// marker.
 func RunConformanceTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
 		"GetAbsent":             testGetAbsent,
@@ -42,9 +42,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"Queue":                 runQueueTests,
 		"Roster":                runRosterTests,
 		"Proclaim":              runProclaimTests,
-		"Pass":                  runPassTests,
-		"MarkDelete":            runMarkDeleteTests,
-		"DeleteLeaving":         runLeavingDeleteTests,
+		"Handover":              runHandoverTests,
 		"WatchSet":              runWatchSetTests,
 		"RosterWatchSet":        runRosterSetTests,
 	}
@@ -173,19 +171,19 @@ func testDeleteOwnToken(t *testing.T, h Harness) {
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
 	ctx := Context(t, 10*time.Second)
-	if err := a.Delete(ctx, el, rec.Token+1); !errors.Is(err, backends.ErrNotFound) {
+	if err := Release(ctx, a, el, rec.Token+1); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Delete with another token: %v, want ErrNotFound", err)
 	}
 	if g := mustGet(t, s, el); g.Token != rec.Token {
 		t.Fatalf("after a Delete with the wrong token, Get = %+v, want the key kept", g)
 	}
-	if err := a.Delete(ctx, el, rec.Token); err != nil {
+	if err := Release(ctx, a, el, rec.Token); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
 	if g := mustGet(t, s, el); g.Exists() {
 		t.Fatalf("after Delete, Get = %+v, want absent", g)
 	}
-	if err := a.Delete(ctx, el, rec.Token); !errors.Is(err, backends.ErrNotFound) {
+	if err := Release(ctx, a, el, rec.Token); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Delete of an absent key: %v, want ErrNotFound", err)
 	}
 }
@@ -202,7 +200,7 @@ func testTokensIncrease(t *testing.T, h Harness) {
 		}
 		last = rec.Token
 		if i%2 == 0 {
-			if err := ss.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+			if err := Release(Context(t, 10*time.Second), ss, el, rec.Token); err != nil {
 				t.Fatal(err)
 			}
 		} else if err := ss.Close(Context(t, 10*time.Second)); err != nil {

@@ -51,18 +51,18 @@ func testGuardedHolder(t *testing.T, h Harness) {
 	s, g := guarded(t, h)
 	el := Election(t)
 	ctx := Context(t, 10*time.Second)
-	wantNotLeader(t, g.GuardedPut(ctx, el, 0, "k", []byte("v")), "with token 0 on an absent election")
-	wantNotLeader(t, g.GuardedPut(ctx, el, 1, "k", []byte("v")), "on an absent election")
+	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: 0, Key: "k", Value: []byte("v")}), "with token 0 on an absent election")
+	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: 1, Key: "k", Value: []byte("v")}), "on an absent election")
 	rec := mustCreate(t, newSession(t, s), el, "alice")
 	for i := range 3 {
-		if err := g.GuardedPut(ctx, el, rec.Token, "test/k", fmt.Appendf(nil, "v%d", i)); err != nil {
+		if err := g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "test/k", Value: fmt.Appendf(nil, "v%d", i)}); err != nil {
 			t.Fatalf("GuardedPut %d with the holder's token %d: %v", i, rec.Token, err)
 		}
 	}
-	wantNotLeader(t, g.GuardedPut(ctx, el, rec.Token+1, "test/k", nil), "with a higher token")
-	wantNotLeader(t, g.GuardedPut(ctx, el, rec.Token-1, "test/k", nil), "with a lower token")
-	wantNotLeader(t, g.GuardedPut(ctx, el, 0, "test/k", nil), "with token 0")
-	if err := g.GuardedPut(ctx, el, rec.Token, "../bad", nil); err == nil || errors.Is(err, backends.ErrNotLeader) {
+	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token + 1, Key: "test/k", Value: nil}), "with a higher token")
+	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token - 1, Key: "test/k", Value: nil}), "with a lower token")
+	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: 0, Key: "test/k", Value: nil}), "with token 0")
+	if err := g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "../bad", Value: nil}); err == nil || errors.Is(err, backends.ErrNotLeader) {
 		t.Fatalf("GuardedPut to an invalid key: %v, want an error other than ErrNotLeader", err)
 	}
 }
@@ -75,10 +75,10 @@ func testGuardedAfterDelete(t *testing.T, h Harness) {
 	ctx := Context(t, 10*time.Second)
 	a := newSession(t, s)
 	rec := mustCreate(t, a, el, "alice")
-	if err := a.Delete(ctx, el, rec.Token); err != nil {
+	if err := Release(ctx, a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
-	wantNotLeader(t, g.GuardedPut(ctx, el, rec.Token, "k", []byte("v")), "after the key was deleted")
+	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "k", Value: []byte("v")}), "after the key was deleted")
 }
 
 // testGuardedAfterHandOff: after the holder's session expired and another
@@ -91,10 +91,10 @@ func testGuardedAfterHandOff(t *testing.T, h Harness) {
 	if err := h.ExpireSession(ctx, old.Owner); err != nil {
 		t.Fatal(err)
 	}
-	wantNotLeader(t, g.GuardedPut(ctx, el, old.Token, "k", []byte("a")), "after the holder's session expired")
+	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: old.Token, Key: "k", Value: []byte("a")}), "after the holder's session expired")
 	cur := createFreed(t, ctx, newSession(t, s), el, "bob")
-	wantNotLeader(t, g.GuardedPut(ctx, el, old.Token, "k", []byte("a")), "with the previous holder's token")
-	if err := g.GuardedPut(ctx, el, cur.Token, "k", []byte("b")); err != nil {
+	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: old.Token, Key: "k", Value: []byte("a")}), "with the previous holder's token")
+	if err := g.GuardedPut(ctx, backends.Guarded{Election: el, Token: cur.Token, Key: "k", Value: []byte("b")}); err != nil {
 		t.Fatalf("GuardedPut with the new holder's token: %v", err)
 	}
 }
@@ -122,7 +122,7 @@ func testGuardedHandOffRace(t *testing.T, h Harness) {
 		wg.Go(func() {
 			for stop.Err() == nil {
 				after := gone.Load()
-				err := g.GuardedPut(ctx, el, old.Token, "race", []byte("old"))
+				err := g.GuardedPut(ctx, backends.Guarded{Election: el, Token: old.Token, Key: "race", Value: []byte("old")})
 				switch {
 				case err == nil && after:
 					late.Add(1)

@@ -8,30 +8,6 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runMarkDeleteTests runs the contract of backends.MarkedDeleter if the
-// harness's stores implement it, and says so loudly if they do not.
-func runMarkDeleteTests(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
-	if _, ok := s.(backends.MarkedDeleter); !ok {
-		t.Skipf("%s store does not implement backends.MarkedDeleter: marked delete tests not run", s.Name())
-	}
-	tests := map[string]func(*testing.T, Harness){
-		"GetSees":        testMarkGetSees,
-		"WaitSees":       testMarkWaitSees,
-		"NotFound":       testMarkNotFound,
-		"NoCandidate":    testMarkNoCandidate,
-		"EndsWithTarget": testMarkEndsWithTarget,
-		"WakesInLine":    testMarkWakesInLine,
-		"Leaves":         testMarkLeaves,
-	}
-	for name, fn := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, h)
-		})
-	}
-}
-
 // markSetup returns a store, a leader session holding a fresh election's
 // key, and a second session, the handover's target, with a record in the
 // election's roster if the store is a Roster: a store that cannot tell a
@@ -50,9 +26,9 @@ func markSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backe
 // mustDeleteMarked releases held's key from a, naming b with entry.
 func mustDeleteMarked(t *testing.T, s backends.Store, a, b backends.Session, held backends.Record, entry uint64) {
 	t.Helper()
-	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, held.Election, held.Token, backends.Mark{To: b.ID(), Entry: entry}, false)
+	_, err := a.End(Context(t, 10*time.Second), backends.End{Election: held.Election, Token: held.Token, To: &backends.Target{Session: b.ID(), Entry: entry}})
 	if err != nil {
-		t.Fatalf("DeleteMarked(%q, %d, to %s): %v", held.Election, held.Token, b.ID(), err)
+		t.Fatalf("marked End(%q, %d, to %s): %v", held.Election, held.Token, b.ID(), err)
 	}
 }
 
@@ -71,12 +47,12 @@ func testMarkGetSees(t *testing.T, h Harness) {
 	s, a, b, held := markSetup(t, h)
 	el := held.Election
 	mustDeleteMarked(t, s, a, b, held, 0)
-	wantMarked(t, mustGet(t, s, el), el, b.ID(), "Get after DeleteMarked")
+	wantMarked(t, mustGet(t, s, el), el, b.ID(), "Get after marked End")
 	mine := mustCreate(t, b, el, "bob")
 	if mine.Token <= held.Token || mine.To != "" {
 		t.Fatalf("target's Create = %+v, want a token above %d and no To", mine, held.Token)
 	}
-	if err := b.Delete(Context(t, 10*time.Second), el, mine.Token); err != nil {
+	if err := Release(Context(t, 10*time.Second), b, el, mine.Token); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
 	wantMarked(t, mustGet(t, s, el), el, "", "Get after the target's Create and a plain Delete")
@@ -108,12 +84,12 @@ func testMarkWaitSees(t *testing.T, h Harness) {
 func testMarkNotFound(t *testing.T, h Harness) {
 	s, a, b, held := markSetup(t, h)
 	el := held.Election
-	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token+1000, backends.Mark{To: b.ID()}, false)
+	_, err := a.End(Context(t, 10*time.Second), backends.End{Election: el, Token: held.Token + 1000, To: &backends.Target{Session: b.ID()}})
 	if !errors.Is(err, backends.ErrNotFound) {
-		t.Fatalf("DeleteMarked at a stale token: %v, want ErrNotFound", err)
+		t.Fatalf("marked End at a stale token: %v, want ErrNotFound", err)
 	}
 	if got := mustGet(t, s, el); got.Token != held.Token || got.To != "" {
-		t.Fatalf("Get after a refused DeleteMarked = %+v, want %+v", got, held)
+		t.Fatalf("Get after a refused marked End = %+v, want %+v", got, held)
 	}
 }
 
@@ -125,12 +101,12 @@ func testMarkNoCandidate(t *testing.T, h Harness) {
 	if err := b.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	err := s.(backends.MarkedDeleter).DeleteMarked(Context(t, 10*time.Second), a, el, held.Token, backends.Mark{To: b.ID()}, false)
+	_, err := a.End(Context(t, 10*time.Second), backends.End{Election: el, Token: held.Token, To: &backends.Target{Session: b.ID()}})
 	if !errors.Is(err, backends.ErrNoCandidate) {
-		t.Fatalf("DeleteMarked to an ended session: %v, want ErrNoCandidate", err)
+		t.Fatalf("marked End to an ended session: %v, want ErrNoCandidate", err)
 	}
 	if got := mustGet(t, s, el); got.Token != held.Token {
-		t.Fatalf("Get after a refused DeleteMarked = %+v, want %+v", got, held)
+		t.Fatalf("Get after a refused marked End = %+v, want %+v", got, held)
 	}
 }
 
@@ -145,7 +121,7 @@ func testMarkEndsWithTarget(t *testing.T, h Harness) {
 	wantMarked(t, mustGet(t, s, el), el, "", "Get after the target's session ended")
 }
 
-// testMarkWakesInLine: on a MarkedDeleter that is also a Watcher and a
+// testMarkWakesInLine: on a store that marks and is a Watcher and a
 // Queuer, a WatchSet's WaitGone on the entry ahead of the target's is
 // answered by a marked delete naming the target's entry, with the absent
 // key and its To, once; a WaitGone on the target's own entry is not.
@@ -166,41 +142,37 @@ func testMarkWakesInLine(t *testing.T, h Harness) {
 	noChange(t, behindCh, "to a WaitGone on the target's own entry")
 }
 
-// testMarkLeaves: on a LeavingDeleter, a marked delete with leave deletes
+// testMarkLeaves: a marked delete with Leave deletes
 // the leader's record with the key, and the target's stays; a leader with
 // no record releases its key marked all the same.
 func testMarkLeaves(t *testing.T, h Harness) {
 	s, a, b, held := markSetup(t, h)
-	r, ok := s.(backends.Roster)
-	if _, leaves := s.(backends.LeavingDeleter); !ok || !leaves {
-		t.Skipf("%s store is not a backends.LeavingDeleter: DeleteMarked is not asked to leave", s.Name())
-	}
+	r := s.(backends.Roster)
 	el := held.Election
 	target, _ := mustList(t, r, el)
 	mustJoin(t, r, a, el, "leader's record")
-	md := s.(backends.MarkedDeleter)
 	ctx := Context(t, 10*time.Second)
-	if err := md.DeleteMarked(ctx, a, el, held.Token, backends.Mark{To: b.ID()}, true); err != nil {
-		t.Fatalf("DeleteMarked with leave: %v", err)
+	if _, err := a.End(ctx, backends.End{Election: el, Token: held.Token, Leave: true, To: &backends.Target{Session: b.ID()}}); err != nil {
+		t.Fatalf("marked End with leave: %v", err)
 	}
-	wantMarked(t, mustGet(t, s, el), el, b.ID(), "Get after DeleteMarked with leave")
+	wantMarked(t, mustGet(t, s, el), el, b.ID(), "Get after marked End with leave")
 	recs, _ := mustList(t, r, el)
 	wantRoster(t, recs, el, target...)
 	mine := mustCreate(t, b, el, "bob")
 	c := newSession(t, s)
 	mustJoin(t, r, c, el, "carol's record")
-	if err := md.DeleteMarked(ctx, b, el, mine.Token, backends.Mark{To: c.ID()}, true); err != nil {
-		t.Fatalf("DeleteMarked with leave, the leader's record joined before the key was created: %v", err)
+	if _, err := b.End(ctx, backends.End{Election: el, Token: mine.Token, Leave: true, To: &backends.Target{Session: c.ID()}}); err != nil {
+		t.Fatalf("marked End with leave, the leader's record joined before the key was created: %v", err)
 	}
-	wantMarked(t, mustGet(t, s, el), el, c.ID(), "Get after a second DeleteMarked with leave")
+	wantMarked(t, mustGet(t, s, el), el, c.ID(), "Get after a second marked End with leave")
 	d := newSession(t, s)
 	again := mustCreate(t, c, el, "carol")
 	mustJoin(t, r, d, el, "dave's record")
 	if err := r.Leave(ctx, c, el); err != nil {
 		t.Fatalf("Leave: %v", err)
 	}
-	if err := md.DeleteMarked(ctx, c, el, again.Token, backends.Mark{To: d.ID()}, true); err != nil {
-		t.Fatalf("DeleteMarked with leave, after the leader's record was deleted: %v", err)
+	if _, err := c.End(ctx, backends.End{Election: el, Token: again.Token, Leave: true, To: &backends.Target{Session: d.ID()}}); err != nil {
+		t.Fatalf("marked End with leave, after the leader's record was deleted: %v", err)
 	}
-	wantMarked(t, mustGet(t, s, el), el, d.ID(), "Get after DeleteMarked with leave and no record")
+	wantMarked(t, mustGet(t, s, el), el, d.ID(), "Get after marked End with leave and no record")
 }

@@ -34,7 +34,7 @@ func testNameSpace(t *testing.T, h Harness, queue bool) {
 	}
 	first := takeAll(t, s, q, names, nil)
 	for i, el := range names {
-		if err := first[i].ss.Delete(Context(t, 10*time.Second), el, first[i].rec.Token); err != nil {
+		if err := Release(Context(t, 10*time.Second), first[i].ss, el, first[i].rec.Token); err != nil {
 			t.Fatalf("Delete(%q) by its holder: %v", el, err)
 		}
 		if q != nil {

@@ -8,15 +8,25 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runPassTests runs the contract of backends.Passer if the harness's
-// stores implement it, and says so loudly if they do not.
-func runPassTests(t *testing.T, h Harness) {
+// runHandoverTests runs the contract of an End with a target: the pass
+// tests where the store's Limits declare Passes, the marker tests where
+// they declare Markers. A store that declares neither hands over by a
+// plain release, which the other tests cover: they are skipped, saying
+// so. A store that declares either must be a Roster (a target stands in
+// its election by its record), and may not declare both.
+func runHandoverTests(t *testing.T, h Harness) {
 	s, _ := h.NewStore(t)
-	if _, ok := s.(backends.Passer); !ok {
-		t.Skipf("%s store does not implement backends.Passer: pass tests not run", s.Name())
-	}
-	if _, ok := s.(backends.Roster); !ok {
-		t.Fatalf("%s store implements backends.Passer but not backends.Roster, which Pass checks the target in", s.Name())
+	l := s.Limits()
+	_, isRoster := s.(backends.Roster)
+	switch {
+	case l.Passes && l.Markers:
+		t.Fatalf("%s store's Limits declare both Passes and Markers: an End with a target must do one thing", s.Name())
+	case l.CommittedWaits && !l.Passes:
+		t.Fatalf("%s store's Limits declare CommittedWaits without Passes", s.Name())
+	case (l.Passes || l.Markers) && !isRoster:
+		t.Fatalf("%s store hands over to a target but is not a backends.Roster, where a target stands", s.Name())
+	case !l.Passes && !l.Markers:
+		t.Skipf("%s store's Limits declare neither Passes nor Markers: it hands over by a plain release", s.Name())
 	}
 	tests := map[string]func(*testing.T, Harness){
 		"ToCandidate":   testPassToCandidate,
@@ -27,6 +37,18 @@ func runPassTests(t *testing.T, h Harness) {
 		"WakesInLine":   testPassWakesInLine,
 		"NoEntryWakes":  testPassNoEntryWakes,
 		"Leaves":        testPassLeaves,
+		"EntryGone":     testPassEntryGone,
+	}
+	if l.Markers {
+		tests = map[string]func(*testing.T, Harness){
+			"GetSees":        testMarkGetSees,
+			"WaitSees":       testMarkWaitSees,
+			"NotFound":       testMarkNotFound,
+			"NoCandidate":    testMarkNoCandidate,
+			"EndsWithTarget": testMarkEndsWithTarget,
+			"WakesInLine":    testMarkWakesInLine,
+			"Leaves":         testMarkLeaves,
+		}
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -38,53 +60,53 @@ func runPassTests(t *testing.T, h Harness) {
 
 // passSetup returns a store, a leader session holding a fresh election's
 // key, and a second session that has joined its roster.
-func passSetup(t *testing.T, h Harness) (backends.Store, backends.Passer, backends.Session, backends.Session, backends.Record) {
+func passSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backends.Session, backends.Record) {
 	s, _ := h.NewStore(t)
 	el := Election(t)
 	a, b := newSession(t, s), newSession(t, s)
 	held := mustCreate(t, a, el, "alice")
 	mustJoin(t, s.(backends.Roster), b, el, "bob's record")
-	return s, s.(backends.Passer), a, b, held
+	return s, a, b, held
 }
 
 // mustPass passes held's key from a to b, which waits on the key, with
 // value and checks the answer: b owns it, with a greater token.
-func mustPass(t *testing.T, p backends.Passer, a, b backends.Session, held backends.Record, value string) backends.Record {
+func mustpass(t *testing.T, a, b backends.Session, held backends.Record, value string) backends.Record {
 	t.Helper()
-	return mustPassInLine(t, p, a, b, 0, held, value)
+	return mustPassInLine(t, a, b, 0, held, value)
 }
 
 // mustPassInLine is mustPass to b waiting in line with entry (0: on the
 // key).
-func mustPassInLine(t *testing.T, p backends.Passer, a, b backends.Session, entry uint64, held backends.Record, value string) backends.Record {
+func mustPassInLine(t *testing.T, a, b backends.Session, entry uint64, held backends.Record, value string) backends.Record {
 	t.Helper()
-	rec, err := p.Pass(Context(t, 10*time.Second), a, held.Election, held.Token, b.ID(), entry, []byte(value), false)
+	rec, err := a.End(Context(t, 10*time.Second), backends.End{Election: held.Election, Token: held.Token, To: &backends.Target{Session: b.ID(), Entry: entry, Value: []byte(value)}})
 	if err != nil {
-		t.Fatalf("Pass(%q, %d, to %s): %v", held.Election, held.Token, b.ID(), err)
+		t.Fatalf("pass(%q, %d, to %s): %v", held.Election, held.Token, b.ID(), err)
 	}
 	if rec.Owner != b.ID() || rec.Token <= held.Token || string(rec.Value) != value || rec.Election != held.Election {
-		t.Fatalf("Pass(%q) = %+v, want owner %s, a token above %d, value %q", held.Election, rec, b.ID(), held.Token, value)
+		t.Fatalf("pass(%q) = %+v, want owner %s, a token above %d, value %q", held.Election, rec, b.ID(), held.Token, value)
 	}
 	return rec
 }
 
 // testPassToCandidate: the key passes to the candidate with a greater
-// token; the old holder's Delete finds nothing; the new holder's Create
+// token; the old holder's release finds nothing; the new holder's Create
 // returns the passed record; the key goes with the new holder's session,
 // not the old one's.
 func testPassToCandidate(t *testing.T, h Harness) {
-	s, p, a, b, held := passSetup(t, h)
+	s, a, b, held := passSetup(t, h)
 	el := held.Election
-	passed := mustPass(t, p, a, b, held, "bob")
+	passed := mustpass(t, a, b, held, "bob")
 	ctx := Context(t, 10*time.Second)
 	if got := mustGet(t, s, el); got.Differs(passed) || got.Owner != b.ID() {
-		t.Fatalf("Get after Pass = %+v, want %+v", got, passed)
+		t.Fatalf("Get after a pass = %+v, want %+v", got, passed)
 	}
-	if err := a.Delete(ctx, el, held.Token); !errors.Is(err, backends.ErrNotFound) {
-		t.Fatalf("the old holder's Delete at its token after Pass: %v, want ErrNotFound", err)
+	if err := Release(ctx, a, el, held.Token); !errors.Is(err, backends.ErrNotFound) {
+		t.Fatalf("the old holder's Delete at its token after a pass: %v, want ErrNotFound", err)
 	}
 	if got, err := b.Create(ctx, el, []byte("bob again")); err != nil || got.Token != passed.Token || got.Owner != b.ID() {
-		t.Fatalf("the new holder's Create after Pass = %+v, %v, want its passed record at token %d", got, err, passed.Token)
+		t.Fatalf("the new holder's Create after a pass = %+v, %v, want its passed record at token %d", got, err, passed.Token)
 	}
 	if err := a.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -104,11 +126,11 @@ func testPassToCandidate(t *testing.T, h Harness) {
 	}
 }
 
-// testPassNoCandidate: a Pass to a session without a roster record in
+// testPassNoCandidate: a pass to a session without a roster record in
 // the election (never joined, left, or closed) fails with ErrNoCandidate
 // and changes nothing.
 func testPassNoCandidate(t *testing.T, h Harness) {
-	s, p, a, b, held := passSetup(t, h)
+	s, a, b, held := passSetup(t, h)
 	el := held.Election
 	r := s.(backends.Roster)
 	c := newSession(t, s)
@@ -116,11 +138,11 @@ func testPassNoCandidate(t *testing.T, h Harness) {
 	mustJoin(t, r, c, Election(t), "carol elsewhere")
 	check := func(what, to string) {
 		t.Helper()
-		if _, err := p.Pass(ctx, a, el, held.Token, to, 0, []byte("x"), false); !errors.Is(err, backends.ErrNoCandidate) {
-			t.Fatalf("Pass %s: %v, want ErrNoCandidate", what, err)
+		if _, err := a.End(ctx, backends.End{Election: el, Token: held.Token, To: &backends.Target{Session: to, Value: []byte("x")}}); !errors.Is(err, backends.ErrNoCandidate) {
+			t.Fatalf("pass %s: %v, want ErrNoCandidate", what, err)
 		}
 		if got := mustGet(t, s, el); got.Differs(held) || got.Owner != a.ID() {
-			t.Fatalf("Get after Pass %s = %+v, want the key unchanged %+v", what, got, held)
+			t.Fatalf("Get after pass %s = %+v, want the key unchanged %+v", what, got, held)
 		}
 	}
 	check("to a candidate of another election", c.ID())
@@ -138,10 +160,10 @@ func testPassNoCandidate(t *testing.T, h Harness) {
 	check("to a candidate whose session closed", d.ID())
 }
 
-// testPassNotFound: a Pass with another token, by another session, or on
+// testPassNotFound: a pass with another token, by another session, or on
 // an absent key fails with ErrNotFound and changes nothing.
 func testPassNotFound(t *testing.T, h Harness) {
-	s, p, a, b, held := passSetup(t, h)
+	s, a, b, held := passSetup(t, h)
 	el := held.Election
 	ctx := Context(t, 10*time.Second)
 	c := newSession(t, s)
@@ -156,34 +178,34 @@ func testPassNotFound(t *testing.T, h Harness) {
 		{"with token 0", a, 0},
 		{"by another session", b, held.Token},
 	} {
-		if _, err := p.Pass(ctx, tc.ss, el, tc.token, c.ID(), 0, []byte("x"), false); !errors.Is(err, backends.ErrNotFound) {
-			t.Fatalf("Pass %s: %v, want ErrNotFound", tc.what, err)
+		if _, err := tc.ss.End(ctx, backends.End{Election: el, Token: tc.token, To: &backends.Target{Session: c.ID(), Value: []byte("x")}}); !errors.Is(err, backends.ErrNotFound) {
+			t.Fatalf("pass %s: %v, want ErrNotFound", tc.what, err)
 		}
 	}
 	if got := mustGet(t, s, el); got.Differs(held) || got.Owner != a.ID() {
 		t.Fatalf("Get after refused Passes = %+v, want the key unchanged %+v", got, held)
 	}
-	if err := a.Delete(ctx, el, held.Token); err != nil {
+	if err := Release(ctx, a, el, held.Token); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Pass(ctx, a, el, held.Token, b.ID(), 0, []byte("x"), false); !errors.Is(err, backends.ErrNotFound) {
-		t.Fatalf("Pass on an absent key: %v, want ErrNotFound", err)
+	if _, err := a.End(ctx, backends.End{Election: el, Token: held.Token, To: &backends.Target{Session: b.ID(), Value: []byte("x")}}); !errors.Is(err, backends.ErrNotFound) {
+		t.Fatalf("pass on an absent key: %v, want ErrNotFound", err)
 	}
 	if got := mustGet(t, s, el); got.Exists() {
-		t.Fatalf("Get after a Pass on an absent key = %+v: it created the key", got)
+		t.Fatalf("Get after a pass on an absent key = %+v: it created the key", got)
 	}
 }
 
-// testPassWaitSees: a Wait from the record before the Pass returns the
+// testPassWaitSees: a Wait from the record before the pass returns the
 // passed key, both when waiting across it and when called after it.
 func testPassWaitSees(t *testing.T, h Harness) {
-	s, p, a, b, held := passSetup(t, h)
+	s, a, b, held := passSetup(t, h)
 	before := mustGet(t, s, held.Election)
 	ch := startWait(t, s, before)
-	passed := mustPass(t, p, a, b, held, "bob")
+	passed := mustpass(t, a, b, held, "bob")
 	for i, ch := range []<-chan waitResult{ch, startWait(t, s, before)} {
 		if got := await(t, ch); got.Token != passed.Token || got.Owner != b.ID() {
-			t.Fatalf("Wait %d from before a Pass = %+v, want the passed key %+v", i, got, passed)
+			t.Fatalf("Wait %d from before a pass = %+v, want the passed key %+v", i, got, passed)
 		}
 	}
 }
@@ -192,59 +214,86 @@ func testPassWaitSees(t *testing.T, h Harness) {
 // rises; guarded writes then take the new token only, if the store offers
 // them.
 func testPassAfterProclaim(t *testing.T, h Harness) {
-	s, p, a, b, held := passSetup(t, h)
+	s, a, b, held := passSetup(t, h)
 	pr, ok := s.(backends.Proclaimer)
 	if !ok {
 		t.Skipf("%s store does not implement backends.Proclaimer: not run", s.Name())
 	}
 	mustProclaim(t, pr, a, held, "alice v2")
-	passed := mustPass(t, p, a, b, held, "bob")
+	passed := mustpass(t, a, b, held, "bob")
 	g, ok := s.(backends.GuardedWriter)
 	if !ok {
 		return
 	}
 	ctx := Context(t, 10*time.Second)
-	if err := g.GuardedPut(ctx, held.Election, held.Token, "test/k", []byte("old")); !errors.Is(err, backends.ErrNotLeader) {
-		t.Fatalf("GuardedPut with the old token after a Pass: %v, want ErrNotLeader", err)
+	if err := g.GuardedPut(ctx, backends.Guarded{Election: held.Election, Token: held.Token, Key: "test/k", Value: []byte("old")}); !errors.Is(err, backends.ErrNotLeader) {
+		t.Fatalf("GuardedPut with the old token after a pass: %v, want ErrNotLeader", err)
 	}
-	if err := g.GuardedPut(ctx, held.Election, passed.Token, "test/k", []byte("new")); err != nil {
+	if err := g.GuardedPut(ctx, backends.Guarded{Election: held.Election, Token: passed.Token, Key: "test/k", Value: []byte("new")}); err != nil {
 		t.Fatalf("GuardedPut with the passed token: %v", err)
 	}
 }
 
-// testPassLeaves: on a LeavingDeleter, a Pass with leave deletes the old
+// testPassLeaves: a pass with Leave deletes the old
 // holder's record with it, and the target's stays; with no record to
 // delete it passes all the same.
 func testPassLeaves(t *testing.T, h Harness) {
-	s, p, a, b, held := passSetup(t, h)
-	if _, ok := s.(backends.LeavingDeleter); !ok {
-		t.Skipf("%s store is not a backends.LeavingDeleter: Pass is not asked to leave", s.Name())
-	}
+	s, a, b, held := passSetup(t, h)
 	r := s.(backends.Roster)
 	el := held.Election
 	mustJoin(t, r, a, el, "alice's record")
 	before, _ := mustList(t, r, el)
 	ctx := Context(t, 10*time.Second)
-	passed, err := p.Pass(ctx, a, el, held.Token, b.ID(), 0, []byte("bob"), true)
+	passed, err := a.End(ctx, backends.End{Election: el, Token: held.Token, Leave: true, To: &backends.Target{Session: b.ID(), Value: []byte("bob")}})
 	if err != nil || passed.Owner != b.ID() {
-		t.Fatalf("Pass with leave = %+v, %v; want the key passed to %s", passed, err, b.ID())
+		t.Fatalf("pass with leave = %+v, %v; want the key passed to %s", passed, err, b.ID())
 	}
 	recs, _ := mustList(t, r, el)
 	wantRoster(t, recs, el, before[0]) // b's, joined first
-	back, err := p.Pass(ctx, b, el, passed.Token, a.ID(), 0, []byte("alice"), true)
+	back, err := b.End(ctx, backends.End{Election: el, Token: passed.Token, Leave: true, To: &backends.Target{Session: a.ID(), Value: []byte("alice")}})
 	if !errors.Is(err, backends.ErrNoCandidate) {
-		t.Fatalf("Pass back to a that left = %+v, %v; want ErrNoCandidate", back, err)
+		t.Fatalf("pass back to a that left = %+v, %v; want ErrNoCandidate", back, err)
 	}
 	mustJoin(t, r, a, el, "alice again")
-	if _, err := p.Pass(ctx, b, el, passed.Token, a.ID(), 0, []byte("alice"), false); err != nil {
-		t.Fatalf("Pass back to a that joined again: %v", err)
+	if _, err := b.End(ctx, backends.End{Election: el, Token: passed.Token, To: &backends.Target{Session: a.ID(), Value: []byte("alice")}}); err != nil {
+		t.Fatalf("pass back to a that joined again: %v", err)
 	}
 	c := newSession(t, s)
 	mustJoin(t, r, c, el, "carol's record")
 	if err := r.Leave(ctx, a, el); err != nil {
 		t.Fatalf("Leave: %v", err)
 	}
-	if _, err := p.Pass(ctx, a, el, mustGet(t, s, el).Token, c.ID(), 0, []byte("carol"), true); err != nil {
-		t.Fatalf("Pass with leave from a holder with no record: %v", err)
+	if _, err := a.End(ctx, backends.End{Election: el, Token: mustGet(t, s, el).Token, Leave: true, To: &backends.Target{Session: c.ID(), Value: []byte("carol")}}); err != nil {
+		t.Fatalf("pass with leave from a holder with no record: %v", err)
+	}
+}
+
+// testPassEntryGone: a pass to a target in line checks, in its write, that
+// the target still holds that queue entry: once the entry is gone (the
+// target dequeued, or enqueued again with another), the pass fails with
+// ErrNoCandidate and changes nothing, though the target's record stays.
+func testPassEntryGone(t *testing.T, h Harness) {
+	s, a, b, held := passSetup(t, h)
+	q, ok := s.(backends.Queuer)
+	if !ok {
+		return // a store with no line: Entry is always 0
+	}
+	el := held.Election
+	ctx := Context(t, 10*time.Second)
+	entry := mustEnqueue(t, q, b, el)
+	if err := q.Dequeue(ctx, entry); err != nil {
+		t.Fatalf("Dequeue: %v", err)
+	}
+	to := &backends.Target{Session: b.ID(), Entry: entry.Token, Value: []byte("bob")}
+	if _, err := a.End(ctx, backends.End{Election: el, Token: held.Token, To: to}); !errors.Is(err, backends.ErrNoCandidate) {
+		t.Fatalf("pass to a target whose entry is gone: %v, want ErrNoCandidate", err)
+	}
+	if got := mustGet(t, s, el); got.Differs(held) || got.Owner != a.ID() {
+		t.Fatalf("Get after a refused pass = %+v, want the key unchanged %+v", got, held)
+	}
+	again := mustEnqueue(t, q, b, el)
+	to.Entry = again.Token
+	if _, err := a.End(ctx, backends.End{Election: el, Token: held.Token, To: to}); err != nil {
+		t.Fatalf("pass to a target with its new entry: %v", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// testPassWakesInLine: on a Passer that is also a Watcher, a WatchSet's
+// testPassWakesInLine: on a store that passes keys and is a Watcher, a WatchSet's
 // WaitGone on the entry just ahead of a candidate's is answered, with the
 // key's state, when the key is passed to that candidate, which watches that entry and not the
 // key; once per pass: the same request made again after the answer
@@ -21,8 +21,8 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
 	behind, behindCh := watchSet(t, s)
 	behind.WaitGone(2, l.mine)
-	noChange(t, ch, "before the Pass")
-	passed := mustPassInLine(t, s.(backends.Passer), l.leader, l.target, l.mine.Token, l.held, "target")
+	noChange(t, ch, "before the pass")
+	passed := mustPassInLine(t, l.leader, l.target, l.mine.Token, l.held, "target")
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {
@@ -32,7 +32,7 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 	noChange(t, ch, "to the same request made after the answer")
 	noChange(t, behindCh, "to a WaitGone on the target's own entry")
 	if got := mustGet(t, s, el); got.Token != passed.Token || got.Owner != l.target.ID() {
-		t.Fatalf("Get after the Pass = %+v, want %+v", got, passed)
+		t.Fatalf("Get after the pass = %+v, want %+v", got, passed)
 	}
 }
 
@@ -72,7 +72,7 @@ func testPassNoEntryWakes(t *testing.T, h Harness) {
 	l := newWakeLine(t, h, "a pass given no entry")
 	s, q, el := l.s, l.q, l.held.Election
 	mustJoin(t, s.(backends.Roster), l.target, el, "target's record")
-	passed := mustPassInLine(t, s.(backends.Passer), l.leader, l.target, 0, l.held, "target")
+	passed := mustPassInLine(t, l.leader, l.target, 0, l.held, "target")
 	set, ch := watchSet(t, s)
 	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
 	c := awaitChange(t, ch, 20*time.Second)

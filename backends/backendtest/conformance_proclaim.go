@@ -157,7 +157,7 @@ func testProclaimGuarded(t *testing.T, h Harness) {
 	a := newSession(t, s)
 	held := mustCreate(t, a, el, "alice")
 	mustProclaim(t, p, a, held, "alice v2")
-	if err := g.GuardedPut(Context(t, 10*time.Second), el, held.Token, "test/k", []byte("v")); err != nil {
+	if err := g.GuardedPut(Context(t, 10*time.Second), backends.Guarded{Election: el, Token: held.Token, Key: "test/k", Value: []byte("v")}); err != nil {
 		t.Fatalf("GuardedPut with the token after a Proclaim: %v", err)
 	}
 }

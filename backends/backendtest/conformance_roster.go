@@ -28,6 +28,9 @@ func runRosterTests(t *testing.T, h Harness) {
 		"WaitCanceled":   testRosterWaitCanceled,
 		"Apart":          testRosterApart,
 		"NameSpace":      testRosterNameSpace,
+		"EndLeaves":      testLeaveDeletesBoth,
+		"EndNoRecord":    testLeaveNoRecord,
+		"EndNotFound":    testLeaveNotFound,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -49,7 +49,7 @@ func testRosterApart(t *testing.T, h Harness) {
 			t.Fatalf("Ahead = %+v, want the queue entry %+v: a record in the queue?", got, entry)
 		}
 	}
-	if err := holder.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+	if err := Release(Context(t, 10*time.Second), holder, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	if got := await(t, wait); got.Exists() {

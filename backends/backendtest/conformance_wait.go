@@ -51,7 +51,7 @@ func testWaitSeesDelete(t *testing.T, h Harness) {
 	rec := mustCreate(t, a, el, "alice")
 	before := mustGet(t, s, el)
 	ch := startWait(t, s, before)
-	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	got := await(t, ch)
@@ -79,7 +79,7 @@ func testWaitPastChange(t *testing.T, h Harness) {
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
 	before := mustGet(t, s, el)
-	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	got := await(t, startWait(t, s, before))
@@ -108,7 +108,7 @@ func testWaitIgnoresOthers(t *testing.T, h Harness) {
 		t.Fatalf("Wait returned %+v, %v on changes to other keys", r.rec, r.err)
 	default:
 	}
-	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	if got := await(t, ch); got.Exists() {

@@ -90,7 +90,7 @@ func testSetPastChange(t *testing.T, h Harness) {
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
 	before := mustGet(t, s, el)
-	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	set, ch := watchSet(t, s)
@@ -125,7 +125,7 @@ func testSetSeesChange(t *testing.T, h Harness) {
 	if c.Record.Token != rec.Token || c.Record.Owner != a.ID() || string(c.Record.Value) != "alice" {
 		t.Fatalf("answer after create = %+v, want %+v", c.Record, rec)
 	}
-	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	c = awaitChange(t, ch, 20*time.Second)
@@ -153,7 +153,7 @@ func testSetEqualNotAnswered(t *testing.T, h Harness) {
 		mustEnqueue(t, q, newSession(t, s), el)
 	}
 	noChange(t, ch, "with the key unchanged")
-	if err := a.Delete(Context(t, 10*time.Second), el, rec.Token); err != nil {
+	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
 	c := awaitChange(t, ch, 20*time.Second)

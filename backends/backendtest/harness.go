@@ -93,3 +93,10 @@ func newSession(t *testing.T, s backends.Store) backends.Session {
 func ttl(s backends.Store) time.Duration {
 	return max(s.Limits().MinTTL, 2*time.Second)
 }
+
+// Release ends ss's term on election's key at token plainly (Session.End
+// with no target), for tests that only need the key gone.
+func Release(ctx context.Context, ss backends.Session, election string, token uint64) error {
+	_, err := ss.End(ctx, backends.End{Election: election, Token: token})
+	return err
+}

@@ -38,15 +38,8 @@ func Roster(prefix, election string) string {
 	return prefix + backends.RosterSegment + "/" + election + "/~"
 }
 
-// Handover returns the key of election's handover marker under prefix
-// (see backends.MarkedDeleter): prefix + backends.HandoverSegment + "/" +
-// election. It is one key, not a prefix.
-func Handover(prefix, election string) string {
-	return prefix + backends.HandoverSegment + "/" + election
-}
-
 // Marker renders the value of a handover marker (see
-// backends.MarkedDeleter) naming session to, whose queue entry has token
+// backends.Limits.Markers), or of a pass's term key, naming session to, whose queue entry has token
 // entry (0: none): "<to> <entry>".
 func Marker(to string, entry uint64) string { return to + " " + strconv.FormatUint(entry, 10) }
 
@@ -72,7 +65,7 @@ func Term(prefix, election string) string { return prefix + TermSegment + "/" + 
 
 // Split tells which key of the layout key is under prefix: seg is its
 // segment ("" for a leader key; backends.QueueSegment, RosterSegment,
-// HandoverSegment, TermSegment, DataSegment otherwise), election its
+// TermSegment, DataSegment otherwise), election its
 // election, and id, for a queue entry or a candidate record, its session's
 // ID. ok is false for a key outside prefix, or a queue or roster key with
 // no session ID, or a guarded data key.
@@ -90,7 +83,7 @@ func Split(prefix, key string) (seg, election, id string, ok bool) {
 		if election, id, ok = strings.Cut(rest, "/~"); ok { // no election name holds '~'
 			return seg, election, id, true
 		}
-	case backends.HandoverSegment, TermSegment:
+	case TermSegment:
 		return seg, rest, "", rest != ""
 	}
 	return "", "", "", false

@@ -13,7 +13,6 @@ func TestLayout(t *testing.T) {
 		{keys.Data("/p/", "cfg"), "/p/~data/cfg"},
 		{keys.Queue("/p/", "a/b"), "/p/~queue/a/b/~"},
 		{keys.Roster("/p/", "a/b"), "/p/~roster/a/b/~"},
-		{keys.Handover("/p/", "a/b"), "/p/~handover/a/b"},
 		{keys.Term("/p/", "a/b"), "/p/~term/a/b"},
 	} {
 		if tc.got != tc.want {
@@ -58,7 +57,6 @@ func TestSplit(t *testing.T) {
 		{keys.Leader("/p/", "a/b"), "", "a/b", "", true},
 		{keys.Queue("/p/", "a/b") + "s1", "~queue", "a/b", "s1", true},
 		{keys.Roster("/p/", "a/b") + "s1", "~roster", "a/b", "s1", true},
-		{keys.Handover("/p/", "a/b"), "~handover", "a/b", "", true},
 		{keys.Term("/p/", "a/b"), "~term", "a/b", "", true},
 		{keys.Data("/p/", "cfg"), "", "", "", false},
 		{"/p/~queue/a/b", "", "", "", false},

@@ -36,8 +36,6 @@ func (w *Set[E]) match(r *Request, f Fact) {
 	case r.Kind != Gone:
 	case f.What == EntryState && f.Record.Owner == r.Known.Owner:
 		w.matchEntry(r, f)
-	case f.What == Marked && f.Revision > r.seen && f.Entry > r.Known.Token:
-		w.answer(r, f.Record, nil)
 	case f.What == Passed:
 		w.matchPass(r, f)
 	}

@@ -33,7 +33,7 @@ type Stream[E any] interface {
 	// Read reads, in one attempt, what each of reqs is about, and returns
 	// for each a Fact of every kind its Kind heeds (see Fact), all as of
 	// the read's revision: a Wait's LeaderState, a Gone's EntryState plus
-	// its election's Marked and Passed if any, a Roster's RosterDigest. A
+	// its election's Passed if any, a Roster's RosterDigest. A
 	// Read that fails returns a Batch whose Err ends each of reqs. A
 	// stream whose Next tells only what differs between two states of the
 	// store (Consul's views) must tell again, in its next Batch, the Facts
@@ -92,11 +92,7 @@ const (
 	// its place (0: the entry is absent) and Record.Revision its last
 	// write, as Queuer.Enqueue's Records tell them.
 	EntryState
-	// Marked: a handover marker (backends.MarkedDeleter), written at
-	// Revision, names the target Record.To, whose entry's token is Entry.
-	// Record is the answer to the WaitGone it wakes.
-	Marked
-	// Passed: the leader key was passed (backends.Passer) at Revision to
+	// Passed: the leader key was passed (backends.Limits.Passes) at Revision to
 	// a session whose entry's token is Entry (0: it had none), and holds
 	// that term still. Record is the leader key's state, the answer to
 	// the WaitGone it wakes.

@@ -138,7 +138,7 @@ func (s *authSuite) attack(t *testing.T, e *lease.LeaseElector, store backends.S
 	t.Helper()
 	wantPermission(t, "overwrite", overwrite(s.bound(t, e), el, []byte("mallory")))
 	if g, ok := store.(backends.GuardedWriter); ok {
-		wantPermission(t, "GuardedPut", g.GuardedPut(s.bound(t, e), el, uint64(l.Token), "d", []byte("x")))
+		wantPermission(t, "GuardedPut", g.GuardedPut(s.bound(t, e), backends.Guarded{Election: el, Token: uint64(l.Token), Key: "d", Value: []byte("x")}))
 	}
 	sess, err := store.NewSession(s.bound(t, e), e.Options().TTL)
 	if err != nil { // a store that refuses the session refuses the rest with it
@@ -146,7 +146,7 @@ func (s *authSuite) attack(t *testing.T, e *lease.LeaseElector, store backends.S
 		return
 	}
 	t.Cleanup(func() { _ = sess.Close(context.Background()) })
-	wantPermission(t, "Delete at the holder's token", sess.Delete(s.bound(t, e), el, uint64(l.Token)))
+	wantPermission(t, "Delete at the holder's token", backendtest.Release(s.bound(t, e), sess, el, uint64(l.Token)))
 }
 
 // holderKeeps checks that the holder still leads with the same term and

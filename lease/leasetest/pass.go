@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/lease"
 )
@@ -16,8 +15,8 @@ import (
 // testHandOverTakesNoCall: a handover's target leads, and takes the key
 // with as few calls as the store allows, counted in the core's actions
 // between the handover and the target's Elected. Where the store passes
-// keys and its waits answer with committed states (backends.Passer and
-// backends.CommittedWaits: etcd, Consul), it leads on its wait's answer,
+// keys and its waits answer with committed states (backends.Limits'
+// Passes and CommittedWaits: etcd, Consul), it leads on its wait's answer,
 // with no Get and no Create. Where it passes keys otherwise, it confirms
 // with a Get and makes no Create. Elsewhere (ZooKeeper) it creates the
 // key.
@@ -42,10 +41,10 @@ func (s *suite) testHandOverTakesNoCall(t *testing.T) {
 	calls := acts.since(from, el)
 	store, _ := s.h.NewStore(t)
 	gets, creates := count(calls, "get "), count(calls, "create ")
-	_, passes := store.(backends.Passer)
-	cw, ok := store.(backends.CommittedWaits)
+	lim := store.Limits()
+	passes := lim.Passes
 	switch {
-	case passes && ok && cw.CommittedWaits():
+	case passes && lim.CommittedWaits:
 		if gets+creates > 0 {
 			t.Fatalf("the target's actions after the handover were %q: want no get or create (%s passes keys and answers waits with committed states)", calls, store.Name())
 		}

@@ -9,7 +9,8 @@ import (
 
 // Full is what a traced store must implement: the Store and every
 // optional interface package lease looks for (etcd, ZooKeeper and Consul
-// implement them all).
+// implement them all). How it ends a term with a target is in its Limits,
+// which the traced store reports as they are.
 type Full interface {
 	backends.Store
 	backends.Queuer
@@ -17,7 +18,6 @@ type Full interface {
 	backends.Proclaimer
 	backends.Watcher
 	backends.GuardedWriter
-	backends.LeavingDeleter
 }
 
 // store is a traced Full.
@@ -27,75 +27,9 @@ type store struct {
 	log *Log
 }
 
-// Wrap returns in with every call recorded in log under who. If in is a
-// backends.Passer (Consul, etcd), a backends.MarkedDeleter (etcd,
-// ZooKeeper) or a backends.CommittedWaits (etcd, Consul), so is what Wrap
-// returns.
+// Wrap returns in with every call recorded in log under who.
 func Wrap(in Full, who string, log *Log) Full {
-	s := &store{in: in, who: who, log: log}
-	p, passes := in.(backends.Passer)
-	m, marks := in.(backends.MarkedDeleter)
-	cw, _ := in.(backends.CommittedWaits)
-	ps := &passer{store: s, p: p, committed: cw != nil && cw.CommittedWaits()}
-	switch {
-	case passes && marks:
-		return &passMarker{passer: ps, m: &marker{store: s, m: m}}
-	case passes:
-		return ps
-	}
-	if m, ok := in.(backends.MarkedDeleter); ok {
-		return &marker{store: s, m: m}
-	}
-	return s
-}
-
-// passMarker is a traced Full that is a backends.Passer, a
-// backends.MarkedDeleter and a backends.CommittedWaits too.
-type passMarker struct {
-	*passer
-	m *marker
-}
-
-func (s *passMarker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to backends.Mark, leave bool) error {
-	return s.m.DeleteMarked(ctx, bs, election, token, to, leave)
-}
-
-// marker is a traced Full that is a backends.MarkedDeleter too.
-type marker struct {
-	*store
-	m backends.MarkedDeleter
-}
-
-func (s *marker) DeleteMarked(ctx context.Context, bs backends.Session, election string, token uint64, to backends.Mark, leave bool) error {
-	t := time.Now()
-	err := s.m.DeleteMarked(ctx, unwrap(bs), election, token, to, leave)
-	s.rec("DeleteMarked", t, err)
-	return err
-}
-
-// passer is a traced Full that is a backends.Passer and a
-// backends.CommittedWaits too.
-type passer struct {
-	*store
-	p         backends.Passer
-	committed bool
-}
-
-// CommittedWaits reports what the wrapped store's does.
-func (s *passer) CommittedWaits() bool { return s.committed }
-
-func (s *passer) Pass(ctx context.Context, bs backends.Session, election string, token uint64, to string, entry uint64, value []byte, leave bool) (backends.Record, error) {
-	t := time.Now()
-	r, err := s.p.Pass(ctx, unwrap(bs), election, token, to, entry, value, leave)
-	s.rec("Pass", t, err)
-	return r, err
-}
-
-func (s *store) DeleteLeaving(ctx context.Context, bs backends.Session, election string, token uint64) error {
-	t := time.Now()
-	err := s.in.DeleteLeaving(ctx, unwrap(bs), election, token)
-	s.rec("DeleteLeaving", t, err)
-	return err
+	return &store{in: in, who: who, log: log}
 }
 
 func (s *store) rec(op string, start time.Time, err error) { s.log.add(s.who, op, start, err) }
@@ -204,9 +138,9 @@ func (s *store) Proclaim(ctx context.Context, bs backends.Session, election stri
 	return r, err
 }
 
-func (s *store) GuardedPut(ctx context.Context, election string, token uint64, key string, value []byte) error {
+func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
 	t := time.Now()
-	err := s.in.GuardedPut(ctx, election, token, key, value)
+	err := s.in.GuardedPut(ctx, w)
 	s.rec("GuardedPut", t, err)
 	return err
 }
@@ -276,11 +210,27 @@ func (x *session) Create(ctx context.Context, election string, value []byte) (ba
 	return r, err
 }
 
-func (x *session) Delete(ctx context.Context, election string, token uint64) error {
+func (x *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
 	t := time.Now()
-	err := x.in.Delete(ctx, election, token)
-	x.s.rec("Delete", t, err)
-	return err
+	r, err := x.in.End(ctx, req)
+	x.s.rec(endOp(req, x.s.in.Limits()), t, err)
+	return r, err
+}
+
+// endOp names an End by what it does on a store with limits l: Delete,
+// Pass or DeleteMarked, with "Leaving" if it leaves the roster too.
+func endOp(req backends.End, l backends.Limits) string {
+	op := "Delete"
+	switch {
+	case req.To != nil && l.Passes:
+		op = "Pass"
+	case req.To != nil:
+		op = "DeleteMarked"
+	}
+	if req.Leave {
+		op += "Leaving"
+	}
+	return op
 }
 
 func (x *session) KeepAlive(ctx context.Context) error {

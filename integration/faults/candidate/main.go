@@ -276,7 +276,7 @@ func (w *writer) guarded(ctx context.Context, l *lease.Leadership, n int) bool {
 
 // storePut is the store's own guarded write, unchecked.
 func (w *writer) storePut(ctx context.Context, tok uint64, key string, value []byte) error {
-	return w.gw.GuardedPut(ctx, w.c.election, tok, key, value)
+	return w.gw.GuardedPut(ctx, backends.Guarded{Election: w.c.election, Token: tok, Key: key, Value: value})
 }
 
 // sendFenced sends one write to the fenced resource and records its

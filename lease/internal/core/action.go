@@ -105,7 +105,8 @@ const (
 	// driver's candidate record carries its Token. No report.
 	Queued
 	// Pass: hand Election's key, if it still holds Token on session
-	// Epoch, to session To, whose identity is ToID (backends.Passer);
+	// Epoch, to session To, whose identity is ToID (backends.End with a
+	// target where backends.Limits.Passes);
 	// report with Passed. Config.Pass only.
 	Pass
 	// Join: write this candidate's record in Election's roster, bound to
@@ -133,7 +134,7 @@ type Action struct {
 	// Record is the record a Wait, WaitGone, Dequeue, Queued or Elected
 	// is about; on a marked Delete whose target waits in line (Entry), the
 	// entry just ahead of the target's as the last roster shows it, its
-	// owner session and token, or none (backends.Mark.Ahead).
+	// owner session and token, or none (backends.Target.Ahead).
 	Record backends.Record
 	Err    error
 	// TTL is the session TTL a CreateSession asks of the store.
@@ -147,8 +148,8 @@ type Action struct {
 	// Entry is the target's queue entry token on a marked Delete, or 0.
 	Entry uint64
 	// Queue is, on a Pass, the target's queue entry token as its record
-	// gives it (0: it waits in no queue); the store keeps it with the pass
-	// (backends.Passer).
+	// gives it (0: it waits in no queue): the pass checks it and the store
+	// keeps it (backends.Target.Entry).
 	Queue uint64
 	// Damped is what a Publish or a Join puts in the candidate record.
 	Damped bool

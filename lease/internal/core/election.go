@@ -61,7 +61,6 @@ type election struct {
 	inflight   bool // the phase's call is in flight
 	canceled   bool // the campaign was canceled while a Create was in flight
 	toWakes    bool // yielding and after: the target wakes in line when passed the key
-	toTakes    bool // yielding and after: the target takes up a passed key (Candidate.Takes)
 	passFailed bool // releasing: the Pass or the marked Delete to the target failed, so the Delete names no one
 	proclaimed bool // handing over: the marker naming the target is in the key's value
 	damped     bool // campaigning while damped, until dampEnd
@@ -289,13 +288,13 @@ func (m *Machine) deleteAction(name string, e *election) Action {
 // before it enqueues, so one that joined after the roster was read is
 // behind the target, whose entry the roster shows. An entry whose record
 // has left (its campaign is ending) is missed: the target then waits
-// behind it until it goes, and then reads the marker (see Mark.Ahead).
+// behind it until it goes, and then reads the marker (see backends.Target.Ahead).
 func (m *Machine) headOfLine(name string, roster []Candidate, q uint64) bool {
 	return m.lineKnown(name, roster, q) && m.entryAhead(name, roster, q).Token == 0
 }
 
 // entryAhead returns the queue entry just ahead of the one with token q
-// in name's queue as the last roster shows it (backends.Mark.Ahead): the
+// in name's queue as the last roster shows it (backends.Target.Ahead): the
 // other candidate with the highest entry below q. It returns none (the
 // zero Record) unless the roster shows every entry that could be ahead
 // (lineKnown), as headOfLine.

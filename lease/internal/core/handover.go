@@ -87,23 +87,13 @@ func (m *Machine) resignLeading(now time.Time, name string, e *election) {
 
 // aim makes c the target of e's handover.
 func (e *election) aim(c Candidate) {
-	e.to, e.toID, e.toQueue, e.toWakes, e.toTakes = c.Session, c.Identity, c.Queue, c.Wakes, c.Takes
+	e.to, e.toID, e.toQueue, e.toWakes = c.Session, c.Identity, c.Queue, c.Wakes
 	e.passFailed, e.proclaimed = false, false
 }
 
-// passes reports whether e's key goes to its target by Pass (see
-// passesTo).
-func (m *Machine) passes(e *election) bool {
-	return m.passesTo(Candidate{Takes: e.toTakes})
-}
-
-// passesTo reports whether a key goes to candidate c by Pass: where the
-// store passes keys (Config.Pass), and, where it also releases them with
-// a marker (Config.MarkDelete), only if c takes a passed key up
-// (Candidate.Takes).
-func (m *Machine) passesTo(c Candidate) bool {
-	return m.cfg.Pass && (c.Takes || !m.cfg.MarkDelete)
-}
+// passes reports whether e's key goes to its target by Pass: where the
+// store passes keys (Config.Pass).
+func (m *Machine) passes(*election) bool { return m.cfg.Pass }
 
 // handOff hands e's key to e.to: by Pass where the store allows it (see
 // passes); else by a marked Delete (Config.MarkDelete) if the target

@@ -133,7 +133,7 @@ type Config struct {
 	// Damping sits out a candidate that loses leadership too often. Off
 	// when Losses is 0.
 	Damping Damping
-	// Pass hands a key off in one write (backends.Passer): a handover
+	// Pass hands a key off in one write (backends.Limits.Passes): a handover
 	// passes the key to its target instead of deleting it (see
 	// handover.go). A waiter that reads the key bound to its own live
 	// session then leads with the record read, without a Create: on such
@@ -150,18 +150,19 @@ type Config struct {
 	// writes or its session's end can move it.
 	PassFacts bool
 	// MarkDelete releases a key handed over with the marker beside it, in
-	// the same write (backends.MarkedDeleter): a handover's Delete names
+	// the same write (backends.Limits.Markers): a handover's Delete names
 	// the target (Action.To, Action.Entry), and a waiter that reads the
 	// key absent with Record.To naming another session holds off, as for
 	// a marker in the value. A target that wakes in line
 	// (Candidate.Wakes), or waits on the key, gets no Proclaim or Nudge
-	// first.
+	// first. A store passes keys or marks their release, not both: Pass
+	// and MarkDelete are not set together.
 	MarkDelete bool
 	// Roster: the store keeps candidate records (backends.Roster), and
 	// the machine decides their writes (Join, Leave; see candidacy.go).
 	Roster bool
 	// FoldLeave, with Roster, deletes a campaign's record in the same
-	// write as its key (backends.LeavingDeleter; Action.Leave).
+	// write as its key (backends.End.Leave; Action.Leave).
 	FoldLeave bool
 	// Marker parses a leader key's value and returns the session ID its
 	// handover marker names, with ok false if it has none. It must be

@@ -105,6 +105,9 @@ func scriptPolicies(t *testing.T, d *datadriven.TestData, cfg *Config) {
 	cfg.Pass = d.HasArg("pass")
 	cfg.PassFacts = d.HasArg("passfacts")
 	cfg.MarkDelete = d.HasArg("markdelete")
+	if cfg.Pass && cfg.MarkDelete {
+		t.Fatal("config: a store passes keys or marks their release, not both")
+	}
 	d.MaybeScanArgs(t, "priority", &cfg.Priority)
 	if d.HasArg("preempt") {
 		cfg.Preempt, cfg.PreemptAfter = true, dur(t, d, "preempt")
@@ -130,7 +133,7 @@ func scriptMarker(v []byte) (string, bool) {
 }
 
 // scriptRoster reads a roster, one candidate a line:
-// SESSION [id=IDENTITY] [prio=N] [order=N] [joined=N] [queue=N] [wakes] [takes] [nolead] [damped] [request] [to=TARGET]
+// SESSION [id=IDENTITY] [prio=N] [order=N] [joined=N] [queue=N] [wakes] [nolead] [damped] [request] [to=TARGET]
 // [labels=K:V,...] [since=T].
 // Joined is Order unless given.
 func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
@@ -156,8 +159,6 @@ func scriptRoster(t *testing.T, d *datadriven.TestData) []Candidate {
 				c.Queue, _ = strconv.ParseUint(v, 10, 64)
 			case "wakes":
 				c.Wakes = true
-			case "takes":
-				c.Takes = true
 			case "nolead":
 				c.MayLead = false
 			case "damped":

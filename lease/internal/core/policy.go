@@ -17,13 +17,13 @@ import (
 // successor returns whom a plain resign should hand over to: the top of
 // the succession order, if plain deletion might not make it leader (the
 // priorities of the candidates differ), or if the key can be passed to it
-// (see passesTo): one write, where a Delete and the successor's Create
+// (Config.Pass): one write, where a Delete and the successor's Create
 // are two. With equal priorities the top is the one first in line, who
 // takes the key after a plain Delete anyway; a handover by marker would
 // only add round trips.
 func (m *Machine) successor(e *election) (Candidate, bool) {
 	line := m.succession(e.roster)
-	if len(line) == 0 || (line[0].Priority == line[len(line)-1].Priority && !m.passesTo(line[0])) {
+	if len(line) == 0 || (line[0].Priority == line[len(line)-1].Priority && !m.cfg.Pass) {
 		return Candidate{}, false
 	}
 	return line[0], true

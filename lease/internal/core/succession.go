@@ -38,18 +38,12 @@ type Candidate struct {
 	// no queue: a handover's Nudge wakes it through the entry ahead.
 	Queue uint64
 	// Wakes is true for a candidate whose wait in line also wakes when
-	// the key is passed to it (backends.Passer) or released with a marker
-	// naming it (backends.MarkedDeleter): where keys are passed
+	// the key is passed to it (backends.Limits.Passes) or released with a
+	// marker naming it (backends.Limits.Markers): where keys are passed
 	// (Config.Pass), it is passed the key at once, wherever it waits in
 	// line, with no check of its place and no marker or nudge; where they
 	// are released so (Config.MarkDelete), the key is.
 	Wakes bool
-	// Takes is true for a candidate that takes up a key passed to it
-	// (backends.Passer) with the token the pass gave it. Where keys are
-	// also released with a marker (Config.MarkDelete: etcd, whose
-	// earlier versions read a passed key's token wrong), only such a
-	// candidate is passed the key; the others get the marked release.
-	Takes bool
 	// Request marks a handover request from outside (`leasehold
 	// handover`), not a candidate: the leader hands over to To.
 	Request bool
