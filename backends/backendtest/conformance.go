@@ -18,7 +18,8 @@ import (
 // backends.LeavingDeleter and backends.Watcher if the store implements
 // them (the GuardedPut, Queue, Roster, Proclaim, Pass, MarkDelete,
 // DeleteLeaving and WatchSet tests skip, naming the store, if it does
-// not).
+// not), and that of the layout marker (backends.Layout) if h is a
+// Layouter.
 func RunConformanceTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
 		"GetAbsent":             testGetAbsent,
@@ -47,6 +48,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"DeleteLeaving":         runLeavingDeleteTests,
 		"WatchSet":              runWatchSetTests,
 		"RosterWatchSet":        runRosterSetTests,
+		"Layout":                runLayoutTests,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -15,6 +15,7 @@ func TestLayout(t *testing.T) {
 		{keys.Roster("/p/", "a/b"), "/p/~roster/a/b/~"},
 		{keys.Handover("/p/", "a/b"), "/p/~handover/a/b"},
 		{keys.Term("/p/", "a/b"), "/p/~term/a/b"},
+		{keys.Layout("/p/"), "/p/~layout"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
