@@ -66,8 +66,12 @@ func (s *store) DeleteLeaving(ctx context.Context, bs backends.Session, election
 	return ss.release(ctx, election, token, clientv3.OpDelete(s.rosterPrefix(election)+ss.ID()))
 }
 
-// List reads the records in one range request sorted by create revision.
+// List reads the records in one range request sorted by create revision,
+// after the Store's first check of the layout marker.
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
+	if err := s.layout.Check(ctx); err != nil {
+		return nil, 0, err
+	}
 	prefix := s.rosterPrefix(election)
 	resp, err := s.c.Get(ctx, prefix, clientv3.WithPrefix(),
 		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
