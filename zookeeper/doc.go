@@ -32,6 +32,7 @@
 // lease: the retry finds the node, sees this session's ID as its owner and
 // returns it (a session's connection never carries another session, so a
 // node owned by this session ID is this session's).
+// Prefix + "/~layout" holds the layout's version (backends.Layout).
 //
 // Record.Revision is a zxid: the highest one the connection had received
 // from the server when the read returned (every reply carries the server's
