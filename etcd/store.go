@@ -38,9 +38,7 @@
 // its user may no longer write, so revoking a leader's write rights ends
 // its leadership at its next renewal.
 //
-// The key Prefix + "~layout" holds the version of this layout, written
-// create-if-absent by a Store's first NewSession; a prefix whose marker
-// holds another version fails with backends.ErrLayout (backends.Layout).
+// Prefix + "~layout" holds the layout's version (backends.Layout).
 //
 // Application code should use package lease; this package only connects it
 // to etcd.
