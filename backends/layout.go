@@ -104,7 +104,7 @@ func (l *Layout) settle(value []byte, absent bool) error {
 		l.checked, l.claimed = true, true
 	default:
 		l.err = fmt.Errorf("%s: %w: prefix %q holds layout version %.40q, and this build reads and writes version %d: "+
-			"give it a prefix of its own, or stop every leasehold of the other version and delete the keys under the prefix",
+			"use another prefix for this version, or stop every leasehold of the other version and delete the keys under the prefix",
 			l.Store, ErrLayout, l.Prefix, value, l.Version)
 	}
 	return l.err
