@@ -19,12 +19,12 @@ import (
 // is one and its target's node still exists (see DeleteMarked).
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: get %q", election)
-	if err := s.layout.Check(ctx); err != nil {
-		return backends.Record{}, err
-	}
 	path, err := s.checkedPath(election)
 	if err != nil {
 		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := s.layout.Check(ctx); err != nil {
+		return backends.Record{}, err
 	}
 	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
 		rec, err := readNode(l, election, path, true)

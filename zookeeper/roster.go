@@ -175,12 +175,12 @@ func (ss *session) leave(path string) error {
 // sync, or the roster node's pzxid if higher (see WaitList).
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	what := fmt.Sprintf("zookeeper: list the roster of %q", election)
-	if err := s.layout.Check(ctx); err != nil {
-		return nil, 0, err
-	}
 	rpath, err := checkedName("election", election, s.rosterPath)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := s.layout.Check(ctx); err != nil {
+		return nil, 0, err
 	}
 	r, err := readFor(s, ctx, func(l *link) (rosterRead, error) { return readRoster(l, election, rpath, false) })
 	if err != nil {
