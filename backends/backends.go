@@ -25,6 +25,17 @@
 // A Record's Revision is the store's position at which the state was read.
 // Wait takes the whole Record and returns when the key differs from it.
 //
+// # Layout
+//
+// An adapter keeps a layout marker under its prefix (LayoutSegment): the
+// version of the layout its keys are in, written create-if-absent by the
+// first NewSession of a Store and read by the first Get or Roster.List of
+// a Store that has made no session. A marker of another version fails
+// NewSession, Get and List with an error wrapping ErrLayout, so that two
+// versions of leasehold never share a prefix; an absent one is accepted
+// by a Store that only reads. Layout holds that logic once: the adapter
+// gives it a read and a create of the marker.
+//
 // # Errors
 //
 // Every method classifies its errors into the classes of errors.go. In
@@ -33,7 +44,9 @@
 // request for want of rights or credentials, with the store's own words
 // in the message; such a request did nothing; and an error wrapping ErrTLS
 // when a TLS handshake with the store failed on a certificate (see
-// CertificateFailure). These are the permanent classes: package lease
+// CertificateFailure); and NewSession, Get and Roster.List return an error
+// wrapping ErrLayout when the prefix is laid out by another version (see
+// Layout). These are the permanent classes: package lease
 // never retries them. An error the store's client cures
 // by itself on the next call (etcd's clientv3 fetching a new auth token)
 // must not wrap it.

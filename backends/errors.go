@@ -44,6 +44,12 @@ var (
 	// only as text, as gRPC does for etcd), in the chain, so errors.As
 	// finds the *tls.CertificateVerificationError or the x509 error.
 	ErrTLS = errors.New("TLS certificate verification failed")
+	// ErrLayout: the store's prefix is laid out by another version of
+	// leasehold: its layout marker (see Layout) holds a version other than
+	// the one the adapter reads and writes. The message names the prefix
+	// and both versions. Like ErrPermission it is permanent: package lease
+	// fails the call at once.
+	ErrLayout = errors.New("store prefix laid out by another version of leasehold")
 	// ErrNoCandidate: an End named a target that does not stand in the
 	// election (see Target), and changed nothing.
 	ErrNoCandidate = errors.New("no such candidate")

@@ -72,7 +72,7 @@ func TestCreateRefusedOnFreeKey(t *testing.T) {
 		if err == nil || rec.Exists() || errors.Is(err, backends.ErrKeyExists) || errors.Is(err, backends.ErrSessionExpired) == alive {
 			t.Fatalf("session alive %v: Create = %+v, %v", alive, rec, err)
 		}
-		if want := []string{"PUT /v1/session/create", "PUT /v1/txn", "GET /v1/session/info/s1"}; !slices.Equal(f.requests(), want) {
+		if want := []string{"PUT /v1/kv/leasehold/~layout", "PUT /v1/session/create", "PUT /v1/txn", "GET /v1/session/info/s1"}; !slices.Equal(f.requests(), want) {
 			t.Fatalf("requests %v, want %v", f.requests(), want)
 		}
 	}

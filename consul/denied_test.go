@@ -66,7 +66,7 @@ func TestCreateDeniedIsPermanent(t *testing.T) {
 		ss, f := fakeSession(t, map[string]http.HandlerFunc{"PUT /v1/txn": txnDenied(ops...)})
 		_, err := ss.Create(backendtest.Context(t, 5*time.Second), "e", []byte("v"))
 		wantDenied(t, "Create", err, "lacks permission 'key:write'")
-		if want := []string{"PUT /v1/session/create", "PUT /v1/txn"}; !slices.Equal(f.requests(), want) {
+		if want := []string{"PUT /v1/kv/leasehold/~layout", "PUT /v1/session/create", "PUT /v1/txn"}; !slices.Equal(f.requests(), want) {
 			t.Errorf("ops %v denied: requests %v, want %v", ops, f.requests(), want)
 		}
 	}

@@ -14,6 +14,7 @@
 // ("acquired") by the holder's session as api.Lock does it: it carries the
 // flags api.LockFlagValue and the holder's value. A key that exists but is
 // not locked by any session has no leader: its Record has Token 0.
+// Prefix + "~layout" holds the layout's version (backends.Layout).
 //
 // The fencing token is the key's ModifyIndex at acquisition: the Raft index
 // of the transaction that locked it, greater than every earlier index,

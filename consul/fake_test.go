@@ -21,11 +21,16 @@ type fake struct {
 }
 
 // newFake serves routes ("METHOD /path" patterns of http.ServeMux) and
-// returns a Store on it. Unrouted requests get 404.
+// returns a Store on it. Unrouted requests get 404, but for the layout
+// marker: its write succeeds, and a read finds none.
 func newFake(t *testing.T, routes map[string]http.HandlerFunc) (*consul.Store, *fake) {
 	t.Helper()
 	f := &fake{}
 	mux := http.NewServeMux()
+	if _, ok := routes[layoutWrite]; !ok {
+		mux.HandleFunc(layoutWrite, reply(http.StatusOK, true))
+		mux.HandleFunc("GET /v1/kv/"+consul.DefaultPrefix+"~layout", kvReply(nil, 1))
+	}
 	for pattern, h := range routes {
 		mux.HandleFunc(pattern, h)
 	}
@@ -45,6 +50,9 @@ func newFake(t *testing.T, routes map[string]http.HandlerFunc) (*consul.Store, *
 	t.Cleanup(cfg.Transport.CloseIdleConnections)
 	return newStore(t, c, consul.Options{}), f
 }
+
+// layoutWrite is the route of the layout marker's write.
+const layoutWrite = "PUT /v1/kv/" + consul.DefaultPrefix + "~layout"
 
 // requests returns "METHOD path" of every request served so far.
 func (f *fake) requests() []string {

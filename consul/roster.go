@@ -81,6 +81,9 @@ func (s *store) Leave(ctx context.Context, bs backends.Session, election string)
 // in CreateIndex order, with the index of the read. Only a key locked by
 // the session it is named after is a record.
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
+	if err := s.layout.Check(ctx); err != nil {
+		return nil, 0, err
+	}
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	pairs, meta, err := s.kv.List(s.rosterPrefix(election), q)
 	if err != nil {

@@ -15,11 +15,15 @@ import (
 
 // NewSession creates a Consul session with the given TTL, the "delete"
 // behavior, no health checks and the store's lock-delay, on
-// Options.SessionNode if set (registering it first). It fails without
-// I/O if ttl is outside MinTTL to MaxTTL.
+// Options.SessionNode if set (registering it first), after the Store's
+// first claim of the layout marker. It fails without I/O if ttl is
+// outside MinTTL to MaxTTL.
 func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
 	if ttl < MinTTL || ttl > MaxTTL {
 		return nil, fmt.Errorf("consul: session TTL %v is out of Consul's range %v to %v", ttl, MinTTL, MaxTTL)
+	}
+	if err := s.layout.Claim(ctx); err != nil {
+		return nil, err
 	}
 	entry := &api.SessionEntry{Name: SessionName, TTL: ttl.String(),
 		Behavior: api.SessionBehaviorDelete, LockDelay: s.lockDelay, Node: s.node}

@@ -126,6 +126,7 @@ type store struct {
 	node       string      // Options.SessionNode
 	nodeReady  atomic.Bool // node is in the catalog
 	hub        *hub        // the WatchSets' query
+	layout     *backends.Layout
 	empties    emptyRosters
 }
 
@@ -145,6 +146,7 @@ func New(c *api.Client, opts Options) (*Store, error) {
 	s := &store{c: c, kv: c.KV(), prefix: opts.Prefix, lockDelay: opts.LockDelay, waitTime: opts.WaitTime,
 		keyQueries: opts.KeyQueries, node: opts.SessionNode}
 	s.hub = &hub{s: s}
+	s.layout = newLayout(s)
 	return &Store{s}, nil
 }
 
@@ -196,8 +198,12 @@ func (s *store) Limits() backends.Limits {
 func (s *store) key(election string) string { return keys.Leader(s.prefix, election) }
 
 // Get reads the leader key with a consistent read. A key that exists but
-// is not locked by a session is reported absent.
+// is not locked by a session is reported absent. The Store's first Get
+// or List checks the layout marker.
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
+	if err := s.layout.Check(ctx); err != nil {
+		return backends.Record{}, err
+	}
 	p, rev, err := s.read(ctx, election)
 	if err != nil {
 		return backends.Record{}, classify("get", election, ctx, err)

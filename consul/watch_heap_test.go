@@ -99,7 +99,8 @@ func liveHeap() uint64 {
 }
 
 // lockMany locks n keys prefix+"e-<i>" with session id, in transactions
-// of 64, and returns their Records as read back.
+// of 64, and returns their Records as read back (the prefix holds the
+// layout marker too).
 func lockMany(t *testing.T, c *api.Client, prefix, id string, n int) []backends.Record {
 	t.Helper()
 	q := (&api.QueryOptions{}).WithContext(backendtest.Context(t, time.Minute))
@@ -117,7 +118,7 @@ func lockMany(t *testing.T, c *api.Client, prefix, id string, n int) []backends.
 	for i := range recs {
 		recs[i] = backends.Record{Election: "e-" + strconv.Itoa(i), Owner: id, Value: []byte(id)}
 	}
-	pairs, _, err := c.KV().List(prefix, q)
+	pairs, _, err := c.KV().List(prefix+"e-", q)
 	if err != nil || len(pairs) != n {
 		t.Fatalf("list %s: %d keys, %v; want %d", prefix, len(pairs), err, n)
 	}

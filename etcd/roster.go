@@ -57,8 +57,12 @@ func (s *store) Leave(ctx context.Context, bs backends.Session, election string)
 	return nil
 }
 
-// List reads the records in one range request sorted by create revision.
+// List reads the records in one range request sorted by create revision,
+// after the Store's first check of the layout marker.
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
+	if err := s.layout.Check(ctx); err != nil {
+		return nil, 0, err
+	}
 	resp, err := s.c.Do(ctx, s.listOp(election))
 	if err != nil {
 		return nil, 0, s.classify("roster list", election, ctx, err)

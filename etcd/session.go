@@ -11,8 +11,12 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// NewSession grants an etcd lease with the TTL rounded up to whole seconds.
+// NewSession grants an etcd lease with the TTL rounded up to whole
+// seconds, after the Store's first claim of the layout marker.
 func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+	if err := s.layout.Claim(ctx); err != nil {
+		return nil, err
+	}
 	secs := int64((ttl + time.Second - 1) / time.Second)
 	resp, err := s.c.Grant(ctx, secs)
 	if err != nil {

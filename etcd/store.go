@@ -36,6 +36,8 @@
 // its user may no longer write, so revoking a leader's write rights ends
 // its leadership at its next renewal.
 //
+// Prefix + "~layout" holds the layout's version (backends.Layout).
+//
 // Application code should use package lease; this package only connects it
 // to etcd.
 package etcd
@@ -92,6 +94,7 @@ type driver interface {
 type store struct {
 	c       *clientv3.Client
 	prefix  string
+	layout  *backends.Layout
 	streams streams
 }
 
@@ -110,7 +113,9 @@ func New(c *clientv3.Client, opts Options) (*Store, error) {
 	if !strings.HasSuffix(opts.Prefix, "/") {
 		return nil, fmt.Errorf("etcd: prefix %q must end in \"/\"", opts.Prefix)
 	}
-	return &Store{&store{c: c, prefix: opts.Prefix}}, nil
+	s := &store{c: c, prefix: opts.Prefix}
+	s.layout = newLayout(s)
+	return &Store{s}, nil
 }
 
 // Name returns "etcd".
@@ -130,8 +135,12 @@ func (s *store) Limits() backends.Limits {
 func (s *store) key(election string) string { return keys.Leader(s.prefix, election) }
 
 // Get reads the leader key and its term key in one linearizable
-// read-only transaction.
+// read-only transaction, after the Store's first check of the layout
+// marker.
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
+	if err := s.layout.Check(ctx); err != nil {
+		return backends.Record{}, err
+	}
 	resp, err := s.c.Txn(ctx).Then(clientv3.OpGet(s.key(election)), clientv3.OpGet(s.termKey(election))).Commit()
 	if err != nil {
 		return backends.Record{}, s.classify("get", election, ctx, err)

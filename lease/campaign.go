@@ -35,9 +35,10 @@ func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l
 // error and the last store error. If the session expires while Campaign
 // waits, a new session is made and the campaign goes on. A permanent
 // store error (one wrapping backends.ErrPermission: the store refused for
-// want of rights or credentials; or backends.ErrTLS: a TLS handshake
-// failed on a certificate) is not retried: Campaign returns it at once,
-// with the store's words or the TLS error.
+// want of rights or credentials; backends.ErrTLS: a TLS handshake
+// failed on a certificate; or backends.ErrLayout: the prefix is laid out
+// by another version) is not retried: Campaign returns it at once, with
+// the store's words, the TLS error or the versions.
 //
 // Campaign fails with ErrBusy if the election is already campaigning or held
 // on this elector, or a RequestHandover of it runs on this elector (see

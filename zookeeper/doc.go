@@ -44,6 +44,7 @@
 // lease: the retry finds the node, sees this session's ID as its owner and
 // returns it (a session's connection never carries another session, so a
 // node owned by this session ID is this session's).
+// Prefix + "/~layout" holds the layout's version (backends.Layout).
 //
 // Record.Revision is a zxid from the public Stat. A present node's is its
 // mzxid: the write that made the state read, which held from then until

@@ -23,6 +23,9 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 	if err != nil {
 		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
 	}
+	if err := s.layout.Check(ctx); err != nil {
+		return backends.Record{}, err
+	}
 	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
 		rec, err := readNode(l, election, path, true)
 		if err == nil && !rec.Exists() {

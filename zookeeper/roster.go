@@ -179,6 +179,9 @@ func (s *store) List(ctx context.Context, election string) ([]backends.Record, u
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", what, err)
 	}
+	if err := s.layout.Check(ctx); err != nil {
+		return nil, 0, err
+	}
 	r, err := readFor(s, ctx, func(l *link) (rosterRead, error) { return readRoster(l, election, rpath, false) })
 	if err != nil {
 		return nil, 0, classifyRead(what, ctx, err)

@@ -19,7 +19,8 @@ import (
 // session) if that is less than ttl, as the holder's deadline would then
 // outlast the session. Before it returns, it checks that the credentials
 // (Options.Auth) may create and delete nodes under Prefix, creating
-// Prefix if it is missing: one round trip more. An error wraps
+// Prefix if it is missing: one round trip more; and the Store's first
+// session claims the layout marker (backends.Layout). An error wraps
 // ErrUnavailable if go-zookeeper could reach none of the servers,
 // ErrPermission if the server refused the credentials (AUTH_FAILED) or
 // they lack those rights (NOAUTH), or ErrCanceled if ctx ended first.
@@ -40,6 +41,10 @@ func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Ses
 	}
 	if !s.serve(l) { // the Store's reads go on this connection from now on
 		return nil, fmt.Errorf("%s: %w", what, errStoreClosed)
+	}
+	if err := s.layout.Claim(ctx); err != nil {
+		s.spawn(func() { s.closeLink(l) })
+		return nil, err
 	}
 	return ss, nil
 }

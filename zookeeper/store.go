@@ -38,7 +38,8 @@ type driver interface {
 type store struct {
 	servers []string
 	opts    Options
-	warned  sync.Once                   // warnOpenPrefix ran
+	warned  sync.Once // warnOpenPrefix ran
+	layout  *backends.Layout
 	sets    atomic.Pointer[[]*watchSet] // open WatchSets, copied on write under mu
 
 	mu      sync.Mutex
@@ -76,6 +77,7 @@ func open(servers []string, opts Options) (*store, error) {
 	opts = opts.withDefaults()
 	s := &store{servers: append([]string(nil), servers...), opts: opts, links: make(map[*link]struct{})}
 	s.sets.Store(new([]*watchSet))
+	s.layout = newLayout(s)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.dialRead(); err != nil {

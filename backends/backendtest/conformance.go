@@ -18,7 +18,8 @@ import (
 // (the GuardedPut, Queue, Roster, Proclaim and WatchSet tests skip,
 // naming the store, if it does not). The Handover tests run the ends of
 // a term with a target that the store's Limits declare: a pass, or a
-// marker.
+// marker; and that of the layout marker (backends.Layout) if h is a
+// Layouter.
 func RunConformanceTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
 		"GetAbsent":             testGetAbsent,
@@ -45,6 +46,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"Handover":              runHandoverTests,
 		"WatchSet":              runWatchSetTests,
 		"RosterWatchSet":        runRosterSetTests,
+		"Layout":                runLayoutTests,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

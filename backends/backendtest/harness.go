@@ -47,6 +47,22 @@ type ExpiryGracer interface {
 	ExpiryGrace(ttl time.Duration) time.Duration
 }
 
+// Layouter is an optional interface of a Harness that reaches the layout
+// marker (backends.Layout) of a prefix apart from every other test's,
+// through the store's own client. name is one segment of [a-z0-9-],
+// unique to the test; the harness makes a prefix of its store's form of
+// it.
+type Layouter interface {
+	// StoreAt returns a Store like NewStore's whose prefix is name's.
+	StoreAt(t testing.TB, name string) backends.Store
+	// LayoutAt returns the value of name's prefix's layout marker, and
+	// whether it exists.
+	LayoutAt(t testing.TB, name string) (string, bool)
+	// SetLayoutAt writes value into name's prefix's layout marker, as
+	// another version of leasehold would.
+	SetLayoutAt(t testing.TB, name, value string)
+}
+
 // ExpiryBound returns how long after the last renewal the suites allow a
 // store to take to delete a silent session's keys.
 func ExpiryBound(h Harness, ttl time.Duration) time.Duration {

@@ -12,5 +12,6 @@ var (
 	_ backendtest.Harness      = (*consultest.Harness)(nil)
 	_ backendtest.Connector    = (*consultest.Harness)(nil)
 	_ backendtest.ExpiryGracer = (*consultest.Harness)(nil)
+	_ backendtest.Layouter     = (*consultest.Harness)(nil)
 	_ leasetest.AuthHarness    = (*consultest.AuthHarness)(nil)
 )

@@ -12,5 +12,6 @@ var (
 	_ backendtest.Harness      = (*etcdtest.Harness)(nil)
 	_ backendtest.Connector    = (*etcdtest.Harness)(nil)
 	_ backendtest.ExpiryGracer = (*etcdtest.Harness)(nil)
+	_ backendtest.Layouter     = (*etcdtest.Harness)(nil)
 	_ leasetest.AuthHarness    = (*etcdtest.AuthHarness)(nil)
 )

@@ -1,7 +1,8 @@
 // Package keys is the one home of the key layout that the etcd and Consul
 // adapters share under their prefix: the leader keys, the guarded data
-// (backends.DataSegment), the queue entries (backends.QueueSegment) and
-// the candidate records (backends.RosterSegment), and the value of a
+// (backends.DataSegment), the queue entries (backends.QueueSegment), the
+// candidate records (backends.RosterSegment) and the layout marker
+// (backends.LayoutSegment), and the value of a
 // handover marker, which the ZooKeeper adapter shares too.
 // The adapters build their keys with it, and the project's test harnesses
 // reach a store's raw keys through it.
@@ -37,6 +38,11 @@ func Queue(prefix, election string) string {
 func Roster(prefix, election string) string {
 	return prefix + backends.RosterSegment + "/" + election + "/~"
 }
+
+// Layout returns the key of the layout marker under prefix (see
+// backends.Layout): prefix + backends.LayoutSegment. It is one key, not a
+// prefix.
+func Layout(prefix string) string { return prefix + backends.LayoutSegment }
 
 // Marker renders the value of a handover marker (see
 // backends.Limits.Markers), or of a pass's term key, naming session to, whose queue entry has token

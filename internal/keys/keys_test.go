@@ -14,6 +14,7 @@ func TestLayout(t *testing.T) {
 		{keys.Queue("/p/", "a/b"), "/p/~queue/a/b/~"},
 		{keys.Roster("/p/", "a/b"), "/p/~roster/a/b/~"},
 		{keys.Term("/p/", "a/b"), "/p/~term/a/b"},
+		{keys.Layout("/p/"), "/p/~layout"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -12,5 +12,6 @@ var (
 	_ backendtest.Harness      = (*zktest.Harness)(nil)
 	_ backendtest.Connector    = (*zktest.Harness)(nil)
 	_ backendtest.ExpiryGracer = (*zktest.Harness)(nil)
+	_ backendtest.Layouter     = (*zktest.Harness)(nil)
 	_ leasetest.AuthHarness    = (*zktest.AuthHarness)(nil)
 )

@@ -11,8 +11,9 @@
 // # Permanent errors
 //
 // A store error wrapping backends.ErrPermission (the store refused for
-// lack of rights or credentials) or backends.ErrTLS (a TLS handshake
-// failed on a certificate) is never retried; it ends what it hit at
+// lack of rights or credentials), backends.ErrTLS (a TLS handshake
+// failed on a certificate) or backends.ErrLayout (the prefix is laid out
+// by another version) is never retried; it ends what it hit at
 // once, with the error as it came:
 //   - from a session creation: every campaign (SessionDenied, then each
 //     is Released with it);
@@ -389,10 +390,12 @@ func (m *Machine) LastErr(name string) error {
 }
 
 // Permanent reports whether err is a store error no retry can cure (it
-// wraps backends.ErrPermission or backends.ErrTLS): what it hit ends at
-// once. Package lease asks it too, so that one rule decides.
+// wraps backends.ErrPermission, backends.ErrTLS or backends.ErrLayout):
+// what it hit ends at once. Package lease asks it too, so that one rule
+// decides.
 func Permanent(err error) bool {
-	return errors.Is(err, backends.ErrPermission) || errors.Is(err, backends.ErrTLS)
+	return errors.Is(err, backends.ErrPermission) || errors.Is(err, backends.ErrTLS) ||
+		errors.Is(err, backends.ErrLayout)
 }
 
 func (m *Machine) op() uint64 {
