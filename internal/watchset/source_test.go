@@ -68,24 +68,48 @@ func (st *kvStream) Next(resp clientv3.WatchResponse, ok bool) watchset.Batch {
 func (st *kvStream) Read(ctx context.Context, reqs []watchset.Request) watchset.Batch {
 	var ops []clientv3.Op
 	for _, r := range reqs {
-		if r.Kind != watchset.Wait {
-			return watchset.Batch{Err: errors.New("kvSource reads Waits only")}
+		switch r.Kind {
+		case watchset.Wait:
+			ops = append(ops, clientv3.OpGet(st.src.prefix+r.Known.Election))
+		case watchset.Roster: // read when the stream began after the request's revision
+			ops = append(ops, clientv3.OpGet(st.src.prefix+"~roster/"+r.Known.Election+"/", clientv3.WithPrefix()))
+		default:
+			return watchset.Batch{Err: errors.New("kvSource reads Waits and Rosters only")}
 		}
-		ops = append(ops, clientv3.OpGet(st.src.prefix+r.Known.Election))
 	}
 	resp, err := st.src.c.Txn(ctx).Then(ops...).Commit()
 	if err != nil {
 		return watchset.Batch{Err: errors.Join(backends.ErrUnavailable, err)}
 	}
 	var b watchset.Batch
+	rev := uint64(resp.Header.Revision)
 	for i, r := range reqs {
+		kvs := resp.Responses[i].GetResponseRange().Kvs
+		if r.Kind == watchset.Roster {
+			b.Facts = append(b.Facts, rosterDigest(r.Known.Election, kvs, rev))
+			continue
+		}
 		var kv *mvccpb.KeyValue
-		if kvs := resp.Responses[i].GetResponseRange().Kvs; len(kvs) == 1 {
+		if len(kvs) == 1 {
 			kv = kvs[0]
 		}
-		b.Facts = append(b.Facts, state(r.Known.Election, kv, uint64(resp.Header.Revision)))
+		b.Facts = append(b.Facts, state(r.Known.Election, kv, rev))
 	}
 	return b
+}
+
+// rosterDigest is the RosterDigest of election el whose records are kvs
+// at rev. In these tests digest 0 stands for the empty roster.
+func rosterDigest(el string, kvs []*mvccpb.KeyValue, rev uint64) watchset.Fact {
+	var d uint64
+	if len(kvs) > 0 {
+		recs := make([]backends.Record, len(kvs))
+		for i, kv := range kvs {
+			recs[i] = backends.Record{Owner: string(kv.Key), Token: uint64(kv.CreateRevision), Value: kv.Value}
+		}
+		d = backends.RosterDigest(recs)
+	}
+	return watchset.Fact{What: watchset.RosterDigest, Election: el, Revision: rev, Entry: d}
 }
 
 // state is the LeaderState of election el whose key is kv (nil: absent)
