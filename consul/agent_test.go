@@ -25,7 +25,7 @@ func newStore(t *testing.T, c *api.Client, opts consul.Options) *consul.Store {
 	return s
 }
 
-func newSession(t *testing.T, s backends.Store) backends.Session {
+func newSession(t *testing.T, s backends.Driver) backends.Session {
 	t.Helper()
 	ss, err := s.NewSession(backendtest.Context(t, 10*time.Second), consul.MinTTL)
 	if err != nil {

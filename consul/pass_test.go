@@ -140,7 +140,7 @@ func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 60*time.Second)
 	logs := &logCount{want: "deleting a key passed to a campaign that had ended"}
-	elector := func(s backends.Store, id string) *lease.LeaseElector {
+	elector := func(s backends.Driver, id string) *lease.LeaseElector {
 		e, err := lease.New(s, lease.Options{TTL: consul.MinTTL, Identity: id, Logger: slog.New(logs)})
 		if err != nil {
 			t.Fatal(err)

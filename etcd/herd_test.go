@@ -67,7 +67,7 @@ func herd(t *testing.T, opts lease.Options, noPass bool) *atomic.Int64 {
 	es := make([]*lease.LeaseElector, herdN)
 	for i := range es {
 		opts.Identity = fmt.Sprintf("herd-%d", i)
-		var store backends.Store = countingStore(t, keys.Leader(etcd.DefaultPrefix, el), takes)
+		var store backends.Driver = countingStore(t, keys.Leader(etcd.DefaultPrefix, el), takes)
 		if noPass {
 			store = passless(store.(*etcd.Store))
 		}
@@ -152,10 +152,10 @@ func takesKey(txn *pb.TxnRequest, key string) bool {
 
 // passless is s with Limits that declare no pass: a resign deletes the
 // key.
-func passless(s *etcd.Store) backends.Store { return passlessStore{s, s, s, s} }
+func passless(s *etcd.Store) backends.Driver { return passlessStore{s, s, s, s} }
 
 type passlessStore struct {
-	backends.Store
+	backends.Driver
 	backends.Queuer
 	backends.Roster
 	backends.Watcher

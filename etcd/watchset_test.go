@@ -153,7 +153,7 @@ func TestWatchSetConcurrentUse(t *testing.T) {
 }
 
 // churn creates and deletes the leader key of each of els once.
-func churn(t *testing.T, s backends.Store, els []string) {
+func churn(t *testing.T, s backends.Driver, els []string) {
 	ctx := backendtest.Context(t, time.Minute)
 	ss, err := s.NewSession(ctx, 30*time.Second)
 	if err != nil {

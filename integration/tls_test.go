@@ -39,7 +39,7 @@ func TestTLS(t *testing.T) {
 		t.Cleanup(h.Close)
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "etcd", addr, certs, 2*time.Second)
-		refusedTLS(t, certs, 2*time.Second, func(tc *tls.Config) backends.Store {
+		refusedTLS(t, certs, 2*time.Second, func(tc *tls.Config) backends.Driver {
 			s, _ := (&etcdtest.Harness{Endpoints: []string{"https://" + addr}, TLS: tc}).NewStore(t)
 			return s
 		})
@@ -49,7 +49,7 @@ func TestTLS(t *testing.T) {
 		h := &consultest.Harness{Addr: addr, TLS: certs.ClientTLS(t)}
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "consul", addr, certs, consul.MinTTL)
-		refusedTLS(t, certs, consul.MinTTL, func(tc *tls.Config) backends.Store {
+		refusedTLS(t, certs, consul.MinTTL, func(tc *tls.Config) backends.Driver {
 			s, err := consul.New((&consultest.Harness{Addr: addr, TLS: tc}).Client(t), consul.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -64,7 +64,7 @@ func TestTLS(t *testing.T) {
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "zk", addr, certs, 2*stores.ZooKeeperTLSTick)
 		t.Run("SessionError", func(t *testing.T) { zkSessionError(t, addr, certs) })
-		refusedTLS(t, certs, 2*stores.ZooKeeperTLSTick, func(tc *tls.Config) backends.Store {
+		refusedTLS(t, certs, 2*stores.ZooKeeperTLSTick, func(tc *tls.Config) backends.Driver {
 			s, err := zookeeper.New([]string{addr}, zookeeper.Options{TickTime: stores.ZooKeeperTLSTick, TLS: tc,
 				ConnOptions: []func(*zk.Conn){zk.WithLogInfo(false)}})
 			if err != nil {
@@ -208,7 +208,7 @@ func zkSessionError(t *testing.T, addr string, certs *stores.Certs) {
 // wrapping backends.ErrTLS that names the TLS cause, and for WrongCA the
 // x509 error, in its text and, where the client library keeps the error
 // (Consul, ZooKeeper; gRPC carries etcd's as text), in its chain.
-func refusedTLS(t *testing.T, certs *stores.Certs, ttl time.Duration, newStore func(*tls.Config) backends.Store) {
+func refusedTLS(t *testing.T, certs *stores.Certs, ttl time.Duration, newStore func(*tls.Config) backends.Driver) {
 	t.Run("WrongCA", func(t *testing.T) {
 		tc := stores.NewCerts(t).ClientTLS(t) // another PKI: its CA signed nothing the server has
 		err := campaignRefused(t, newStore(tc), ttl)
@@ -230,7 +230,7 @@ func refusedTLS(t *testing.T, certs *stores.Certs, ttl time.Duration, newStore f
 // campaignRefused campaigns on s, whose TLS handshakes fail on a
 // certificate, and returns Campaign's error after checking that it came
 // well within ctx and wraps backends.ErrTLS.
-func campaignRefused(t *testing.T, s backends.Store, ttl time.Duration) error {
+func campaignRefused(t *testing.T, s backends.Driver, ttl time.Duration) error {
 	e, err := lease.New(s, lease.Options{TTL: ttl, Identity: "refused"})
 	if err != nil {
 		t.Fatal(err)

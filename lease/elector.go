@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
@@ -31,7 +32,7 @@ import (
 // Identity and SessionID return "", Options returns the zero Options, and
 // the Healthz and Readyz handlers answer 500 and 503.
 type LeaseElector struct {
-	store backends.Store
+	store backends.Driver
 	opts  Options
 
 	ctx      context.Context // ends at Close
@@ -60,14 +61,17 @@ type LeaseElector struct {
 	ready     []chan awaited       // AwaitSession calls
 }
 
-// New returns an elector on store. It checks opts against the store's
-// limits and fails with an error wrapping ErrInvalidOption that names the
-// option and its allowed range. It does no I/O: the session is created at
-// the first Campaign.
-func New(store backends.Store, opts Options) (*LeaseElector, error) {
-	if store == nil {
-		return nil, fmt.Errorf("lease: store is nil: %w", ErrInvalidOption)
+// New returns an elector on store, the Store an adapter's New returned
+// (etcd.New, zookeeper.New, consul.New). It checks opts against the
+// store's limits and fails with an error wrapping ErrInvalidOption that
+// names the option and its allowed range, or the store argument if it is
+// nil. It does no I/O: the session is created at the first Campaign.
+// Closing the elector leaves store open.
+func New(s *backends.Store, opts Options) (*LeaseElector, error) {
+	if s == nil {
+		return nil, fmt.Errorf("lease: New: store argument is nil: pass the *backends.Store an adapter's New returned: %w", ErrInvalidOption)
 	}
+	store := driver.Of(s)
 	set := opts
 	opts = opts.withDefaults()
 	if err := opts.validate(set, store.Limits()); err != nil {
