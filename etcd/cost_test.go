@@ -67,10 +67,11 @@ func measure(b *testing.B, ep string, m int, start waiter) (heap, goroutines flo
 	}
 	defer c.Close()
 	prefix := fmt.Sprintf("/cost/%d/", runs.Add(1))
-	s, err := etcd.New(c, etcd.Options{Prefix: prefix})
+	st, err := etcd.New(c, etcd.Options{Prefix: prefix})
 	if err != nil {
 		b.Fatal(err)
 	}
+	s := etcd.DriverOf(st)
 	els := make([]string, m)
 	for i := range els {
 		els[i] = fmt.Sprintf("e%d", i)
