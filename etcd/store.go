@@ -73,14 +73,7 @@ type Options struct {
 	Prefix string
 }
 
-// Store connects package lease to etcd: pass it to lease.New. It is a
-// backends.Driver, backends.Queuer, backends.Roster, backends.Proclaimer,
-// backends.GuardedWriter and backends.Watcher, whose methods are package
-// lease's to call; application code uses lease's LeaseElector and
-// Leadership. It is safe for concurrent use.
-type Store struct{ driver }
-
-// driver is what Store offers package lease.
+// driver is what the Store New returns holds for package lease.
 type driver interface {
 	backends.Driver
 	backends.Queuer
