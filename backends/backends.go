@@ -8,6 +8,17 @@
 // store. Package backendtest holds the conformance suite every adapter must
 // pass.
 //
+// # Store and Driver
+//
+// As in Go CDK, where a *blob.Bucket holds a driver.Bucket, users hold a
+// portable *Store and the adapter writes a Driver. An adapter's New
+// returns NewStore(driver); the user passes that Store to lease.New and
+// may call only its Name, Limits and Close. The Driver, its Sessions and
+// its optional interfaces (Queuer, Roster, Proclaimer, GuardedWriter,
+// Watcher, found by type assertion on the Driver) are reached only from
+// inside this module, through its internal package driver: package lease,
+// the suites, the adapters' tests and the benchmarks.
+//
 // # Keys and elections
 //
 // Methods take an election name that package lease has already validated

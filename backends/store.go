@@ -8,8 +8,9 @@ import (
 )
 
 // Store is the portable value an adapter's New returns and lease.New
-// takes: a store connection whose Driver only package lease can reach.
-// Its methods are the few a user calls; it is safe for concurrent use.
+// takes: a store connection whose Driver only this module's packages
+// (package lease first) can reach. Its methods are the few a user calls;
+// it is safe for concurrent use.
 type Store struct {
 	d        Driver
 	once     sync.Once

@@ -8,7 +8,7 @@
 // revision of the write that made the holder leader, which for a created
 // key is its create revision. Waiting is a watch opened at the revision
 // read + 1, so a waiter is in etcd's synced watcher group and sees a delete
-// about one round trip after it commits. A WatchSet (Store.Watch) serves
+// about one round trip after it commits. A WatchSet (the driver's Watch) serves
 // the requests of many elections with one watch on the prefix and one
 // goroutine. A planned handover passes the key to its target in one
 // transaction (an End with a target: the key goes onto the target's

@@ -12,7 +12,7 @@ import (
 )
 
 // watchCount counts the elections an elector has waited on, through
-// Store.Wait or Queuer.WaitGone or a WatchSet, so that a test can wait for
+// Driver.Wait or Queuer.WaitGone or a WatchSet, so that a test can wait for
 // all of them to be waiting, whichever way the elector waits.
 type watchCount struct {
 	mu   sync.Mutex
