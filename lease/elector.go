@@ -67,34 +67,34 @@ type LeaseElector struct {
 // names the option and its allowed range, or the store argument if it is
 // nil. It does no I/O: the session is created at the first Campaign.
 // Closing the elector leaves store open.
-func New(s *backends.Store, opts Options) (*LeaseElector, error) {
-	if s == nil {
+func New(store *backends.Store, opts Options) (*LeaseElector, error) {
+	if store == nil {
 		return nil, fmt.Errorf("lease: New: store argument is nil: pass the *backends.Store an adapter's New returned: %w", ErrInvalidOption)
 	}
-	store := driver.Of(s)
+	d := driver.Of(store)
 	set := opts
 	opts = opts.withDefaults()
-	if err := opts.validate(set, store.Limits()); err != nil {
+	if err := opts.validate(set, d.Limits()); err != nil {
 		return nil, err
 	}
-	if err := needRoster(opts, store); err != nil {
+	if err := needRoster(opts, d); err != nil {
 		return nil, err
 	}
-	mode, q, err := waitMode(opts.Wait, store)
+	mode, q, err := waitMode(opts.Wait, d)
 	if err != nil {
 		return nil, err
 	}
 	opts.Wait = mode
-	watcher, _ := store.(backends.Watcher)
-	roster, _ := store.(backends.Roster)
+	watcher, _ := d.(backends.Watcher)
+	roster, _ := d.(backends.Roster)
 	cfg := opts.config()
-	lim := store.Limits()
+	lim := d.Limits()
 	cfg.Pass = lim.Passes && roster != nil // a pass checks the target's roster record
 	cfg.PassFacts = cfg.Pass && lim.CommittedWaits
 	cfg.MarkDelete = lim.Markers
 	cfg.Roster, cfg.FoldLeave = roster != nil, roster != nil // End's Leave
 	ctx, stop := context.WithCancel(context.Background())
-	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
+	e := &LeaseElector{store: d, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
 		m: core.New(cfg), sessions: make(map[uint64]*session),
 		elections: make(map[string]*election), open: make(map[backends.Session]bool),
