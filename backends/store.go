@@ -10,7 +10,7 @@ import (
 // Store is the portable value an adapter's New returns and lease.New
 // takes: a store connection whose Driver only this module's packages
 // (package lease first) can reach. Its methods are the few a user calls;
-// it is safe for concurrent use.
+// it is safe for concurrent use. Only NewStore makes a usable Store.
 type Store struct {
 	d        Driver
 	once     sync.Once

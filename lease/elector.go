@@ -65,13 +65,16 @@ type LeaseElector struct {
 // (etcd.New, zookeeper.New, consul.New). It checks opts against the
 // store's limits and fails with an error wrapping ErrInvalidOption that
 // names the option and its allowed range, or the store argument if it is
-// nil. It does no I/O: the session is created at the first Campaign.
+// nil or a zero Store. It does no I/O: the session is created at the first Campaign.
 // Closing the elector leaves store open.
 func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 	if store == nil {
 		return nil, fmt.Errorf("lease: New: store argument is nil: pass the *backends.Store an adapter's New returned: %w", ErrInvalidOption)
 	}
 	d := driver.Of(store)
+	if d == nil {
+		return nil, fmt.Errorf("lease: New: store argument holds no driver: make it with an adapter's New: %w", ErrInvalidOption)
+	}
 	set := opts
 	opts = opts.withDefaults()
 	if err := opts.validate(set, d.Limits()); err != nil {

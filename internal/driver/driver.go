@@ -10,10 +10,12 @@ import (
 	"github.com/leasehold/leasehold/internal/driver/hook"
 )
 
-// Of returns the Driver s holds, or nil if s is nil.
+// Of returns the Driver s holds, or nil if s is nil or was not made by
+// backends.NewStore.
 func Of(s *backends.Store) backends.Driver {
 	if s == nil {
 		return nil
 	}
-	return hook.Driver(s).(backends.Driver)
+	d, _ := hook.Driver(s).(backends.Driver)
+	return d
 }
