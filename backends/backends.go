@@ -8,6 +8,17 @@
 // store. Package backendtest holds the conformance suite every adapter must
 // pass.
 //
+// # Store and Driver
+//
+// As in Go CDK, where a *blob.Bucket holds a driver.Bucket, users hold a
+// portable *Store and the adapter writes a Driver. An adapter's New
+// returns NewStore(driver); the user passes that Store to lease.New and
+// may call only its Name, Limits and Close. The Driver, its Sessions and
+// its optional interfaces (Queuer, Roster, Proclaimer, GuardedWriter,
+// Watcher, found by type assertion on the Driver) are reached only from
+// inside this module, through its internal package driver: package lease,
+// the suites, the adapters' tests and the benchmarks.
+//
 // # Keys and elections
 //
 // Methods take an election name that package lease has already validated
@@ -29,17 +40,17 @@
 //
 // An adapter keeps a layout marker under its prefix (LayoutSegment): the
 // version of the layout its keys are in, written create-if-absent by the
-// first NewSession of a Store and read by the first Get or Roster.List of
-// a Store that has made no session. A marker of another version fails
+// first NewSession of a Driver and read by the first Get or Roster.List of
+// a Driver that has made no session. A marker of another version fails
 // NewSession, Get and List with an error wrapping ErrLayout, so that two
 // versions of leasehold never share a prefix; an absent one is accepted
-// by a Store that only reads. Layout holds that logic once: the adapter
+// by a Driver that only reads. Layout holds that logic once: the adapter
 // gives it a read and a create of the marker.
 //
 // # Errors
 //
 // Every method classifies its errors into the classes of errors.go. In
-// particular, any method, on Store, Session or an optional interface,
+// particular, any method, on Driver, Session or an optional interface,
 // returns an error wrapping ErrPermission when the store refuses the
 // request for want of rights or credentials, with the store's own words
 // in the message; such a request did nothing; and an error wrapping ErrTLS
@@ -128,10 +139,14 @@ type Limits struct {
 	Markers bool
 }
 
-// Store is a connection to one linearizable store. Implementations must be
-// safe for concurrent use by multiple goroutines. A Store does not own the
-// client it was built from: closing the client is the caller's business.
-type Store interface {
+// Driver is the contract an adapter implements: a connection to one
+// linearizable store. It is for adapter writers; package lease reaches it
+// through the Store that NewStore wraps it in, and users never call it.
+// Implementations must be safe for concurrent use by multiple goroutines.
+// A Driver does not own the client it was built from: closing the client
+// is the caller's business. A Driver that owns something (connections of
+// its own) implements io.Closer, which Store.Close calls.
+type Driver interface {
 	// Name names the store kind for errors and logs, e.g. "etcd".
 	Name() string
 

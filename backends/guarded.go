@@ -2,7 +2,7 @@ package backends
 
 import "context"
 
-// GuardedWriter is an optional interface of a Store, found by type
+// GuardedWriter is an optional interface of a Driver, found by type
 // assertion (as database/sql finds a driver's optional interfaces): a write
 // to the store that commits only while an election's leader key still
 // holds a given fencing token. A leader sends its writes to the

@@ -2,7 +2,7 @@ package backends
 
 import "context"
 
-// Queuer is an optional interface of a Store, found by type assertion: an
+// Queuer is an optional interface of a Driver, found by type assertion: an
 // ordered queue of waiting candidates per election, bound to sessions. It
 // backs package lease's ordered-queue mode (lease.WaitQueue, its default), in which
 // a waiting candidate watches only the entry just ahead of it, as the

@@ -2,7 +2,7 @@ package backends
 
 import "context"
 
-// Roster is an optional interface of a Store, found by type assertion: the
+// Roster is an optional interface of a Driver, found by type assertion: the
 // candidates of each election, one record per session, bound to it. It
 // backs package lease's candidate list (LeaseElector.Candidates), its
 // election policies (priority, handover) and the requests of
@@ -50,7 +50,7 @@ type Roster interface {
 // QueueSegment and from the guarded data's segment.
 const RosterSegment = "~roster"
 
-// Proclaimer is an optional interface of a Store, found by type
+// Proclaimer is an optional interface of a Driver, found by type
 // assertion: a leader's update of the value in its own key, without a new
 // term. It backs Leadership.Proclaim and the marker a handing-over leader
 // writes, which the waiters' Wait sees as a change.

@@ -5,12 +5,12 @@ import (
 	"hash/fnv"
 )
 
-// Watcher is an optional interface of a Store, found by type assertion: one
+// Watcher is an optional interface of a Driver, found by type assertion: one
 // watch over many elections. Through it an elector that holds or waits for
 // M elections keeps one stream to the store (etcd: one watch on the
 // adapter's prefix; ZooKeeper: the watches of one connection, delivered to
 // one callback; Consul: one blocking query on the prefix) and no goroutine
-// or connection per election. Without it, package lease calls Store.Wait
+// or connection per election. Without it, package lease calls Driver.Wait
 // and Queuer.WaitGone, one goroutine each.
 //
 // A WatchSet answers each request once, through the deliver function given
@@ -34,7 +34,7 @@ type Watcher interface {
 // use.
 type WatchSet interface {
 	// Wait asks for the first state of known.Election's leader key that
-	// differs from known, with Store.Wait's meaning: a change made after
+	// differs from known, with Driver.Wait's meaning: a change made after
 	// known.Revision and before the request is answered at once (after a
 	// read, if the set's stream cannot tell), and a change must be
 	// answered within a round trip of it, not on a polling period.
@@ -62,7 +62,7 @@ type Change struct {
 	// Election and Tag are those of the request answered.
 	Election string
 	Tag      uint64
-	// Record is, for Wait, the new state of the leader key, as Store.Wait
+	// Record is, for Wait, the new state of the leader key, as Driver.Wait
 	// returns it; for WaitGone, the entry that is gone, or, for an answer
 	// a handover wakes in line (see Target.Entry), the leader key's
 	// state then, as Wait would give it (its Token or Owner differs from

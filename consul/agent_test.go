@@ -16,16 +16,16 @@ import (
 
 // Tests of Consul-specific behaviour against a real agent.
 
-func newStore(t *testing.T, c *api.Client, opts consul.Options) *consul.Store {
+func newStore(t *testing.T, c *api.Client, opts consul.Options) consul.Driver {
 	t.Helper()
 	s, err := consul.New(c, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return consul.DriverOf(s)
 }
 
-func newSession(t *testing.T, s backends.Store) backends.Session {
+func newSession(t *testing.T, s backends.Driver) backends.Session {
 	t.Helper()
 	ss, err := s.NewSession(backendtest.Context(t, 10*time.Second), consul.MinTTL)
 	if err != nil {

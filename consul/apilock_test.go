@@ -20,7 +20,7 @@ const quiet = time.Second
 
 // elector returns an elector with identity id on a store of its own, and
 // that store, both closed when t ends.
-func elector(t *testing.T, h *consultest.Harness, id string) (*lease.LeaseElector, *consul.Store) {
+func elector(t *testing.T, h *consultest.Harness, id string) (*lease.LeaseElector, consul.Driver) {
 	t.Helper()
 	s, _ := h.NewStore(t)
 	e, err := lease.New(s, lease.Options{TTL: 10 * time.Second, Identity: id})
@@ -32,7 +32,7 @@ func elector(t *testing.T, h *consultest.Harness, id string) (*lease.LeaseElecto
 		defer cancel()
 		_ = e.Close(ctx)
 	})
-	return e, s.(*consul.Store)
+	return e, consul.DriverOf(s)
 }
 
 // apiLock returns an api.Lock on key as an application using Consul's own

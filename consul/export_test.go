@@ -1,16 +1,28 @@
 package consul
 
+import (
+	"github.com/leasehold/leasehold/backends"
+	idriver "github.com/leasehold/leasehold/internal/driver"
+)
+
+// Driver is the driver a Store from New holds, for the package's
+// external tests.
+type Driver = driver
+
+// DriverOf returns the driver of a Store New returned.
+func DriverOf(s *backends.Store) Driver { return idriver.Of(s).(Driver) }
+
 // KeyOf returns the KV key of election's leader key in s, for the
 // package's external tests.
-func KeyOf(s *Store, election string) string { return s.driver.(*store).key(election) }
+func KeyOf(s Driver, election string) string { return s.(*store).key(election) }
 
 // QueueKeyOf returns the KV key of session id's queue entry in election.
-func QueueKeyOf(s *Store, election, id string) string {
-	return s.driver.(*store).queuePrefix(election) + id
+func QueueKeyOf(s Driver, election, id string) string {
+	return s.(*store).queuePrefix(election) + id
 }
 
 // RosterKeyOf returns the KV key of session id's roster record in
 // election.
-func RosterKeyOf(s *Store, election, id string) string {
-	return s.driver.(*store).rosterPrefix(election) + id
+func RosterKeyOf(s Driver, election, id string) string {
+	return s.(*store).rosterPrefix(election) + id
 }

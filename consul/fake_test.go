@@ -23,7 +23,7 @@ type fake struct {
 // newFake serves routes ("METHOD /path" patterns of http.ServeMux) and
 // returns a Store on it. Unrouted requests get 404, but for the layout
 // marker: its write succeeds, and a read finds none.
-func newFake(t *testing.T, routes map[string]http.HandlerFunc) (*consul.Store, *fake) {
+func newFake(t *testing.T, routes map[string]http.HandlerFunc) (consul.Driver, *fake) {
 	t.Helper()
 	f := &fake{}
 	mux := http.NewServeMux()

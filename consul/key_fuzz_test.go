@@ -24,13 +24,13 @@ func FuzzKey(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	var stores []*consul.Store
+	var stores []consul.Driver
 	for _, prefix := range []string{"", "jobs/", "a/b/"} {
 		s, err := consul.New(c, consul.Options{Prefix: prefix})
 		if err != nil {
 			f.Fatal(err)
 		}
-		stores = append(stores, s)
+		stores = append(stores, consul.DriverOf(s))
 	}
 	f.Fuzz(func(t *testing.T, name string) {
 		if backends.ValidateElection(name) != nil {

@@ -35,7 +35,7 @@ func handOverPasses(t *testing.T, h *consultest.Harness, opts consul.Options) {
 	key := consul.KeyOf(s, el)
 	ctx := backendtest.Context(t, 60*time.Second)
 	elector := func(id string) *lease.LeaseElector {
-		e, err := lease.New(s, lease.Options{TTL: consul.MinTTL, Identity: id})
+		e, err := lease.New(backends.NewStore(s), lease.Options{TTL: consul.MinTTL, Identity: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func handOverPasses(t *testing.T, h *consultest.Harness, opts consul.Options) {
 // in el's queue: it follows the candidate list until id is in it, and
 // then its queue entry's key with blocking queries. It returns id's
 // session.
-func awaitInLine(t *testing.T, s *consul.Store, c *api.Client, e *lease.LeaseElector, el, id string) (session string) {
+func awaitInLine(t *testing.T, s consul.Driver, c *api.Client, e *lease.LeaseElector, el, id string) (session string) {
 	t.Helper()
 	ctx := backendtest.Context(t, 20*time.Second)
 	ch, err := e.ObserveCandidates(ctx, el)
@@ -140,7 +140,7 @@ func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 60*time.Second)
 	logs := &logCount{want: "deleting a key passed to a campaign that had ended"}
-	elector := func(s backends.Store, id string) *lease.LeaseElector {
+	elector := func(s *backends.Store, id string) *lease.LeaseElector {
 		e, err := lease.New(s, lease.Options{TTL: consul.MinTTL, Identity: id, Logger: slog.New(logs)})
 		if err != nil {
 			t.Fatal(err)
@@ -158,7 +158,7 @@ func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, behind := elector(s, "head"), elector(slow, "behind")
+	head, behind := elector(backends.NewStore(s), "head"), elector(slow, "behind")
 	headWon := make(chan *lease.Leadership, 1)
 	go func() {
 		l, err := head.Campaign(ctx, el)

@@ -16,7 +16,7 @@ import (
 // Tests of Proclaim against a real agent.
 
 // proclaim proclaims value at rec's token with ss, failing t on an error.
-func proclaim(t *testing.T, s *consul.Store, ss backends.Session, rec backends.Record, value string) backends.Record {
+func proclaim(t *testing.T, s consul.Driver, ss backends.Session, rec backends.Record, value string) backends.Record {
 	t.Helper()
 	got, err := s.Proclaim(backendtest.Context(t, 10*time.Second), ss, rec.Election, rec.Token, []byte(value))
 	if err != nil {

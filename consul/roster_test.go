@@ -85,7 +85,7 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 
 // waitListAsync runs WaitList in a goroutine and sends its roster, failing
 // t if it fails or takes longer than 20 s.
-func waitListAsync(t *testing.T, s *consul.Store, el string, rev uint64) <-chan []backends.Record {
+func waitListAsync(t *testing.T, s consul.Driver, el string, rev uint64) <-chan []backends.Record {
 	out := make(chan []backends.Record, 1)
 	ctx := backendtest.Context(t, 20*time.Second)
 	go func() {

@@ -70,7 +70,7 @@ type Options struct {
 	WaitTime time.Duration
 
 	// KeyQueries is how many blocking queries on single keys the
-	// WatchSets of the Store may run at once (see Store's Watch). A
+	// WatchSets of the Store (the watches its electors share) may run at once. A
 	// request is served on its own keys while there is room: a Wait takes
 	// one query, on the leader key, and a WaitGone two, on the queue
 	// entry and the leader key. Beyond that, requests share one query on
@@ -98,16 +98,9 @@ type Options struct {
 	SessionNode string
 }
 
-// Store connects package lease to Consul: pass it to lease.New. It is a
-// backends.Store, backends.Queuer, backends.GuardedWriter,
-// backends.Watcher, backends.Roster and backends.Proclaimer, whose
-// methods are package lease's to call; application code uses
-// lease's LeaseElector and Leadership. It is safe for concurrent use.
-type Store struct{ driver }
-
-// driver is what Store offers package lease.
+// driver is what the Store New returns holds for package lease.
 type driver interface {
-	backends.Store
+	backends.Driver
 	backends.Queuer
 	backends.GuardedWriter
 	backends.Watcher
@@ -132,10 +125,11 @@ type store struct {
 
 var _ driver = (*store)(nil)
 
-// New returns a Store that uses c. It fails if c is nil or an option is
-// out of range, naming the option and its allowed range. It does no I/O;
-// an unreachable agent shows up as errors from the calls.
-func New(c *api.Client, opts Options) (*Store, error) {
+// New returns a Store that uses c: pass it to lease.New. It fails if c is
+// nil or an option is out of range, naming the option and its allowed
+// range. It does no I/O; an unreachable agent shows up as errors from the
+// calls. The Store does not own c, and its Close does nothing.
+func New(c *api.Client, opts Options) (*backends.Store, error) {
 	if c == nil {
 		return nil, errors.New("consul: client is nil: pass a *api.Client made with api.NewClient")
 	}
@@ -147,7 +141,7 @@ func New(c *api.Client, opts Options) (*Store, error) {
 		keyQueries: opts.KeyQueries, node: opts.SessionNode}
 	s.hub = &hub{s: s}
 	s.layout = newLayout(s)
-	return &Store{s}, nil
+	return backends.NewStore(s), nil
 }
 
 func (o Options) withDefaults() Options {

@@ -65,7 +65,7 @@ func TestNewAccepts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("New(%+v): %v", tc.opts, err)
 		}
-		if got := consul.KeyOf(s, "jobs/a"); got != tc.key {
+		if got := consul.KeyOf(consul.DriverOf(s), "jobs/a"); got != tc.key {
 			t.Errorf("Key = %q, want %q", got, tc.key)
 		}
 	}

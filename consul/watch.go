@@ -10,12 +10,12 @@ import (
 
 // Watch starts a WatchSet (a backends.RosterWatchSet). A request is
 // answered from the first state read at or after its known Revision
-// (Store.Wait's and Queuer's Records carry Consul indexes) that differs
+// (Driver.Wait's and Queuer's Records carry Consul indexes) that differs
 // from it.
 //
 // While the Store has key queries to spare (Options.KeyQueries), a Wait
 // or WaitGone is served by blocking queries on its own keys, as
-// Store.Wait and Queuer.WaitGone run them: a Wait on the leader key; a
+// Driver.Wait and Queuer.WaitGone run them: a Wait on the leader key; a
 // WaitGone on the entry, and on the leader key for a pass behind the
 // entry (see backends.Target), which it tells by the new holder's entry,
 // as listed with the queue when the wait began or else read then. Such a

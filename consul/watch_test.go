@@ -24,7 +24,7 @@ type changes chan backends.Change
 
 // watch starts a WatchSet on s whose answers go to the returned channel,
 // closed when t ends.
-func watch(t *testing.T, s *consul.Store) (backends.WatchSet, changes) {
+func watch(t *testing.T, s consul.Driver) (backends.WatchSet, changes) {
 	t.Helper()
 	ch := make(changes, 2048)
 	ws := s.Watch(func(c backends.Change) { ch <- c })

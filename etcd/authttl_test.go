@@ -54,10 +54,11 @@ func TestWaitAfterTokenLapse(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	s, err := etcd.New(c, etcd.Options{})
+	st, err := etcd.New(c, etcd.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := etcd.DriverOf(st)
 	ctx := backendtest.Context(t, time.Minute)
 	lasting := backendtest.Election(t)
 	waitLasting(t, s, lasting)
@@ -91,7 +92,7 @@ func TestWaitAfterTokenLapse(t *testing.T) {
 
 // waitLasting starts a Wait on el's leader key that lasts until the test
 // ends.
-func waitLasting(t *testing.T, s *etcd.Store, el string) {
+func waitLasting(t *testing.T, s etcd.Driver, el string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	known, err := s.Get(ctx, el)
 	if err != nil {

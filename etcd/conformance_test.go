@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/etcd/etcdtest"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 )
@@ -26,6 +27,13 @@ func TestMain(m *testing.M) {
 	harness.Close()
 	srv.Close()
 	os.Exit(code)
+}
+
+// newDriver returns the driver of a Store from harness.NewStore, and its
+// sever.
+func newDriver(t *testing.T) (etcd.Driver, func()) {
+	s, sever := harness.NewStore(t)
+	return etcd.DriverOf(s), sever
 }
 
 func TestConformance(t *testing.T) {

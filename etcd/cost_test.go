@@ -44,7 +44,7 @@ func BenchmarkWaitingCost(b *testing.B) {
 
 // waiter starts m waits on s for els, absent at known's revision, and
 // returns once every one is in place, with a function that ends them.
-type waiter func(b *testing.B, s backends.Store, els []string, known backends.Record, ranges *counter) (stop func())
+type waiter func(b *testing.B, s backends.Driver, els []string, known backends.Record, ranges *counter) (stop func())
 
 func costOf(b *testing.B, ep string, m int, start waiter) {
 	var heap, gor float64
@@ -67,10 +67,11 @@ func measure(b *testing.B, ep string, m int, start waiter) (heap, goroutines flo
 	}
 	defer c.Close()
 	prefix := fmt.Sprintf("/cost/%d/", runs.Add(1))
-	s, err := etcd.New(c, etcd.Options{Prefix: prefix})
+	st, err := etcd.New(c, etcd.Options{Prefix: prefix})
 	if err != nil {
 		b.Fatal(err)
 	}
+	s := etcd.DriverOf(st)
 	els := make([]string, m)
 	for i := range els {
 		els[i] = fmt.Sprintf("e%d", i)
@@ -97,7 +98,7 @@ var runs atomic.Int64
 // waitSet makes one request per election on one set, then one for the
 // sentinel, which has changed: reads are made in order, so its answer
 // says every request before it is covered.
-func waitSet(b *testing.B, s backends.Store, els []string, known backends.Record, _ *counter) func() {
+func waitSet(b *testing.B, s backends.Driver, els []string, known backends.Record, _ *counter) func() {
 	ready := make(chan backends.Change, 1)
 	set := s.(backends.Watcher).Watch(func(c backends.Change) {
 		if c.Election == "sentinel" {
@@ -115,7 +116,7 @@ func waitSet(b *testing.B, s backends.Store, els []string, known backends.Record
 // waitEach calls Store.Wait once per election, each in its goroutine; a
 // Wait reads after its watch is created, so when every read is done every
 // Wait is watching.
-func waitEach(b *testing.B, s backends.Store, els []string, known backends.Record, ranges *counter) func() {
+func waitEach(b *testing.B, s backends.Driver, els []string, known backends.Record, ranges *counter) func() {
 	ready := ranges.at(int64(len(els)))
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -14,10 +14,11 @@ import (
 // refused one leaves the value as it was.
 func TestGuardedPutLands(t *testing.T) {
 	c := harness.Dial(t)
-	s, err := etcd.New(c, etcd.Options{})
+	st, err := etcd.New(c, etcd.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := etcd.DriverOf(st)
 	ctx := backendtest.Context(t, 10*time.Second)
 	ss, err := s.NewSession(ctx, 2*time.Second)
 	if err != nil {

@@ -67,9 +67,9 @@ func herd(t *testing.T, opts lease.Options, noPass bool) *atomic.Int64 {
 	es := make([]*lease.LeaseElector, herdN)
 	for i := range es {
 		opts.Identity = fmt.Sprintf("herd-%d", i)
-		var store backends.Store = countingStore(t, keys.Leader(etcd.DefaultPrefix, el), takes)
+		store := countingStore(t, keys.Leader(etcd.DefaultPrefix, el), takes)
 		if noPass {
-			store = passless(store.(*etcd.Store))
+			store = passless(store)
 		}
 		e, err := lease.New(store, opts)
 		if err != nil {
@@ -107,7 +107,7 @@ func herd(t *testing.T, opts lease.Options, noPass bool) *atomic.Int64 {
 // countingStore returns a Store on a client of its own, closed when t
 // ends, that adds one to takes for each create or pass of key it sent,
 // once the store answered it.
-func countingStore(t *testing.T, key string, takes *atomic.Int64) *etcd.Store {
+func countingStore(t *testing.T, key string, takes *atomic.Int64) *backends.Store {
 	t.Helper()
 	count := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		err := invoke(ctx, method, req, reply, cc, opts...)
@@ -152,17 +152,20 @@ func takesKey(txn *pb.TxnRequest, key string) bool {
 
 // passless is s with Limits that declare no pass: a resign deletes the
 // key.
-func passless(s *etcd.Store) backends.Store { return passlessStore{s, s, s, s} }
+func passless(s *backends.Store) *backends.Store {
+	d := etcd.DriverOf(s)
+	return backends.NewStore(passlessStore{d, d, d, d})
+}
 
 type passlessStore struct {
-	backends.Store
+	backends.Driver
 	backends.Queuer
 	backends.Roster
 	backends.Watcher
 }
 
 func (p passlessStore) Limits() backends.Limits {
-	l := p.Store.Limits()
+	l := p.Driver.Limits()
 	l.Passes, l.CommittedWaits = false, false
 	return l
 }

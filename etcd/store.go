@@ -8,7 +8,7 @@
 // revision of the write that made the holder leader, which for a created
 // key is its create revision. Waiting is a watch opened at the revision
 // read + 1, so a waiter is in etcd's synced watcher group and sees a delete
-// about one round trip after it commits. A WatchSet (Store.Watch) serves
+// about one round trip after it commits. A WatchSet (the driver's Watch) serves
 // the requests of many elections with one watch on the prefix and one
 // goroutine. A planned handover passes the key to its target in one
 // transaction (an End with a target: the key goes onto the target's
@@ -66,23 +66,16 @@ const (
 	MaxValueSize = 1 << 20                     // well below etcd's 1.5 MiB request limit
 )
 
-// Options configure a Store.
+// Options configure New.
 type Options struct {
 	// Prefix is prepended to every election name to form its key. It must
 	// end in "/". Default DefaultPrefix.
 	Prefix string
 }
 
-// Store connects package lease to etcd: pass it to lease.New. It is a
-// backends.Store, backends.Queuer, backends.Roster, backends.Proclaimer,
-// backends.GuardedWriter and backends.Watcher, whose methods are package
-// lease's to call; application code uses lease's LeaseElector and
-// Leadership. It is safe for concurrent use.
-type Store struct{ driver }
-
-// driver is what Store offers package lease.
+// driver is what the Store New returns holds for package lease.
 type driver interface {
-	backends.Store
+	backends.Driver
 	backends.Queuer
 	backends.Roster
 	backends.Proclaimer
@@ -100,10 +93,11 @@ type store struct {
 
 var _ driver = (*store)(nil)
 
-// New returns a Store that uses c. It fails if c is nil or the prefix does
-// not end in "/". It does no I/O; an unreachable server shows up as errors
-// from the calls.
-func New(c *clientv3.Client, opts Options) (*Store, error) {
+// New returns a Store that uses c: pass it to lease.New. It fails if c is
+// nil or the prefix does not end in "/". It does no I/O; an unreachable
+// server shows up as errors from the calls. The Store does not own c, and
+// its Close does nothing: closing c is the caller's business.
+func New(c *clientv3.Client, opts Options) (*backends.Store, error) {
 	if c == nil {
 		return nil, errors.New("etcd: client is nil: pass a *clientv3.Client made with clientv3.New")
 	}
@@ -115,7 +109,7 @@ func New(c *clientv3.Client, opts Options) (*Store, error) {
 	}
 	s := &store{c: c, prefix: opts.Prefix}
 	s.layout = newLayout(s)
-	return &Store{s}, nil
+	return backends.NewStore(s), nil
 }
 
 // Name returns "etcd".

@@ -23,10 +23,11 @@ import (
 func TestWatchSetRosterSeenBeforeRequest(t *testing.T) {
 	ctx := backendtest.Context(t, time.Minute)
 	prefix := "/" + strings.NewReplacer("/", "-").Replace(t.Name()) + "/"
-	s, err := etcd.New(harness.Dial(t), etcd.Options{Prefix: prefix})
+	st, err := etcd.New(harness.Dial(t), etcd.Options{Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := etcd.DriverOf(st)
 	ss, err := s.NewSession(ctx, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -13,14 +13,16 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/etcd"
 )
 
 // TestWatchSetCompacted: a stream that resumes after a cut at a revision
 // since compacted ends its pending request with ErrCompacted, and a
 // request made after is served by a new stream.
 func TestWatchSetCompacted(t *testing.T) {
-	s, link := harness.Connect(t)
-	other, _ := harness.NewStore(t)
+	st, link := harness.Connect(t)
+	s := etcd.DriverOf(st)
+	other, _ := newDriver(t)
 	c := harness.Dial(t)
 	ctx := backendtest.Context(t, time.Minute)
 	el := backendtest.Election(t)
@@ -89,7 +91,7 @@ func next(t *testing.T, ch <-chan backends.Change) backends.Change {
 // several goroutines and from deliver while their keys change, for the
 // race detector; every answer must be to a tag asked for its election.
 func TestWatchSetConcurrentUse(t *testing.T) {
-	s, _ := harness.NewStore(t)
+	s, _ := newDriver(t)
 	ctx := backendtest.Context(t, time.Minute)
 	base := backendtest.Election(t)
 	els := make([]string, 20)
@@ -153,7 +155,7 @@ func TestWatchSetConcurrentUse(t *testing.T) {
 }
 
 // churn creates and deletes the leader key of each of els once.
-func churn(t *testing.T, s backends.Store, els []string) {
+func churn(t *testing.T, s backends.Driver, els []string) {
 	ctx := backendtest.Context(t, time.Minute)
 	ss, err := s.NewSession(ctx, 30*time.Second)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/internal/keys"
 )
 
@@ -90,7 +91,7 @@ func TestConsulSessionNodeOutlivesAgentNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := st.NewSession(ctx, time.Minute)
+	ss, err := driver.Of(st).NewSession(ctx, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

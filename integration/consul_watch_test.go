@@ -10,6 +10,7 @@ import (
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/consul/consultest"
 	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/internal/driver"
 )
 
 // TestConsulWatchDenied: a WatchSet whose token may not read the prefix
@@ -21,7 +22,7 @@ func TestConsulWatchDenied(t *testing.T) {
 	h.Setup(t)
 	holder := h.Holder(t)
 	ctx := backendtest.Context(t, 30*time.Second)
-	ss, err := holder.NewSession(ctx, consul.MinTTL)
+	ss, err := driver.Of(holder).NewSession(ctx, consul.MinTTL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestConsulWatchDenied(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			s, _ := c.Store(t)
 			ch := make(chan backends.Change, 4)
-			set := s.(backends.Watcher).Watch(func(c backends.Change) { ch <- c })
+			set := driver.Of(s).(backends.Watcher).Watch(func(c backends.Change) { ch <- c })
 			t.Cleanup(func() { _ = set.Close() })
 			for tag := range uint64(2) {
 				set.Wait(tag, backends.Record{Election: el})

@@ -18,6 +18,7 @@ import (
 	"github.com/leasehold/leasehold/consul/consultest"
 	"github.com/leasehold/leasehold/etcd/etcdtest"
 	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/storeurl"
 	"github.com/leasehold/leasehold/zookeeper"
@@ -39,7 +40,7 @@ func TestTLS(t *testing.T) {
 		t.Cleanup(h.Close)
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "etcd", addr, certs, 2*time.Second)
-		refusedTLS(t, certs, 2*time.Second, func(tc *tls.Config) backends.Store {
+		refusedTLS(t, certs, 2*time.Second, func(tc *tls.Config) *backends.Store {
 			s, _ := (&etcdtest.Harness{Endpoints: []string{"https://" + addr}, TLS: tc}).NewStore(t)
 			return s
 		})
@@ -49,7 +50,7 @@ func TestTLS(t *testing.T) {
 		h := &consultest.Harness{Addr: addr, TLS: certs.ClientTLS(t)}
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "consul", addr, certs, consul.MinTTL)
-		refusedTLS(t, certs, consul.MinTTL, func(tc *tls.Config) backends.Store {
+		refusedTLS(t, certs, consul.MinTTL, func(tc *tls.Config) *backends.Store {
 			s, err := consul.New((&consultest.Harness{Addr: addr, TLS: tc}).Client(t), consul.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -64,7 +65,7 @@ func TestTLS(t *testing.T) {
 		t.Run("Conformance", func(t *testing.T) { backendtest.RunConformanceTests(t, h) })
 		tlsStore(t, "zk", addr, certs, 2*stores.ZooKeeperTLSTick)
 		t.Run("SessionError", func(t *testing.T) { zkSessionError(t, addr, certs) })
-		refusedTLS(t, certs, 2*stores.ZooKeeperTLSTick, func(tc *tls.Config) backends.Store {
+		refusedTLS(t, certs, 2*stores.ZooKeeperTLSTick, func(tc *tls.Config) *backends.Store {
 			s, err := zookeeper.New([]string{addr}, zookeeper.Options{TickTime: stores.ZooKeeperTLSTick, TLS: tc,
 				ConnOptions: []func(*zk.Conn){zk.WithLogInfo(false)}})
 			if err != nil {
@@ -189,7 +190,7 @@ func zkSessionError(t *testing.T, addr string, certs *stores.Certs) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ss, err := s.NewSession(backendtest.Context(t, 10*time.Second), 2*stores.ZooKeeperTLSTick)
+	ss, err := driver.Of(s).NewSession(backendtest.Context(t, 10*time.Second), 2*stores.ZooKeeperTLSTick)
 	if err == nil {
 		ss.Close(context.Background())
 		t.Fatal("NewSession with a CA that did not sign the server's certificate succeeded")
@@ -208,7 +209,7 @@ func zkSessionError(t *testing.T, addr string, certs *stores.Certs) {
 // wrapping backends.ErrTLS that names the TLS cause, and for WrongCA the
 // x509 error, in its text and, where the client library keeps the error
 // (Consul, ZooKeeper; gRPC carries etcd's as text), in its chain.
-func refusedTLS(t *testing.T, certs *stores.Certs, ttl time.Duration, newStore func(*tls.Config) backends.Store) {
+func refusedTLS(t *testing.T, certs *stores.Certs, ttl time.Duration, newStore func(*tls.Config) *backends.Store) {
 	t.Run("WrongCA", func(t *testing.T) {
 		tc := stores.NewCerts(t).ClientTLS(t) // another PKI: its CA signed nothing the server has
 		err := campaignRefused(t, newStore(tc), ttl)
@@ -230,7 +231,7 @@ func refusedTLS(t *testing.T, certs *stores.Certs, ttl time.Duration, newStore f
 // campaignRefused campaigns on s, whose TLS handshakes fail on a
 // certificate, and returns Campaign's error after checking that it came
 // well within ctx and wraps backends.ErrTLS.
-func campaignRefused(t *testing.T, s backends.Store, ttl time.Duration) error {
+func campaignRefused(t *testing.T, s *backends.Store, ttl time.Duration) error {
 	e, err := lease.New(s, lease.Options{TTL: ttl, Identity: "refused"})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/zookeeper"
 )
 
@@ -35,7 +36,7 @@ func TestZooKeeperRenewalThroughCutOffFollower(t *testing.T) {
 	}
 	defer s.Close()
 	const ttl = 2 * time.Second
-	sess, err := s.NewSession(ctx, ttl)
+	sess, err := driver.Of(s).NewSession(ctx, ttl)
 	if err != nil {
 		t.Fatal(err)
 	}

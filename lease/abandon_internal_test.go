@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/leasehold/leasehold/internal/driver"
 )
 
 // TestAbandonAfterWin: a Campaign whose ctx ends just as it wins (its
@@ -44,9 +46,9 @@ func TestAbandonAfterWin(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the leadership won just as the campaign's ctx ended was not released")
 	}
-	rec, err := store.Get(ctx, "won")
+	rec, err := driver.Of(store).Get(ctx, "won")
 	if err == nil && rec.Exists() { // the delete may still be under way
-		rec, err = store.Wait(ctx, rec)
+		rec, err = driver.Of(store).Wait(ctx, rec)
 	}
 	if err != nil || rec.Exists() {
 		t.Fatalf("leader key after the release: %+v, %v; want absent", rec, err)

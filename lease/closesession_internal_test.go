@@ -14,7 +14,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
@@ -92,13 +94,14 @@ func TestCloseAbandonedAfterOutage(t *testing.T) {
 // awaitKeyGone waits until the key of election, held by session id, is
 // deleted or taken by another, failing t if that has not happened by
 // deadline.
-func awaitKeyGone(t *testing.T, ctx context.Context, store *etcd.Store, election, id string, deadline time.Time) {
+func awaitKeyGone(t *testing.T, ctx context.Context, store *backends.Store, election, id string, deadline time.Time) {
 	t.Helper()
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	rec, err := store.Get(ctx, election)
+	d := driver.Of(store)
+	rec, err := d.Get(ctx, election)
 	for err == nil && rec.Exists() && rec.Owner == id {
-		rec, err = store.Wait(ctx, rec)
+		rec, err = d.Wait(ctx, rec)
 	}
 	if err != nil {
 		t.Fatalf("key of %q, bound to abandoned session %s, not gone before the session's expiry: %v", election, id, err)
@@ -121,7 +124,7 @@ func etcdClient(t *testing.T, endpoint string) *clientv3.Client {
 	return cli
 }
 
-func etcdStore(t *testing.T, cli *clientv3.Client) *etcd.Store {
+func etcdStore(t *testing.T, cli *clientv3.Client) *backends.Store {
 	t.Helper()
 	store, err := etcd.New(cli, etcd.Options{})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
@@ -31,7 +32,7 @@ import (
 // Identity and SessionID return "", Options returns the zero Options, and
 // the Healthz and Readyz handlers answer 500 and 503.
 type LeaseElector struct {
-	store backends.Store
+	store backends.Driver
 	opts  Options
 
 	ctx      context.Context // ends at Close
@@ -60,37 +61,43 @@ type LeaseElector struct {
 	ready     []chan awaited       // AwaitSession calls
 }
 
-// New returns an elector on store. It checks opts against the store's
-// limits and fails with an error wrapping ErrInvalidOption that names the
-// option and its allowed range. It does no I/O: the session is created at
-// the first Campaign.
-func New(store backends.Store, opts Options) (*LeaseElector, error) {
+// New returns an elector on store, the Store an adapter's New returned
+// (etcd.New, zookeeper.New, consul.New). It checks opts against the
+// store's limits and fails with an error wrapping ErrInvalidOption that
+// names the option and its allowed range, or the store argument if it is
+// nil or a zero Store. It does no I/O: the session is created at the first Campaign.
+// Closing the elector leaves store open.
+func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 	if store == nil {
-		return nil, fmt.Errorf("lease: store is nil: %w", ErrInvalidOption)
+		return nil, fmt.Errorf("lease: New: store argument is nil: pass the *backends.Store an adapter's New returned: %w", ErrInvalidOption)
+	}
+	d := driver.Of(store)
+	if d == nil {
+		return nil, fmt.Errorf("lease: New: store argument holds no driver: make it with an adapter's New: %w", ErrInvalidOption)
 	}
 	set := opts
 	opts = opts.withDefaults()
-	if err := opts.validate(set, store.Limits()); err != nil {
+	if err := opts.validate(set, d.Limits()); err != nil {
 		return nil, err
 	}
-	if err := needRoster(opts, store); err != nil {
+	if err := needRoster(opts, d); err != nil {
 		return nil, err
 	}
-	mode, q, err := waitMode(opts.Wait, store)
+	mode, q, err := waitMode(opts.Wait, d)
 	if err != nil {
 		return nil, err
 	}
 	opts.Wait = mode
-	watcher, _ := store.(backends.Watcher)
-	roster, _ := store.(backends.Roster)
+	watcher, _ := d.(backends.Watcher)
+	roster, _ := d.(backends.Roster)
 	cfg := opts.config()
-	lim := store.Limits()
+	lim := d.Limits()
 	cfg.Pass = lim.Passes && roster != nil // a pass checks the target's roster record
 	cfg.PassFacts = cfg.Pass && lim.CommittedWaits
 	cfg.MarkDelete = lim.Markers
 	cfg.Roster, cfg.FoldLeave = roster != nil, roster != nil // End's Leave
 	ctx, stop := context.WithCancel(context.Background())
-	e := &LeaseElector{store: store, opts: opts, ctx: ctx, stop: stop,
+	e := &LeaseElector{store: d, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
 		m: core.New(cfg), sessions: make(map[uint64]*session),
 		elections: make(map[string]*election), open: make(map[backends.Session]bool),

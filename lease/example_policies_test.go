@@ -7,14 +7,14 @@ import (
 	"log"
 	"time"
 
-	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/lease"
 )
 
 // group is electors on one in-process etcd, for the examples of the
 // policies, which need several.
 type group struct {
-	store *etcd.Store
+	store *backends.Store
 	stop  func()
 	es    []*lease.LeaseElector
 }

@@ -7,6 +7,7 @@ import (
 	"log"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/fencing"
 	"github.com/leasehold/leasehold/internal/embedetcd"
@@ -15,7 +16,7 @@ import (
 
 // newStore starts an in-process etcd for the examples; an application
 // passes its own *clientv3.Client to etcd.New instead.
-func newStore() (*etcd.Store, func()) {
+func newStore() (*backends.Store, func()) {
 	srv, err := embedetcd.Start()
 	if err != nil {
 		log.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/driver"
 )
 
 // TestHandOverReadsNothing: on etcd a leader with default options follows
@@ -18,13 +19,14 @@ import (
 // leadership.
 func TestHandOverReadsNothing(t *testing.T) {
 	etcdStore := embeddedStore(t)
+	d := driver.Of(etcdStore).(etcdDriver)
 	for _, tc := range []struct {
 		name  string
-		store backends.Store
+		store *backends.Store
 		reads bool
 	}{
 		{"etcd", etcdStore, false},
-		{"deaf", deafSets{etcdStore, etcdStore}, true},
+		{"deaf", backends.NewStore(deafSets{d, d}), true},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		el := "readsnothing/" + tc.name

@@ -57,7 +57,7 @@ func TestHandOverRefused(t *testing.T) {
 }
 
 // testElector returns a new elector on store with o, whose TTL is 2 s.
-func testElector(t *testing.T, store backends.Store, o Options) *LeaseElector {
+func testElector(t *testing.T, store *backends.Store, o Options) *LeaseElector {
 	t.Helper()
 	o.TTL = 2 * time.Second
 	e, err := New(store, o)
@@ -69,7 +69,7 @@ func testElector(t *testing.T, store backends.Store, o Options) *LeaseElector {
 
 // leading returns a new elector with o (see testElector) and its
 // leadership of election.
-func leading(t *testing.T, ctx context.Context, store backends.Store, election string, o Options) (*LeaseElector, *Leadership) {
+func leading(t *testing.T, ctx context.Context, store *backends.Store, election string, o Options) (*LeaseElector, *Leadership) {
 	t.Helper()
 	e := testElector(t, store, o)
 	l, err := e.Campaign(ctx, election)

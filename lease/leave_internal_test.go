@@ -8,7 +8,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/internal/keys"
 )
 
@@ -51,7 +53,7 @@ func TestReleaseLeavesInOneWrite(t *testing.T) {
 }
 
 // elector returns an elector on store with identity id, closed at t's end.
-func elector(t *testing.T, store *etcd.Store, id string) *LeaseElector {
+func elector(t *testing.T, store *backends.Store, id string) *LeaseElector {
 	t.Helper()
 	e, err := New(store, Options{TTL: 2 * time.Second, Identity: id})
 	if err != nil {
@@ -64,11 +66,12 @@ func elector(t *testing.T, store *etcd.Store, id string) *LeaseElector {
 // rosterOf waits until election's roster holds n records and returns the
 // revision it was read at: each is written once its campaign's outcome is
 // known.
-func rosterOf(t *testing.T, ctx context.Context, store *etcd.Store, election string, n int) uint64 {
+func rosterOf(t *testing.T, ctx context.Context, store *backends.Store, election string, n int) uint64 {
 	t.Helper()
-	recs, rev, err := store.List(ctx, election)
+	roster := driver.Of(store).(backends.Roster)
+	recs, rev, err := roster.List(ctx, election)
 	for err == nil && len(recs) < n {
-		recs, rev, err = store.WaitList(ctx, election, rev)
+		recs, rev, err = roster.WaitList(ctx, election, rev)
 	}
 	if err != nil {
 		t.Fatalf("waiting for %d records in %q: %v", n, election, err)

@@ -11,7 +11,7 @@ import (
 // ObserveCandidates streams election's candidate list, as Candidates
 // returns it: first the current list, then the list after every change
 // of the roster or of the leader. It follows them with the store's waits
-// (backends.Roster.WaitList and Store.Wait), not by polling, so a join or
+// (backends.Roster.WaitList and Driver.Wait), not by polling, so a join or
 // a graceful leave shows within a round trip. It needs no session and
 // does not campaign. As with Observe, the channel is unbuffered, and a
 // change that came and went while the reader was busy (or while the

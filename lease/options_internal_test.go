@@ -162,7 +162,7 @@ func TestPolicyDefaults(t *testing.T) {
 }
 
 // namedStore is only a name: needRoster asks a store for nothing else.
-type namedStore struct{ backends.Store }
+type namedStore struct{ backends.Driver }
 
 func (namedStore) Name() string { return "plain" }
 

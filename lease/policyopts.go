@@ -85,7 +85,7 @@ func (o Options) largestRecord() candidateValue {
 
 // needRoster fails if opts use a policy that needs backends.Roster and
 // store does not implement it.
-func needRoster(opts Options, store backends.Store) error {
+func needRoster(opts Options, store backends.Driver) error {
 	if _, ok := store.(backends.Roster); ok {
 		return nil
 	}

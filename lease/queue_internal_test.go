@@ -12,7 +12,7 @@ import (
 // elector's waits in line run in goroutines of its own. Each entry made
 // is sent on enqueued.
 type queueOnly struct {
-	backends.Store
+	backends.Driver
 	backends.Queuer
 	enqueued chan backends.Record
 }
@@ -30,8 +30,9 @@ func (s queueOnly) Enqueue(ctx context.Context, bs backends.Session, election st
 // candidate that joins the line after them leads after the last of them
 // resigns.
 func TestQueueWithoutWatcher(t *testing.T) {
-	store := embeddedStore(t)
-	qs := queueOnly{Store: store, Queuer: store, enqueued: make(chan backends.Record, 16)}
+	d := embeddedDriver(t)
+	q := queueOnly{Driver: d, Queuer: d, enqueued: make(chan backends.Record, 16)}
+	qs := backends.NewStore(q)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	l, err := queueElector(t, qs).Campaign(ctx, "turns")
@@ -50,7 +51,7 @@ func TestQueueWithoutWatcher(t *testing.T) {
 		}(queueElector(t, qs))
 		line = append(line, w)
 		select {
-		case <-qs.enqueued:
+		case <-q.enqueued:
 		case <-ctx.Done():
 			t.Fatal("no queue entry made")
 		}
@@ -72,7 +73,7 @@ func TestQueueWithoutWatcher(t *testing.T) {
 	}
 }
 
-func queueElector(t *testing.T, store backends.Store) *LeaseElector {
+func queueElector(t *testing.T, store *backends.Store) *LeaseElector {
 	e, err := New(store, Options{TTL: 2 * time.Second, Wait: WaitQueue})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/etcd"
+	"github.com/leasehold/leasehold/internal/driver"
 )
 
 // TestRequestHandover: a leader that follows its candidate list honours a
@@ -21,10 +21,11 @@ import (
 // leaves it leading.
 func TestRequestHandover(t *testing.T) {
 	etcdStore := embeddedStore(t)
-	deaf := deafSets{etcdStore, etcdStore}
+	d := driver.Of(etcdStore).(etcdDriver)
+	deaf := backends.NewStore(deafSets{d, d})
 	for _, tc := range []struct {
 		name   string
-		store  backends.Store
+		store  *backends.Store
 		follow bool // FollowRoster
 		honour bool
 	}{
@@ -62,13 +63,13 @@ func TestRequestHandover(t *testing.T) {
 // follows no roster without FollowRoster. It hides the store's other
 // optional interfaces too: it waits by key, and passes no key.
 type deafSets struct {
-	backends.Store
+	backends.Driver
 	backends.Roster
 }
 
 // Watch returns the etcd store's set, without its roster requests.
 func (d deafSets) Watch(deliver func(backends.Change)) backends.WatchSet {
-	return struct{ backends.WatchSet }{d.Store.(backends.Watcher).Watch(deliver)}
+	return struct{ backends.WatchSet }{d.Driver.(backends.Watcher).Watch(deliver)}
 }
 
 // TestCampaignDuringRequest: while a RequestHandover of an election runs
@@ -88,8 +89,8 @@ func TestCampaignDuringRequest(t *testing.T) {
 	defer func() { _ = next.Close(ctx) }()
 	nextWon := make(chan *Leadership, 1)
 	go func() { nl, _ := next.Campaign(ctx, el); nextWon <- nl }()
-	g := &gatedJoins{Store: store, joined: make(chan struct{}, 1), gate: make(chan struct{})}
-	requester := testElector(t, g, Options{Identity: "requester"})
+	g := &gatedJoins{etcdDriver: driver.Of(store).(etcdDriver), joined: make(chan struct{}, 1), gate: make(chan struct{})}
+	requester := testElector(t, backends.NewStore(g), Options{Identity: "requester"})
 	defer func() { _ = requester.Close(ctx) }()
 	awaitCandidates(t, ctx, requester, el, 2)
 	asked := make(chan error, 1)
@@ -123,13 +124,13 @@ func TestCampaignDuringRequest(t *testing.T) {
 // gatedJoins is an etcd Store whose Roster.Join calls, once made, wait
 // until gate is closed, the first sending on joined.
 type gatedJoins struct {
-	*etcd.Store
+	etcdDriver
 	joined chan struct{}
 	gate   chan struct{}
 }
 
 func (g *gatedJoins) Join(ctx context.Context, s backends.Session, election string, value []byte) (backends.Record, error) {
-	rec, err := g.Store.Join(ctx, s, election, value)
+	rec, err := g.etcdDriver.Join(ctx, s, election, value)
 	select {
 	case g.joined <- struct{}{}:
 	default:

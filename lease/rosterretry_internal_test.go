@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/etcd"
 )
 
 // TestFailingRosterWritesHoldNoSlots: a candidate record's write that
@@ -20,9 +19,9 @@ import (
 func TestFailingRosterWritesHoldNoSlots(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	f := &failingJoins{Store: embeddedStore(t), failed: make(chan struct{}, 16*maxElectionCalls)}
+	f := &failingJoins{etcdDriver: embeddedDriver(t), failed: make(chan struct{}, 16*maxElectionCalls)}
 	const retry = 5 * time.Second
-	e, err := New(f, Options{Identity: "busy", TTL: 10 * time.Second, RetryInterval: retry})
+	e, err := New(backends.NewStore(f), Options{Identity: "busy", TTL: 10 * time.Second, RetryInterval: retry})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,13 +56,13 @@ func TestFailingRosterWritesHoldNoSlots(t *testing.T) {
 // could not be reached, for the elections under "fail/", each failure
 // first sending on failed if it has room.
 type failingJoins struct {
-	*etcd.Store
+	etcdDriver
 	failed chan struct{}
 }
 
 func (f *failingJoins) Join(ctx context.Context, s backends.Session, election string, value []byte) (backends.Record, error) {
 	if !strings.HasPrefix(election, "fail/") {
-		return f.Store.Join(ctx, s, election, value)
+		return f.etcdDriver.Join(ctx, s, election, value)
 	}
 	select {
 	case f.failed <- struct{}{}:

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/etcd"
 )
 
 // TestFollowedRosterSeesJoinBeforeAsk: a candidate that joins between the
@@ -23,7 +22,7 @@ import (
 func TestFollowedRosterSeesJoinBeforeAsk(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	store := embeddedStore(t)
+	store := embeddedDriver(t)
 	newcomer, err := store.NewSession(ctx, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -31,11 +30,11 @@ func TestFollowedRosterSeesJoinBeforeAsk(t *testing.T) {
 	defer func() { _ = newcomer.Close(context.Background()) }()
 	const el = "seen/before-ask"
 	top := encodeCandidate(candidateValue{Identity: "top", Priority: 3, Joined: joinedAt(time.Now())})
-	held := &joinBeforeAsk{Store: store, election: el, fail: make(chan error, 1), marker: make(chan backends.Session, 1), join: func(ctx context.Context) error {
+	held := &joinBeforeAsk{etcdDriver: store, election: el, fail: make(chan error, 1), marker: make(chan backends.Session, 1), join: func(ctx context.Context) error {
 		_, err := store.Join(ctx, newcomer, el, top)
 		return err
 	}}
-	e, l := leading(t, ctx, held, el, Options{Identity: "low"})
+	e, l := leading(t, ctx, backends.NewStore(held), el, Options{Identity: "low"})
 	defer func() { _ = e.Close(context.Background()) }()
 	defer func() { _ = l.Resign(context.Background()) }()
 	wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
@@ -75,7 +74,7 @@ func pause(ctx context.Context, d time.Duration) {
 // passed a change made after it (another election's join, answered in
 // the same set), then make the request as asked.
 type joinBeforeAsk struct {
-	*etcd.Store
+	etcdDriver
 	election string
 	join     func(context.Context) error
 	fail     chan error            // the holding's store errors
@@ -88,7 +87,7 @@ const markTag = 1 << 62
 
 func (j *joinBeforeAsk) Watch(deliver func(backends.Change)) backends.WatchSet {
 	marked := make(chan struct{}, 1)
-	set := j.Store.Watch(func(c backends.Change) {
+	set := j.etcdDriver.Watch(func(c backends.Change) {
 		if c.Tag == markTag {
 			marked <- struct{}{}
 			return

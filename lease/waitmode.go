@@ -48,7 +48,7 @@ func (m WaitMode) String() string {
 // WaitAuto) and, in queue mode, the store's Queuer. It fails with an error
 // wrapping ErrInvalidOption for a mode that is none of the constants, and
 // for WaitQueue on a store without a queue.
-func waitMode(mode WaitMode, store backends.Store) (WaitMode, backends.Queuer, error) {
+func waitMode(mode WaitMode, store backends.Driver) (WaitMode, backends.Queuer, error) {
 	q, ok := store.(backends.Queuer)
 	switch {
 	case mode == WaitKey, mode == WaitAuto && !ok:

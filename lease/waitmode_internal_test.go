@@ -10,7 +10,7 @@ import (
 
 // keyOnly is a store without a queue: only its name and its type are
 // looked at.
-type keyOnly struct{ backends.Store }
+type keyOnly struct{ backends.Driver }
 
 func (keyOnly) Name() string { return "keyonly" }
 
@@ -26,7 +26,7 @@ type withQueue struct {
 func TestWaitMode(t *testing.T) {
 	for _, tc := range []struct {
 		mode  WaitMode
-		store backends.Store
+		store backends.Driver
 		want  WaitMode
 		err   string // "" for none
 	}{

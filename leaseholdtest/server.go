@@ -27,7 +27,7 @@ type Server struct {
 	// Store is a Store on a connection of its own, ready for lease.New,
 	// closed when the test ends. Electors that share it share its link:
 	// for an elector a test will cut off, use Connect.
-	Store backends.Store
+	Store *backends.Store
 
 	h storeHarness
 
@@ -38,7 +38,7 @@ type Server struct {
 
 // storeHarness is what a Server needs of the project's per-store harness.
 type storeHarness interface {
-	Connect(t testing.TB) (backends.Store, *harness.Link)
+	Connect(t testing.TB) (*backends.Store, *harness.Link)
 	ExpireSession(ctx context.Context, id string) error
 }
 
@@ -60,7 +60,7 @@ func newServer(t testing.TB, kind string, endpoints []string, h storeHarness) *S
 type Link struct {
 	// Store is a Store whose every connection goes through this link,
 	// closed when the test ends. Give it to one lease.New.
-	Store backends.Store
+	Store *backends.Store
 	link  *harness.Link
 }
 

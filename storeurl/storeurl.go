@@ -65,16 +65,15 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Opened is a Store with the client it was opened on. Store is the
-// adapter itself (not a wrapper), so its optional interfaces
-// (backends.GuardedWriter, backends.Queuer) are found by type assertion:
-// pass Opened.Store to lease.New.
+// Opened is a Store with the client it was opened on: pass Opened.Store
+// to lease.New.
 type Opened struct {
-	Store backends.Store
+	Store *backends.Store
 	close func() error
 }
 
-// Close closes the client Open made.
+// Close closes what Open opened: the client (etcd, Consul) or the
+// Store's own connections (ZooKeeper).
 func (o *Opened) Close() error { return o.close() }
 
 // ErrInvalid matches (errors.Is) the errors of Parse and Open that come

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 )
 
@@ -80,7 +81,7 @@ func TestOpenEtcd(t *testing.T) {
 	defer o.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if rec, err := o.Store.Get(ctx, "a"); err != nil || rec.Exists() || o.Store.Name() != "etcd" {
+	if rec, err := driver.Of(o.Store).Get(ctx, "a"); err != nil || rec.Exists() || o.Store.Name() != "etcd" {
 		t.Fatalf("Get on %s = %+v, %v", o.Store.Name(), rec, err)
 	}
 }
@@ -129,7 +130,7 @@ func TestOpenEtcdWrongPassword(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Open(%q) with the right password: %v", c.url, err)
 		}
-		if _, err := o.Store.Get(ctx, "a"); err != nil {
+		if _, err := driver.Of(o.Store).Get(ctx, "a"); err != nil {
 			t.Fatalf("Get after Open(%q) with the right password: %v", c.url, err)
 		}
 		o.Close()
@@ -156,10 +157,10 @@ func TestOpenedStoreIsTheAdapter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	if _, ok := o.Store.(backends.Queuer); !ok {
+	if _, ok := driver.Of(o.Store).(backends.Queuer); !ok {
 		t.Errorf("Opened.Store is %T: not a backends.Queuer", o.Store)
 	}
-	if _, ok := o.Store.(backends.GuardedWriter); !ok {
+	if _, ok := driver.Of(o.Store).(backends.GuardedWriter); !ok {
 		t.Errorf("Opened.Store is %T: not a backends.GuardedWriter", o.Store)
 	}
 }

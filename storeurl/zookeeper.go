@@ -38,8 +38,8 @@ func openZooKeeper(hosts []string, u *url.URL, opts Options) (*Opened, error) {
 		return nil, err
 	}
 	if err := probeZooKeeper(hosts, zo.TLS, opts.DialTimeout); err != nil {
-		s.Close()
+		_ = s.Close()
 		return nil, err
 	}
-	return &Opened{Store: s, close: func() error { s.Close(); return nil }}, nil
+	return &Opened{Store: s, close: s.Close}, nil
 }

@@ -94,7 +94,7 @@ func idleCandidate(b *testing.B, ctx context.Context, h *zktest.Harness, lib, el
 	if err != nil {
 		return err
 	}
-	b.Cleanup(s.Close)
+	b.Cleanup(func() { _ = s.Close() })
 	e, err := lease.New(s, lease.Options{TTL: idleTTL})
 	if err != nil {
 		return err

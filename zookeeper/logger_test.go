@@ -50,7 +50,7 @@ func TestQuietByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	triedAll(t, s.s)
+	triedAll(t, storeOf(s))
 	s.Close()
 	log.SetOutput(nil)
 	if out := std.String(); out != "" {
@@ -67,10 +67,10 @@ func TestLoggerGetsGoZooKeeperLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	triedAll(t, s.s)
+	triedAll(t, storeOf(s))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, _ = s.NewSession(ctx, 4*time.Second)
+	_, _ = storeOf(s).NewSession(ctx, 4*time.Second)
 	s.Close()
 	got := out.String()
 	if !strings.Contains(got, "level=WARN") || !strings.Contains(got, "failed to connect to "+unreachable) ||

@@ -98,7 +98,7 @@ func shareParents(t *testing.T, servers []string, s *store, election string) {
 // testElector returns an elector on s, closed at the test's end.
 func testElector(t *testing.T, s *store, identity string, ttl time.Duration, log *slog.Logger) *lease.LeaseElector {
 	t.Helper()
-	e, err := lease.New(&Store{driver: s, s: s}, lease.Options{Identity: identity, TTL: ttl, Logger: log})
+	e, err := lease.New(backends.NewStore(s), lease.Options{Identity: identity, TTL: ttl, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

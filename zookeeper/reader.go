@@ -20,7 +20,7 @@ import (
 // is reading on it. A watch on a connection that closes, or whose session
 // expires, ends with an EventNotWatching: the Wait, WaitGone or WatchSet
 // request that set it reads again on the reader of the moment. A
-// WatchSet does so as soon as the connection drops (see Store.Watch).
+// WatchSet does so as soon as the connection drops (see the driver's Watch).
 
 // reader returns the link to read on, and done, to call when the read is
 // over. It waits for the read link's credentials, if it is that link.

@@ -138,7 +138,7 @@ func TestServerCallsLeaveNoGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := testCtx(t)
-	ss, err := s.NewSession(ctx, max(2*time.Second, 2*tick))
+	ss, err := storeOf(s).NewSession(ctx, max(2*time.Second, 2*tick))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,10 +149,10 @@ func TestServerCallsLeaveNoGoroutines(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if _, err := s.Wait(wctx, rec); !errors.Is(err, backends.ErrCanceled) {
+	if _, err := storeOf(s).Wait(wctx, rec); !errors.Is(err, backends.ErrCanceled) {
 		t.Fatalf("Wait on an unchanged node: %v, want ErrCanceled", err)
 	}
-	if _, err := s.NewSession(ctx, max(2*time.Second, 2*tick)); err != nil { // left open: Close ends it
+	if _, err := storeOf(s).NewSession(ctx, max(2*time.Second, 2*tick)); err != nil { // left open: Close ends it
 		t.Fatal(err)
 	}
 	if err := ss.Close(ctx); err != nil {

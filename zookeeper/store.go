@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,27 +12,15 @@ import (
 	"github.com/leasehold/leasehold/zookeeper/internal/names"
 )
 
-// Store connects package lease to a ZooKeeper ensemble: pass it to
-// lease.New. It is a backends.Store, backends.Queuer,
-// backends.GuardedWriter, backends.Watcher, backends.Roster and
-// backends.Proclaimer, whose methods are package lease's to call;
-// application code uses lease's LeaseElector and Leadership. It is safe
-// for concurrent use. It owns the connections it opens: one per session,
-// and one of its own for reads while no session's connection can serve
-// them (see Get). Close it when done.
-type Store struct {
-	driver
-	s *store
-}
-
-// driver is what Store offers package lease.
+// driver is what the Store New returns holds for package lease.
 type driver interface {
-	backends.Store
+	backends.Driver
 	backends.Queuer
 	backends.GuardedWriter
 	backends.Watcher
 	backends.Roster
 	backends.Proclaimer
+	io.Closer
 }
 
 // store is the driver on ZooKeeper.
@@ -54,16 +43,22 @@ type store struct {
 var _ driver = (*store)(nil)
 
 // New returns a Store on the ensemble whose client addresses ("host:port")
-// are servers. It fails if servers is empty or a host cannot be resolved,
-// and names the option if opts is invalid. It starts connecting in the
-// background and does not wait for a server: an unreachable ensemble shows
-// up as errors from the calls.
-func New(servers []string, opts Options) (*Store, error) {
+// are servers: pass it to lease.New. It fails if servers is empty or a
+// host cannot be resolved, and names the option if opts is invalid. It
+// starts connecting in the background and does not wait for a server: an
+// unreachable ensemble shows up as errors from the calls. The Store owns
+// the connections it opens: one per session, and one of its own for reads
+// while no session's connection can serve them. Close it when done: its
+// Close ends every session still open, deleting their nodes if a server
+// can be reached, and waits for the goroutines of the Store and of
+// go-zookeeper, at most a few seconds when a server does not answer.
+// Calls after Close fail.
+func New(servers []string, opts Options) (*backends.Store, error) {
 	s, err := open(servers, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{driver: s, s: s}, nil
+	return backends.NewStore(s), nil
 }
 
 // open is New's driver: the store New wraps.
@@ -121,14 +116,18 @@ func checkedName(what, name string, path func(string) string) (string, error) {
 	return p, nil
 }
 
-// Close closes every connection the Store opened, which ends every session
-// still open (and deletes their nodes, if the servers can be reached), and
-// waits for the Store's goroutines and go-zookeeper's. go-zookeeper waits
-// up to a second for the answer to each closeSession, so Close can take
-// that long if a server does not answer; it waits at most 5 s for a
-// connection's goroutines, which go-zookeeper can leave blocked. It closes every WatchSet still
-// open. Calls after Close fail. Close is idempotent.
-func (s *Store) Close() { s.s.close() }
+// Close, which the Store's Close calls, closes every connection the
+// driver opened, which ends every session still open (and deletes their
+// nodes, if the servers can be reached), and waits for its goroutines and
+// go-zookeeper's. go-zookeeper waits up to a second for the answer to each
+// closeSession, so Close can take that long if a server does not answer;
+// it waits at most 5 s for a connection's goroutines, which go-zookeeper
+// can leave blocked. It closes every WatchSet still open. Calls after
+// Close fail. Close is idempotent, and returns nil.
+func (s *store) Close() error {
+	s.close()
+	return nil
+}
 
 // close is Store.Close.
 func (s *store) close() {

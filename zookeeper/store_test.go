@@ -172,14 +172,14 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, _ = s.NewSession(ctx, 4*time.Second)
-	_, _ = s.Get(ctx, "a")
+	_, _ = storeOf(s).NewSession(ctx, 4*time.Second)
+	_, _ = storeOf(s).Get(ctx, "a")
 	s.Close()
 	s.Close()
 	if g := adapterGoroutines(); g != "" {
 		t.Fatalf("after Close:\n%s", g)
 	}
-	if _, err := s.Get(context.Background(), "a"); err == nil {
+	if _, err := storeOf(s).Get(context.Background(), "a"); err == nil {
 		t.Fatal("Get after Close succeeded")
 	}
 }

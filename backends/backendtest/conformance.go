@@ -11,7 +11,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// RunConformanceTests runs the contract of backends.Store and
+// RunConformanceTests runs the contract of backends.Driver and
 // backends.Session against the store h connects to, and that of
 // backends.GuardedWriter, backends.Queuer, backends.Roster,
 // backends.Proclaimer and backends.Watcher if the store implements them
@@ -90,7 +90,7 @@ func createFreed(t *testing.T, ctx context.Context, ss backends.Session, electio
 	}
 }
 
-func mustGet(t *testing.T, s backends.Store, election string) backends.Record {
+func mustGet(t *testing.T, s backends.Driver, election string) backends.Record {
 	t.Helper()
 	rec, err := s.Get(Context(t, 10*time.Second), election)
 	if err != nil {
@@ -100,7 +100,7 @@ func mustGet(t *testing.T, s backends.Store, election string) backends.Record {
 }
 
 func testGetAbsent(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	rec := mustGet(t, s, Election(t))
 	if rec.Exists() || rec.Owner != "" || rec.Value != nil || rec.Revision == 0 {
 		t.Fatalf("Get of an absent key = %+v, want Token 0, no owner or value, a Revision", rec)
@@ -108,7 +108,7 @@ func testGetAbsent(t *testing.T, h Harness) {
 }
 
 func testCreateThenHeld(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a, b := newSession(t, s), newSession(t, s)
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
@@ -128,7 +128,7 @@ func testCreateThenHeld(t *testing.T, h Harness) {
 }
 
 func testCreateIdempotent(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	first := mustCreate(t, a, el, "alice")
@@ -139,7 +139,7 @@ func testCreateIdempotent(t *testing.T, h Harness) {
 }
 
 func testCreateRace(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	const n = 8
 	el := Election(t)
 	var wg sync.WaitGroup
@@ -168,7 +168,7 @@ func testCreateRace(t *testing.T, h Harness) {
 }
 
 func testDeleteOwnToken(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
@@ -191,7 +191,7 @@ func testDeleteOwnToken(t *testing.T, h Harness) {
 }
 
 func testTokensIncrease(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	var last uint64
 	for i := range 5 {

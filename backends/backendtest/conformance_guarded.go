@@ -15,7 +15,7 @@ import (
 // runGuardedTests runs the contract of backends.GuardedWriter if the
 // harness's stores implement it, and says so loudly if they do not.
 func runGuardedTests(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	if _, ok := s.(backends.GuardedWriter); !ok {
 		t.Skipf("%s store does not implement backends.GuardedWriter: guarded-write tests not run", s.Name())
 	}
@@ -33,8 +33,8 @@ func runGuardedTests(t *testing.T, h Harness) {
 	}
 }
 
-func guarded(t *testing.T, h Harness) (backends.Store, backends.GuardedWriter) {
-	s, _ := h.NewStore(t)
+func guarded(t *testing.T, h Harness) (backends.Driver, backends.GuardedWriter) {
+	s, _ := newDriver(t, h)
 	return s, s.(backends.GuardedWriter)
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/driver"
 )
 
 // runLayoutTests runs the contract of the layout marker (backends.Layout)
@@ -44,13 +45,13 @@ func layoutName() string {
 // marker then holds a version.
 func testLayoutClaim(t *testing.T, h Layouter) {
 	name := layoutName()
-	mustGet(t, h.StoreAt(t, name), "a")
+	mustGet(t, driver.Of(h.StoreAt(t, name)), "a")
 	if v, ok := h.LayoutAt(t, name); ok {
 		t.Fatalf("after a Get alone the layout marker holds %q, want none", v)
 	}
-	a, b := h.StoreAt(t, name), h.StoreAt(t, name)
+	a, b := driver.Of(h.StoreAt(t, name)), driver.Of(h.StoreAt(t, name))
 	var wg sync.WaitGroup
-	for _, s := range []backends.Store{a, b} {
+	for _, s := range []backends.Driver{a, b} {
 		wg.Go(func() {
 			ss, err := s.NewSession(Context(t, 10*time.Second), ttl(s))
 			if err != nil {
@@ -73,11 +74,11 @@ func testLayoutClaim(t *testing.T, h Layouter) {
 // it under another prefix), every time, and leaves the marker as it was.
 func testLayoutForeign(t *testing.T, h Layouter) {
 	own := layoutName()
-	newSession(t, h.StoreAt(t, own))
+	newSession(t, driver.Of(h.StoreAt(t, own)))
 	mine, _ := h.LayoutAt(t, own)
 	name := layoutName()
 	h.SetLayoutAt(t, name, "999")
-	s := h.StoreAt(t, name)
+	s := driver.Of(h.StoreAt(t, name))
 	for range 2 {
 		_, err := s.NewSession(Context(t, 10*time.Second), ttl(s))
 		checkLayoutErr(t, "NewSession", mine, err)

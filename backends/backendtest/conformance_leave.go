@@ -10,7 +10,7 @@ import (
 
 // leaveSetup returns a store, a session a holding a fresh election's key
 // with a record in its roster, and b's record there too.
-func leaveSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backends.Record, backends.Record, backends.Record) {
+func leaveSetup(t *testing.T, h Harness) (backends.Driver, backends.Session, backends.Record, backends.Record, backends.Record) {
 	s, r := roster(t, h)
 	a, b := newSession(t, s), newSession(t, s)
 	el := Election(t)

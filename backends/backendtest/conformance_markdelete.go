@@ -13,8 +13,8 @@ import (
 // election's roster if the store is a Roster: a store that cannot tell a
 // session's life otherwise (ZooKeeper) takes that record for the session
 // of a target not in line.
-func markSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backends.Session, backends.Record) {
-	s, _ := h.NewStore(t)
+func markSetup(t *testing.T, h Harness) (backends.Driver, backends.Session, backends.Session, backends.Record) {
+	s, _ := newDriver(t, h)
 	a, b := newSession(t, s), newSession(t, s)
 	el := Election(t)
 	if r, ok := s.(backends.Roster); ok {
@@ -24,7 +24,7 @@ func markSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backe
 }
 
 // mustDeleteMarked releases held's key from a, naming b with entry.
-func mustDeleteMarked(t *testing.T, s backends.Store, a, b backends.Session, held backends.Record, entry uint64) {
+func mustDeleteMarked(t *testing.T, s backends.Driver, a, b backends.Session, held backends.Record, entry uint64) {
 	t.Helper()
 	_, err := a.End(Context(t, 10*time.Second), backends.End{Election: held.Election, Token: held.Token, To: &backends.Target{Session: b.ID(), Entry: entry}})
 	if err != nil {

@@ -19,7 +19,7 @@ var nameSpaceSuffixes = []string{"p", "pb", "p.b", "p/b", "p/b/c"}
 // its own election's queue only, and finds no entry ahead but its own
 // election's.
 func testNameSpace(t *testing.T, h Harness, queue bool) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	var q backends.Queuer
 	if queue {
 		var ok bool
@@ -60,7 +60,7 @@ type holding struct {
 // takeAll has a new session take each election in turn while every
 // earlier one stays held, and checks that each holds its own; before, if
 // given, are the previous holders, whose tokens the new ones must exceed.
-func takeAll(t *testing.T, s backends.Store, q backends.Queuer, names []string, before []holding) []holding {
+func takeAll(t *testing.T, s backends.Driver, q backends.Queuer, names []string, before []holding) []holding {
 	t.Helper()
 	out := make([]holding, len(names))
 	for i, el := range names {

@@ -10,7 +10,7 @@ import (
 // nudged is a queue with two entries, a and b behind it, in election el,
 // where a is to be nudged.
 type nudged struct {
-	s     backends.Store
+	s     backends.Driver
 	q     backends.Queuer
 	el    string
 	owner backends.Session // a's session
@@ -87,7 +87,7 @@ func testQueueNudge(t *testing.T, h Harness) {
 // Nudge, with the entry; a new request from a fresh Ahead is not answered
 // until the entry's session closes.
 func testSetNudge(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	if _, ok := s.(backends.Queuer); !ok {
 		t.Skipf("%s store does not implement backends.Queuer: Nudge not run", s.Name())
 	}

@@ -15,7 +15,7 @@ import (
 // so. A store that declares either must be a Roster (a target stands in
 // its election by its record), and may not declare both.
 func runHandoverTests(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	l := s.Limits()
 	_, isRoster := s.(backends.Roster)
 	switch {
@@ -60,8 +60,8 @@ func runHandoverTests(t *testing.T, h Harness) {
 
 // passSetup returns a store, a leader session holding a fresh election's
 // key, and a second session that has joined its roster.
-func passSetup(t *testing.T, h Harness) (backends.Store, backends.Session, backends.Session, backends.Record) {
-	s, _ := h.NewStore(t)
+func passSetup(t *testing.T, h Harness) (backends.Driver, backends.Session, backends.Session, backends.Record) {
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a, b := newSession(t, s), newSession(t, s)
 	held := mustCreate(t, a, el, "alice")

@@ -40,7 +40,7 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 // fresh election's key, and three sessions in its queue, the target
 // second (its entry mine, the one ahead first).
 type wakeLine struct {
-	s                 backends.Store
+	s                 backends.Driver
 	q                 backends.Queuer
 	leader, target    backends.Session
 	held, first, mine backends.Record

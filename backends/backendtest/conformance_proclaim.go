@@ -11,7 +11,7 @@ import (
 // runProclaimTests runs the contract of backends.Proclaimer if the
 // harness's stores implement it, and says so loudly if they do not.
 func runProclaimTests(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	if _, ok := s.(backends.Proclaimer); !ok {
 		t.Skipf("%s store does not implement backends.Proclaimer: proclaim tests not run", s.Name())
 	}
@@ -30,8 +30,8 @@ func runProclaimTests(t *testing.T, h Harness) {
 	}
 }
 
-func proclaimer(t *testing.T, h Harness) (backends.Store, backends.Proclaimer) {
-	s, _ := h.NewStore(t)
+func proclaimer(t *testing.T, h Harness) (backends.Driver, backends.Proclaimer) {
+	s, _ := newDriver(t, h)
 	return s, s.(backends.Proclaimer)
 }
 

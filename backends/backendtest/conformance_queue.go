@@ -12,7 +12,7 @@ import (
 // runQueueTests runs the contract of backends.Queuer if the harness's
 // stores implement it, and says so loudly if they do not.
 func runQueueTests(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	if _, ok := s.(backends.Queuer); !ok {
 		t.Skipf("%s store does not implement backends.Queuer: queue tests not run", s.Name())
 	}
@@ -34,8 +34,8 @@ func runQueueTests(t *testing.T, h Harness) {
 	}
 }
 
-func queuer(t *testing.T, h Harness) (backends.Store, backends.Queuer) {
-	s, _ := h.NewStore(t)
+func queuer(t *testing.T, h Harness) (backends.Driver, backends.Queuer) {
+	s, _ := newDriver(t, h)
 	return s, s.(backends.Queuer)
 }
 

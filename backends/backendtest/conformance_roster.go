@@ -13,7 +13,7 @@ import (
 // runRosterTests runs the contract of backends.Roster if the harness's
 // stores implement it, and says so loudly if they do not.
 func runRosterTests(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	if _, ok := s.(backends.Roster); !ok {
 		t.Skipf("%s store does not implement backends.Roster: roster tests not run", s.Name())
 	}
@@ -40,8 +40,8 @@ func runRosterTests(t *testing.T, h Harness) {
 	}
 }
 
-func roster(t *testing.T, h Harness) (backends.Store, backends.Roster) {
-	s, _ := h.NewStore(t)
+func roster(t *testing.T, h Harness) (backends.Driver, backends.Roster) {
+	s, _ := newDriver(t, h)
 	return s, s.(backends.Roster)
 }
 

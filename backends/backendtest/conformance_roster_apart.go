@@ -60,7 +60,7 @@ func testRosterApart(t *testing.T, h Harness) {
 // watchLeader asks a WatchSet of s, if s is a Watcher, for the change of
 // known's election, and returns the channel of its answers (nil, which
 // never receives, if s is no Watcher).
-func watchLeader(t *testing.T, s backends.Store, known backends.Record) <-chan backends.Change {
+func watchLeader(t *testing.T, s backends.Driver, known backends.Record) <-chan backends.Change {
 	if _, ok := s.(backends.Watcher); !ok {
 		return nil
 	}

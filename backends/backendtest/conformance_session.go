@@ -10,7 +10,7 @@ import (
 )
 
 func testCloseReleases(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	mustCreate(t, a, el, "alice")
@@ -30,7 +30,7 @@ func testCloseReleases(t *testing.T, h Harness) {
 }
 
 func testExpiredSession(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	mustCreate(t, a, el, "alice")
@@ -53,7 +53,7 @@ func testExpiredSession(t *testing.T, h Harness) {
 // and expires a silent one: its key is gone no sooner than TTL after the
 // last renewal was sent, and not much later.
 func testTTLExpiry(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
@@ -76,7 +76,7 @@ func testTTLExpiry(t *testing.T, h Harness) {
 }
 
 func testSevered(t *testing.T, h Harness) {
-	s, sever := h.NewStore(t)
+	s, sever := newDriver(t, h)
 	a := newSession(t, s)
 	sever()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

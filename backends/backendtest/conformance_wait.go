@@ -15,7 +15,7 @@ type waitResult struct {
 	err error
 }
 
-func startWait(t *testing.T, s backends.Store, known backends.Record) <-chan waitResult {
+func startWait(t *testing.T, s backends.Driver, known backends.Record) <-chan waitResult {
 	ch := make(chan waitResult, 1)
 	ctx := Context(t, 2*time.Minute)
 	go func() {
@@ -45,7 +45,7 @@ func awaitWithin(t *testing.T, ch <-chan waitResult, d time.Duration) backends.R
 }
 
 func testWaitSeesDelete(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
@@ -61,7 +61,7 @@ func testWaitSeesDelete(t *testing.T, h Harness) {
 }
 
 func testWaitSeesCreate(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	before := mustGet(t, s, el)
@@ -74,7 +74,7 @@ func testWaitSeesCreate(t *testing.T, h Harness) {
 }
 
 func testWaitPastChange(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
@@ -91,7 +91,7 @@ func testWaitPastChange(t *testing.T, h Harness) {
 // testWaitIgnoresOthers: changes to other elections move the store's
 // revision but do not end a Wait; the next change to its own key does.
 func testWaitIgnoresOthers(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
@@ -117,7 +117,7 @@ func testWaitIgnoresOthers(t *testing.T, h Harness) {
 }
 
 func testWaitCanceled(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	before := mustGet(t, s, el)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,7 +10,7 @@ import (
 // runWatchSetTests runs the contract of backends.Watcher and WatchSet if
 // the harness's stores implement it, and says so loudly if they do not.
 func runWatchSetTests(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	if _, ok := s.(backends.Watcher); !ok {
 		t.Skipf("%s store does not implement backends.Watcher: watch set tests not run", s.Name())
 	}
@@ -41,7 +41,7 @@ const quiet = 300 * time.Millisecond
 // watchSet starts a WatchSet of s whose answers arrive on the returned
 // channel (buffered for 1024; beyond that deliver blocks, which the
 // contract allows), closed when t ends.
-func watchSet(t *testing.T, s backends.Store) (backends.WatchSet, <-chan backends.Change) {
+func watchSet(t *testing.T, s backends.Driver) (backends.WatchSet, <-chan backends.Change) {
 	ch := make(chan backends.Change, 1024)
 	set := s.(backends.Watcher).Watch(func(c backends.Change) { ch <- c })
 	t.Cleanup(func() { _ = set.Close() })
@@ -85,7 +85,7 @@ func wantAnswer(t *testing.T, c backends.Change, el string, tag uint64) {
 // testSetPastChange: a change made after known.Revision and before the
 // request is answered at once.
 func testSetPastChange(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
@@ -106,7 +106,7 @@ func testSetPastChange(t *testing.T, h Harness) {
 // new state; deliver may ask again from inside deliver, and the second
 // request sees the next change.
 func testSetSeesChange(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	ch := make(chan backends.Change, 4)
@@ -140,7 +140,7 @@ func testSetSeesChange(t *testing.T, h Harness) {
 // answered, whatever happens to other elections and to its own queue; a
 // change of its own key then is.
 func testSetEqualNotAnswered(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
@@ -166,7 +166,7 @@ func testSetEqualNotAnswered(t *testing.T, h Harness) {
 // testSetReplace: a second request for an election replaces the first, so
 // the change that follows answers the second tag alone.
 func testSetReplace(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	set, ch := watchSet(t, s)
@@ -185,7 +185,7 @@ func testSetReplace(t *testing.T, h Harness) {
 // testSetStop: a stopped request is not answered; a later one for the
 // same election is.
 func testSetStop(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	set, ch := watchSet(t, s)

@@ -15,7 +15,7 @@ import (
 // entry is in place, is answered with the entry when it is dequeued, and
 // at once when it is already gone.
 func testSetWaitGone(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	q, ok := s.(backends.Queuer)
 	if !ok {
 		t.Skipf("%s store does not implement backends.Queuer: WaitGone not run", s.Name())
@@ -40,7 +40,7 @@ func testSetWaitGone(t *testing.T, h Harness) {
 // testSetClose: Close returns promptly while answers are flowing, and no
 // answer is delivered after it returns, even to requests made after it.
 func testSetClose(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	const n = 20
 	var closed atomic.Bool
@@ -97,7 +97,7 @@ func createEach(t *testing.T, ss backends.Session, els []string) error {
 // its own record: first their creates, then, asked again, their deletion
 // when the session that holds them all closes.
 func testSetMany(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	a := longSession(t, s)
 	const n = 500
 	base := Election(t)
@@ -125,7 +125,7 @@ func testSetMany(t *testing.T, h Harness) {
 // longSession returns a session of s with a TTL of 30 s, or the nearest
 // the store grants, renewed every third of its TTL until t ends, so that
 // it outlives the test's many creates.
-func longSession(t *testing.T, s backends.Store) backends.Session {
+func longSession(t *testing.T, s backends.Driver) backends.Session {
 	t.Helper()
 	l := s.Limits()
 	ss, err := s.NewSession(Context(t, 10*time.Second), min(max(30*time.Second, l.MinTTL), l.MaxTTL))
@@ -212,7 +212,7 @@ func collect(t *testing.T, ch <-chan backends.Change, els []string, ok func(int,
 // testSetSevered: when the set's connection is severed, a pending request
 // ends with an error, not silence, and so does one made after.
 func testSetSevered(t *testing.T, h Harness) {
-	s, sever := h.NewStore(t)
+	s, sever := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	set, ch := watchSet(t, s)

@@ -11,7 +11,7 @@ import (
 // harness's stores' watch sets implement it, and says so loudly if they
 // do not.
 func runRosterSetTests(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	w, ok := s.(backends.Watcher)
 	if ok {
 		set := w.Watch(func(backends.Change) {})
@@ -42,7 +42,7 @@ func runRosterSetTests(t *testing.T, h Harness) {
 // own joined: so a roster read after it is at a revision the stream
 // covers, and no answer is owed early. It returns the set, its answers,
 // and the roster read then, with its revision.
-func rosterSet(t *testing.T, s backends.Store, el string) (backends.RosterWatchSet, <-chan backends.Change, []backends.Record, uint64) {
+func rosterSet(t *testing.T, s backends.Driver, el string) (backends.RosterWatchSet, <-chan backends.Change, []backends.Record, uint64) {
 	t.Helper()
 	set, ch := watchSet(t, s)
 	rs := set.(backends.RosterWatchSet)
@@ -69,7 +69,7 @@ func awaitRoster(t *testing.T, ch <-chan backends.Change, el string, tag uint64)
 // rewrite of a record's value and a leave, each after the request; not
 // by changes to other rosters or to its election's key.
 func testRosterSetSeesChange(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	r := s.(backends.Roster)
 	el := Election(t)
 	set, ch, known, rev := rosterSet(t, s, el)
@@ -100,7 +100,7 @@ func testRosterSetSeesChange(t *testing.T, h Harness) {
 // testRosterSetPastChange: a change made after the revision and before
 // the request is answered at once.
 func testRosterSetPastChange(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	set, ch, known, rev := rosterSet(t, s, el)
 	mustJoin(t, s.(backends.Roster), longSession(t, s), el, "b")
@@ -112,7 +112,7 @@ func testRosterSetPastChange(t *testing.T, h Harness) {
 // apart: a join answers the roster request alone, StopRoster leaves the
 // Wait, and Stop leaves the roster request.
 func testRosterSetApart(t *testing.T, h Harness) {
-	s, _ := h.NewStore(t)
+	s, _ := newDriver(t, h)
 	r := s.(backends.Roster)
 	el := Election(t)
 	set, ch, known, rev := rosterSet(t, s, el)

@@ -1,4 +1,5 @@
-// Package backendtest is the conformance suite for backends.Store adapters.
+// Package backendtest is the conformance suite for adapters, the
+// backends.Driver inside the *backends.Store a Harness returns.
 // An adapter's test calls RunConformanceTests with a Harness that connects
 // to a real server of its store; package lease's elector suite
 // (lease/leasetest) takes the same Harness.
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/driver"
 )
 
 // Harness connects the suites to one running store. Its methods may be
@@ -22,7 +24,7 @@ type Harness interface {
 	// that severs that connection abruptly, as a crash or a network cut
 	// would: afterwards the Store's calls fail and its sessions are no
 	// longer renewed. The harness closes the connection when t ends.
-	NewStore(t testing.TB) (store backends.Store, sever func())
+	NewStore(t testing.TB) (store *backends.Store, sever func())
 
 	// ExpireSession makes the store end the session with the given ID
 	// now, as if its TTL had run out, deleting the keys bound to it.
@@ -34,7 +36,7 @@ type Harness interface {
 // NewStore's and its Link, so that a suite can slow it (Link.SetLatency)
 // as well as sever it.
 type Connector interface {
-	Connect(t testing.TB) (backends.Store, *Link)
+	Connect(t testing.TB) (*backends.Store, *Link)
 }
 
 // ExpiryGracer is an optional interface of a Harness whose store may keep
@@ -54,7 +56,7 @@ type ExpiryGracer interface {
 // it.
 type Layouter interface {
 	// StoreAt returns a Store like NewStore's whose prefix is name's.
-	StoreAt(t testing.TB, name string) backends.Store
+	StoreAt(t testing.TB, name string) *backends.Store
 	// LayoutAt returns the value of name's prefix's layout marker, and
 	// whether it exists.
 	LayoutAt(t testing.TB, name string) (string, bool)
@@ -95,7 +97,7 @@ func Context(t testing.TB, d time.Duration) context.Context {
 	return ctx
 }
 
-func newSession(t *testing.T, s backends.Store) backends.Session {
+func newSession(t *testing.T, s backends.Driver) backends.Session {
 	t.Helper()
 	ss, err := s.NewSession(Context(t, 10*time.Second), ttl(s))
 	if err != nil {
@@ -106,7 +108,7 @@ func newSession(t *testing.T, s backends.Store) backends.Session {
 }
 
 // ttl is the shortest TTL the store grants, at least 2 s.
-func ttl(s backends.Store) time.Duration {
+func ttl(s backends.Driver) time.Duration {
 	return max(s.Limits().MinTTL, 2*time.Second)
 }
 
@@ -115,4 +117,10 @@ func ttl(s backends.Store) time.Duration {
 func Release(ctx context.Context, ss backends.Session, election string, token uint64) error {
 	_, err := ss.End(ctx, backends.End{Election: election, Token: token})
 	return err
+}
+
+// newDriver returns the Driver of a Store from h.NewStore, and its sever.
+func newDriver(t testing.TB, h Harness) (backends.Driver, func()) {
+	s, sever := h.NewStore(t)
+	return driver.Of(s), sever
 }

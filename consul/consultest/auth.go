@@ -93,7 +93,7 @@ func (h *AuthHarness) client(t testing.TB, token string) *api.Client {
 
 // store returns a Store with the token of case name and the auth suite's
 // overwrite function.
-func (h *AuthHarness) store(t testing.TB, name string) (backends.Store, func(context.Context, string, []byte) error) {
+func (h *AuthHarness) store(t testing.TB, name string) (*backends.Store, func(context.Context, string, []byte) error) {
 	t.Helper()
 	c := h.client(t, h.tokens[name])
 	s, err := consul.New(c, consul.Options{})
@@ -113,15 +113,15 @@ func (h *AuthHarness) store(t testing.TB, name string) (backends.Store, func(con
 }
 
 // Holder returns a Store with the "holder" token.
-func (h *AuthHarness) Holder(t testing.TB) backends.Store {
+func (h *AuthHarness) Holder(t testing.TB) *backends.Store {
 	s, _ := h.store(t, "holder")
 	return s
 }
 
 // Refused returns every case short of the elector's rights.
 func (h *AuthHarness) Refused() []harness.AuthCase {
-	as := func(name string) func(testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
-		return func(t testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
+	as := func(name string) func(testing.TB) (*backends.Store, func(context.Context, string, []byte) error) {
+		return func(t testing.TB) (*backends.Store, func(context.Context, string, []byte) error) {
 			return h.store(t, name)
 		}
 	}
@@ -136,7 +136,7 @@ func (h *AuthHarness) Refused() []harness.AuthCase {
 
 // Revocable returns a Store with the "revokee" token and a function that
 // cuts its policy down to reads.
-func (h *AuthHarness) Revocable(t testing.TB) (backends.Store, func(context.Context) error) {
+func (h *AuthHarness) Revocable(t testing.TB) (*backends.Store, func(context.Context) error) {
 	s, _ := h.store(t, "revokee")
 	return s, func(ctx context.Context) error {
 		q := (&api.QueryOptions{}).WithContext(ctx)

@@ -55,7 +55,7 @@ func (h *Harness) client(t testing.TB, addr string) *api.Client {
 
 // NewStore returns a Store whose client reaches the agent through a Link
 // of its own (see Connect); sever severs the Link.
-func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
+func (h *Harness) NewStore(t testing.TB) (*backends.Store, func()) {
 	t.Helper()
 	s, l := h.Connect(t)
 	return s, l.Sever
@@ -66,7 +66,7 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 // refuses new ones, as a crash would: the Store's calls fail and its
 // sessions are left to expire by TTL, not destroyed. Healing it lets the
 // Store's calls through again.
-func (h *Harness) Connect(t testing.TB) (backends.Store, *harness.Link) {
+func (h *Harness) Connect(t testing.TB) (*backends.Store, *harness.Link) {
 	t.Helper()
 	l := harness.NewLink(t, []string{h.Addr}, harness.ProxyOptions{})
 	s, err := consul.New(h.client(t, l.Addrs()[0]), consul.Options{})

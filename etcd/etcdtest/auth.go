@@ -92,7 +92,7 @@ func (h *AuthHarness) dial(t testing.TB, user, password string) *clientv3.Client
 
 // store returns a Store on a client logged in as user ("" for none) and
 // the overwrite function of the auth suite.
-func (h *AuthHarness) store(t testing.TB, user string) (backends.Store, func(context.Context, string, []byte) error) {
+func (h *AuthHarness) store(t testing.TB, user string) (*backends.Store, func(context.Context, string, []byte) error) {
 	t.Helper()
 	password := ""
 	if user != "" {
@@ -114,15 +114,15 @@ func (h *AuthHarness) store(t testing.TB, user string) (backends.Store, func(con
 }
 
 // Holder returns a Store logged in as "holder".
-func (h *AuthHarness) Holder(t testing.TB) backends.Store {
+func (h *AuthHarness) Holder(t testing.TB) *backends.Store {
 	s, _ := h.store(t, "holder")
 	return s
 }
 
 // Refused returns "reader", "nobody" and a client without credentials.
 func (h *AuthHarness) Refused() []harness.AuthCase {
-	as := func(user string) func(testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
-		return func(t testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
+	as := func(user string) func(testing.TB) (*backends.Store, func(context.Context, string, []byte) error) {
+		return func(t testing.TB) (*backends.Store, func(context.Context, string, []byte) error) {
 			return h.store(t, user)
 		}
 	}
@@ -135,7 +135,7 @@ func (h *AuthHarness) Refused() []harness.AuthCase {
 
 // Revocable returns a Store logged in as "revokee" and a function that
 // takes its role's permission on the prefix away.
-func (h *AuthHarness) Revocable(t testing.TB) (backends.Store, func(context.Context) error) {
+func (h *AuthHarness) Revocable(t testing.TB) (*backends.Store, func(context.Context) error) {
 	s, _ := h.store(t, "revokee")
 	return s, func(ctx context.Context) error {
 		_, err := h.root.RoleRevokePermission(ctx, "revokee", etcd.DefaultPrefix, clientv3.GetPrefixRangeEnd(etcd.DefaultPrefix))

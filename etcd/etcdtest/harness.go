@@ -54,7 +54,7 @@ func (h *Harness) config() clientv3.Config {
 }
 
 // NewStore returns a Store on a client of its own; sever closes that client.
-func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
+func (h *Harness) NewStore(t testing.TB) (*backends.Store, func()) {
 	c := h.Dial(t)
 	s, err := etcd.New(c, etcd.Options{})
 	if err != nil {
@@ -68,7 +68,7 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 // client's connections and refuses new ones, as a network cut would: the
 // Store's calls fail and its leases are left to expire by TTL, not
 // revoked. Healing it lets the client reconnect, within 1 s.
-func (h *Harness) Connect(t testing.TB) (backends.Store, *harness.Link) {
+func (h *Harness) Connect(t testing.TB) (*backends.Store, *harness.Link) {
 	t.Helper()
 	var hosts []string
 	for _, ep := range h.Endpoints {

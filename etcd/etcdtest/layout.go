@@ -12,7 +12,7 @@ import (
 
 // StoreAt returns a Store on a client of its own with the prefix "/" +
 // name + "/".
-func (h *Harness) StoreAt(t testing.TB, name string) backends.Store {
+func (h *Harness) StoreAt(t testing.TB, name string) *backends.Store {
 	s, err := etcd.New(h.Dial(t), etcd.Options{Prefix: "/" + name + "/"})
 	if err != nil {
 		t.Fatal(err)

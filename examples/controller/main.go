@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string) error {
 
 // replica campaigns until ctx ends; each term reconciles for a second,
 // steps down, and then sends one late write with the term's token.
-func replica(ctx context.Context, store backends.Store, name string, res *resource) error {
+func replica(ctx context.Context, store *backends.Store, name string, res *resource) error {
 	e, err := lease.New(store, lease.Options{TTL: max(2*time.Second, store.Limits().MinTTL), Identity: name})
 	if err != nil {
 		return err

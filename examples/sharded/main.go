@@ -69,7 +69,7 @@ type worker struct {
 	wg     sync.WaitGroup
 }
 
-func startWorker(store backends.Store, name string, shards int, o *owners) (*worker, error) {
+func startWorker(store *backends.Store, name string, shards int, o *owners) (*worker, error) {
 	e, err := lease.New(store, lease.Options{TTL: max(2*time.Second, store.Limits().MinTTL), Identity: name})
 	if err != nil {
 		return nil, err

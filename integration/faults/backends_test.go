@@ -40,7 +40,7 @@ type backend struct {
 	storeCycles int
 	// observer returns a Store in the test process, dialed directly to
 	// every node of the store.
-	observer func(t *testing.T, addrs []string) backends.Store
+	observer func(t *testing.T, addrs []string) *backends.Store
 	// args are the candidate's flags for this backend.
 	args []string
 	// preemptAfter is the candidates' lease.Options.PreemptAfter (0: the
@@ -78,7 +78,7 @@ func stripScheme(ep string) string {
 	return ep
 }
 
-func etcdObserver(t *testing.T, addrs []string) backends.Store {
+func etcdObserver(t *testing.T, addrs []string) *backends.Store {
 	c, err := clientv3.New(clientv3.Config{Endpoints: addrs, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
@@ -91,16 +91,16 @@ func etcdObserver(t *testing.T, addrs []string) backends.Store {
 	return s
 }
 
-func zkObserver(t *testing.T, addrs []string) backends.Store {
+func zkObserver(t *testing.T, addrs []string) *backends.Store {
 	s, err := zookeeper.New(addrs, zookeeper.Options{TickTime: stores.ZooKeeperTick})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 
-func consulObserver(t *testing.T, addrs []string) backends.Store {
+func consulObserver(t *testing.T, addrs []string) *backends.Store {
 	c, err := consulclient.New(addrs, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ type AuthCase struct {
 	// leader key through that connection's own client, as a plain write
 	// (not through the adapter); it returns an error wrapping
 	// backends.ErrPermission if the store refused it for want of rights.
-	Store func(t testing.TB) (store backends.Store, overwrite func(ctx context.Context, election string, value []byte) error)
+	Store func(t testing.TB) (store *backends.Store, overwrite func(ctx context.Context, election string, value []byte) error)
 	// KeyRead: the case may read the leader keys (Leader and Observe work).
 	KeyRead bool
 	// KeyWrite: the case may write the leader keys; it lacks another right

@@ -80,7 +80,7 @@ type What uint8
 
 // The kinds of Fact. Each holds for Election at Revision.
 const (
-	// LeaderState: Record is the leader key's state, as Store.Wait
+	// LeaderState: Record is the leader key's state, as Driver.Wait
 	// returns it (absent: Record.To names a marked target, if any).
 	LeaderState What = iota + 1
 	// LeaderWrite: the leader key was rewritten in its term, to

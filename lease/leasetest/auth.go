@@ -8,6 +8,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/internal/harness"
 	"github.com/leasehold/leasehold/lease"
 )
@@ -18,13 +19,13 @@ import (
 type AuthHarness interface {
 	// Holder returns a Store with every right the elector needs under
 	// the adapter's prefix, on a connection of its own closed when t ends.
-	Holder(t testing.TB) backends.Store
+	Holder(t testing.TB) *backends.Store
 	// Refused returns the clients short of those rights.
 	Refused() []AuthCase
 	// Revocable returns a Store with every right, like Holder's but for
 	// a principal of its own, and a function that takes its write rights
 	// away (as an operator would while it leads).
-	Revocable(t testing.TB) (store backends.Store, revoke func(context.Context) error)
+	Revocable(t testing.TB) (store *backends.Store, revoke func(context.Context) error)
 	// RevokeEndsTerm reports whether the store ends a running term when
 	// its holder's rights are taken away (etcd and Consul refuse the next
 	// renewal). If not (ZooKeeper: a session carries no rights), the suite
@@ -56,7 +57,7 @@ type authSuite struct {
 	base lease.Options
 }
 
-func (s *authSuite) elector(t *testing.T, store backends.Store, identity string) *lease.LeaseElector {
+func (s *authSuite) elector(t *testing.T, store *backends.Store, identity string) *lease.LeaseElector {
 	t.Helper()
 	opts := s.base
 	opts.Identity = identity
@@ -91,11 +92,11 @@ func (s *authSuite) testRefused(t *testing.T) {
 			if _, err := e.AwaitSession(s.bound(t, e)); err != nil {
 				wantPermission(t, "AwaitSession", err) // a session refused, not a hang
 			}
-			s.checkReads(t, e, store, c, el, l)
+			s.checkReads(t, e, driver.Of(store), c, el, l)
 			if !c.KeyWrite {
-				s.attack(t, e, store, overwrite, el, l)
+				s.attack(t, e, driver.Of(store), overwrite, el, l)
 			}
-			holderKeeps(t, holderStore, l)
+			holderKeeps(t, driver.Of(holderStore), l)
 		})
 	}
 }
@@ -103,7 +104,7 @@ func (s *authSuite) testRefused(t *testing.T) {
 // checkReads: Leader and Observe show the holder to a client that may
 // read; Leader, the adapter's Wait and Observe fail with ErrPermission,
 // the stream closing, for one that may not.
-func (s *authSuite) checkReads(t *testing.T, e *lease.LeaseElector, store backends.Store, c AuthCase, el string, l *lease.Leadership) {
+func (s *authSuite) checkReads(t *testing.T, e *lease.LeaseElector, store backends.Driver, c AuthCase, el string, l *lease.Leadership) {
 	t.Helper()
 	info, err := e.Leader(s.bound(t, e), el)
 	if c.KeyRead {
@@ -133,7 +134,7 @@ func (s *authSuite) checkReads(t *testing.T, e *lease.LeaseElector, store backen
 
 // attack tries to resign the holder's term (a delete at its token), to
 // overwrite its key and to make a guarded write at its token.
-func (s *authSuite) attack(t *testing.T, e *lease.LeaseElector, store backends.Store,
+func (s *authSuite) attack(t *testing.T, e *lease.LeaseElector, store backends.Driver,
 	overwrite func(context.Context, string, []byte) error, el string, l *lease.Leadership) {
 	t.Helper()
 	wantPermission(t, "overwrite", overwrite(s.bound(t, e), el, []byte("mallory")))
@@ -151,7 +152,7 @@ func (s *authSuite) attack(t *testing.T, e *lease.LeaseElector, store backends.S
 
 // holderKeeps checks that the holder still leads with the same term and
 // that its key is still the one it took.
-func holderKeeps(t *testing.T, holder backends.Store, l *lease.Leadership) {
+func holderKeeps(t *testing.T, holder backends.Driver, l *lease.Leadership) {
 	t.Helper()
 	if err := l.Err(); err != nil {
 		t.Fatalf("the holder's leadership ended: %v", err)

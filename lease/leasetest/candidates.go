@@ -10,6 +10,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -17,7 +18,7 @@ import (
 // implements backends.Roster.
 func (s *suite) runCandidateTests(t *testing.T) {
 	store, _ := s.h.NewStore(t)
-	if _, ok := store.(backends.Roster); !ok {
+	if _, ok := driver.Of(store).(backends.Roster); !ok {
 		t.Skipf("the %s store does not implement backends.Roster", store.Name())
 	}
 	t.Run("Exact", s.testCandidatesExact)

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
 // watchCount counts the elections an elector has waited on, through
-// Store.Wait or Queuer.WaitGone or a WatchSet, so that a test can wait for
+// Driver.Wait or Queuer.WaitGone or a WatchSet, so that a test can wait for
 // all of them to be waiting, whichever way the elector waits.
 type watchCount struct {
 	mu   sync.Mutex
@@ -51,15 +52,16 @@ func (c *watchCount) await(t *testing.T, n int) {
 // counted returns an elector whose store, a Watcher, counts its waits.
 func (s *suite) counted(t *testing.T, identity string) (*lease.LeaseElector, *watchCount) {
 	t.Helper()
-	store, _ := s.h.NewStore(t)
+	s0, _ := s.h.NewStore(t)
+	store := driver.Of(s0)
 	c := &watchCount{seen: map[string]bool{}, more: make(chan struct{})}
-	var wrapped backends.Store = countingStore{store, c}
+	var wrapped backends.Driver = countingStore{store, c}
 	if q, ok := store.(backends.Queuer); ok {
 		wrapped = countingQueuer{countingStore{store, c}, q}
 	}
 	opts := s.base
 	opts.Identity = identity
-	e, err := lease.New(wrapped, opts)
+	e, err := lease.New(backends.NewStore(wrapped), opts)
 	if err != nil {
 		t.Fatalf("lease.New: %v", err)
 	}
@@ -71,7 +73,7 @@ func (s *suite) counted(t *testing.T, identity string) (*lease.LeaseElector, *wa
 	return e, c
 }
 
-func isWatcher(s backends.Store) bool {
+func isWatcher(s backends.Driver) bool {
 	_, ok := s.(backends.Watcher)
 	return ok
 }
@@ -79,17 +81,17 @@ func isWatcher(s backends.Store) bool {
 // countingStore passes every call to the real store it wraps (a Watcher),
 // counting the waits.
 type countingStore struct {
-	backends.Store
+	backends.Driver
 	c *watchCount
 }
 
 func (s countingStore) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
 	s.c.saw(known.Election)
-	return s.Store.Wait(ctx, known)
+	return s.Driver.Wait(ctx, known)
 }
 
 func (s countingStore) Watch(deliver func(backends.Change)) backends.WatchSet {
-	return countingSet{s.Store.(backends.Watcher).Watch(deliver), s.c}
+	return countingSet{s.Driver.(backends.Watcher).Watch(deliver), s.c}
 }
 
 type countingQueuer struct {

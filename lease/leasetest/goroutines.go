@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -23,7 +24,7 @@ const goroutineSlack = 100
 // at M = 10 plus a constant (issue 14, goal 5). The test's own Campaign
 // calls, one blocked goroutine per waiting election, are not counted.
 func (s *suite) testGoroutines(t *testing.T) {
-	if probe, _ := s.h.NewStore(t); !isWatcher(probe) {
+	if probe, _ := s.h.NewStore(t); !isWatcher(driver.Of(probe)) {
 		t.Skipf("the %s store does not implement backends.Watcher: one goroutine per election is expected", probe.Name())
 	}
 	holder, held := s.counted(t, "holder")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -16,7 +17,7 @@ import (
 // why it skips.
 func (s *suite) runPolicyTests(t *testing.T) {
 	store, _ := s.h.NewStore(t)
-	if _, ok := store.(backends.Roster); !ok {
+	if _, ok := driver.Of(store).(backends.Roster); !ok {
 		t.Skipf("the %s store does not implement backends.Roster: no election policies", store.Name())
 	}
 	for _, tc := range []struct {

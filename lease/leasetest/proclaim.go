@@ -7,6 +7,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -15,7 +16,7 @@ import (
 // fails with ErrLost and writes nothing.
 func (s *suite) testProclaim(t *testing.T) {
 	store, _ := s.h.NewStore(t)
-	if _, ok := store.(backends.Proclaimer); !ok {
+	if _, ok := driver.Of(store).(backends.Proclaimer); !ok {
 		t.Skipf("the %s store does not implement backends.Proclaimer", store.Name())
 	}
 	el := backendtest.Election(t)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -61,7 +62,7 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 func queuer(t *testing.T, h backendtest.Harness) bool {
 	t.Helper()
 	store, _ := h.NewStore(t)
-	_, ok := store.(backends.Queuer)
+	_, ok := driver.Of(store).(backends.Queuer)
 	return ok
 }
 

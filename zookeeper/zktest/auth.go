@@ -76,13 +76,13 @@ func (h *AuthHarness) dial(t testing.TB, auth []zookeeper.Auth) *zk.Conn {
 // store returns a Store with auth (and acl, if not nil) and the auth
 // suite's overwrite: a setData of the leader node through a raw
 // connection with the same credentials.
-func (h *AuthHarness) store(t testing.TB, auth []zookeeper.Auth, acl []zk.ACL) (backends.Store, func(context.Context, string, []byte) error) {
+func (h *AuthHarness) store(t testing.TB, auth []zookeeper.Auth, acl []zk.ACL) (*backends.Store, func(context.Context, string, []byte) error) {
 	t.Helper()
 	s, err := zookeeper.New(h.Servers, zookeeper.Options{TickTime: h.tickTime(), Auth: auth, ACL: acl})
 	if err != nil {
 		t.Fatalf("zktest: %v", err)
 	}
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	c := h.dial(t, auth)
 	overwrite := func(ctx context.Context, election string, value []byte) error {
 		path := zookeeper.DefaultPrefix + "/" + names.Node(election) // the leader node (see package zookeeper)
@@ -96,7 +96,7 @@ func (h *AuthHarness) store(t testing.TB, auth []zookeeper.Auth, acl []zk.ACL) (
 }
 
 // Holder returns a Store with the credentials of "holder".
-func (h *AuthHarness) Holder(t testing.TB) backends.Store {
+func (h *AuthHarness) Holder(t testing.TB) *backends.Store {
 	s, _ := h.store(t, digest("holder", Password("holder")), acl())
 	return s
 }
@@ -104,8 +104,8 @@ func (h *AuthHarness) Holder(t testing.TB) backends.Store {
 // Refused returns "reader", "nobody", a wrong password, a refused scheme
 // and no credentials.
 func (h *AuthHarness) Refused() []harness.AuthCase {
-	as := func(auth []zookeeper.Auth) func(testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
-		return func(t testing.TB) (backends.Store, func(context.Context, string, []byte) error) {
+	as := func(auth []zookeeper.Auth) func(testing.TB) (*backends.Store, func(context.Context, string, []byte) error) {
+		return func(t testing.TB) (*backends.Store, func(context.Context, string, []byte) error) {
 			return h.store(t, auth, nil)
 		}
 	}
@@ -120,7 +120,7 @@ func (h *AuthHarness) Refused() []harness.AuthCase {
 
 // Revocable returns a Store with the credentials of "revokee" and a
 // function that takes revokee out of the prefix's ACL.
-func (h *AuthHarness) Revocable(t testing.TB) (backends.Store, func(context.Context) error) {
+func (h *AuthHarness) Revocable(t testing.TB) (*backends.Store, func(context.Context) error) {
 	s, _ := h.store(t, digest("revokee", Password("revokee")), acl())
 	c := h.dial(t, digest("holder", Password("holder")))
 	return s, func(context.Context) error {

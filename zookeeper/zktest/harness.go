@@ -48,7 +48,7 @@ type Harness struct {
 
 // NewStore returns a Store whose connections go through a Link of its
 // own (see Connect); sever severs the Link.
-func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
+func (h *Harness) NewStore(t testing.TB) (*backends.Store, func()) {
 	t.Helper()
 	s, l := h.Connect(t)
 	return s, l.Sever
@@ -59,14 +59,14 @@ func (h *Harness) NewStore(t testing.TB) (backends.Store, func()) {
 // connection through it: the Store's calls fail from then on and its
 // sessions are left to expire on the servers, as after a crash. Healing
 // it lets the Store reconnect.
-func (h *Harness) Connect(t testing.TB) (backends.Store, *harness.Link) {
+func (h *Harness) Connect(t testing.TB) (*backends.Store, *harness.Link) {
 	t.Helper()
 	l := harness.NewLink(t, h.Servers, h.proxyOptions())
 	s, err := zookeeper.New(l.Addrs(), h.Options())
 	if err != nil {
 		t.Fatalf("zktest: %v", err)
 	}
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	return s, l
 }
 

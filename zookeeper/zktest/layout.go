@@ -15,7 +15,7 @@ import (
 )
 
 // StoreAt returns a Store like Connect's with the prefix "/" + name.
-func (h *Harness) StoreAt(t testing.TB, name string) backends.Store {
+func (h *Harness) StoreAt(t testing.TB, name string) *backends.Store {
 	t.Helper()
 	l := harness.NewLink(t, h.Servers, h.proxyOptions())
 	opts := h.Options()
@@ -24,7 +24,7 @@ func (h *Harness) StoreAt(t testing.TB, name string) backends.Store {
 	if err != nil {
 		t.Fatalf("zktest: %v", err)
 	}
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 

@@ -36,7 +36,7 @@ func newLeasehold(st *env.Store, election string, o Opts) (Candidate, error) {
 
 // LeaseholdStore returns a leasehold store adapter on st with its own
 // client and a function that closes that client.
-func LeaseholdStore(st *env.Store, o Opts) (backends.Store, func(), error) {
+func LeaseholdStore(st *env.Store, o Opts) (*backends.Store, func(), error) {
 	switch st.Kind {
 	case env.Etcd:
 		c, err := st.EtcdClient()
@@ -50,7 +50,7 @@ func LeaseholdStore(st *env.Store, o Opts) (backends.Store, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return s, s.Close, nil
+		return s, func() { _ = s.Close() }, nil
 	default:
 		c, err := st.ConsulClient()
 		if err != nil {

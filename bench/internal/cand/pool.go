@@ -23,7 +23,7 @@ func Electors(st *env.Store, n, conns int, o Opts) ([]*lease.LeaseElector, func(
 			closers[i]()
 		}
 	}
-	stores := make([]backends.Store, 0, conns)
+	stores := make([]*backends.Store, 0, conns)
 	for i := 0; i < conns && st.Kind != env.ZooKeeper; i++ {
 		s, c, err := sharedStore(st, o)
 		if err != nil {
@@ -34,7 +34,7 @@ func Electors(st *env.Store, n, conns int, o Opts) ([]*lease.LeaseElector, func(
 	}
 	es := make([]*lease.LeaseElector, n)
 	for i := range es {
-		s := backends.Store(nil)
+		var s *backends.Store
 		if st.Kind == env.ZooKeeper {
 			zs, c, err := LeaseholdStore(st, o)
 			if err != nil {
@@ -61,7 +61,7 @@ func Electors(st *env.Store, n, conns int, o Opts) ([]*lease.LeaseElector, func(
 }
 
 // sharedStore returns an etcd or Consul adapter on a new client.
-func sharedStore(st *env.Store, o Opts) (backends.Store, func(), error) {
+func sharedStore(st *env.Store, o Opts) (*backends.Store, func(), error) {
 	if st.Kind == env.Etcd {
 		c, err := st.EtcdClient()
 		if err != nil {

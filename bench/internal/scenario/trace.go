@@ -6,9 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/bench/internal/cand"
 	"github.com/leasehold/leasehold/bench/internal/env"
 	"github.com/leasehold/leasehold/bench/internal/trace"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -105,12 +107,12 @@ func tracedElectors(st *env.Store, n int, o cand.Opts, log *trace.Log) ([]*lease
 			return nil, nil, err
 		}
 		closers = append(closers, c)
-		full, ok := s.(trace.Full)
+		full, ok := driver.Of(s).(trace.Full)
 		if !ok {
 			closeAll()
 			return nil, nil, fmt.Errorf("trace: the %s adapter lacks an optional interface", st.Kind)
 		}
-		e, err := lease.New(trace.Wrap(full, fmt.Sprint(i), log), lease.Options{TTL: o.TTL, Identity: fmt.Sprintf("h-%d", i)})
+		e, err := lease.New(backends.NewStore(trace.Wrap(full, fmt.Sprint(i), log)), lease.Options{TTL: o.TTL, Identity: fmt.Sprintf("h-%d", i)})
 		if err != nil {
 			closeAll()
 			return nil, nil, err

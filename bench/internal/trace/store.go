@@ -12,7 +12,7 @@ import (
 // implement them all). How it ends a term with a target is in its Limits,
 // which the traced store reports as they are.
 type Full interface {
-	backends.Store
+	backends.Driver
 	backends.Queuer
 	backends.Roster
 	backends.Proclaimer

@@ -1,5 +1,5 @@
 // Package trace records the store calls of leasehold electors: a
-// backends.Store wrapper that logs every call (and every watch
+// backends.Driver wrapper that logs every call (and every watch
 // notification) with its start and end, so that a hand-off's latency can
 // be split into the round trips it is made of. It is for profiling the
 // benchmark's hand-offs, not for production.

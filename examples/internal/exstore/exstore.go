@@ -14,7 +14,7 @@ import (
 
 // Open returns a Store on url (see package storeurl), or on a fresh
 // in-process etcd if url is empty, and a function that releases it.
-func Open(ctx context.Context, url string) (backends.Store, func(), error) {
+func Open(ctx context.Context, url string) (*backends.Store, func(), error) {
 	var srv *embedetcd.Server
 	if url == "" {
 		var err error

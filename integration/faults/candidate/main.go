@@ -34,6 +34,7 @@ import (
 	"github.com/leasehold/leasehold/fencing"
 	"github.com/leasehold/leasehold/integration/faults/consulclient"
 	"github.com/leasehold/leasehold/integration/history"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/zookeeper"
 )
@@ -105,7 +106,7 @@ func run(c config) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	w := &writer{c: c, rec: rec, gw: store.(backends.GuardedWriter), http: &http.Client{}, ctl: ctl}
+	w := &writer{c: c, rec: rec, gw: driver.Of(store).(backends.GuardedWriter), http: &http.Client{}, ctl: ctl}
 	go ctl.handOverOnSignal(ctx, w)
 	err = e.Run(ctx, c.election, w.lead)
 	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -123,7 +124,7 @@ func waitMode(queue bool) lease.WaitMode {
 
 // dial makes the store the candidate campaigns on, through the addresses
 // of c.addr (every node of the store).
-func dial(c config) (backends.Store, func(), error) {
+func dial(c config) (*backends.Store, func(), error) {
 	addrs := strings.Split(c.addr, ",")
 	switch c.backend {
 	case "etcd":
@@ -138,7 +139,7 @@ func dial(c config) (backends.Store, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return s, s.Close, nil
+		return s, func() { _ = s.Close() }, nil
 	case "consul":
 		// Candidates spread over the servers: c1 starts on the first.
 		n, _ := strconv.Atoi(strings.TrimLeft(c.id, "c"))
