@@ -15,7 +15,7 @@ package backends
 // zero Record. Its errors, each of a request that changed nothing:
 //   - ErrNotFound if the key is absent or holds another token or session
 //     (with ErrSessionExpired too if the store knows the session is gone);
-//     the caller then leaves the roster, if it meant to, with Roster.Leave;
+//     the caller then leaves the roster, if it meant to, with Session.Leave;
 //   - ErrNoCandidate if To names a target that does not stand in the
 //     election: its node there (see Target) is missing or its session has
 //     ended;
@@ -30,8 +30,8 @@ type End struct {
 	// Token is the token of the term that ends.
 	Token uint64
 	// Leave deletes the session's candidate record in election's roster
-	// (Roster.Join) in the same write, as Roster.Leave does; a missing
-	// record is no error. Only a store that is a Roster is asked to.
+	// (Session.Join) in the same write, as Session.Leave does; a missing
+	// record is no error.
 	// Package lease resigns so, as deleting the record just after the key
 	// would race the successor's create.
 	Leave bool
@@ -40,7 +40,7 @@ type End struct {
 }
 
 // Target is the session an End hands the key to, and the node by which it
-// stands in the election: its queue entry (Queuer) if Entry is not 0,
+// stands in the election: its queue entry (Session.Enqueue) if Entry is not 0,
 // else its candidate record (Roster). The end checks, in its write, that
 // the node exists; a pass checks the candidate record too, so that once a
 // campaign's record is gone no key can be passed to it.
@@ -52,8 +52,8 @@ type Target struct {
 	Session string
 	// Entry is the token of the target's queue entry, 0 if it waits on
 	// the key. A target waiting in line watches the entry ahead of its
-	// own, not the key, so a store that is a Watcher answers, once, a
-	// WatchSet's WaitGone on an entry ahead of Entry when the key is
+	// own, not the key, so a store's WatchSet answers, once, a WaitGone
+	// on an entry ahead of Entry when the key is
 	// handed to the target: with the key's state after a pass, or with the
 	// absent Record and its To after a marker (see Record.To); a WaitGone
 	// on the target's own entry, or on one behind it, is not answered. A

@@ -19,11 +19,11 @@ func testNudgeWakesWaiters(t *testing.T, h *consultest.Harness) {
 	s := newStore(t, c, consul.Options{})
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 30*time.Second)
-	first, err := s.Enqueue(ctx, newSession(t, s), el)
+	first, err := newSession(t, s).Enqueue(ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := s.Enqueue(ctx, newSession(t, s), el)
+	second, err := newSession(t, s).Enqueue(ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}

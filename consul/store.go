@@ -98,16 +98,6 @@ type Options struct {
 	SessionNode string
 }
 
-// driver is what the Store New returns holds for package lease.
-type driver interface {
-	backends.Driver
-	backends.Queuer
-	backends.GuardedWriter
-	backends.Watcher
-	backends.Roster
-	backends.Proclaimer
-}
-
 // store is the driver on Consul.
 type store struct {
 	c          *api.Client
@@ -123,7 +113,7 @@ type store struct {
 	empties    emptyRosters
 }
 
-var _ driver = (*store)(nil)
+var _ backends.Driver = (*store)(nil)
 
 // New returns a Store that uses c: pass it to lease.New. It fails if c is
 // nil or an option is out of range, naming the option and its allowed

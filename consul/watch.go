@@ -8,9 +8,9 @@ import (
 	"github.com/leasehold/leasehold/internal/watchset"
 )
 
-// Watch starts a WatchSet (a backends.RosterWatchSet). A request is
+// Watch starts a WatchSet. A request is
 // answered from the first state read at or after its known Revision
-// (Driver.Wait's and Queuer's Records carry Consul indexes) that differs
+// (the Records of Driver.Wait and of the queue carry Consul indexes) that differs
 // from it.
 //
 // While the Store has key queries to spare (Options.KeyQueries), a Wait
@@ -52,8 +52,6 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	return &watchSet{Set: watchset.New[struct{}]("consul", s.hub, deliver), s: s, ctx: ctx, cancel: cancel,
 		keyed: make(map[string]*keyed), woke: make(map[string]uint64)}
 }
-
-var _ backends.Watcher = (*store)(nil)
 
 // watchSet is the Store's WatchSet: the engine's Set on the hub, and the
 // requests served on their keys beside it.

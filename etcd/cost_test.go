@@ -100,7 +100,7 @@ var runs atomic.Int64
 // says every request before it is covered.
 func waitSet(b *testing.B, s backends.Driver, els []string, known backends.Record, _ *counter) func() {
 	ready := make(chan backends.Change, 1)
-	set := s.(backends.Watcher).Watch(func(c backends.Change) {
+	set := s.Watch(func(c backends.Change) {
 		if c.Election == "sentinel" {
 			ready <- c
 		}

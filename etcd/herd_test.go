@@ -154,14 +154,11 @@ func takesKey(txn *pb.TxnRequest, key string) bool {
 // key.
 func passless(s *backends.Store) *backends.Store {
 	d := etcd.DriverOf(s)
-	return backends.NewStore(passlessStore{d, d, d, d})
+	return backends.NewStore(passlessStore{d})
 }
 
 type passlessStore struct {
 	backends.Driver
-	backends.Queuer
-	backends.Roster
-	backends.Watcher
 }
 
 func (p passlessStore) Limits() backends.Limits {

@@ -73,16 +73,6 @@ type Options struct {
 	Prefix string
 }
 
-// driver is what the Store New returns holds for package lease.
-type driver interface {
-	backends.Driver
-	backends.Queuer
-	backends.Roster
-	backends.Proclaimer
-	backends.GuardedWriter
-	backends.Watcher
-}
-
 // store is the driver on etcd.
 type store struct {
 	c       *clientv3.Client
@@ -91,7 +81,7 @@ type store struct {
 	streams streams
 }
 
-var _ driver = (*store)(nil)
+var _ backends.Driver = (*store)(nil)
 
 // New returns a Store that uses c: pass it to lease.New. It fails if c is
 // nil or the prefix does not end in "/". It does no I/O; an unreachable

@@ -34,11 +34,11 @@ func TestWatchSetRosterSeenBeforeRequest(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = ss.Close(context.Background()) })
 	ch := make(chan backends.Change, 8)
-	set := s.Watch(func(c backends.Change) { ch <- c }).(backends.RosterWatchSet)
+	set := s.Watch(func(c backends.Change) { ch <- c })
 	t.Cleanup(func() { _ = set.Close() })
 	join := func(el, v string) {
 		t.Helper()
-		if _, err := s.Join(ctx, ss, el, []byte(v)); err != nil {
+		if _, err := ss.Join(ctx, el, []byte(v)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ func TestWatchSetCompacted(t *testing.T) {
 	ctx := backendtest.Context(t, time.Minute)
 	el := backendtest.Election(t)
 	ch := make(chan backends.Change, 4)
-	set := s.(backends.Watcher).Watch(func(c backends.Change) { ch <- c })
+	set := s.Watch(func(c backends.Change) { ch <- c })
 	t.Cleanup(func() { _ = set.Close() })
 	before, err := other.Get(ctx, el)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestWatchSetConcurrentUse(t *testing.T) {
 	var set backends.WatchSet
 	bad := make(chan backends.Change, 1)
 	var answers atomic.Int64
-	set = s.(backends.Watcher).Watch(func(c backends.Change) {
+	set = s.Watch(func(c backends.Change) {
 		answers.Add(1)
 		if el, ok := asked.Load(c.Tag); !ok || el != c.Election {
 			select {

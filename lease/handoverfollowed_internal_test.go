@@ -7,26 +7,20 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/internal/driver"
 )
 
 // TestHandOverReadsNothing: on etcd a leader with default options follows
 // its roster in the watch set, so HandOver finds a waiter that joined
 // after the win without a read: given a context that has already ended,
-// it still starts, and the waiter leads. On a store whose watch sets do
-// not carry rosters (deafSets) the leader follows none, so HandOver must
-// read the roster, and with that context it fails and keeps the
-// leadership.
+// it still starts, and the waiter leads.
 func TestHandOverReadsNothing(t *testing.T) {
 	etcdStore := embeddedStore(t)
-	d := driver.Of(etcdStore).(etcdDriver)
 	for _, tc := range []struct {
 		name  string
 		store *backends.Store
 		reads bool
 	}{
 		{"etcd", etcdStore, false},
-		{"deaf", backends.NewStore(deafSets{d, d}), true},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		el := "readsnothing/" + tc.name

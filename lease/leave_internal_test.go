@@ -68,7 +68,7 @@ func elector(t *testing.T, store *backends.Store, id string) *LeaseElector {
 // known.
 func rosterOf(t *testing.T, ctx context.Context, store *backends.Store, election string, n int) uint64 {
 	t.Helper()
-	roster := driver.Of(store).(backends.Roster)
+	roster := driver.Of(store)
 	recs, rev, err := roster.List(ctx, election)
 	for err == nil && len(recs) < n {
 		recs, rev, err = roster.WaitList(ctx, election, rev)

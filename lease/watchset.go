@@ -8,10 +8,9 @@ import (
 	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
-// watch is an election's Get, Wait or WaitGone in flight. It is carried
-// out by a goroutine of its own (cancel) or, if the store is a
-// backends.Watcher, by a request in the elector's WatchSet (tag). Owned
-// by the loop goroutine.
+// watch is an election's Get, Wait or WaitGone in flight. A Get is
+// carried out by a goroutine of its own (cancel), a Wait or WaitGone by a
+// request in the elector's WatchSet (tag). Owned by the loop goroutine.
 type watch struct {
 	watchOp
 	cancel context.CancelFunc // ends the goroutine at work for it; nil: none
@@ -45,7 +44,7 @@ func watchOpOf(a core.Action) watchOp {
 // Change goes to the loop goroutine as changed.
 func (e *LeaseElector) watchSet() backends.WatchSet {
 	if e.set == nil {
-		e.set = e.watcher.Watch(func(c backends.Change) {
+		e.set = e.store.Watch(func(c backends.Change) {
 			e.post(func(now time.Time) { e.changed(now, c) })
 		})
 	}

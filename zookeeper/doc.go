@@ -67,13 +67,13 @@
 // pzxid it reads with it. A queue listing's (Ahead) is the queue node's
 // pzxid, and an Enqueue's the connection's highest zxid seen.
 //
-// The driver is a backends.Queuer: a queue entry is an EPHEMERAL_SEQUENTIAL
+// The driver keeps the queue: a queue entry is an EPHEMERAL_SEQUENTIAL
 // node of its session, and its token is its sequence number plus 1. Ahead
 // and WaitGone sync and read on the Store's reader (see Watches); WaitGone
 // leaves a getData watch on the entry, which fires when the entry is
 // deleted or nudged (Nudge sets its data again).
 //
-// The driver is a backends.Roster: a candidate record is an EPHEMERAL node
+// The driver keeps the roster: a candidate record is an EPHEMERAL node
 // of its session, Prefix + "/~roster/" + the election's node name + "/" +
 // the session ID, whose czxid is its Token. A Join that rewrites a record
 // also creates and deletes a child of the roster node in the same multi,
@@ -81,7 +81,7 @@
 // children watch: WaitList leaves that one watch, and a roster whose pzxid
 // is above the revision asked has changed since.
 //
-// The driver is a backends.Proclaimer: Proclaim sets the value of the
+// A session's Proclaim sets the value of the
 // leader node in a multi guarded as End's is (see Guarantees), so the
 // node keeps its czxid, the Token, and its owner.
 //
@@ -189,7 +189,7 @@
 // on the reader of the moment; a read that failed because its session's
 // connection went away is made once more there.
 //
-// The driver is a backends.Watcher: a WatchSet waits for many elections
+// The driver's WatchSet waits for many elections
 // with no goroutine each (see the driver's Watch).
 //
 // # Permissions

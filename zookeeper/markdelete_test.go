@@ -51,7 +51,7 @@ func TestMarkedDeleteReplaced(t *testing.T) {
 	ctx := testCtx(t)
 	a, b, c := newTestSession(t, s, tick), newTestSession(t, s, tick), newTestSession(t, s, tick)
 	el := "mark/replaced"
-	if _, err := s.Join(ctx, c, el, []byte("c")); err != nil {
+	if _, err := c.Join(ctx, el, []byte("c")); err != nil {
 		t.Fatal(err)
 	}
 	old, err := a.Create(ctx, el, []byte("a"))
@@ -99,7 +99,7 @@ func TestMarkedDeleteAheadHint(t *testing.T) {
 	}
 	entries := make([]backends.Record, 3) // older, ahead, the target's
 	for i := range entries {
-		e, err := s.Enqueue(ctx, sessions[i+1], el)
+		e, err := sessions[i+1].Enqueue(ctx, el)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,10 +229,10 @@ func newMarkLine(t *testing.T, s *store, el string) markLine {
 	if l.held, err = l.leader.Create(ctx, el, []byte("a")); err != nil {
 		t.Fatal(err)
 	}
-	if l.first, err = s.Enqueue(ctx, ahead, el); err != nil {
+	if l.first, err = ahead.Enqueue(ctx, el); err != nil {
 		t.Fatal(err)
 	}
-	if l.mine, err = s.Enqueue(ctx, l.target, el); err != nil {
+	if l.mine, err = l.target.Enqueue(ctx, el); err != nil {
 		t.Fatal(err)
 	}
 	return l

@@ -15,11 +15,6 @@ import (
 // driver is what the Store New returns holds for package lease.
 type driver interface {
 	backends.Driver
-	backends.Queuer
-	backends.GuardedWriter
-	backends.Watcher
-	backends.Roster
-	backends.Proclaimer
 	io.Closer
 }
 

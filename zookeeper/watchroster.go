@@ -8,7 +8,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// A roster request (backends.RosterWatchSet) is read and watched as the
+// A roster request (backends.WatchSet.WaitRoster) is read and watched as the
 // set's other requests are, on the Store's reader after a sync: its read
 // lists the roster node's children with a children watch (an exists
 // watch if the node is absent), and its pzxid tells whether the roster
@@ -16,10 +16,10 @@ import (
 // a roster that stays as it is costs one watch on the server, and no
 // goroutine.
 
-var _ backends.RosterWatchSet = (*watchSet)(nil)
+var _ backends.WatchSet = (*watchSet)(nil)
 
 // WaitRoster asks to be told when election's roster changes after
-// revision (see backends.RosterWatchSet); the roster node's pzxid tells,
+// revision (see backends.WatchSet); the roster node's pzxid tells,
 // and known is not needed.
 func (w *watchSet) WaitRoster(tag uint64, election string, _ uint64, revision uint64) {
 	rpath, err := checkedName("election", election, w.s.rosterPath)

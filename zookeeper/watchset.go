@@ -11,7 +11,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Watch implements backends.Watcher. The set reads and leaves ZooKeeper
+// Watch implements backends.Driver. The set reads and leaves ZooKeeper
 // watches as Wait and WaitGone do, on the Store's reader (see the package
 // doc, Watches), and learns of their notifications from go-zookeeper's
 // event callback, which gets every notification with its path: the set
@@ -218,7 +218,7 @@ func (w *watchSet) forget(reqs map[string]*watchReq, election string) {
 func (w *watchSet) current(r *watchReq) bool { return !w.closed && w.kind(r)[r.known.Election] == r }
 
 // kind returns the requests of r's kind: the roster requests, kept apart
-// from the others (see backends.RosterWatchSet), or those. w.mu is held.
+// from the others (see backends.WatchSet), or those. w.mu is held.
 func (w *watchSet) kind(r *watchReq) map[string]*watchReq {
 	if r.roster {
 		return w.rosters

@@ -158,7 +158,7 @@ func TestWatchSetWaitGone(t *testing.T) {
 	f := newWatchFixture(t)
 	w, ch := watchOn(t, f.s)
 	el := uniqueName("ws-queue-")
-	entry, err := f.peer.Enqueue(f.ctx, f.pss, el)
+	entry, err := f.pss.Enqueue(f.ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // where a is to be nudged.
 type nudged struct {
 	s     backends.Driver
-	q     backends.Queuer
+	q     backends.Driver
 	el    string
 	owner backends.Session // a's session
 	a, b  backends.Record
@@ -20,10 +20,10 @@ type nudged struct {
 // newNudged makes a nudged queue on sessions that outlive the test's
 // quiet periods.
 func newNudged(t *testing.T, h Harness) nudged {
-	s, q := queuer(t, h)
-	n := nudged{s: s, q: q, el: Election(t), owner: longSession(t, s)}
-	n.a = mustEnqueue(t, q, n.owner, n.el)
-	n.b = mustEnqueue(t, q, longSession(t, s), n.el)
+	s, _ := newDriver(t, h)
+	n := nudged{s: s, q: s, el: Election(t), owner: longSession(t, s)}
+	n.a = mustEnqueue(t, n.owner, n.el)
+	n.b = mustEnqueue(t, longSession(t, s), n.el)
 	return n
 }
 
@@ -38,7 +38,7 @@ func (n nudged) nudge(t *testing.T) {
 // Token and Owner, after checking that a's session's Enqueue finds a.
 func (n nudged) ahead(t *testing.T, when string) backends.Record {
 	t.Helper()
-	if again := mustEnqueue(t, n.q, n.owner, n.el); again.Token != n.a.Token {
+	if again := mustEnqueue(t, n.owner, n.el); again.Token != n.a.Token {
 		t.Fatalf("Enqueue by its session %s = token %d, want the entry's %d", when, again.Token, n.a.Token)
 	}
 	got := mustAhead(t, n.q, n.el, n.b.Token)
@@ -87,10 +87,6 @@ func testQueueNudge(t *testing.T, h Harness) {
 // Nudge, with the entry; a new request from a fresh Ahead is not answered
 // until the entry's session closes.
 func testSetNudge(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	if _, ok := s.(backends.Queuer); !ok {
-		t.Skipf("%s store does not implement backends.Queuer: Nudge not run", s.Name())
-	}
 	n := newNudged(t, h)
 	set, ch := watchSet(t, n.s)
 	set.WaitGone(1, mustAhead(t, n.q, n.el, n.b.Token))

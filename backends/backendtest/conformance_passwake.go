@@ -7,7 +7,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// testPassWakesInLine: on a store that passes keys and is a Watcher, a WatchSet's
+// testPassWakesInLine: on a store that passes keys, a WatchSet's
 // WaitGone on the entry just ahead of a candidate's is answered, with the
 // key's state, when the key is passed to that candidate, which watches that entry and not the
 // key; once per pass: the same request made again after the answer
@@ -16,7 +16,7 @@ import (
 func testPassWakesInLine(t *testing.T, h Harness) {
 	l := newWakeLine(t, h, "a pass")
 	s, q, el := l.s, l.q, l.held.Election
-	mustJoin(t, s.(backends.Roster), l.target, el, "target's record")
+	mustJoin(t, l.target, el, "target's record")
 	set, ch := watchSet(t, s)
 	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
 	behind, behindCh := watchSet(t, s)
@@ -41,26 +41,22 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 // second (its entry mine, the one ahead first).
 type wakeLine struct {
 	s                 backends.Driver
-	q                 backends.Queuer
+	q                 backends.Driver
 	leader, target    backends.Session
 	held, first, mine backends.Record
 }
 
-// newWakeLine makes a wakeLine, or skips t, saying so, if the store is no
-// Watcher: a wait in line that wakes on what is then not checked.
+// newWakeLine makes a wakeLine.
 func newWakeLine(t *testing.T, h Harness, what string) wakeLine {
-	s, q := queuer(t, h)
-	if _, ok := s.(backends.Watcher); !ok {
-		t.Skipf("%s store does not implement backends.Watcher: a wait in line that wakes on %s not checked", s.Name(), what)
-	}
+	s, _ := newDriver(t, h)
 	el := Election(t)
-	l := wakeLine{s: s, q: q, leader: longSession(t, s)}
+	l := wakeLine{s: s, q: s, leader: longSession(t, s)}
 	l.held = mustCreate(t, l.leader, el, "alice")
 	head, after := longSession(t, s), longSession(t, s)
 	l.target = longSession(t, s)
-	l.first = mustEnqueue(t, q, head, el)
-	l.mine = mustEnqueue(t, q, l.target, el)
-	mustEnqueue(t, q, after, el)
+	l.first = mustEnqueue(t, head, el)
+	l.mine = mustEnqueue(t, l.target, el)
+	mustEnqueue(t, after, el)
 	return l
 }
 
@@ -71,7 +67,7 @@ func newWakeLine(t *testing.T, h Harness, what string) wakeLine {
 func testPassNoEntryWakes(t *testing.T, h Harness) {
 	l := newWakeLine(t, h, "a pass given no entry")
 	s, q, el := l.s, l.q, l.held.Election
-	mustJoin(t, s.(backends.Roster), l.target, el, "target's record")
+	mustJoin(t, l.target, el, "target's record")
 	passed := mustPassInLine(t, l.leader, l.target, 0, l.held, "target")
 	set, ch := watchSet(t, s)
 	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))

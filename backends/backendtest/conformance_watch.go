@@ -7,13 +7,8 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runWatchSetTests runs the contract of backends.Watcher and WatchSet if
-// the harness's stores implement it, and says so loudly if they do not.
+// runWatchSetTests runs the contract of Driver.Watch and WatchSet.
 func runWatchSetTests(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	if _, ok := s.(backends.Watcher); !ok {
-		t.Skipf("%s store does not implement backends.Watcher: watch set tests not run", s.Name())
-	}
 	tests := map[string]func(*testing.T, Harness){
 		"PastChange":       testSetPastChange,
 		"SeesChange":       testSetSeesChange,
@@ -43,7 +38,7 @@ const quiet = 300 * time.Millisecond
 // contract allows), closed when t ends.
 func watchSet(t *testing.T, s backends.Driver) (backends.WatchSet, <-chan backends.Change) {
 	ch := make(chan backends.Change, 1024)
-	set := s.(backends.Watcher).Watch(func(c backends.Change) { ch <- c })
+	set := s.Watch(func(c backends.Change) { ch <- c })
 	t.Cleanup(func() { _ = set.Close() })
 	return set, ch
 }
@@ -111,7 +106,7 @@ func testSetSeesChange(t *testing.T, h Harness) {
 	el := Election(t)
 	ch := make(chan backends.Change, 4)
 	var set backends.WatchSet
-	set = s.(backends.Watcher).Watch(func(c backends.Change) {
+	set = s.Watch(func(c backends.Change) {
 		if c.Tag == 1 && c.Err == nil {
 			set.Wait(2, c.Record)
 		}
@@ -149,9 +144,7 @@ func testSetEqualNotAnswered(t *testing.T, h Harness) {
 	for i := range 3 {
 		mustCreate(t, a, el+"-other-"+string(rune('a'+i)), "x")
 	}
-	if q, ok := s.(backends.Queuer); ok {
-		mustEnqueue(t, q, newSession(t, s), el)
-	}
+	mustEnqueue(t, newSession(t, s), el)
 	noChange(t, ch, "with the key unchanged")
 	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)

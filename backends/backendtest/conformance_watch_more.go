@@ -16,16 +16,12 @@ import (
 // at once when it is already gone.
 func testSetWaitGone(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
-	q, ok := s.(backends.Queuer)
-	if !ok {
-		t.Skipf("%s store does not implement backends.Queuer: WaitGone not run", s.Name())
-	}
 	el := Election(t)
-	entry := mustEnqueue(t, q, newSession(t, s), el)
+	entry := mustEnqueue(t, newSession(t, s), el)
 	set, ch := watchSet(t, s)
 	set.WaitGone(1, entry)
 	noChange(t, ch, "with the entry in place")
-	if err := q.Dequeue(Context(t, 10*time.Second), entry); err != nil {
+	if err := s.Dequeue(Context(t, 10*time.Second), entry); err != nil {
 		t.Fatal(err)
 	}
 	c := awaitChange(t, ch, 20*time.Second)
@@ -45,7 +41,7 @@ func testSetClose(t *testing.T, h Harness) {
 	const n = 20
 	var closed atomic.Bool
 	answered, late := make(chan struct{}, n+1), make(chan backends.Change, n+1)
-	set := s.(backends.Watcher).Watch(func(c backends.Change) {
+	set := s.Watch(func(c backends.Change) {
 		if closed.Load() {
 			late <- c
 		}

@@ -8,7 +8,7 @@ import (
 
 // Source is an adapter's watch primitive: a change stream over the
 // adapter's prefix, with a read beside it. It is all an adapter writes for
-// a backends.RosterWatchSet; the Set does the rest.
+// a backends.WatchSet; the Set does the rest.
 type Source[E any] interface {
 	// Open opens a stream from the store's current position. The Set
 	// calls it from its goroutine when a request waits and no stream is
@@ -118,7 +118,7 @@ type Fact struct {
 type Kind uint8
 
 // The kinds of Request, one for each request method of
-// backends.RosterWatchSet.
+// backends.WatchSet.
 const (
 	Wait   Kind = iota + 1 // WatchSet.Wait
 	Gone                   // WatchSet.WaitGone

@@ -1,10 +1,10 @@
 // Package watchset is the watch engine of the adapters: the one
-// implementation of backends.RosterWatchSet. An adapter gives its store's
+// implementation of backends.WatchSet. An adapter gives its store's
 // primitive, a Source: a change stream over its prefix, with a read. The
 // Set keeps the requests (one per election and kind), opens the stream
 // when a request waits, covers with reads the requests the stream cannot
 // answer alone, matches the stream's Facts with the requests, and
-// delivers the answers from its one goroutine, as backends.Watcher states.
+// delivers the answers from its one goroutine, as backends.Driver.Watch states.
 //
 // A Set's goroutine runs from New to Close. Besides it, one goroutine
 // runs a Stream's Read at a time, on at most readBatch requests.
@@ -24,9 +24,9 @@ const readBatch = 32
 // would otherwise grow for as long as a stream lasts.
 const maxRosterSeen = 4096
 
-var _ backends.RosterWatchSet = (*Set[struct{}])(nil)
+var _ backends.WatchSet = (*Set[struct{}])(nil)
 
-// Set is a backends.RosterWatchSet served by one Source; see New. It is
+// Set is a backends.WatchSet served by one Source; see New. It is
 // safe for concurrent use. The fields below mu are guarded by it.
 type Set[E any] struct {
 	src     Source[E]
@@ -96,7 +96,7 @@ func (w *Set[E]) WaitGone(tag uint64, entry backends.Record) {
 }
 
 // WaitRoster asks to be told when election's roster differs from the one
-// read at revision, whose digest is known (see backends.RosterWatchSet).
+// read at revision, whose digest is known (see backends.WatchSet).
 func (w *Set[E]) WaitRoster(tag uint64, election string, known uint64, revision uint64) {
 	w.ask(&Request{Kind: Roster, Tag: tag, Known: backends.Record{Election: election, Revision: revision}, Digest: known})
 }

@@ -159,7 +159,7 @@ type Config struct {
 	// first. A store passes keys or marks their release, not both: Pass
 	// and MarkDelete are not set together.
 	MarkDelete bool
-	// Roster: the store keeps candidate records (backends.Roster), and
+	// Roster: the store keeps candidate records (backends.Session.Join), and
 	// the machine decides their writes (Join, Leave; see candidacy.go).
 	Roster bool
 	// FoldLeave, with Roster, deletes a campaign's record in the same
