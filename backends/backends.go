@@ -24,7 +24,7 @@
 // entries and candidate records) and WatchSet (many waits over one
 // stream). Every adapter implements all of them, so every policy of
 // package lease runs on every store; what differs between stores is
-// declared once, as data, in Limits.
+// declared once, as data, in Capabilities.
 //
 // # Keys and elections
 //
@@ -96,16 +96,15 @@ type Record struct {
 	// the value to pass to Wait.
 	Revision uint64
 	// To is, on an absent key, the session a handover marker names (see
-	// Limits.Markers); empty otherwise. Differs ignores it.
+	// Capabilities.Markers); empty otherwise. Differs ignores it.
 	To string
 }
 
 // Exists reports whether the leader key was present.
 func (r Record) Exists() bool { return r.Token != 0 }
 
-// Limits are the bounds a store places on elections, and the ways it
-// can end a term (End): data the store declares once, which package lease
-// reads at construction instead of asking the store's type.
+// Limits are the bounds a store places on elections: what a user
+// chooses a TTL and a value within (see Store.Limits).
 type Limits struct {
 	// MinTTL and MaxTTL bound the session TTL the store grants.
 	MinTTL, MaxTTL time.Duration
@@ -114,10 +113,21 @@ type Limits struct {
 	TTLGranularity time.Duration
 	// MaxValueSize is the largest value, in bytes, a leader key may hold.
 	MaxValueSize int
+}
+
+// Capabilities are what a store declares once, as data: its name, its
+// bounds and the ways it can end a term (End). Package lease reads them
+// at construction instead of asking the store's type; every store offers
+// every other part of the contract.
+type Capabilities struct {
+	// Name names the store kind for errors and logs, e.g. "etcd".
+	Name string
+	// Limits are the store's bounds.
+	Limits
 
 	// Passes says an End with a target passes the key: one write rebinds
 	// it to the target's session, with Target.Value, if the target still
-	// holds its candidate record (Roster), and gives it a token greater
+	// holds its candidate record (Session.Join), and gives it a token greater
 	// than that of any earlier incarnation; its Owner is the target. A
 	// later End by the passing session at the old token finds nothing.
 	// The target learns of it as any waiter on the key does, from Wait,
@@ -161,11 +171,9 @@ type Limits struct {
 // policy on every store; like every adapter call, each method makes one
 // attempt and classifies its error.
 type Driver interface {
-	// Name names the store kind for errors and logs, e.g. "etcd".
-	Name() string
-
-	// Limits reports the store's bounds. It does no I/O.
-	Limits() Limits
+	// Capabilities reports the store's name, bounds and ways to end a
+	// term. It does no I/O, and returns the same value every time.
+	Capabilities() Capabilities
 
 	// Get reads the current state of the election's leader key. An absent
 	// key is not an error: it returns a Record with Token 0 and the current
@@ -186,7 +194,7 @@ type Driver interface {
 
 	// NewSession creates a store session with the given TTL: an etcd lease,
 	// a ZooKeeper session or a Consul session. The TTL has been checked
-	// against Limits.
+	// against Capabilities.Limits.
 	NewSession(ctx context.Context, ttl time.Duration) (Session, error)
 
 	// Ahead returns the entry of election's queue (see QueueSegment) with the

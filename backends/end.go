@@ -5,11 +5,12 @@ package backends
 // is one write, guarded by "the key exists, is bound to the session and
 // holds Token", so an end can never touch a successor's key.
 //
-// What an end with a target does is declared by the store's Limits: where
-// Limits.Passes (etcd, Consul), it passes the key, rebinding it to the
-// target's session with a greater token; where Limits.Markers (ZooKeeper,
-// whose ephemeral nodes belong to the session that made them), it deletes
-// the key and leaves a handover marker naming the target beside it.
+// What an end with a target does is declared by the store's Capabilities:
+// where Capabilities.Passes (etcd, Consul), it passes the key, rebinding
+// it to the target's session with a greater token; where
+// Capabilities.Markers (ZooKeeper, whose ephemeral nodes belong to the
+// session that made them), it deletes the key and leaves a handover
+// marker naming the target beside it.
 //
 // Session.End returns, for a pass, the key as passed, and otherwise the
 // zero Record. Its errors, each of a request that changed nothing:

@@ -163,10 +163,7 @@ func (o Options) validate() error {
 	return nil
 }
 
-// Name returns "consul".
-func (s *store) Name() string { return "consul" }
-
-// Limits reports Consul's bounds, TTL between MinTTL and MaxTTL at any
+// Capabilities reports the name "consul", Consul's bounds, TTL between MinTTL and MaxTTL at any
 // granularity and values up to MaxValueSize bytes, and that an End with a
 // target passes the key (a KV transaction that unlocks it and locks it
 // for the target, see pass.go), with committed waits: every answer of
@@ -174,8 +171,9 @@ func (s *store) Name() string { return "consul" }
 // only what the Raft log committed, as of the answer's X-Consul-Index. A
 // view of a lagging server is older, and so has a lower index, not a
 // different history.
-func (s *store) Limits() backends.Limits {
-	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, MaxValueSize: MaxValueSize, Passes: true, CommittedWaits: true}
+func (s *store) Capabilities() backends.Capabilities {
+	return backends.Capabilities{Name: "consul", Limits: backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL,
+		MaxValueSize: MaxValueSize}, Passes: true, CommittedWaits: true}
 }
 
 // key returns the KV key of an election (see keys.Leader).

@@ -161,8 +161,8 @@ type passlessStore struct {
 	backends.Driver
 }
 
-func (p passlessStore) Limits() backends.Limits {
-	l := p.Driver.Limits()
+func (p passlessStore) Capabilities() backends.Capabilities {
+	l := p.Driver.Capabilities()
 	l.Passes, l.CommittedWaits = false, false
 	return l
 }

@@ -73,7 +73,7 @@ func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 	}
 	set := opts
 	opts = opts.withDefaults()
-	if err := opts.validate(set, d.Limits()); err != nil {
+	if err := opts.validate(set, d.Capabilities().Limits); err != nil {
 		return nil, err
 	}
 	mode, err := waitMode(opts.Wait)
@@ -82,7 +82,7 @@ func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 	}
 	opts.Wait = mode
 	cfg := opts.config()
-	lim := d.Limits()
+	lim := d.Capabilities()
 	cfg.Pass = lim.Passes // a pass checks the target's roster record
 	cfg.PassFacts = cfg.Pass && lim.CommittedWaits
 	cfg.MarkDelete = lim.Markers

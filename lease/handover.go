@@ -90,13 +90,13 @@ func (e *LeaseElector) nudge(a core.Action) {
 }
 
 // pass hands the key to session a.To in one write, the core's Pass
-// (backends.Limits.Passes). The key's value names the target's identity,
+// (backends.Capabilities.Passes). The key's value names the target's identity,
 // as its own Create would, and the time of the pass by this elector's
 // clock.
 func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	e.handing(a)
-	if s == nil || !e.store.Limits().Passes {
+	if s == nil || !e.store.Capabilities().Passes {
 		e.report(func(now time.Time) {
 			e.leftWith(now, a, errors.ErrUnsupported)
 			e.m.Passed(now, a.Election, a.Op, errors.ErrUnsupported)
@@ -124,7 +124,7 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 // that a later record of the same identity supersedes (its elector gave
 // that session up) is never the target. The leadership's context is
 // cancelled with ErrHandover at once. Then, on a store that passes keys
-// (backends.Limits.Passes: etcd, Consul), the leader passes the key to the target in
+// (backends.Capabilities.Passes: etcd, Consul), the leader passes the key to the target in
 // one write, after waking it if it waits behind another in line. On
 // other stores it writes a marker naming the target into the
 // key, wakes the target if it waits in line, and deletes the key; other
@@ -277,10 +277,10 @@ func (e *LeaseElector) freshRoster(ctx context.Context, l *Leadership) []core.Ca
 // ended, which no one would otherwise take up or let go until s ends. It
 // runs once the candidate record is gone, after which no Pass to s can
 // land (a pass checks the record in the same write, see
-// backends.Target). Stores that do not pass keys (backends.Limits.Passes)
+// backends.Target). Stores that do not pass keys (backends.Capabilities.Passes)
 // never do, and it does nothing there.
 func (e *LeaseElector) dropPassed(ctx context.Context, s backends.Session, election string) {
-	if !e.store.Limits().Passes {
+	if !e.store.Capabilities().Passes {
 		return
 	}
 	rec, err := e.store.Get(ctx, election)

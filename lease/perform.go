@@ -151,7 +151,7 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 }
 
 // delete deletes the key, the core's Delete. A handover's (a.To set)
-// leaves the marker naming the target beside it (backends.Limits.Markers),
+// leaves the marker naming the target beside it (backends.Capabilities.Markers),
 // or deletes the key plainly if the target's session is gone or the
 // credentials may not write the marker (or, on ZooKeeper, nudge the
 // target's entry ahead): the marker only spares the target a race.
@@ -177,7 +177,7 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 // (unmarked says why), plainly.
 func (e *LeaseElector) deleteKey(ctx context.Context, s backends.Session, a core.Action) (unmarked, err error) {
 	end := backends.End{Election: a.Election, Token: a.Token, Leave: a.Leave}
-	if a.To == "" || !e.store.Limits().Markers {
+	if a.To == "" || !e.store.Capabilities().Markers {
 		_, err = s.End(ctx, end)
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func (l *Leadership) Proclaim(ctx context.Context, value string) error {
 		return fmt.Errorf("lease: proclaim %q: %w", l.Election, l.Err())
 	}
 	v := l.keyValue(value, nil)
-	if lim := l.e.store.Limits().MaxValueSize; lim > 0 && len(v) > lim {
+	if lim := l.e.store.Capabilities().MaxValueSize; lim > 0 && len(v) > lim {
 		return fmt.Errorf("lease: proclaim %q: the value makes the key's value %d bytes; the store allows at most %d: %w",
 			l.Election, len(v), lim, ErrInvalidOption)
 	}

@@ -85,7 +85,7 @@
 // leader node in a multi guarded as End's is (see Guarantees), so the
 // node keeps its czxid, the Token, and its owner.
 //
-// The Store declares backends.Limits.Markers: an End with a target is a
+// The Store declares backends.Capabilities.Markers: an End with a target is a
 // multi that deletes the
 // leader node, writes the handover marker into the election's epoch node
 // (which the next create's multi clears), checks that the target's node
@@ -104,7 +104,7 @@
 // NewSession opens a connection with the TTL as session timeout and waits
 // for the session. Session.TTL reports the timeout the server granted, and
 // NewSession fails if that is less than asked, so a holder's deadline never
-// outlasts its session. Limits reports Options.MinTTL and MaxTTL.
+// outlasts its session. Capabilities reports Options.MinTTL and MaxTTL.
 //
 // On a session's connection the Store turns go-zookeeper's own pings
 // off, so that KeepAlive, a sync, is the session's only heartbeat:

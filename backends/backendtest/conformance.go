@@ -16,7 +16,7 @@ import (
 // every method, as every store implements all of them (the GuardedPut,
 // Queue, Roster, Proclaim and WatchSet tests among them). The Handover
 // tests run the ends of
-// a term with a target that the store's Limits declare: a pass, or a
+// a term with a target that the store's Capabilities declare: a pass, or a
 // marker; and that of the layout marker (backends.Layout) if h is a
 // Layouter.
 func RunConformanceTests(t *testing.T, h Harness) {

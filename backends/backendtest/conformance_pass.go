@@ -9,20 +9,20 @@ import (
 )
 
 // runHandoverTests runs the contract of an End with a target: the pass
-// tests where the store's Limits declare Passes, the marker tests where
+// tests where the store's Capabilities declare Passes, the marker tests where
 // they declare Markers. A store that declares neither hands over by a
 // plain release, which the other tests cover: they are skipped, saying
 // so. A store may not declare both.
 func runHandoverTests(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
-	l := s.Limits()
+	l := s.Capabilities()
 	switch {
 	case l.Passes && l.Markers:
-		t.Fatalf("%s store's Limits declare both Passes and Markers: an End with a target must do one thing", s.Name())
+		t.Fatalf("%s store's Capabilities declare both Passes and Markers: an End with a target must do one thing", s.Capabilities().Name)
 	case l.CommittedWaits && !l.Passes:
-		t.Fatalf("%s store's Limits declare CommittedWaits without Passes", s.Name())
+		t.Fatalf("%s store's Capabilities declare CommittedWaits without Passes", s.Capabilities().Name)
 	case !l.Passes && !l.Markers:
-		t.Skipf("%s store's Limits declare neither Passes nor Markers: it hands over by a plain release", s.Name())
+		t.Skipf("%s store's Capabilities declare neither Passes nor Markers: it hands over by a plain release", s.Capabilities().Name)
 	}
 	tests := map[string]func(*testing.T, Harness){
 		"ToCandidate":   testPassToCandidate,

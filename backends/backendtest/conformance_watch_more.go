@@ -123,7 +123,7 @@ func testSetMany(t *testing.T, h Harness) {
 // it outlives the test's many creates.
 func longSession(t *testing.T, s backends.Driver) backends.Session {
 	t.Helper()
-	l := s.Limits()
+	l := s.Capabilities()
 	ss, err := s.NewSession(Context(t, 10*time.Second), min(max(30*time.Second, l.MinTTL), l.MaxTTL))
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)

@@ -92,7 +92,7 @@ const (
 	// its place (0: the entry is absent) and Record.Revision its last
 	// write, as Queuer.Enqueue's Records tell them.
 	EntryState
-	// Passed: the leader key was passed (backends.Limits.Passes) at Revision to
+	// Passed: the leader key was passed (backends.Capabilities.Passes) at Revision to
 	// a session whose entry's token is Entry (0: it had none), and holds
 	// that term still. Record is the leader key's state, the answer to
 	// the WaitGone it wakes.

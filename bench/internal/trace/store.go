@@ -23,8 +23,7 @@ func Wrap(in backends.Driver, who string, log *Log) backends.Driver {
 
 func (s *store) rec(op string, start time.Time, err error) { s.log.add(s.who, op, start, err) }
 
-func (s *store) Name() string            { return s.in.Name() }
-func (s *store) Limits() backends.Limits { return s.in.Limits() }
+func (s *store) Capabilities() backends.Capabilities { return s.in.Capabilities() }
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	t := time.Now()
 	r, err := s.in.Get(ctx, election)
@@ -184,13 +183,14 @@ func (x *session) Create(ctx context.Context, election string, value []byte) (ba
 func (x *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
 	t := time.Now()
 	r, err := x.in.End(ctx, req)
-	x.s.rec(endOp(req, x.s.in.Limits()), t, err)
+	x.s.rec(endOp(req, x.s.in.Capabilities()), t, err)
 	return r, err
 }
 
-// endOp names an End by what it does on a store with limits l: Delete,
-// Pass or DeleteMarked, with "Leaving" if it leaves the roster too.
-func endOp(req backends.End, l backends.Limits) string {
+// endOp names an End by what it does on a store with capabilities l:
+// Delete, Pass or DeleteMarked, with "Leaving" if it leaves the roster
+// too.
+func endOp(req backends.End, l backends.Capabilities) string {
 	op := "Delete"
 	switch {
 	case req.To != nil && l.Passes:

@@ -105,7 +105,7 @@ const (
 	Queued
 	// Pass: hand Election's key, if it still holds Token on session
 	// Epoch, to session To, whose identity is ToID (backends.End with a
-	// target where backends.Limits.Passes);
+	// target where backends.Capabilities.Passes);
 	// report with Passed. Config.Pass only.
 	Pass
 	// Join: write this candidate's record in Election's roster, bound to
