@@ -134,10 +134,10 @@ type Capabilities struct {
 	// and takes it up with Create (idempotent per session) or from a Get.
 	Passes bool
 	// CommittedWaits, with Passes, says every answer of Wait, and of a
-	// WatchSet's Wait and WaitGone, is a state the store committed at the
-	// answer's Record.Revision, later than every state at a lower
-	// Revision (etcd: a watch's events, and reads; Consul: a blocking
-	// query's view, as of its X-Consul-Index). A target whose wait answers
+	// WatchSet's WatchKey and WatchEntry requests, is a state the store
+	// committed at the answer's Record.Revision, later than every state
+	// at a lower Revision (etcd: a watch's events, and reads; Consul: a
+	// blocking query's view, as of its X-Consul-Index). A target whose wait answers
 	// with the key bound to its own session at a Revision above the last
 	// state it read then leads with that answer; elsewhere, or on an older
 	// answer, it confirms it with Get first.
@@ -251,7 +251,7 @@ type Driver interface {
 	// Watch starts a WatchSet whose answers go to deliver. deliver is
 	// called from the set's own goroutine, one Change at a time, with no
 	// lock of the set held: it may block (the set then waits), and it may
-	// call the set's Wait, WaitGone and Stop, but not Close, which waits
+	// call the set's Wait and Stop, but not Close, which waits
 	// for a deliver in progress. Watch does no I/O; the set's stream
 	// starts with its first request.
 	Watch(deliver func(Change)) WatchSet

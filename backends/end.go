@@ -53,14 +53,15 @@ type Target struct {
 	Session string
 	// Entry is the token of the target's queue entry, 0 if it waits on
 	// the key. A target waiting in line watches the entry ahead of its
-	// own, not the key, so a store's WatchSet answers, once, a WaitGone
-	// on an entry ahead of Entry when the key is
-	// handed to the target: with the key's state after a pass, or with the
-	// absent Record and its To after a marker (see Record.To); a WaitGone
-	// on the target's own entry, or on one behind it, is not answered. A
-	// store that cannot tell which entries are ahead (Entry 0 on a target
-	// that has joined the line since the caller read its record) may
-	// answer every WaitGone in the election early. Such a target needs no
+	// own, not the key, so a store's WatchSet answers, once, a
+	// WatchEntry request on an entry ahead of Entry when the key is
+	// handed to the target: with the key's state after a pass, or with
+	// the absent Record and its To after a marker (see Record.To); a
+	// WatchEntry request on the target's own entry, or on one behind it,
+	// is not answered. A store that cannot tell which entries are ahead
+	// (Entry 0 on a target that has joined the line since the caller read
+	// its record) may answer every WatchEntry request in the election
+	// early. Such a target needs no
 	// nudge.
 	Entry uint64
 	// Ahead (marking stores) is the entry just ahead of Entry in the queue

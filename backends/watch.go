@@ -24,46 +24,23 @@ import (
 // replaces the old. A request carries a Tag of the caller's choosing that
 // its Change echoes, so that the caller can tell the answer to a replaced
 // request from the answer to its current one. Roster requests are kept
-// apart from Wait and WaitGone requests: an election has at most one of
-// each kind, and WaitRoster replaces only the election's roster request.
+// apart from WatchKey and WatchEntry requests: an election has at most
+// one of each kind, and a WatchRoster request replaces only the
+// election's roster request.
 //
 // Its methods do not block on I/O or on deliver, and are safe for
 // concurrent use.
 type WatchSet interface {
-	// Wait asks for the first state of known.Election's leader key that
-	// differs from known, with Driver.Wait's meaning: a change made after
-	// known.Revision and before the request is answered at once (after a
-	// read, if the set's stream cannot tell), and a change must be
-	// answered within a round trip of it, not on a polling period.
-	Wait(tag uint64, known Record)
+	// Wait asks for what req.Kind names (see WatchKind) about the
+	// election req.Known.Election, answered once with a Change echoing
+	// req.Tag.
+	Wait(req WatchRequest)
 
-	// WaitGone asks to be told when a queue entry no longer exists or is
-	// nudged, with Driver.WaitGone's meaning: answered at once if it is
-	// already gone, within a round trip of its deletion or nudge
-	// otherwise, and possibly early (the caller looks again with
-	// Driver.Ahead).
-	WaitGone(tag uint64, entry Record)
-
-	// Stop withdraws election's Wait or WaitGone request, if any. An
-	// answer already on its way may still be delivered; its Tag tells it
-	// apart.
-	Stop(election string)
-
-	// WaitRoster asks to be told when election's roster differs from
-	// the records Driver.List returned at revision, whose RosterDigest is
-	// known (a record joined, left, or changed its value), with
-	// Driver.WaitList's meaning: a change made after revision and before
-	// the request is answered at once, and a later one within a round
-	// trip of it; an answer may come early, with the roster unchanged.
-	// The answer is a Change with Roster set. A broken stream answers
-	// with its error, as for Wait. A set that tells changes by revision
-	// alone may ignore known; one that compares rosters compares digests,
-	// so that a follower keeps 16 bytes per election, not the records.
-	WaitRoster(tag uint64, election string, known uint64, revision uint64)
-
-	// StopRoster withdraws election's roster request, if any. An answer
-	// already on its way may still be delivered; its Tag tells it apart.
-	StopRoster(election string)
+	// Stop withdraws election's request of kind, if any: for WatchRoster
+	// its roster request, for WatchKey or WatchEntry its WatchKey or
+	// WatchEntry request, whichever it is. An answer already on its way may still be
+	// delivered; its Tag tells it apart.
+	Stop(election string, kind WatchKind)
 
 	// Close stops the stream and every request. It waits for a deliver in
 	// progress, so it must not be called from deliver. No Change is
@@ -71,19 +48,67 @@ type WatchSet interface {
 	Close() error
 }
 
+// WatchKind is the kind of a WatchRequest: what it waits for.
+type WatchKind uint8
+
+// The kinds of WatchRequest.
+const (
+	// WatchKey (a Wait) asks for the first state of Known.Election's
+	// leader key that differs from Known, with Driver.Wait's meaning: a
+	// change made after Known.Revision and before the request is
+	// answered at once (after a read, if the set's stream cannot tell),
+	// and a change must be answered within a round trip of it, not on a
+	// polling period.
+	WatchKey WatchKind = iota + 1
+
+	// WatchEntry (a WaitGone) asks to be told when a queue entry, Known,
+	// no longer exists or is nudged, with Driver.WaitGone's meaning:
+	// answered at once if it is already gone, within a round trip of its
+	// deletion or nudge otherwise, and possibly early (the caller looks
+	// again with Driver.Ahead).
+	WatchEntry
+
+	// WatchRoster (a WaitRoster) asks to be told when Known.Election's
+	// roster differs from the records Driver.List returned at
+	// Known.Revision, whose RosterDigest is Digest (a record joined, left,
+	// or changed its value), with Driver.WaitList's meaning: a change made
+	// after that revision and before the request is answered at once,
+	// and a later one within a round trip of it; an answer may come
+	// early, with the roster unchanged. The answer is a Change with
+	// Roster set. A broken stream answers with its error, as for
+	// WatchKey. A set that tells changes by revision alone may ignore
+	// Digest; one that compares rosters compares digests, so that a
+	// follower keeps 16 bytes per election, not the records.
+	WatchRoster
+)
+
+// WatchRequest is one request to a WatchSet (WatchSet.Wait).
+type WatchRequest struct {
+	// Kind says what the request waits for.
+	Kind WatchKind
+	// Tag is the caller's, echoed by the answer's Change.
+	Tag uint64
+	// Known is, for WatchKey, the known state of the leader key; for
+	// WatchEntry, the queue entry; for WatchRoster, the election and the
+	// revision the roster was read at (Election and Revision only).
+	Known Record
+	// Digest is, for WatchRoster, the RosterDigest of the roster read.
+	Digest uint64
+}
+
 // Change is a WatchSet's answer to one request.
 type Change struct {
 	// Election and Tag are those of the request answered.
 	Election string
 	Tag      uint64
-	// Record is, for Wait, the new state of the leader key, as Driver.Wait
-	// returns it; for WaitGone, the entry that is gone, or, for an answer
+	// Record is, for WatchKey, the new state of the leader key, as
+	// Driver.Wait returns it; for WatchEntry, the entry that is gone, or, for an answer
 	// a handover wakes in line (see Target.Entry), the leader key's
 	// state then, as Wait would give it (its Token or Owner differs from
 	// the entry's).
 	Record Record
-	// Roster marks the answer to a WaitRoster: the roster of Election
-	// changed. Record then holds Election only; the caller reads the
+	// Roster marks the answer to a WatchRoster request: the roster of
+	// Election changed. Record then holds Election only; the caller reads the
 	// roster with Driver.List.
 	Roster bool
 	// Err is nil, or says why the request ended without an answer, with

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/consul/consultest"
@@ -32,7 +33,7 @@ func testNudgeWakesWaiters(t *testing.T, h *consultest.Harness) {
 		t.Fatalf("Ahead = %+v, %v; want the first entry %d", ahead, err, first.Token)
 	}
 	ws, ch := watch(t, s)
-	ws.WaitGone(1, ahead)
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: ahead})
 	gone := make(chan error, 1)
 	go func() { gone <- s.WaitGone(ctx, ahead) }()
 	key := consul.QueueKeyOf(s, el, first.Owner)

@@ -79,7 +79,7 @@ func testProclaimWakesWaiters(t *testing.T, h *consultest.Harness) {
 	el := backendtest.Election(t)
 	rec := create(t, ss, el)
 	ws, ch := watch(t, s)
-	ws.Wait(1, rec)
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: rec})
 	waited := make(chan backends.Record, 1)
 	go func() {
 		got, _ := s.Wait(backendtest.Context(t, 20*time.Second), rec)

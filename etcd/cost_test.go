@@ -106,9 +106,9 @@ func waitSet(b *testing.B, s backends.Driver, els []string, known backends.Recor
 		}
 	})
 	for i, el := range els {
-		set.Wait(uint64(i), backends.Record{Election: el, Revision: known.Revision})
+		set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: el, Revision: known.Revision}})
 	}
-	set.Wait(0, known)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 0, Known: known})
 	awaitReady(b, ready)
 	return func() { _ = set.Close() }
 }

@@ -41,7 +41,7 @@ func TestConsulWatchDenied(t *testing.T) {
 			set := driver.Of(s).Watch(func(c backends.Change) { ch <- c })
 			t.Cleanup(func() { _ = set.Close() })
 			for tag := range uint64(2) {
-				set.Wait(tag, backends.Record{Election: el})
+				set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: tag, Known: backends.Record{Election: el}})
 				select {
 				case got := <-ch:
 					if got.Tag != tag || !errors.Is(got.Err, backends.ErrPermission) {

@@ -137,7 +137,7 @@ type Options struct {
 	// the succession order as it is then. Preempt implies it. Default
 	// false, so that an elector holding thousands of elections pays no
 	// watch for them. Every leader follows its list through the
-	// elector's watch set (backends.WatchSet.WaitRoster), at
+	// elector's watch set (backends.WatchRoster), at
 	// no cost while the list stays as it is, and FollowRoster adds only
 	// that read before a resign.
 	FollowRoster bool

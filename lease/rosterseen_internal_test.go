@@ -105,18 +105,18 @@ type heldRosterSet struct {
 	once   bool // the first request for j.election was held
 }
 
-func (h *heldRosterSet) WaitRoster(tag uint64, election string, known uint64, revision uint64) {
-	if election != h.j.election || h.once {
-		h.WatchSet.WaitRoster(tag, election, known, revision)
+func (h *heldRosterSet) Wait(req backends.WatchRequest) {
+	if req.Kind != backends.WatchRoster || req.Known.Election != h.j.election || h.once {
+		h.WatchSet.Wait(req)
 		return
 	}
 	h.once = true
-	go func() { // the elector's loop calls WaitRoster: hold it elsewhere
+	go func() { // the elector's loop asks: hold the request elsewhere
 		if err := h.hold(); err != nil {
 			h.j.fail <- err
 			return
 		}
-		h.WatchSet.WaitRoster(tag, election, known, revision)
+		h.WatchSet.Wait(req)
 	}()
 }
 
@@ -130,7 +130,7 @@ func (h *heldRosterSet) hold() error {
 	if err != nil {
 		return err
 	}
-	h.WatchSet.WaitRoster(markTag, mark, backends.RosterDigest(recs), rev)
+	h.WatchSet.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: markTag, Known: backends.Record{Election: mark, Revision: rev}, Digest: backends.RosterDigest(recs)})
 	if err := h.j.join(ctx); err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Every leader follows its election's roster through the elector's
-// WatchSet (backends.WatchSet.WaitRoster), whatever FollowRoster says: a
+// WatchSet (backends.WatchRoster), whatever FollowRoster says: a
 // List when it wins and after each change, and no
 // watch, goroutine or request of its own while the roster stays as it
 // is. So HandOver finds its target without a read, requests made with
@@ -23,12 +23,12 @@ type rosterWatch struct {
 	l     *Leadership
 	f     *core.Follower[rosterSeen]
 	op    uint64      // the Follower's step in flight
-	tag   uint64      // its WaitRoster in the set; 0: none
+	tag   uint64      // its WatchRoster request in the set; 0: none
 	timer *time.Timer // ends a pause; nil: none
 }
 
 // rosterSeen is what a rosterWatch's Follower keeps of the roster it
-// read: its digest and revision, which WaitRoster takes, and not the
+// read: its digest and revision, which a WatchRoster request takes, and not the
 // records, which go to the core; so a leader following its roster costs
 // the elector a few hundred bytes per election, not a copy of its records.
 type rosterSeen struct {
@@ -44,7 +44,7 @@ func (e *LeaseElector) followInSet(election string, l *Leadership) {
 	e.stepRoster(time.Now(), election, rw)
 }
 
-// stepRoster takes rw's next step: a List, a WaitRoster, a pause before
+// stepRoster takes rw's next step: a List, a WatchRoster request, a pause before
 // a List after an error, or the end, for a permanent error.
 func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatch) {
 	if e.of(election).roster != rw {
@@ -65,7 +65,7 @@ func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatc
 	case core.FollowWait:
 		e.tags++
 		rw.tag = e.tags
-		e.watchSet().WaitRoster(rw.tag, election, s.Known.digest, s.Known.rev)
+		e.watchSet().Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: rw.tag, Known: backends.Record{Election: election, Revision: s.Known.rev}, Digest: s.Known.digest})
 	}
 }
 
@@ -79,7 +79,7 @@ func (e *LeaseElector) listRoster(election string, rw *rosterWatch, op uint64) {
 	})
 }
 
-// rosterChanged takes the set's answer c to a WaitRoster: the roster is
+// rosterChanged takes the set's answer c to a WatchRoster request: the roster is
 // read again, for the step that asked, or the error ends the step.
 func (e *LeaseElector) rosterChanged(now time.Time, c backends.Change) {
 	rw := e.of(c.Election).roster
@@ -119,7 +119,7 @@ func (e *LeaseElector) unfollow(election string) {
 		rw.timer.Stop()
 	}
 	if e.set != nil && rw.tag != 0 {
-		e.set.StopRoster(election)
+		e.set.Stop(election, backends.WatchRoster)
 	}
 }
 

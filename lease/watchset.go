@@ -57,10 +57,10 @@ func (e *LeaseElector) watchInSet(a core.Action) {
 	w := &watch{watchOp: watchOpOf(a), tag: e.tags}
 	e.entry(a.Election).watch = w
 	if a.Kind == core.WaitGone {
-		e.watchSet().WaitGone(w.tag, a.Record)
+		e.watchSet().Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: w.tag, Known: a.Record})
 		return
 	}
-	e.watchSet().Wait(w.tag, a.Record)
+	e.watchSet().Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: w.tag, Known: a.Record})
 }
 
 // changed takes the set's answer c, the outcome of the core's Wait or
@@ -92,6 +92,6 @@ func (e *LeaseElector) withdraw(w *watch) {
 		w.cancel()
 	}
 	if w.tag != 0 {
-		e.set.Stop(w.election)
+		e.set.Stop(w.election, backends.WatchKey)
 	}
 }

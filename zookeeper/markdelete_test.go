@@ -166,14 +166,14 @@ func TestWaitGoneAfterMarkedDelete(t *testing.T) {
 	answered := func(what string) {
 		t.Helper()
 		w, ch := watchOn(t, s)
-		w.WaitGone(1, first)
+		w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: first})
 		if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Exists() || c.Record.To != target.ID() {
 			t.Fatalf("%s: %+v, want tag 1, the absent key and To %s", what, c, target.ID())
 		}
 		if what != "" {
 			return
 		}
-		w.WaitGone(2, first)
+		w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: first})
 		waits(t, ch, watching, "the same set's second WaitGone on the nudged entry")
 	}
 	answered("")
@@ -182,7 +182,7 @@ func TestWaitGoneAfterMarkedDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, ch := watchOn(t, s)
-	w.WaitGone(1, first)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: first})
 	waits(t, ch, watching, "WaitGone on a nudged entry with no marker")
 }
 

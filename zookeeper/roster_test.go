@@ -214,7 +214,7 @@ func TestNudge(t *testing.T) {
 	go func() { done <- f.s.WaitGone(f.ctx, entry) }()
 	awaitAny(t, watching)
 	w, changes := watchOn(t, f.s)
-	w.WaitGone(7, entry)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 7, Known: entry})
 	awaitAny(t, watching)
 	if err := f.s.Nudge(f.ctx, entry); err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ func testMarkWaitSees(t *testing.T, h Harness) {
 	el := held.Election
 	wait := startWait(t, s, held)
 	set, ch := watchSet(t, s)
-	set.Wait(1, held)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: held})
 	noChange(t, ch, "before the delete")
 	mustDeleteMarked(t, s, a, b, held, 0)
 	wantMarked(t, await(t, wait), el, b.ID(), "Wait's answer")
@@ -113,22 +113,23 @@ func testMarkEndsWithTarget(t *testing.T, h Harness) {
 	wantMarked(t, mustGet(t, s, el), el, "", "Get after the target's session ended")
 }
 
-// testMarkWakesInLine: on a store that marks, a WatchSet's WaitGone on the entry ahead of the target's is
-// answered by a marked delete naming the target's entry, with the absent
-// key and its To, once; a WaitGone on the target's own entry is not.
+// testMarkWakesInLine: on a store that marks, a WatchSet's WatchEntry
+// request on the entry ahead of the target's is answered by a marked
+// delete naming the target's entry, with the absent key and its To, once;
+// one on the target's own entry is not.
 func testMarkWakesInLine(t *testing.T, h Harness) {
 	l := newWakeLine(t, h, "a marked delete")
-	s, q, el := l.s, l.q, l.held.Election
+	s, el := l.s, l.held.Election
 	set, ch := watchSet(t, s)
-	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, s, el, l.mine.Token)})
 	behind, behindCh := watchSet(t, s)
-	behind.WaitGone(2, l.mine)
+	behind.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: l.mine})
 	noChange(t, ch, "before the marked delete")
 	mustDeleteMarked(t, s, l.leader, l.target, l.held, l.mine.Token)
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	wantMarked(t, c.Record, el, l.target.ID(), "WaitGone's answer")
-	set.WaitGone(3, mustAhead(t, q, el, l.mine.Token))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 3, Known: mustAhead(t, s, el, l.mine.Token)})
 	noChange(t, ch, "to the same request made after the answer")
 	noChange(t, behindCh, "to a WaitGone on the target's own entry")
 }

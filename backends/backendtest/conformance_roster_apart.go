@@ -55,7 +55,7 @@ func testRosterApart(t *testing.T, h Harness) {
 // and returns the channel of its answers.
 func watchLeader(t *testing.T, s backends.Driver, known backends.Record) <-chan backends.Change {
 	set, ch := watchSet(t, s)
-	set.Wait(1, known)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
 	return ch
 }
 

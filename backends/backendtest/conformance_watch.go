@@ -89,7 +89,7 @@ func testSetPastChange(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	set, ch := watchSet(t, s)
-	set.Wait(7, before)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 7, Known: before})
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 7)
 	if c.Record.Exists() || c.Record.Revision <= before.Revision {
@@ -108,12 +108,12 @@ func testSetSeesChange(t *testing.T, h Harness) {
 	var set backends.WatchSet
 	set = s.Watch(func(c backends.Change) {
 		if c.Tag == 1 && c.Err == nil {
-			set.Wait(2, c.Record)
+			set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: c.Record})
 		}
 		ch <- c
 	})
 	t.Cleanup(func() { _ = set.Close() })
-	set.Wait(1, mustGet(t, s, el))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: mustGet(t, s, el)})
 	rec := mustCreate(t, a, el, "alice")
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
@@ -140,7 +140,7 @@ func testSetEqualNotAnswered(t *testing.T, h Harness) {
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
 	set, ch := watchSet(t, s)
-	set.Wait(1, mustGet(t, s, el))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: mustGet(t, s, el)})
 	for i := range 3 {
 		mustCreate(t, a, el+"-other-"+string(rune('a'+i)), "x")
 	}
@@ -164,8 +164,8 @@ func testSetReplace(t *testing.T, h Harness) {
 	el := Election(t)
 	set, ch := watchSet(t, s)
 	known := mustGet(t, s, el)
-	set.Wait(1, known)
-	set.Wait(2, known)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: known})
 	mustCreate(t, a, el, "alice")
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 2)
@@ -183,12 +183,12 @@ func testSetStop(t *testing.T, h Harness) {
 	el := Election(t)
 	set, ch := watchSet(t, s)
 	known := mustGet(t, s, el)
-	set.Wait(1, known)
-	set.Stop(el)
-	set.Stop(el + "-never-asked")
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
+	set.Stop(el, backends.WatchKey)
+	set.Stop(el+"-never-asked", backends.WatchKey)
 	mustCreate(t, a, el, "alice")
 	noChange(t, ch, "for a stopped request")
-	set.Wait(2, known)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: known})
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 2)
 	if !c.Record.Exists() {

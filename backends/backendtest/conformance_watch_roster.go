@@ -7,8 +7,8 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runRosterSetTests runs the contract of WatchSet.WaitRoster and
-// StopRoster.
+// runRosterSetTests runs the contract of a WatchSet's WatchRoster
+// requests and their Stop.
 func runRosterSetTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
 		"SeesChange": testRosterSetSeesChange,
@@ -32,7 +32,7 @@ func rosterSet(t *testing.T, s backends.Driver, el string) (backends.WatchSet, <
 	t.Helper()
 	set, ch := watchSet(t, s)
 	recs, rev := mustList(t, s, el)
-	set.WaitRoster(100, el, backends.RosterDigest(recs), rev)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 100, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(recs)})
 	mustJoin(t, longSession(t, s), el, "first")
 	awaitRoster(t, ch, el, 100)
 	known, rev := mustList(t, s, el)
@@ -56,7 +56,7 @@ func testRosterSetSeesChange(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
 	el := Election(t)
 	set, ch, known, rev := rosterSet(t, s, el)
-	set.WaitRoster(1, el, backends.RosterDigest(known), rev)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 1, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
 	b := longSession(t, s)
 	mustJoin(t, b, el+"-other", "b")
 	mustCreate(t, b, el, "b")
@@ -73,7 +73,7 @@ func testRosterSetSeesChange(t *testing.T, h Harness) {
 	} {
 		tag := uint64(2 + i)
 		known, rev := mustList(t, s, el)
-		set.WaitRoster(tag, el, backends.RosterDigest(known), rev)
+		set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: tag, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
 		change()
 		awaitRoster(t, ch, el, tag)
 	}
@@ -87,26 +87,26 @@ func testRosterSetPastChange(t *testing.T, h Harness) {
 	el := Election(t)
 	set, ch, known, rev := rosterSet(t, s, el)
 	mustJoin(t, longSession(t, s), el, "b")
-	set.WaitRoster(1, el, backends.RosterDigest(known), rev)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 1, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
 	awaitRoster(t, ch, el, 1)
 }
 
 // testRosterSetApart: an election's roster request and its Wait live
-// apart: a join answers the roster request alone, StopRoster leaves the
+// apart: a join answers the roster request alone, a Stop of WatchRoster leaves the
 // Wait, and Stop leaves the roster request.
 func testRosterSetApart(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
 	el := Election(t)
 	set, ch, known, rev := rosterSet(t, s, el)
-	set.Wait(1, mustGet(t, s, el))
-	set.WaitRoster(2, el, backends.RosterDigest(known), rev)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: mustGet(t, s, el)})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 2, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
 	b := longSession(t, s)
 	mustJoin(t, b, el, "b")
 	awaitRoster(t, ch, el, 2)
 	noChange(t, ch, "for the key's Wait, with the key unchanged")
 	known, rev = mustList(t, s, el)
-	set.WaitRoster(3, el, backends.RosterDigest(known), rev)
-	set.StopRoster(el)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 3, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
+	set.Stop(el, backends.WatchRoster)
 	mustCreate(t, b, el, "b")
 	c := awaitChange(t, ch, 20*time.Second)
 	if c.Roster || c.Tag != 1 {
@@ -115,8 +115,8 @@ func testRosterSetApart(t *testing.T, h Harness) {
 	mustJoin(t, b, el, "b again")
 	noChange(t, ch, "for a stopped roster request")
 	known, rev = mustList(t, s, el)
-	set.WaitRoster(4, el, backends.RosterDigest(known), rev)
-	set.Stop(el)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 4, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
+	set.Stop(el, backends.WatchKey)
 	mustJoin(t, b, el, "b once more")
 	awaitRoster(t, ch, el, 4)
 }

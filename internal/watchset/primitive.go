@@ -114,15 +114,14 @@ type Fact struct {
 	Entry    uint64
 }
 
-// Kind names the kind of a Request.
-type Kind uint8
+// Kind names the kind of a Request: backends.WatchKind.
+type Kind = backends.WatchKind
 
-// The kinds of Request, one for each request method of
-// backends.WatchSet.
+// The kinds of Request, those of backends.WatchRequest.
 const (
-	Wait   Kind = iota + 1 // WatchSet.Wait
-	Gone                   // WatchSet.WaitGone
-	Roster                 // RosterWatchSet.WaitRoster
+	Wait   = backends.WatchKey    // a leader key's change
+	Gone   = backends.WatchEntry  // a queue entry's end or nudge
+	Roster = backends.WatchRoster // a roster's change
 )
 
 // Request is one pending request, as a Stream's Read gets it.

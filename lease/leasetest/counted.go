@@ -91,12 +91,9 @@ type countingSet struct {
 	c *watchCount
 }
 
-func (s countingSet) Wait(tag uint64, known backends.Record) {
-	s.c.saw(known.Election)
-	s.WatchSet.Wait(tag, known)
-}
-
-func (s countingSet) WaitGone(tag uint64, entry backends.Record) {
-	s.c.saw(entry.Election)
-	s.WatchSet.WaitGone(tag, entry)
+func (s countingSet) Wait(req backends.WatchRequest) {
+	if req.Kind != backends.WatchRoster {
+		s.c.saw(req.Known.Election)
+	}
+	s.WatchSet.Wait(req)
 }

@@ -139,31 +139,26 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	return w
 }
 
-func (w *watchSet) WaitRoster(tag uint64, election string, known uint64, revision uint64) {
-	w.s.rec("WatchSet.WaitRoster", time.Now(), nil)
-	w.in.WaitRoster(tag, election, known, revision)
-}
-
-func (w *watchSet) StopRoster(election string) { w.in.StopRoster(election) }
-
 // watchSet is a traced WatchSet: registrations are recorded as instants.
 type watchSet struct {
 	in backends.WatchSet
 	s  *store
 }
 
-func (w *watchSet) Wait(tag uint64, known backends.Record) {
-	w.s.rec("WatchSet.Wait", time.Now(), nil)
-	w.in.Wait(tag, known)
+func (w *watchSet) Wait(req backends.WatchRequest) {
+	w.s.rec(watchOps[req.Kind], time.Now(), nil)
+	w.in.Wait(req)
 }
 
-func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
-	w.s.rec("WatchSet.WaitGone", time.Now(), nil)
-	w.in.WaitGone(tag, entry)
+// watchOps names a WatchSet request by its kind, as the tracer records it.
+var watchOps = map[backends.WatchKind]string{
+	backends.WatchKey:    "WatchSet.Wait",
+	backends.WatchEntry:  "WatchSet.WaitGone",
+	backends.WatchRoster: "WatchSet.WaitRoster",
 }
 
-func (w *watchSet) Stop(election string) { w.in.Stop(election) }
-func (w *watchSet) Close() error         { return w.in.Close() }
+func (w *watchSet) Stop(election string, kind backends.WatchKind) { w.in.Stop(election, kind) }
+func (w *watchSet) Close() error                                  { return w.in.Close() }
 
 // session is a traced Session.
 type session struct {

@@ -93,7 +93,7 @@ const (
 	// elector waits; a store with no queue reports none ahead.
 	Ahead
 	// WaitGone: wait until Record, the entry ahead, is gone or nudged
-	// (the WatchSet's WaitGone); report with Gone.
+	// (a WatchEntry request in the WatchSet); report with Gone.
 	WaitGone
 	// Dequeue: delete Record, an entry of Election's queue made on this
 	// elector's session (backends.Driver.Dequeue); report with Dequeued,
