@@ -25,21 +25,21 @@ import (
 // its Change echoes, so that the caller can tell the answer to a replaced
 // request from the answer to its current one. Roster requests are kept
 // apart from WatchKey and WatchEntry requests: an election has at most
-// one of each kind, and a WatchRoster request replaces only the
-// election's roster request.
+// one roster request and one other (a WatchKey or a WatchEntry one), and
+// a WatchRoster request replaces only the election's roster request.
 //
 // Its methods do not block on I/O or on deliver, and are safe for
 // concurrent use.
 type WatchSet interface {
-	// Wait asks for what req.Kind names (see WatchKind) about the
-	// election req.Known.Election, answered once with a Change echoing
-	// req.Tag.
+	// Wait asks for what req.Kind, one of WatchKey, WatchEntry and
+	// WatchRoster, names (see WatchKind) about the election
+	// req.Known.Election, answered once with a Change echoing req.Tag.
 	Wait(req WatchRequest)
 
 	// Stop withdraws election's request of kind, if any: for WatchRoster
 	// its roster request, for WatchKey or WatchEntry its WatchKey or
-	// WatchEntry request, whichever it is. An answer already on its way may still be
-	// delivered; its Tag tells it apart.
+	// WatchEntry request, whichever it is. An answer already on its way
+	// may still be delivered; its Tag tells it apart.
 	Stop(election string, kind WatchKind)
 
 	// Close stops the stream and every request. It waits for a deliver in
