@@ -11,7 +11,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Watch implements backends.Driver. The set reads and leaves ZooKeeper
+// Watch implements backends.Driver.Watch. The set reads and leaves ZooKeeper
 // watches as Wait and WaitGone do, on the Store's reader (see the package
 // doc, Watches), and learns of their notifications from go-zookeeper's
 // event callback, which gets every notification with its path: the set
