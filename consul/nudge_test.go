@@ -10,7 +10,7 @@ import (
 	"github.com/leasehold/leasehold/consul/consultest"
 )
 
-// Tests of Queuer.Nudge against a real agent.
+// Tests of Driver.Nudge against a real agent.
 
 // testNudgeWakesWaiters: a Nudge of the entry ahead wakes a WaitGone and
 // a WatchSet's WaitGone on it, and leaves the entry in place, with its

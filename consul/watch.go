@@ -15,7 +15,7 @@ import (
 //
 // While the Store has key queries to spare (Options.KeyQueries), a Wait
 // or WaitGone is served by blocking queries on its own keys, as
-// Driver.Wait and Queuer.WaitGone run them: a Wait on the leader key; a
+// Driver.Wait and Driver.WaitGone run them: a Wait on the leader key; a
 // WaitGone on the entry, and on the leader key for a pass behind the
 // entry (see backends.Target), which it tells by the new holder's entry,
 // as listed with the queue when the wait began or else read then. Such a

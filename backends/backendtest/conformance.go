@@ -44,7 +44,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"Proclaim":              runProclaimTests,
 		"Handover":              runHandoverTests,
 		"WatchSet":              runWatchSetTests,
-		"RosterWatchSet":        runRosterSetTests,
+		"RosterWatchSet":        runRosterSetTests, // WatchRoster requests
 		"Layout":                runLayoutTests,
 	}
 	for name, fn := range tests {

@@ -90,7 +90,7 @@ const (
 	LeaderWrite
 	// EntryState: Record is the queue entry of Record.Owner, Record.Token
 	// its place (0: the entry is absent) and Record.Revision its last
-	// write, as Queuer.Enqueue's Records tell them.
+	// write, as Session.Enqueue's Records tell them.
 	EntryState
 	// Passed: the leader key was passed (backends.Capabilities.Passes) at Revision to
 	// a session whose entry's token is Entry (0: it had none), and holds
