@@ -44,7 +44,7 @@ func testAuth(t *testing.T, servers []string, tick time.Duration, noWorldRead bo
 		t.Fatalf("holder's NewSession: %v", err)
 	}
 	t.Cleanup(func() { _ = ss.Close(ctx) })
-	if sc.entry, err = sc.holder.Enqueue(ctx, ss, sc.el); err != nil {
+	if sc.entry, err = ss.Enqueue(ctx, sc.el); err != nil {
 		t.Fatal(err)
 	}
 	if sc.rec, err = ss.Create(ctx, sc.el, []byte("alice")); err != nil {

@@ -67,13 +67,13 @@
 // pzxid it reads with it. A queue listing's (Ahead) is the queue node's
 // pzxid, and an Enqueue's the connection's highest zxid seen.
 //
-// The driver is a backends.Queuer: a queue entry is an EPHEMERAL_SEQUENTIAL
+// The driver keeps the queue: a queue entry is an EPHEMERAL_SEQUENTIAL
 // node of its session, and its token is its sequence number plus 1. Ahead
 // and WaitGone sync and read on the Store's reader (see Watches); WaitGone
 // leaves a getData watch on the entry, which fires when the entry is
 // deleted or nudged (Nudge sets its data again).
 //
-// The driver is a backends.Roster: a candidate record is an EPHEMERAL node
+// The driver keeps the roster: a candidate record is an EPHEMERAL node
 // of its session, Prefix + "/~roster/" + the election's node name + "/" +
 // the session ID, whose czxid is its Token. A Join that rewrites a record
 // also creates and deletes a child of the roster node in the same multi,
@@ -81,11 +81,11 @@
 // children watch: WaitList leaves that one watch, and a roster whose pzxid
 // is above the revision asked has changed since.
 //
-// The driver is a backends.Proclaimer: Proclaim sets the value of the
+// A session's Proclaim sets the value of the
 // leader node in a multi guarded as End's is (see Guarantees), so the
 // node keeps its czxid, the Token, and its owner.
 //
-// The Store declares backends.Limits.Markers: an End with a target is a
+// The Store declares backends.Capabilities.Markers: an End with a target is a
 // multi that deletes the
 // leader node, writes the handover marker into the election's epoch node
 // (which the next create's multi clears), checks that the target's node
@@ -104,7 +104,7 @@
 // NewSession opens a connection with the TTL as session timeout and waits
 // for the session. Session.TTL reports the timeout the server granted, and
 // NewSession fails if that is less than asked, so a holder's deadline never
-// outlasts its session. Limits reports Options.MinTTL and MaxTTL.
+// outlasts its session. Capabilities reports Options.MinTTL and MaxTTL.
 //
 // On a session's connection the Store turns go-zookeeper's own pings
 // off, so that KeepAlive, a sync, is the session's only heartbeat:
@@ -189,7 +189,7 @@
 // on the reader of the moment; a read that failed because its session's
 // connection went away is made once more there.
 //
-// The driver is a backends.Watcher: a WatchSet waits for many elections
+// The driver's WatchSet waits for many elections
 // with no goroutine each (see the driver's Watch).
 //
 // # Permissions

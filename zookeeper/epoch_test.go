@@ -136,7 +136,7 @@ func TestKnownNodeSkipsTheRead(t *testing.T) {
 			}
 		}
 		if c.proclaim {
-			if _, err := s.Proclaim(ctx, ss, el, rec.Token, []byte("b")); err != nil {
+			if _, err := ss.Proclaim(ctx, el, rec.Token, []byte("b")); err != nil {
 				t.Fatalf("%+v: Proclaim: %v", c, err)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/leasehold/leasehold/internal/keys"
 )
 
-// A handover marker (backends.Limits.Markers) is the data of the
+// A handover marker (backends.Capabilities.Markers) is the data of the
 // election's epoch node, keys.Marker's "<session> <entry>": the multi that
 // deletes the leader node sets it, and the next create's multi clears it
 // (bumpEpoch sets no data). Nothing else writes the epoch node, so a

@@ -51,7 +51,7 @@ func TestMarkedDeleteReplaced(t *testing.T) {
 	ctx := testCtx(t)
 	a, b, c := newTestSession(t, s, tick), newTestSession(t, s, tick), newTestSession(t, s, tick)
 	el := "mark/replaced"
-	if _, err := s.Join(ctx, c, el, []byte("c")); err != nil {
+	if _, err := c.Join(ctx, el, []byte("c")); err != nil {
 		t.Fatal(err)
 	}
 	old, err := a.Create(ctx, el, []byte("a"))
@@ -99,7 +99,7 @@ func TestMarkedDeleteAheadHint(t *testing.T) {
 	}
 	entries := make([]backends.Record, 3) // older, ahead, the target's
 	for i := range entries {
-		e, err := s.Enqueue(ctx, sessions[i+1], el)
+		e, err := sessions[i+1].Enqueue(ctx, el)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,14 +166,14 @@ func TestWaitGoneAfterMarkedDelete(t *testing.T) {
 	answered := func(what string) {
 		t.Helper()
 		w, ch := watchOn(t, s)
-		w.WaitGone(1, first)
+		w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: first})
 		if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Exists() || c.Record.To != target.ID() {
 			t.Fatalf("%s: %+v, want tag 1, the absent key and To %s", what, c, target.ID())
 		}
 		if what != "" {
 			return
 		}
-		w.WaitGone(2, first)
+		w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: first})
 		waits(t, ch, watching, "the same set's second WaitGone on the nudged entry")
 	}
 	answered("")
@@ -182,7 +182,7 @@ func TestWaitGoneAfterMarkedDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, ch := watchOn(t, s)
-	w.WaitGone(1, first)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: first})
 	waits(t, ch, watching, "WaitGone on a nudged entry with no marker")
 }
 
@@ -229,10 +229,10 @@ func newMarkLine(t *testing.T, s *store, el string) markLine {
 	if l.held, err = l.leader.Create(ctx, el, []byte("a")); err != nil {
 		t.Fatal(err)
 	}
-	if l.first, err = s.Enqueue(ctx, ahead, el); err != nil {
+	if l.first, err = ahead.Enqueue(ctx, el); err != nil {
 		t.Fatal(err)
 	}
-	if l.mine, err = s.Enqueue(ctx, l.target, el); err != nil {
+	if l.mine, err = l.target.Enqueue(ctx, el); err != nil {
 		t.Fatal(err)
 	}
 	return l

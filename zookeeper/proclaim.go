@@ -24,12 +24,9 @@ import (
 // the session's at token; a change by the holder itself in that window
 // (a concurrent Proclaim) fails with a plain error. It wraps
 // ErrSessionExpired if the session is over.
-func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
+func (ss *session) Proclaim(ctx context.Context, election string, token uint64, value []byte) (backends.Record, error) {
+	s := ss.s
 	what := fmt.Sprintf("zookeeper: proclaim %q at token %d", election, token)
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
 	path, err := ss.writable(what, election, value)
 	if err != nil {
 		return backends.Record{}, err

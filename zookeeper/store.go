@@ -15,11 +15,6 @@ import (
 // driver is what the Store New returns holds for package lease.
 type driver interface {
 	backends.Driver
-	backends.Queuer
-	backends.GuardedWriter
-	backends.Watcher
-	backends.Roster
-	backends.Proclaimer
 	io.Closer
 }
 
@@ -81,16 +76,13 @@ func open(servers []string, opts Options) (*store, error) {
 	return s, nil
 }
 
-// Name returns "zookeeper".
-func (s *store) Name() string { return "zookeeper" }
-
-// Limits reports the bounds from Options, TTL between MinTTL and MaxTTL
+// Capabilities reports the name "zookeeper", the bounds from Options, TTL between MinTTL and MaxTTL
 // in whole milliseconds and values up to MaxValueSize bytes, and that an
 // End with a target leaves a marker (see markdelete.go): an ephemeral
 // node belongs to the session that made it, so a key cannot be passed.
-func (s *store) Limits() backends.Limits {
-	return backends.Limits{MinTTL: s.opts.MinTTL, MaxTTL: s.opts.MaxTTL,
-		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize, Markers: true}
+func (s *store) Capabilities() backends.Capabilities {
+	return backends.Capabilities{Name: "zookeeper", Limits: backends.Limits{MinTTL: s.opts.MinTTL, MaxTTL: s.opts.MaxTTL,
+		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}, Markers: true}
 }
 
 // leaderPath returns the node path of an election: Prefix + "/" + its node

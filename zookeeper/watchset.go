@@ -11,7 +11,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Watch implements backends.Watcher. The set reads and leaves ZooKeeper
+// Watch implements backends.Driver.Watch. The set reads and leaves ZooKeeper
 // watches as Wait and WaitGone do, on the Store's reader (see the package
 // doc, Watches), and learns of their notifications from go-zookeeper's
 // event callback, which gets every notification with its path: the set
@@ -107,7 +107,7 @@ type watchReq struct {
 
 	// Set when the request is made:
 	gone bool // a WaitGone
-	// roster marks a roster request (WaitRoster): path is the roster
+	// roster marks a roster request (WatchRoster): path is the roster
 	// node, and known holds the election and the revision to wait from.
 	roster bool
 }
@@ -131,20 +131,20 @@ const (
 	watching                 // its watch is set
 )
 
-// Wait implements backends.WatchSet.
-func (w *watchSet) Wait(tag uint64, known backends.Record) {
+// waitKey takes a WatchKey request (see Wait).
+func (w *watchSet) waitKey(tag uint64, known backends.Record) {
 	path, err := w.s.checkedPath(known.Election)
 	w.ask(&watchReq{tag: tag, known: known, path: path, epath: w.s.epochPath(known.Election)}, err)
 }
 
-// WaitGone implements backends.WatchSet. An entry with Token 0 (none) is
+// waitGone takes a WatchEntry request (see Wait). An entry with Token 0 (none) is
 // gone at once. The entry's node is read with a getData watch, which
 // fires on its deletion and on a change of its data (Nudge, or a marked
 // delete's nudge): a deletion answers the request with the entry, a
 // change after a read of the handover marker, with the absent key and
 // its To if the marker names an entry behind this one (see mark),
 // else with the entry.
-func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
+func (w *watchSet) waitGone(tag uint64, entry backends.Record) {
 	path, err := w.s.checkedEntry(fmt.Sprintf("queue entry at token %d", entry.Token), entry)
 	w.ask(&watchReq{tag: tag, known: entry, path: path, gone: true}, err)
 }
@@ -172,8 +172,8 @@ func (w *watchSet) ask(r *watchReq, err error) {
 	}
 }
 
-// Stop implements backends.WatchSet.
-func (w *watchSet) Stop(election string) {
+// stopKey withdraws election's WatchKey or WatchEntry request (see Stop).
+func (w *watchSet) stopKey(election string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.forget(w.reqs, election)
@@ -218,7 +218,7 @@ func (w *watchSet) forget(reqs map[string]*watchReq, election string) {
 func (w *watchSet) current(r *watchReq) bool { return !w.closed && w.kind(r)[r.known.Election] == r }
 
 // kind returns the requests of r's kind: the roster requests, kept apart
-// from the others (see backends.RosterWatchSet), or those. w.mu is held.
+// from the others (see backends.WatchSet), or those. w.mu is held.
 func (w *watchSet) kind(r *watchReq) map[string]*watchReq {
 	if r.roster {
 		return w.rosters
