@@ -74,6 +74,40 @@
 // Record.Differs and Canceled hold what every adapter needs alike: the
 // comparison Wait makes and the ErrCanceled class every classify checks
 // first.
+//
+// # Writing an adapter
+//
+// An adapter is a package whose New takes the store's own client (or
+// dials it, as ZooKeeper's does), checks its options at once, naming the
+// option and its allowed range, and returns NewStore(d). d implements
+// Driver; its NewSession returns a Session and its Watch a WatchSet.
+//   - Keys: each election maps to a leader key under a prefix the user
+//     chooses, with the queue entries, candidate records, guarded data
+//     and layout marker in the segments QueueSegment, RosterSegment,
+//     DataSegment and LayoutSegment beside it. Keep the layout's version
+//     with Layout, and raise it when the keys' meaning changes.
+//   - Calls: each method makes one attempt, honours its context and
+//     classifies its error (errors.go). No timers, retries or loops of
+//     its own: package lease owns them, identically for every store.
+//   - Capabilities: the TTL range and granularity the store grants, the
+//     largest value, and how an End with a target ends a term: Passes
+//     (one write rebinds the key, with CommittedWaits if a wait's answer
+//     is a committed state) or Markers.
+//   - WatchSet: many waits over one stream, each answered once. The
+//     adapters of this module feed their store's read-with-watch and
+//     change stream to one shared engine (internal/watchset); an adapter
+//     outside it writes its set to the same contract.
+//
+// Package backendtest's RunConformanceTests is the test of all of it,
+// against a real server of the store. It takes a Harness of about 30
+// lines: NewStore returns a Store whose connection a function severs,
+// Connect the same Store with the Link (a TCP proxy per server) it dials
+// through, so that a suite can slow or cut it alone, and ExpireSession
+// ends a session as its TTL would. Package backendtest's own test
+// TestMinimalHarness is such a harness for etcd; lease/leasetest's
+// RunElectorTests takes the same Harness and runs every policy of package
+// lease on the store. A case that a store cannot run says why in one
+// line of the suite's log.
 package backends
 
 import (

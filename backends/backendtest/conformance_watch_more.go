@@ -133,7 +133,7 @@ func longSession(t *testing.T, s backends.Driver) backends.Session {
 	t.Cleanup(func() {
 		close(stop)
 		<-done
-		_ = ss.Close(context.Background())
+		closeSession(ss)
 	})
 	return ss
 }

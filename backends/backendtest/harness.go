@@ -103,9 +103,21 @@ func newSession(t *testing.T, s backends.Driver) backends.Session {
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
 	}
-	t.Cleanup(func() { _ = ss.Close(context.Background()) })
+	t.Cleanup(func() { closeSession(ss) })
 	return ss
 }
+
+// closeSession closes ss, bounded by closeTimeout: on a severed
+// connection the close cannot reach the store, and the session then
+// expires by its TTL.
+func closeSession(ss backends.Session) {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	_ = ss.Close(ctx)
+}
+
+// closeTimeout bounds a test session's Close at cleanup.
+const closeTimeout = 5 * time.Second
 
 // ttl is the shortest TTL the store grants, at least 2 s.
 func ttl(s backends.Driver) time.Duration {
