@@ -57,7 +57,6 @@ type session struct {
 	id      int64
 	ttl     time.Duration
 	closing atomic.Bool
-	known   knownNodes // leader nodes this session made or changed
 }
 
 // open waits for the session, adds the credentials and checks that they
