@@ -56,10 +56,9 @@ func (ss *session) create(election, path string, value []byte) (backends.Record,
 	if err != nil {
 		return backends.Record{}, err
 	}
-	ops := append([]any{&zk.DeleteRequest{Path: path + "/" + freeName, Version: -1},
-		&zk.SetDataRequest{Path: path, Data: p.encode(), Version: -1}}, ss.leadOps(p.lead, own)...)
-	rec, err := ss.take(election, ops, p, 1)
-	if err == nil || !(errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists)) {
+	ops, at := ss.firstOps(election, path, p, own)
+	rec, err := ss.take(election, ops, p, at)
+	if err == nil || !(errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists) || errors.Is(err, zk.ErrBadVersion)) {
 		return rec, err
 	}
 	ss.entryGone(election, p.lead, own, ops, err)
@@ -70,6 +69,25 @@ func (ss *session) create(election, path string, value []byte) (backends.Record,
 		}
 	}
 	return backends.Record{}, fmt.Errorf("%w %d times", errMoved, createRounds)
+}
+
+// firstOps returns the ops of a Create's first multi, which reads nothing
+// first, and the index of the pointer's setData among them. If the Store
+// last saw the pointer naming a lead node (a waiter on the key read it),
+// the multi takes it at that version if that node is gone (its session
+// ended): it creates and deletes the node, which fails if it exists
+// (nothing else could make it again: its name is its session's, and its
+// session is over). Otherwise it is the free election's: it deletes the
+// free child, which exists only while the pointer is empty.
+func (ss *session) firstOps(election, path string, p pointer, own bool) ([]any, int) {
+	if ps, ok := ss.s.ptrs.get(election); ok && ps.led() {
+		ops := []any{&zk.SetDataRequest{Path: path, Data: p.encode(), Version: ps.st.Version},
+			&zk.CreateRequest{Path: ps.p.lead, Acl: ss.s.opts.ACL, Flags: zk.FlagEphemeral},
+			&zk.DeleteRequest{Path: ps.p.lead, Version: -1}}
+		return append(ops, ss.leadOps(p.lead, own)...), 0
+	}
+	return append([]any{&zk.DeleteRequest{Path: path + "/" + freeName, Version: -1},
+		&zk.SetDataRequest{Path: path, Data: p.encode(), Version: -1}}, ss.leadOps(p.lead, own)...), 1
 }
 
 // leadPointer returns the pointer that names the session's lead node in

@@ -154,3 +154,42 @@ func TestLayoutOneRefused(t *testing.T) {
 		t.Fatalf("NewSession on a layout-1 prefix: %v, want ErrLayout", err)
 	}
 }
+
+// TestCreateTakesDeadLead: a Create by a Store that last saw the pointer
+// naming a live holder's node fails with ErrKeyExists and leaves the term;
+// once that holder's session is over, the same Create takes the pointer
+// at the version seen, with a greater token.
+func TestCreateTakesDeadLead(t *testing.T) {
+	servers, tick := testServers(t)
+	s := newStore(t, servers, Options{TickTime: tick, Prefix: uniqueName("/leasehold-dead-")})
+	ctx := testCtx(t)
+	ttl := max(2*time.Second, 2*tick)
+	a, err := s.NewSession(ctx, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.NewSession(ctx, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := a.Create(ctx, "el", []byte("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "el"); err != nil { // the Store sees a's pointer
+		t.Fatal(err)
+	}
+	if got, err := b.Create(ctx, "el", []byte("b")); !errors.Is(err, backends.ErrKeyExists) || got.Token != held.Token {
+		t.Fatalf("Create while a holds = %+v, %v; want ErrKeyExists and a's token %d", got, err, held.Token)
+	}
+	if got, err := s.Get(ctx, "el"); err != nil || got.Differs(held) {
+		t.Fatalf("Get after a refused Create = %+v, %v; want %+v", got, err, held)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Create(ctx, "el", []byte("b"))
+	if err != nil || got.Owner != b.ID() || got.Token <= held.Token {
+		t.Fatalf("Create after the holder's session closed = %+v, %v; want b's, token above %d", got, err, held.Token)
+	}
+}
