@@ -24,7 +24,10 @@ var errMoved = errors.New("the pointer moved during the create")
 // election's queue node), an EPHEMERAL node the multi creates. On a free
 // election (the pointer empty, its free child there) the multi deletes
 // the free child and sets the pointer at any version: one round trip, no
-// read. Otherwise it reads the pointer on the session's connection after
+// read. Where the Store last saw the pointer naming a lead node, the
+// multi takes it at that version if that node is gone (see firstOps): a
+// waiter that saw the holder's session end takes the key in one round
+// trip too. Otherwise, or if that multi fails, it reads the pointer on the session's connection after
 // a sync: a pointer that names this session's live node is returned as
 // is (a retried Create whose reply was lost); one that names another
 // session's live node fails with ErrKeyExists and the holder's Record;

@@ -60,8 +60,11 @@
 //   - Create on a free election deletes "~free" and sets the pointer at
 //     any version, with the create of its lead entry (or the check of its
 //     queue entry): one round trip, no read. "~free" exists only while
-//     the pointer is empty, so the delete is the guard. Otherwise Create
-//     reads the pointer after a sync, returns it if it names this
+//     the pointer is empty, so the delete is the guard. A Create by a
+//     waiter that saw the holder's lead node go takes the pointer at the
+//     version it read, in a multi that also creates and deletes that node
+//     (which fails while it exists). Otherwise Create reads the pointer
+//     after a sync, returns it if it names this
 //     session's live node (a retried Create), fails with ErrKeyExists if
 //     another session's, and else takes it at the version read.
 //   - End with a target (a pass: Limits.Passes) sets the pointer at the
