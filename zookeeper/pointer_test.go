@@ -137,10 +137,11 @@ func TestLayoutOneRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	for p, data := range map[string][]byte{prefix: nil, prefix + "/" + backends.LayoutSegment: []byte("1")} {
-		if _, err := c.Create(p, data, 0, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := c.Create(prefix, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(prefix+"/"+backends.LayoutSegment, []byte("1"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
 	}
 	ctx := testCtx(t)
 	s := newStore(t, servers, Options{TickTime: tick, Prefix: prefix})
