@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -192,5 +193,56 @@ func TestCreateTakesDeadLead(t *testing.T) {
 	got, err := b.Create(ctx, "el", []byte("b"))
 	if err != nil || got.Owner != b.ID() || got.Token <= held.Token {
 		t.Fatalf("Create after the holder's session closed = %+v, %v; want b's, token above %d", got, err, held.Token)
+	}
+}
+
+// TestWaitFromAbsentAfterCrash: once a holder's session is over, its key
+// reads absent though the pointer still names its node; a Wait from that
+// absent state waits (the pointer naming the dead node is no change), and
+// returns the next holder.
+func TestWaitFromAbsentAfterCrash(t *testing.T) {
+	servers, tick := testServers(t)
+	s := newStore(t, servers, Options{TickTime: tick, Prefix: uniqueName("/leasehold-gone-")})
+	ctx := testCtx(t)
+	ttl := max(2*time.Second, 2*tick)
+	a, err := s.NewSession(ctx, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Create(ctx, "el", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	absent, err := s.Get(ctx, "el")
+	if err != nil || absent.Exists() {
+		t.Fatalf("Get after the holder's session closed = %+v, %v; want absent", absent, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if got, err := s.Wait(short, absent); !errors.Is(err, backends.ErrCanceled) {
+		t.Fatalf("Wait from the absent key = %+v, %v; want it to wait until its ctx ends", got, err)
+	}
+	b, err := s.NewSession(ctx, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan backends.Record, 1)
+	go func() {
+		got, _ := s.Wait(ctx, absent)
+		done <- got
+	}()
+	held, err := b.Create(ctx, "el", []byte("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-done:
+		if got.Token != held.Token || got.Owner != b.ID() {
+			t.Fatalf("Wait = %+v, want the new holder %+v", got, held)
+		}
+	case <-ctx.Done():
+		t.Fatal("Wait did not see the new holder")
 	}
 }

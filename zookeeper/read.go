@@ -39,8 +39,9 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 
 // Wait reads the election's pointer node with a data watch set by the
 // same request, and returns the key it shows if that differs from known
-// (another Token or Value): a pointer naming a node is returned as a
-// present key, a state the pointer's write committed at its mzxid. If
+// (another Token or Value): a pointer naming a holder other than known's
+// is returned as a present key, a state the pointer's write committed at
+// its mzxid (from an absent known, only if its lead node exists). If
 // the key is as known, Wait also leaves an exists watch on the lead node,
 // which tells that the holder's session ended, and waits for either
 // watch; then it reads again, with no sync: the server that sent the
@@ -89,9 +90,10 @@ type watched struct {
 }
 
 // watchKey reads the key on l with a watch on the pointer node, after a
-// sync if asked; if the key read does not differ from known, it watches
-// the lead node too: its deletion, or a lead node already gone, makes the
-// key absent. onLead, unless nil, is told the lead node's path before
+// sync if asked. Unless the pointer names a holder other than known's,
+// which it returns at once, it watches the lead node too: its deletion,
+// or a lead node already gone, makes the key absent (so a Wait from an
+// absent key does not return a holder whose session ended). onLead, unless nil, is told the lead node's path before
 // its watch is set.
 func (s *store) watchKey(l *link, known backends.Record, path string, sync bool, onLead func(string)) (watched, error) {
 	election := known.Election
@@ -106,8 +108,8 @@ func (s *store) watchKey(l *link, known backends.Record, path string, sync bool,
 	}
 	s.ptrs.saw(election, ps)
 	w := watched{rec: ps.record(election, true, l), ev: ev, l: l}
-	if !ps.led() || w.rec.Differs(known) {
-		return w, nil
+	if !ps.led() || (w.rec.Differs(known) && known.Exists()) {
+		return w, nil // a new holder, as the pointer's write committed it
 	}
 	if onLead != nil {
 		onLead(ps.p.lead)
