@@ -398,6 +398,18 @@ func (o *ownEntries) forget(election, owner string) {
 	}
 }
 
+// forgetSession drops owner's entries in every election: its session is
+// over, and its entries with it.
+func (o *ownEntries) forgetSession(owner string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for el, rs := range o.m {
+		if o.m[el] = slices.DeleteFunc(rs, func(r backends.Record) bool { return r.Owner == owner }); len(o.m[el]) == 0 {
+			delete(o.m, el)
+		}
+	}
+}
+
 // dropPath drops the entry of election whose node is at path, if any.
 func (o *ownEntries) dropPath(election, path string) {
 	name := path[strings.LastIndexByte(path, '/')+1:]
