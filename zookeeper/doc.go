@@ -11,7 +11,7 @@
 // sees the session expire, and a dialer that then refuses to redial and
 // reads the granted timeout (see Sessions). Without them go-zookeeper
 // opens a new session on the connection after an expiry, and a create
-// racing that switch would make a leader node of a session no elector
+// racing that switch would make a lead node of a session no elector
 // holds, which would stay while the connection lives. A *zk.Conn of the
 // caller's would hold one session, with the caller's timeout and none of
 // those hooks.
