@@ -64,9 +64,9 @@
 //     waiter that saw the holder's lead node go takes the pointer at the
 //     version it read, in a multi that also creates and deletes that node
 //     (which fails while it exists). Otherwise Create reads the pointer
-//     after a sync, returns it if it names this
-//     session's live node (a retried Create), fails with ErrKeyExists if
-//     another session's, and else takes it at the version read.
+//     after a sync, returns it if it names this session's live node (a
+//     retried Create), fails with ErrKeyExists if another session's, and
+//     else takes it at the version read.
 //   - End with a target (a pass: Limits.Passes) sets the pointer at the
 //     target's node with Target.Value, checks the target's roster record,
 //     sets the data of the target's queue entry (Target.Entry; the write
@@ -92,7 +92,12 @@
 // (Limits.CommittedWaits), so the target leads on it without a Get. When
 // a holder's session ends, its lead node goes, the exists watch that the
 // key's waiters leave on it fires, and the next Create takes the pointer
-// at the version it read.
+// at the version it read: one notification, one read, one write. A pass
+// writes "~pass" into the target's entry, where Nudge writes nothing, so
+// the waiter behind the target, which watches that entry, is not woken.
+// A holder led by its roster record (a pass with Target.Entry 0) that
+// leaves the roster moves the pointer to its lead entry in the same
+// multi, carrying the token over.
 //
 // A queue entry is an EPHEMERAL_SEQUENTIAL node of its session (the
 // driver is a backends.Queuer), and its token is its sequence number plus
