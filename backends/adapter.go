@@ -38,16 +38,3 @@ func CanceledAfter(ctx context.Context, err error) error {
 	}
 	return fmt.Errorf("%w (the store call failed with: %v)", cerr, err)
 }
-
-// OwnSession is for adapters' Queuer.Enqueue: it returns s as the adapter's
-// own session type S if it is one and own, given it, reports that it was
-// made by this Store (or one on the same connection). Otherwise it returns
-// an error naming s's type: the caller passed another store's session.
-func OwnSession[S Session](s Session, own func(S) bool) (S, error) {
-	ss, ok := s.(S)
-	if !ok || !own(ss) {
-		var zero S
-		return zero, fmt.Errorf("the session is not one of this store's (%T)", s)
-	}
-	return ss, nil
-}

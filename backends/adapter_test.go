@@ -67,23 +67,3 @@ func TestCanceledAfter(t *testing.T) {
 		t.Fatalf("CanceledAfter = %v, want no repeat of the context's end", err)
 	}
 }
-
-type ownSession struct {
-	backends.Session
-	store int
-}
-
-type otherSession struct{ backends.Session }
-
-func TestOwnSession(t *testing.T) {
-	mine := func(s *ownSession) bool { return s.store == 1 }
-	if s, err := backends.OwnSession(backends.Session(&ownSession{store: 1}), mine); err != nil || s.store != 1 {
-		t.Fatalf("OwnSession(own) = %v, %v; want the session", s, err)
-	}
-	for _, s := range []backends.Session{&ownSession{store: 2}, otherSession{}, nil} {
-		got, err := backends.OwnSession(s, mine)
-		if err == nil || got != nil || !strings.Contains(err.Error(), "not one of this store's") {
-			t.Errorf("OwnSession(%T) = %v, %v; want nil and an error", s, got, err)
-		}
-	}
-}

@@ -14,10 +14,17 @@
 // portable *Store and the adapter writes a Driver. An adapter's New
 // returns NewStore(driver); the user passes that Store to lease.New and
 // may call only its Name, Limits and Close. The Driver, its Sessions and
-// its optional interfaces (Queuer, Roster, Proclaimer, GuardedWriter,
-// Watcher, found by type assertion on the Driver) are reached only from
-// inside this module, through its internal package driver: package lease,
-// the suites, the adapters' tests and the benchmarks.
+// their WatchSets are reached only from inside this module, through its
+// internal package driver: package lease, the suites, the adapters' tests
+// and the benchmarks.
+//
+// The contract is three interfaces, with no optional ones: Driver (the
+// store-wide reads and waits, the queue's wakes, the guarded write and
+// the watch set), Session (what a session writes: its leader keys, queue
+// entries and candidate records) and WatchSet (many waits over one
+// stream). Every adapter implements all of them, so every policy of
+// package lease runs on every store; what differs between stores is
+// declared once, as data, in Capabilities.
 //
 // # Keys and elections
 //
@@ -40,7 +47,7 @@
 //
 // An adapter keeps a layout marker under its prefix (LayoutSegment): the
 // version of the layout its keys are in, written create-if-absent by the
-// first NewSession of a Driver and read by the first Get or Roster.List of
+// first NewSession of a Driver and read by the first Get or List of
 // a Driver that has made no session. A marker of another version fails
 // NewSession, Get and List with an error wrapping ErrLayout, so that two
 // versions of leasehold never share a prefix; an absent one is accepted
@@ -50,23 +57,23 @@
 // # Errors
 //
 // Every method classifies its errors into the classes of errors.go. In
-// particular, any method, on Driver, Session or an optional interface,
-// returns an error wrapping ErrPermission when the store refuses the
-// request for want of rights or credentials, with the store's own words
-// in the message; such a request did nothing; and an error wrapping ErrTLS
-// when a TLS handshake with the store failed on a certificate (see
-// CertificateFailure); and NewSession, Get and Roster.List return an error
-// wrapping ErrLayout when the prefix is laid out by another version (see
-// Layout). These are the permanent classes: package lease
-// never retries them. An error the store's client cures
-// by itself on the next call (etcd's clientv3 fetching a new auth token)
-// must not wrap it.
+// particular, any method on Driver or Session (and a WatchSet's answer,
+// in Change.Err) returns an error wrapping ErrPermission when the store
+// refuses the request for want of rights or credentials, with the store's
+// own words in the message; such a request did nothing; and an error
+// wrapping ErrTLS when a TLS handshake with the store failed on a
+// certificate (see CertificateFailure); and NewSession, Get and List
+// return an error wrapping ErrLayout when the prefix is laid out by
+// another version (see Layout). These are the permanent classes: package
+// lease never retries them. An error the store's client cures by itself
+// on the next call (etcd's clientv3 fetching a new auth token) must not
+// wrap it.
 //
 // # Helpers for adapters
 //
-// Record.Differs, Canceled and OwnSession hold what every adapter needs
-// alike: the comparison Wait makes, the ErrCanceled class every classify
-// checks first, and Queuer.Enqueue's check that a session is its own.
+// Record.Differs and Canceled hold what every adapter needs alike: the
+// comparison Wait makes and the ErrCanceled class every classify checks
+// first.
 package backends
 
 import (
@@ -89,16 +96,15 @@ type Record struct {
 	// the value to pass to Wait.
 	Revision uint64
 	// To is, on an absent key, the session a handover marker names (see
-	// Limits.Markers); empty otherwise. Differs ignores it.
+	// Capabilities.Markers); empty otherwise. Differs ignores it.
 	To string
 }
 
 // Exists reports whether the leader key was present.
 func (r Record) Exists() bool { return r.Token != 0 }
 
-// Limits are the bounds a store places on elections, and the ways it
-// can end a term (End): data the store declares once, which package lease
-// reads at construction instead of asking the store's type.
+// Limits are the bounds a store places on elections: what a user
+// chooses a TTL and a value within (see Store.Limits).
 type Limits struct {
 	// MinTTL and MaxTTL bound the session TTL the store grants.
 	MinTTL, MaxTTL time.Duration
@@ -107,21 +113,31 @@ type Limits struct {
 	TTLGranularity time.Duration
 	// MaxValueSize is the largest value, in bytes, a leader key may hold.
 	MaxValueSize int
+}
+
+// Capabilities are what a store declares once, as data: its name, its
+// bounds and the ways it can end a term (End). Package lease reads them
+// at construction instead of asking the store's type; every store offers
+// every other part of the contract.
+type Capabilities struct {
+	// Name names the store kind for errors and logs, e.g. "etcd".
+	Name string
+	// Limits are the store's bounds.
+	Limits
 
 	// Passes says an End with a target passes the key: one write rebinds
 	// it to the target's session, with Target.Value, if the target still
-	// holds its candidate record (Roster), and gives it a token greater
+	// holds its candidate record (Session.Join), and gives it a token greater
 	// than that of any earlier incarnation; its Owner is the target. A
 	// later End by the passing session at the old token finds nothing.
 	// The target learns of it as any waiter on the key does, from Wait,
 	// and takes it up with Create (idempotent per session) or from a Get.
-	// A store that passes is a Roster.
 	Passes bool
 	// CommittedWaits, with Passes, says every answer of Wait, and of a
-	// WatchSet's Wait and WaitGone, is a state the store committed at the
-	// answer's Record.Revision, later than every state at a lower
-	// Revision (etcd: a watch's events, and reads; Consul: a blocking
-	// query's view, as of its X-Consul-Index). A target whose wait answers
+	// WatchSet's WatchKey and WatchEntry requests, is a state the store
+	// committed at the answer's Record.Revision, later than every state
+	// at a lower Revision (etcd: a watch's events, and reads; Consul: a
+	// blocking query's view, as of its X-Consul-Index). A target whose wait answers
 	// with the key bound to its own session at a Revision above the last
 	// state it read then leads with that answer; elsewhere, or on an older
 	// answer, it confirms it with Get first.
@@ -145,12 +161,18 @@ type Limits struct {
 // A Driver does not own the client it was built from: closing the client
 // is the caller's business. A Driver that owns something (connections of
 // its own) implements io.Closer, which Store.Close calls.
+//
+// Its methods are the store-wide ones: reads of any election's leader
+// key, queue and roster, the wakes and deletes of queue entries by their
+// Record, the guarded write and the watch set. What a session writes
+// (its leader keys, queue entries, candidate records) is on Session.
+// Every adapter implements all of it, so that package lease offers every
+// policy on every store; like every adapter call, each method makes one
+// attempt and classifies its error.
 type Driver interface {
-	// Name names the store kind for errors and logs, e.g. "etcd".
-	Name() string
-
-	// Limits reports the store's bounds. It does no I/O.
-	Limits() Limits
+	// Capabilities reports the store's name, bounds and ways to end a
+	// term. It does no I/O, and returns the same value every time.
+	Capabilities() Capabilities
 
 	// Get reads the current state of the election's leader key. An absent
 	// key is not an error: it returns a Record with Token 0 and the current
@@ -171,13 +193,73 @@ type Driver interface {
 
 	// NewSession creates a store session with the given TTL: an etcd lease,
 	// a ZooKeeper session or a Consul session. The TTL has been checked
-	// against Limits.
+	// against Capabilities.Limits.
 	NewSession(ctx context.Context, ttl time.Duration) (Session, error)
+
+	// Ahead returns the entry of election's queue (see QueueSegment) with the
+	// greatest Token below token: the one a waiter at token watches. If
+	// there is none, the waiter is at the head, and Ahead returns a
+	// Record with Token 0.
+	Ahead(ctx context.Context, election string, token uint64) (Record, error)
+
+	// WaitGone blocks until entry (from Session.Enqueue or Ahead) no
+	// longer exists or is nudged (Nudge), and returns nil then, or at once
+	// if it is already gone. It may also return nil early, for example
+	// when the store can no longer tell; callers look again with Ahead. It
+	// must see the deletion or the nudge within a round trip of it. It
+	// returns an error wrapping ErrCanceled when ctx ends first.
+	WaitGone(ctx context.Context, entry Record) error
+
+	// Nudge wakes the waiter behind entry: it rewrites entry in place, so
+	// that a WaitGone on it returns, and leaves it bound to its session,
+	// with its Token and its place in the queue. A missing entry is not
+	// an error. Package lease uses it to wake a candidate named by a
+	// handover that is waiting in line (see Target), which then reads the
+	// leader key.
+	Nudge(ctx context.Context, entry Record) error
+
+	// Dequeue deletes entry, if it is still there. A missing entry is not
+	// an error.
+	Dequeue(ctx context.Context, entry Record) error
+
+	// List returns election's roster (see RosterSegment) in Token order (each
+	// Record with Election, Owner, Value and Token set) and the store
+	// position at which it was read. An empty roster is not an error.
+	List(ctx context.Context, election string) ([]Record, uint64, error)
+
+	// WaitList blocks until election's roster differs from the one read at
+	// revision (a record joined, left, or changed its value) and returns
+	// the new roster and its revision, as List does. If the roster changed
+	// after revision and before the call, it returns without blocking. It
+	// must see a change within a round trip of it, not on a polling
+	// period; it may return early with an unchanged roster. It returns an
+	// error wrapping ErrCompacted if the store can no longer tell (the
+	// caller should List again), and one wrapping ErrCanceled when ctx
+	// ends first.
+	WaitList(ctx context.Context, election string, revision uint64) ([]Record, uint64, error)
+
+	// GuardedPut sets w.Key to w.Value if and only if, when the write
+	// commits, w.Election's leader key is the incarnation whose token is
+	// w.Token (see Guarded). Otherwise nothing is written and the error
+	// wraps ErrNotLeader; a token of 0 is always refused so. An error
+	// that wraps none of ErrNotLeader, ErrUnavailable and ErrPermission
+	// leaves the outcome unknown. It is on Driver, not Session, as the
+	// token alone guards it: the write needs no session of its own.
+	GuardedPut(ctx context.Context, w Guarded) error
+
+	// Watch starts a WatchSet whose answers go to deliver. deliver is
+	// called from the set's own goroutine, one Change at a time, with no
+	// lock of the set held: it may block (the set then waits), and it may
+	// call the set's Wait and Stop, but not Close, which waits
+	// for a deliver in progress. Watch does no I/O; the set's stream
+	// starts with its first request.
+	Watch(deliver func(Change)) WatchSet
 }
 
 // Session is a store session that keys are bound to. When the store expires
-// or revokes the session, it deletes every key bound to it. Implementations
-// must be safe for concurrent use.
+// or revokes the session, it deletes every key bound to it: its leader
+// keys, its queue entries and its candidate records. Implementations must
+// be safe for concurrent use.
 type Session interface {
 	// ID identifies the session in the store; Record.Owner holds it.
 	ID() string
@@ -200,6 +282,42 @@ type Session interface {
 	// roster with it, in one write (see End for the request, what it
 	// returns and its errors).
 	End(ctx context.Context, req End) (Record, error)
+
+	// Proclaim replaces the value of election's leader key if the key
+	// exists, is bound to this session and holds token, and returns the
+	// new Record: a leader's update of the value in its own key, without
+	// a new term. The key stays bound to the session and keeps its Token:
+	// no fencing token changes. It returns an error wrapping ErrNotFound
+	// if the key is absent or holds another token or session, and one
+	// wrapping ErrSessionExpired if the session no longer exists. value
+	// has been checked against Limits.MaxValueSize.
+	Proclaim(ctx context.Context, election string, token uint64, value []byte) (Record, error)
+
+	// Enqueue adds the session's entry to election's queue (see QueueSegment),
+	// bound to the session (it goes when the session ends), and returns
+	// it: Election is the election, Owner the session's ID, Token the
+	// entry's position, which is greater than that of every entry
+	// enqueued before it, and Revision the store position of the read. It
+	// is idempotent per session and election: if the session's entry
+	// exists, as after a retry whose reply was lost, it returns that
+	// entry. It returns an error wrapping ErrSessionExpired if the session
+	// no longer exists.
+	Enqueue(ctx context.Context, election string) (Record, error)
+
+	// Join writes the session's record in election's roster (see RosterSegment)
+	// with value, bound to the session (it goes when the session ends),
+	// and returns it: Election is the election, Owner the session's ID,
+	// Value the value, Token the record's join position, greater than that
+	// of every record joined before it, and Revision the store position of
+	// the write. If the session already has a record there, Join replaces
+	// its value and keeps its Token. It returns an error wrapping
+	// ErrSessionExpired if the session no longer exists. value has been
+	// checked against Limits.MaxValueSize.
+	Join(ctx context.Context, election string, value []byte) (Record, error)
+
+	// Leave deletes the session's record in election's roster. A missing
+	// record is not an error.
+	Leave(ctx context.Context, election string) error
 
 	// KeepAlive makes one renewal of the session. A nil error means the
 	// store had the session alive when it processed the request, so it

@@ -5,17 +5,18 @@ package backends
 // is one write, guarded by "the key exists, is bound to the session and
 // holds Token", so an end can never touch a successor's key.
 //
-// What an end with a target does is declared by the store's Limits: where
-// Limits.Passes (etcd, Consul, ZooKeeper), it passes the key, rebinding it
-// to the target's session with a greater token; where Limits.Markers (a
-// store whose keys belong to the session that made them), it deletes the
-// key and leaves a handover marker naming the target beside it.
+// What an end with a target does is declared by the store's Capabilities:
+// where Capabilities.Passes (etcd, Consul, ZooKeeper), it passes the key,
+// rebinding it to the target's session with a greater token; where
+// Capabilities.Markers (a store whose keys belong to the session that
+// made them), it deletes the key and leaves a handover marker naming the
+// target beside it.
 //
 // Session.End returns, for a pass, the key as passed, and otherwise the
 // zero Record. Its errors, each of a request that changed nothing:
 //   - ErrNotFound if the key is absent or holds another token or session
 //     (with ErrSessionExpired too if the store knows the session is gone);
-//     the caller then leaves the roster, if it meant to, with Roster.Leave;
+//     the caller then leaves the roster, if it meant to, with Session.Leave;
 //   - ErrNoCandidate if To names a target that does not stand in the
 //     election: its node there (see Target) is missing or its session has
 //     ended;
@@ -29,8 +30,8 @@ type End struct {
 	// Token is the token of the term that ends.
 	Token uint64
 	// Leave deletes the session's candidate record in election's roster
-	// (Roster.Join) in the same write, as Roster.Leave does; a missing
-	// record is no error. Only a store that is a Roster is asked to.
+	// (Session.Join) in the same write, as Session.Leave does; a missing
+	// record is no error.
 	// Package lease resigns so, as deleting the record just after the key
 	// would race the successor's create.
 	Leave bool
@@ -39,7 +40,7 @@ type End struct {
 }
 
 // Target is the session an End hands the key to, and the node by which it
-// stands in the election: its queue entry (Queuer) if Entry is not 0,
+// stands in the election: its queue entry (Session.Enqueue) if Entry is not 0,
 // else its candidate record (Roster). The end checks, in its write, that
 // the node exists; a pass checks the candidate record too, so that once a
 // campaign's record is gone no key can be passed to it.
@@ -51,14 +52,15 @@ type Target struct {
 	Session string
 	// Entry is the token of the target's queue entry, 0 if it waits on
 	// the key. A target waiting in line watches the entry ahead of its
-	// own, not the key, so a store that is a Watcher answers, once, a
-	// WatchSet's WaitGone on an entry ahead of Entry when the key is
-	// handed to the target: with the key's state after a pass, or with the
-	// absent Record and its To after a marker (see Record.To); a WaitGone
-	// on the target's own entry, or on one behind it, is not answered. A
-	// store that cannot tell which entries are ahead (Entry 0 on a target
-	// that has joined the line since the caller read its record) may
-	// answer every WaitGone in the election early. Such a target needs no
+	// own, not the key, so a store's WatchSet answers, once, a
+	// WatchEntry request on an entry ahead of Entry when the key is
+	// handed to the target: with the key's state after a pass, or with
+	// the absent Record and its To after a marker (see Record.To); a
+	// WatchEntry request on the target's own entry, or on one behind it,
+	// is not answered. A store that cannot tell which entries are ahead
+	// (Entry 0 on a target that has joined the line since the caller read
+	// its record) may answer every WatchEntry request in the election
+	// early. Such a target needs no
 	// nudge.
 	Entry uint64
 	// Ahead (marking stores) is the entry just ahead of Entry in the queue

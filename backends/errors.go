@@ -23,7 +23,7 @@ var (
 	// context's own error too, so errors.Is(err, context.Canceled) and
 	// errors.Is(err, context.DeadlineExceeded) also work.
 	ErrCanceled = errors.New("canceled")
-	// ErrNotLeader: a guarded write (GuardedWriter) found the election's
+	// ErrNotLeader: a guarded write (Driver.GuardedPut) found the election's
 	// leader key absent or holding another token, and wrote nothing: the
 	// leadership the token names has ended, or never was.
 	ErrNotLeader = errors.New("token does not hold the leader key")

@@ -19,7 +19,7 @@ const LayoutSegment = "~layout"
 // which the adapter keeps its keys under that prefix. An adapter holds
 // one Layout per Store, with its store's primitives, and asks it before
 // the calls that begin the use of a prefix: NewSession calls Claim; Get
-// and Roster.List call Check; every other call follows one of them. The
+// and List call Check; every other call follows one of them. The
 // marker is checked once per Store, and its result kept: a later call
 // makes no I/O for it. A marker that holds another version fails those
 // calls with an error wrapping ErrLayout, from then on. Layout's methods

@@ -31,12 +31,15 @@ func init() {
 	hook.Driver = func(s any) any { return s.(*Store).d }
 }
 
-// Name names the store kind, e.g. "etcd".
-func (s *Store) Name() string { return s.d.Name() }
+// Name names the store kind, e.g. "etcd" (Capabilities.Name).
+func (s *Store) Name() string { return s.d.Capabilities().Name }
 
-// Limits reports the store's bounds and the ways it can end a term. It
-// does no I/O.
-func (s *Store) Limits() Limits { return s.d.Limits() }
+// Limits reports the store's bounds, the TTL and value sizes it allows.
+// It does no I/O. It keeps the name Limits, not Capabilities, as it
+// returns only what a user reads from a store: the bounds to choose
+// lease.Options.TTL and a value within. The rest of the store's
+// Capabilities, the ways it ends a term, concern package lease alone.
+func (s *Store) Limits() Limits { return s.d.Capabilities().Limits }
 
 // Close releases what the adapter owns (ZooKeeper: the connections it
 // opened, ending their sessions) if its Driver implements io.Closer, and

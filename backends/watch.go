@@ -5,51 +5,42 @@ import (
 	"hash/fnv"
 )
 
-// Watcher is an optional interface of a Driver, found by type assertion: one
-// watch over many elections. Through it an elector that holds or waits for
-// M elections keeps one stream to the store (etcd: one watch on the
-// adapter's prefix; ZooKeeper: the watches of one connection, delivered to
-// one callback; Consul: one blocking query on the prefix) and no goroutine
-// or connection per election. Without it, package lease calls Driver.Wait
-// and Queuer.WaitGone, one goroutine each.
+// WatchSet is a set of watch requests over one stream, started by
+// Driver.Watch: one watch over many elections. Through it an elector that
+// holds or waits for M elections keeps one stream to the store (etcd: one
+// watch on the adapter's prefix; ZooKeeper: the watches of one
+// connection, delivered to one callback; Consul: one blocking query on the
+// prefix) and no goroutine or connection per election. The stream also
+// carries the candidate records of every election (etcd's watch on the
+// prefix and Consul's blocking query on it carry the records, and
+// ZooKeeper's set watches the roster node's children): through it a
+// leader follows its election's roster with no watch, goroutine or
+// request of its own while the roster stays as it is: only a change costs
+// a Driver.List.
 //
 // A WatchSet answers each request once, through the deliver function given
 // to Watch, and then forgets it. Requests are keyed by election: each
 // election has at most one request at a time, and a new request for it
 // replaces the old. A request carries a Tag of the caller's choosing that
 // its Change echoes, so that the caller can tell the answer to a replaced
-// request from the answer to its current one.
-type Watcher interface {
-	// Watch starts a WatchSet whose answers go to deliver. deliver is
-	// called from the set's own goroutine, one Change at a time, with no
-	// lock of the set held: it may block (the set then waits), and it may
-	// call the set's Wait, WaitGone and Stop, but not Close, which waits
-	// for a deliver in progress. Watch does no I/O; the set's stream
-	// starts with its first request.
-	Watch(deliver func(Change)) WatchSet
-}
-
-// WatchSet is a set of watch requests over one stream; see Watcher. Its
-// methods do not block on I/O or on deliver, and are safe for concurrent
-// use.
+// request from the answer to its current one. Roster requests are kept
+// apart from WatchKey and WatchEntry requests: an election has at most
+// one roster request and one other (a WatchKey or a WatchEntry one), and
+// a WatchRoster request replaces only the election's roster request.
+//
+// Its methods do not block on I/O or on deliver, and are safe for
+// concurrent use.
 type WatchSet interface {
-	// Wait asks for the first state of known.Election's leader key that
-	// differs from known, with Driver.Wait's meaning: a change made after
-	// known.Revision and before the request is answered at once (after a
-	// read, if the set's stream cannot tell), and a change must be
-	// answered within a round trip of it, not on a polling period.
-	Wait(tag uint64, known Record)
+	// Wait asks for what req.Kind, one of WatchKey, WatchEntry and
+	// WatchRoster, names (see WatchKind) about the election
+	// req.Known.Election, answered once with a Change echoing req.Tag.
+	Wait(req WatchRequest)
 
-	// WaitGone asks to be told when a queue entry (Queuer) no longer
-	// exists or is nudged, with Queuer.WaitGone's meaning: answered at
-	// once if it is already gone, within a round trip of its deletion or
-	// nudge otherwise, and possibly early (the caller looks again with
-	// Queuer.Ahead).
-	WaitGone(tag uint64, entry Record)
-
-	// Stop withdraws election's request, if any. An answer already on its
-	// way may still be delivered; its Tag tells it apart.
-	Stop(election string)
+	// Stop withdraws election's request of kind, if any: for WatchRoster
+	// its roster request, for WatchKey or WatchEntry its WatchKey or
+	// WatchEntry request, whichever it is. An answer already on its way
+	// may still be delivered; its Tag tells it apart.
+	Stop(election string, kind WatchKind)
 
 	// Close stops the stream and every request. It waits for a deliver in
 	// progress, so it must not be called from deliver. No Change is
@@ -57,20 +48,68 @@ type WatchSet interface {
 	Close() error
 }
 
+// WatchKind is the kind of a WatchRequest: what it waits for.
+type WatchKind uint8
+
+// The kinds of WatchRequest.
+const (
+	// WatchKey (a Wait) asks for the first state of Known.Election's
+	// leader key that differs from Known, with Driver.Wait's meaning: a
+	// change made after Known.Revision and before the request is
+	// answered at once (after a read, if the set's stream cannot tell),
+	// and a change must be answered within a round trip of it, not on a
+	// polling period.
+	WatchKey WatchKind = iota + 1
+
+	// WatchEntry (a WaitGone) asks to be told when a queue entry, Known,
+	// no longer exists or is nudged, with Driver.WaitGone's meaning:
+	// answered at once if it is already gone, within a round trip of its
+	// deletion or nudge otherwise, and possibly early (the caller looks
+	// again with Driver.Ahead).
+	WatchEntry
+
+	// WatchRoster (a WaitRoster) asks to be told when Known.Election's
+	// roster differs from the records Driver.List returned at
+	// Known.Revision, whose RosterDigest is Digest (a record joined, left,
+	// or changed its value), with Driver.WaitList's meaning: a change made
+	// after that revision and before the request is answered at once,
+	// and a later one within a round trip of it; an answer may come
+	// early, with the roster unchanged. The answer is a Change with
+	// Roster set. A broken stream answers with its error, as for
+	// WatchKey. A set that tells changes by revision alone may ignore
+	// Digest; one that compares rosters compares digests, so that a
+	// follower keeps 16 bytes per election, not the records.
+	WatchRoster
+)
+
+// WatchRequest is one request to a WatchSet (WatchSet.Wait).
+type WatchRequest struct {
+	// Kind says what the request waits for.
+	Kind WatchKind
+	// Tag is the caller's, echoed by the answer's Change.
+	Tag uint64
+	// Known is, for WatchKey, the known state of the leader key; for
+	// WatchEntry, the queue entry; for WatchRoster, the election and the
+	// revision the roster was read at (Election and Revision only).
+	Known Record
+	// Digest is, for WatchRoster, the RosterDigest of the roster read.
+	Digest uint64
+}
+
 // Change is a WatchSet's answer to one request.
 type Change struct {
 	// Election and Tag are those of the request answered.
 	Election string
 	Tag      uint64
-	// Record is, for Wait, the new state of the leader key, as Driver.Wait
-	// returns it; for WaitGone, the entry that is gone, or, for an answer
+	// Record is, for WatchKey, the new state of the leader key, as
+	// Driver.Wait returns it; for WatchEntry, the entry that is gone, or, for an answer
 	// a handover wakes in line (see Target.Entry), the leader key's
 	// state then, as Wait would give it (its Token or Owner differs from
 	// the entry's).
 	Record Record
-	// Roster marks the answer to a RosterWatchSet's WaitRoster: the
-	// roster of Election changed. Record then holds Election only; the
-	// caller reads the roster with Roster.List.
+	// Roster marks the answer to a WatchRoster request: the roster of
+	// Election changed. Record then holds Election only; the caller reads the
+	// roster with Driver.List.
 	Roster bool
 	// Err is nil, or says why the request ended without an answer, with
 	// the classes of errors.go: ErrCompacted (the caller reads again and
@@ -80,40 +119,10 @@ type Change struct {
 	Err error
 }
 
-// RosterWatchSet is an optional interface of a WatchSet, found by type
-// assertion: a set whose one stream also carries the candidate records
-// (Roster) of every election: etcd's watch on the adapter's prefix and
-// Consul's blocking query on it carry the records, and ZooKeeper's set
-// watches the roster node's children. Through it a leader follows its election's roster with no watch,
-// goroutine or request of its own while the roster stays as it is: only
-// a change costs a Roster.List.
-//
-// Roster requests are kept apart from Wait and WaitGone requests: an
-// election has at most one of each kind, and WaitRoster replaces only the
-// election's roster request. Stop withdraws only the other kind.
-type RosterWatchSet interface {
-	WatchSet
-	// WaitRoster asks to be told when election's roster differs from
-	// the records Roster.List returned at revision, whose RosterDigest is
-	// known (a record joined, left, or changed its value), with
-	// Roster.WaitList's meaning: a change made after revision and before
-	// the request is answered at once, and a later one within a round
-	// trip of it; an answer may come early, with the roster unchanged.
-	// The answer is a Change with Roster set. A broken stream answers
-	// with its error, as for Wait. A set that tells changes by revision
-	// alone may ignore known; one that compares rosters compares digests,
-	// so that a follower keeps 16 bytes per election, not the records.
-	WaitRoster(tag uint64, election string, known uint64, revision uint64)
-
-	// StopRoster withdraws election's roster request, if any. An answer
-	// already on its way may still be delivered; its Tag tells it apart.
-	StopRoster(election string)
-}
-
 // RosterDigest returns a 64-bit FNV-1a hash of recs, in their order, as
-// Roster.List returns them: each record's Owner, Token and Value. Two
+// Driver.List returns them: each record's Owner, Token and Value. Two
 // rosters with the same records in the same order have the same digest;
-// a RosterWatchSet that compares rosters compares their digests.
+// a WatchSet that compares rosters compares their digests.
 func RosterDigest(recs []Record) uint64 {
 	h := fnv.New64a()
 	var n [8]byte

@@ -90,7 +90,7 @@
 // backwards (a snapshot restore, another server's view) restarts the query
 // from 0.
 //
-// The driver is a backends.Queuer: an entry's token is its key's
+// The driver keeps the queue: an entry's token is its key's
 // CreateIndex, and WaitGone is a blocking query on the entry ahead, which
 // returns when the entry is gone or has been written after the Record's
 // Revision. Nudge relocks the entry with its own session, its value and
@@ -98,7 +98,7 @@
 // by the ModifyIndex it read just before: the entry keeps its session,
 // CreateIndex and LockIndex, and its ModifyIndex moves on.
 //
-// The driver is a backends.Roster: a session's record is the KV key
+// The driver keeps the roster: a session's record is the KV key
 // Prefix + "~roster/" + election + "/~" + session ID, locked by the
 // session like a queue entry; its token is its CreateIndex. Join relocks
 // it with the new value (one transaction, which keeps the CreateIndex),
@@ -110,8 +110,8 @@
 // that if the same Store returned the roster at the given revision empty,
 // and may otherwise return early with the same, empty roster.
 //
-// The driver is also a backends.Watcher. While it has key queries to
-// spare (Options.KeyQueries, default none), a WatchSet serves a request
+// While the driver has key queries to spare (Options.KeyQueries, default
+// none), a WatchSet serves a request
 // with blocking queries on its own keys: a Wait on the leader key, a
 // WaitGone on the entry and on the leader key, for a pass behind the
 // entry. Beyond them, its WatchSets share one blocking query, a

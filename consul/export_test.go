@@ -7,7 +7,7 @@ import (
 
 // Driver is the driver a Store from New holds, for the package's
 // external tests.
-type Driver = driver
+type Driver = backends.Driver
 
 // DriverOf returns the driver of a Store New returned.
 func DriverOf(s *backends.Store) Driver { return idriver.Of(s).(Driver) }

@@ -4,12 +4,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/consul/consultest"
 )
 
-// Tests of Queuer.Nudge against a real agent.
+// Tests of Driver.Nudge against a real agent.
 
 // testNudgeWakesWaiters: a Nudge of the entry ahead wakes a WaitGone and
 // a WatchSet's WaitGone on it, and leaves the entry in place, with its
@@ -19,11 +20,11 @@ func testNudgeWakesWaiters(t *testing.T, h *consultest.Harness) {
 	s := newStore(t, c, consul.Options{})
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 30*time.Second)
-	first, err := s.Enqueue(ctx, newSession(t, s), el)
+	first, err := newSession(t, s).Enqueue(ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := s.Enqueue(ctx, newSession(t, s), el)
+	second, err := newSession(t, s).Enqueue(ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func testNudgeWakesWaiters(t *testing.T, h *consultest.Harness) {
 		t.Fatalf("Ahead = %+v, %v; want the first entry %d", ahead, err, first.Token)
 	}
 	ws, ch := watch(t, s)
-	ws.WaitGone(1, ahead)
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: ahead})
 	gone := make(chan error, 1)
 	go func() { gone <- s.WaitGone(ctx, ahead) }()
 	key := consul.QueueKeyOf(s, el, first.Owner)

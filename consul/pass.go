@@ -23,7 +23,7 @@ import (
 // holds no roster record or queue entry.
 func (ss *session) pass(ctx context.Context, req backends.End, more api.TxnOps) (backends.Record, error) {
 	s, election, to := ss.s, req.Election, req.To
-	if _, err := s.holderCall("pass", ss, election, req.Token, to.Value); err != nil {
+	if err := holderCall("pass", election, req.Token, to.Value); err != nil {
 		return backends.Record{}, err
 	}
 	if to.Session == "" || to.Session == ss.id {

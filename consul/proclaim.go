@@ -11,8 +11,6 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-var _ backends.Proclaimer = (*store)(nil)
-
 // Proclaim rewrites election's leader key in a transaction guarded by
 // "the key holds token" (see heldTxn) and "s holds the lock": it locks the
 // key again with s, which keeps its session, CreateIndex and LockIndex,
@@ -23,11 +21,10 @@ var _ backends.Proclaimer = (*store)(nil)
 // unlocked, or holds another token or session is an error wrapping
 // backends.ErrNotFound, and also backends.ErrSessionExpired if s no
 // longer exists (one more request tells). A value holding tokenMark is
-// refused without I/O. bs must be a session made by a Store on the same
-// client.
-func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
-	ss, err := s.holderCall("proclaim", bs, election, token, value)
-	if err != nil {
+// refused without I/O.
+func (ss *session) Proclaim(ctx context.Context, election string, token uint64, value []byte) (backends.Record, error) {
+	s := ss.s
+	if err := holderCall("proclaim", election, token, value); err != nil {
 		return backends.Record{}, err
 	}
 	key := s.key(election)
@@ -53,20 +50,16 @@ func (s *store) Proclaim(ctx context.Context, bs backends.Session, election stri
 	return record(election, p, p.ModifyIndex), nil
 }
 
-// holderCall checks what Proclaim and Pass take, without I/O: bs must be
-// a session of this store's client, value must not hold tokenMark, and
-// token must not be 0 (ErrNotFound). It returns the session.
-func (s *store) holderCall(op string, bs backends.Session, election string, token uint64, value []byte) (*session, error) {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
+// holderCall checks what Proclaim and Pass take, without I/O: value must
+// not hold tokenMark, and token must not be 0 (ErrNotFound).
+func holderCall(op, election string, token uint64, value []byte) error {
 	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", opName(op, election), err)
 	case bytes.Contains(value, []byte(tokenMark)):
-		return nil, fmt.Errorf("%s: the value holds the bytes %q that Proclaim keeps the token with", opName(op, election), tokenMark)
+		return fmt.Errorf("%s: the value holds the bytes %q that Proclaim keeps the token with", opName(op, election), tokenMark)
 	case token == 0:
-		return nil, fmt.Errorf("%s: token 0: %w", opName(op, election), backends.ErrNotFound)
+		return fmt.Errorf("%s: token 0: %w", opName(op, election), backends.ErrNotFound)
 	}
-	return ss, nil
+	return nil
 }
 
 // notHeld is the error of a call on a leader key that s does not hold at

@@ -18,7 +18,7 @@ import (
 // proclaim proclaims value at rec's token with ss, failing t on an error.
 func proclaim(t *testing.T, s consul.Driver, ss backends.Session, rec backends.Record, value string) backends.Record {
 	t.Helper()
-	got, err := s.Proclaim(backendtest.Context(t, 10*time.Second), ss, rec.Election, rec.Token, []byte(value))
+	got, err := ss.Proclaim(backendtest.Context(t, 10*time.Second), rec.Election, rec.Token, []byte(value))
 	if err != nil {
 		t.Fatalf("Proclaim(%q): %v", value, err)
 	}
@@ -79,7 +79,7 @@ func testProclaimWakesWaiters(t *testing.T, h *consultest.Harness) {
 	el := backendtest.Election(t)
 	rec := create(t, ss, el)
 	ws, ch := watch(t, s)
-	ws.Wait(1, rec)
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: rec})
 	waited := make(chan backends.Record, 1)
 	go func() {
 		got, _ := s.Wait(backendtest.Context(t, 20*time.Second), rec)
@@ -108,14 +108,14 @@ func testProclaimRefused(t *testing.T, h *consultest.Harness) {
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 20*time.Second)
 	rec := create(t, alice, el)
-	if _, err := s.Proclaim(ctx, bob, el, rec.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+	if _, err := bob.Proclaim(ctx, el, rec.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim by another session: %v, want ErrNotFound", err)
 	}
 	proclaim(t, s, alice, rec, "one") // bob's slow path too, below
-	if _, err := s.Proclaim(ctx, bob, el, rec.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+	if _, err := bob.Proclaim(ctx, el, rec.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim by another session after a Proclaim: %v, want ErrNotFound", err)
 	}
-	if _, err := s.Proclaim(ctx, alice, el, rec.Token+1, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+	if _, err := alice.Proclaim(ctx, el, rec.Token+1, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim at another token: %v, want ErrNotFound", err)
 	}
 	if got, err := s.Get(ctx, el); err != nil || string(got.Value) != "one" {
@@ -124,7 +124,7 @@ func testProclaimRefused(t *testing.T, h *consultest.Harness) {
 	if err := alice.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Proclaim(ctx, alice, el, rec.Token, []byte("x"))
+	_, err := alice.Proclaim(ctx, el, rec.Token, []byte("x"))
 	if !errors.Is(err, backends.ErrNotFound) || !errors.Is(err, backends.ErrSessionExpired) {
 		t.Fatalf("Proclaim after Close: %v, want ErrNotFound and ErrSessionExpired", err)
 	}

@@ -29,13 +29,9 @@ func (s *store) queuePrefix(election string) string { return keys.Queue(s.prefix
 // created before. If Consul refuses the lock, Enqueue looks the session
 // up: a session that no longer exists is an error wrapping
 // backends.ErrSessionExpired, and any other refusal a plain error. A
-// refused lock leaves no entry: the transaction is rolled back. bs must be
-// a session made by a Store on the same client.
-func (s *store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("consul: enqueue %q: %w", election, err)
-	}
+// refused lock leaves no entry: the transaction is rolled back.
+func (ss *session) Enqueue(ctx context.Context, election string) (backends.Record, error) {
+	s := ss.s
 	key := s.queuePrefix(election) + ss.id
 	resp, err := s.txn(ctx, "enqueue", election, api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: key, Session: ss.id}},

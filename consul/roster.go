@@ -14,8 +14,6 @@ import (
 	"github.com/leasehold/leasehold/internal/keys"
 )
 
-var _ backends.Roster = (*store)(nil)
-
 // rosterPrefix returns the KV prefix of election's roster records (see
 // keys.Roster). A session's record is that prefix + its session ID,
 // locked by the session, as a queue entry is (see queuePrefix): Consul
@@ -28,13 +26,9 @@ func (s *store) rosterPrefix(election string) string { return keys.Roster(s.pref
 // keeps its CreateIndex (Token) and replaces its value. The Record's
 // Revision is the record's ModifyIndex. If Consul refuses the lock, Join
 // looks the session up: one that no longer exists is an error wrapping
-// backends.ErrSessionExpired. bs must be a session made by a Store on the
-// same client.
-func (s *store) Join(ctx context.Context, bs backends.Session, election string, value []byte) (backends.Record, error) {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("consul: join %q: %w", election, err)
-	}
+// backends.ErrSessionExpired.
+func (ss *session) Join(ctx context.Context, election string, value []byte) (backends.Record, error) {
+	s := ss.s
 	key := s.rosterPrefix(election) + ss.id
 	resp, err := s.txn(ctx, "join", election, api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: key, Value: value, Session: ss.id}},
@@ -57,13 +51,10 @@ func (s *store) Join(ctx context.Context, bs backends.Session, election string, 
 // Leave deletes the session's record in a transaction guarded by "the
 // session holds it" (check-session), one request. A record that is absent
 // or not held by the session is left alone, and Leave returns nil.
-func (s *store) Leave(ctx context.Context, bs backends.Session, election string) error {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
-	if err != nil {
-		return fmt.Errorf("consul: leave %q: %w", election, err)
-	}
+func (ss *session) Leave(ctx context.Context, election string) error {
+	s := ss.s
 	key := s.rosterPrefix(election) + ss.id
-	_, err = s.txn(ctx, "leave", election, api.TxnOps{
+	_, err := s.txn(ctx, "leave", election, api.TxnOps{
 		{KV: &api.KVTxnOp{Verb: api.KVCheckSession, Key: key, Session: ss.id}},
 		{KV: &api.KVTxnOp{Verb: api.KVDelete, Key: key}},
 	})

@@ -33,7 +33,7 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 	alice, bob := newSession(t, s), newSession(t, s)
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 30*time.Second)
-	a, err := s.Join(ctx, alice, el, []byte("a1"))
+	a, err := alice.Join(ctx, el, []byte("a1"))
 	if err != nil || a.Owner != alice.ID() || a.Token == 0 || string(a.Value) != "a1" {
 		t.Fatalf("Join = %+v, %v", a, err)
 	}
@@ -41,7 +41,7 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.Join(ctx, bob, el, []byte("b1"))
+	b, err := bob.Join(ctx, el, []byte("b1"))
 	if err != nil || b.Token <= a.Token {
 		t.Fatalf("second Join = %+v, %v; want a token above %d", b, err, a.Token)
 	}
@@ -49,7 +49,7 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 	if err != nil || rev2 <= rev || len(recs) != 2 || recs[0].Owner != alice.ID() || recs[1].Owner != bob.ID() {
 		t.Fatalf("WaitList = %v, %d, %v; want alice then bob above %d", owners(recs), rev2, err, rev)
 	}
-	again, err := s.Join(ctx, alice, el, []byte("a2"))
+	again, err := alice.Join(ctx, el, []byte("a2"))
 	if err != nil || again.Token != a.Token || string(again.Value) != "a2" {
 		t.Fatalf("Join again = %+v, %v; want token %d, value a2", again, err, a.Token)
 	}
@@ -58,16 +58,16 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 		t.Fatalf("WaitList after the new value = %+v, %v", recs, err)
 	}
 	left := waitListAsync(t, s, el, rev3)
-	if err := s.Leave(ctx, alice, el); err != nil {
+	if err := alice.Leave(ctx, el); err != nil {
 		t.Fatalf("Leave: %v", err)
 	}
 	if recs := <-left; len(recs) != 1 || recs[0].Owner != bob.ID() {
 		t.Fatalf("WaitList after Leave = %v; want bob", owners(recs))
 	}
-	if err := s.Leave(ctx, alice, el); err != nil {
+	if err := alice.Leave(ctx, el); err != nil {
 		t.Fatalf("Leave of a missing record: %v, want nil", err)
 	}
-	if err := s.Leave(ctx, bob, "other"); err != nil {
+	if err := bob.Leave(ctx, "other"); err != nil {
 		t.Fatalf("Leave of another election: %v, want nil", err)
 	}
 	recs, rev4, err := s.List(ctx, el)
@@ -106,7 +106,7 @@ func testRosterNested(t *testing.T, h *consultest.Harness) {
 	ss := newSession(t, s)
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 20*time.Second)
-	if _, err := s.Join(ctx, ss, el+"/b", []byte("x")); err != nil {
+	if _, err := ss.Join(ctx, el+"/b", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.KV().Put(&api.KVPair{Key: consul.RosterKeyOf(s, el, "stray")}, nil); err != nil {

@@ -98,16 +98,6 @@ type Options struct {
 	SessionNode string
 }
 
-// driver is what the Store New returns holds for package lease.
-type driver interface {
-	backends.Driver
-	backends.Queuer
-	backends.GuardedWriter
-	backends.Watcher
-	backends.Roster
-	backends.Proclaimer
-}
-
 // store is the driver on Consul.
 type store struct {
 	c          *api.Client
@@ -123,7 +113,7 @@ type store struct {
 	empties    emptyRosters
 }
 
-var _ driver = (*store)(nil)
+var _ backends.Driver = (*store)(nil)
 
 // New returns a Store that uses c: pass it to lease.New. It fails if c is
 // nil or an option is out of range, naming the option and its allowed
@@ -173,10 +163,7 @@ func (o Options) validate() error {
 	return nil
 }
 
-// Name returns "consul".
-func (s *store) Name() string { return "consul" }
-
-// Limits reports Consul's bounds, TTL between MinTTL and MaxTTL at any
+// Capabilities reports the name "consul", Consul's bounds, TTL between MinTTL and MaxTTL at any
 // granularity and values up to MaxValueSize bytes, and that an End with a
 // target passes the key (a KV transaction that unlocks it and locks it
 // for the target, see pass.go), with committed waits: every answer of
@@ -184,8 +171,9 @@ func (s *store) Name() string { return "consul" }
 // only what the Raft log committed, as of the answer's X-Consul-Index. A
 // view of a lagging server is older, and so has a lower index, not a
 // different history.
-func (s *store) Limits() backends.Limits {
-	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, MaxValueSize: MaxValueSize, Passes: true, CommittedWaits: true}
+func (s *store) Capabilities() backends.Capabilities {
+	return backends.Capabilities{Name: "consul", Limits: backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL,
+		MaxValueSize: MaxValueSize}, Passes: true, CommittedWaits: true}
 }
 
 // key returns the KV key of an election (see keys.Leader).

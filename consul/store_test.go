@@ -77,10 +77,11 @@ func TestLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newStore(t, c, consul.Options{})
-	lim := s.Limits()
-	if s.Name() != "consul" || lim.MinTTL != 10*time.Second || lim.MaxTTL != 24*time.Hour ||
+	caps := s.Capabilities()
+	lim := caps.Limits
+	if caps.Name != "consul" || lim.MinTTL != 10*time.Second || lim.MaxTTL != 24*time.Hour ||
 		lim.TTLGranularity != 0 || lim.MaxValueSize <= 0 || lim.MaxValueSize > 384<<10 {
-		t.Fatalf("Name %q, Limits %+v", s.Name(), lim)
+		t.Fatalf("Capabilities %+v", caps)
 	}
 }
 

@@ -8,14 +8,14 @@ import (
 	"github.com/leasehold/leasehold/internal/watchset"
 )
 
-// Watch starts a WatchSet (a backends.RosterWatchSet). A request is
+// Watch starts a WatchSet. A request is
 // answered from the first state read at or after its known Revision
-// (Driver.Wait's and Queuer's Records carry Consul indexes) that differs
+// (the Records of Driver.Wait and of the queue carry Consul indexes) that differs
 // from it.
 //
 // While the Store has key queries to spare (Options.KeyQueries), a Wait
 // or WaitGone is served by blocking queries on its own keys, as
-// Driver.Wait and Queuer.WaitGone run them: a Wait on the leader key; a
+// Driver.Wait and Driver.WaitGone run them: a Wait on the leader key; a
 // WaitGone on the entry, and on the leader key for a pass behind the
 // entry (see backends.Target), which it tells by the new holder's entry,
 // as listed with the queue when the wait began or else read then. Such a
@@ -53,8 +53,6 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 		keyed: make(map[string]*keyed), woke: make(map[string]uint64)}
 }
 
-var _ backends.Watcher = (*store)(nil)
-
 // watchSet is the Store's WatchSet: the engine's Set on the hub, and the
 // requests served on their keys beside it.
 type watchSet struct {
@@ -80,31 +78,35 @@ type request struct {
 	since uint64          // WaitGone: answer for a pass after this index only
 }
 
-// Wait asks for the first state of known.Election's leader key that
-// differs from known (see backends.WatchSet).
-func (w *watchSet) Wait(tag uint64, known backends.Record) {
-	if !w.serveKeyed(&request{tag: tag, known: known, key: w.s.key(known.Election)}) {
-		w.Set.Wait(tag, known)
+// Wait asks for what req.Kind names (see backends.WatchSet). A WatchKey
+// request is served on the leader key, and a WatchEntry request on the
+// entry, and on the leader key for a pass to a session whose entry waits
+// behind it (see backends.Target), while the Store has key queries to
+// spare; other requests, and those beyond, go to the engine's Set.
+func (w *watchSet) Wait(req backends.WatchRequest) {
+	if req.Kind == backends.WatchRoster || !w.serveKeyed(w.keyedRequest(req)) {
+		w.Set.Wait(req)
 	}
 }
 
-// WaitGone asks to be told when the queue entry is gone (see
-// backends.WatchSet), or when the leader key is passed to a session whose
-// entry waits behind it (see backends.Target).
-func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
-	el := entry.Election
-	r := &request{tag: tag, known: entry, key: w.s.queuePrefix(el) + entry.Owner, gone: true, lead: w.s.key(el)}
-	if !w.serveKeyed(r) {
-		w.Set.WaitGone(tag, entry)
+// keyedRequest returns the WatchKey or WatchEntry request req as one
+// served on its keys.
+func (w *watchSet) keyedRequest(req backends.WatchRequest) *request {
+	el := req.Known.Election
+	if req.Kind == backends.WatchKey {
+		return &request{tag: req.Tag, known: req.Known, key: w.s.key(el)}
 	}
+	return &request{tag: req.Tag, known: req.Known, key: w.s.queuePrefix(el) + req.Known.Owner, gone: true, lead: w.s.key(el)}
 }
 
-// Stop withdraws election's request, if any.
-func (w *watchSet) Stop(election string) {
-	w.mu.Lock()
-	w.stopKeyed(election)
-	w.mu.Unlock()
-	w.Set.Stop(election)
+// Stop withdraws election's request of kind, if any.
+func (w *watchSet) Stop(election string, kind backends.WatchKind) {
+	if kind != backends.WatchRoster {
+		w.mu.Lock()
+		w.stopKeyed(election)
+		w.mu.Unlock()
+	}
+	w.Set.Stop(election, kind)
 }
 
 // Close ends every request, waits for the keyed requests' goroutines,

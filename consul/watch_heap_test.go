@@ -45,9 +45,9 @@ func testWatchHeap(t *testing.T, h *consultest.Harness) {
 	heap0, g0 := liveHeap(), runtime.NumGoroutine()
 	ws, ch := watch(t, s)
 	for i, r := range recs {
-		ws.Wait(uint64(i), r)
+		ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: r})
 	}
-	ws.Wait(heapElections, probe)
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: heapElections, Known: probe})
 	if c := ch.next(t); c.Tag != heapElections || c.Err != nil {
 		t.Fatalf("answer %+v, want the probe's", c)
 	}

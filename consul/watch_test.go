@@ -108,7 +108,7 @@ func testWatchStaleView(t *testing.T, h *consultest.Harness) {
 	ctx := backendtest.Context(t, 10*time.Second)
 	held := create(t, alice, el)
 	ws, ch := watch(t, s)
-	ws.Wait(1, backends.Record{Election: el})
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: backends.Record{Election: el}})
 	if c := ch.next(t); c.Record.Token != held.Token { // the view shows alice; no request pends
 		t.Fatalf("answer %+v, want alice's token %d", c, held.Token)
 	}
@@ -119,7 +119,7 @@ func testWatchStaleView(t *testing.T, h *consultest.Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws.Wait(2, absent)
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: absent})
 	next := create(t, bob, el)
 	if c := ch.next(t); c.Tag != 2 || c.Record.Token != next.Token || c.Record.Owner != bob.ID() {
 		t.Fatalf("answer %+v, want bob's key at token %d, not the stale view", c, next.Token)
@@ -133,7 +133,7 @@ func testWatchAfterLastClose(t *testing.T, h *consultest.Harness) {
 	gone := backends.Record{Election: backendtest.Election(t), Token: 1} // answered by the first view
 	for tag := range uint64(2) {
 		set, ch := watch(t, s)
-		set.Wait(tag, gone)
+		set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: tag, Known: gone})
 		if c := ch.next(t); c.Tag != tag || c.Err != nil || c.Record.Exists() {
 			t.Fatalf("answer %+v, want tag %d with the key absent", c, tag)
 		}
@@ -160,9 +160,9 @@ func testWatchThousand(t *testing.T, h *consultest.Harness) {
 	watcher := newStore(t, d.client(t, h.Addr), opts)
 	ws, ch := watch(t, watcher)
 	for i, r := range recs {
-		ws.Wait(uint64(i), r)
+		ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: r})
 	}
-	ws.Wait(n, probe)
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: n, Known: probe})
 	if c := ch.next(t); c.Tag != n {
 		t.Fatalf("answer %+v, want the probe's", c)
 	}
@@ -172,7 +172,7 @@ func testWatchThousand(t *testing.T, h *consultest.Harness) {
 		t.Errorf("%d requests in %v idle with WaitTime 1s, want at most 5", got, idle)
 	}
 	other, och := watch(t, watcher) // shares the query
-	other.Wait(0, recs[0])
+	other.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 0, Known: recs[0]})
 	if err := ss.Close(backendtest.Context(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func testWatchKeyed(t *testing.T, h *consultest.Harness) {
 	d := counter{dialed: make(chan struct{}, 8), paths: make(map[string]int)}
 	ws, ch := watch(t, newStore(t, d.client(t, h.Addr), opts))
 	for i, r := range recs {
-		ws.Wait(uint64(i), r)
+		ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: r})
 	}
 	for range 3 { // two key queries and the shared one block, each on a connection
 		select {
@@ -245,7 +245,7 @@ func testWatchKeyed(t *testing.T, h *consultest.Harness) {
 	if c0.Tag != 0 || c0.Err != nil || c0.Record.Exists() {
 		t.Fatalf("answer %+v, want tag 0 with the key absent", c0)
 	}
-	ws.Wait(3, c0.Record) // takes the key query tag 0 freed
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 3, Known: c0.Record}) // takes the key query tag 0 freed
 	again := create(t, ss, recs[0].Election)
 	if got := ch.next(t); got.Tag != 3 || got.Err != nil || got.Record.Token != again.Token {
 		t.Fatalf("answer %+v, want tag 3 with the key at token %d", got, again.Token)

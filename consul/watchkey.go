@@ -45,7 +45,7 @@ func (w *watchSet) serveKeyed(r *request) bool {
 	case !w.s.hub.reserve(r.cost()):
 		return false
 	}
-	w.Set.Stop(el)
+	w.Set.Stop(el, backends.WatchKey)
 	r.since = w.woke[el]
 	ctx, cancel := context.WithCancel(w.ctx)
 	k := &keyed{r: r, cancel: cancel}

@@ -100,15 +100,15 @@ var runs atomic.Int64
 // says every request before it is covered.
 func waitSet(b *testing.B, s backends.Driver, els []string, known backends.Record, _ *counter) func() {
 	ready := make(chan backends.Change, 1)
-	set := s.(backends.Watcher).Watch(func(c backends.Change) {
+	set := s.Watch(func(c backends.Change) {
 		if c.Election == "sentinel" {
 			ready <- c
 		}
 	})
 	for i, el := range els {
-		set.Wait(uint64(i), backends.Record{Election: el, Revision: known.Revision})
+		set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: el, Revision: known.Revision}})
 	}
-	set.Wait(0, known)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 0, Known: known})
 	awaitReady(b, ready)
 	return func() { _ = set.Close() }
 }

@@ -154,18 +154,15 @@ func takesKey(txn *pb.TxnRequest, key string) bool {
 // key.
 func passless(s *backends.Store) *backends.Store {
 	d := etcd.DriverOf(s)
-	return backends.NewStore(passlessStore{d, d, d, d})
+	return backends.NewStore(passlessStore{d})
 }
 
 type passlessStore struct {
 	backends.Driver
-	backends.Queuer
-	backends.Roster
-	backends.Watcher
 }
 
-func (p passlessStore) Limits() backends.Limits {
-	l := p.Driver.Limits()
+func (p passlessStore) Capabilities() backends.Capabilities {
+	l := p.Driver.Capabilities()
 	l.Passes, l.CommittedWaits = false, false
 	return l
 }

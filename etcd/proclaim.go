@@ -12,11 +12,8 @@ import (
 // Proclaim puts the new value with the session's lease in a transaction
 // guarded by "the key holds token" (see held) and its lease == the
 // session's: the term key is left alone, so the Token stays.
-func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
-	ss, err := s.own("proclaim", election, bs)
-	if err != nil {
-		return backends.Record{}, err
-	}
+func (ss *session) Proclaim(ctx context.Context, election string, token uint64, value []byte) (backends.Record, error) {
+	s := ss.s
 	if token == 0 {
 		return backends.Record{}, fmt.Errorf("etcd: proclaim %q: token 0: %w", election, backends.ErrNotFound)
 	}

@@ -19,11 +19,8 @@ func (s *store) queuePrefix(election string) string { return keys.Queue(s.prefix
 
 // Enqueue puts the session's entry with its lease if it is absent, and
 // reads it otherwise, in one transaction.
-func (s *store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
-	ss, err := s.own("enqueue", election, bs)
-	if err != nil {
-		return backends.Record{}, err
-	}
+func (ss *session) Enqueue(ctx context.Context, election string) (backends.Record, error) {
+	s := ss.s
 	key := s.queuePrefix(election) + ss.ID()
 	resp, err := s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).

@@ -16,23 +16,11 @@ import (
 // lease ID in hex, put with the lease; its token is its create revision.
 func (s *store) rosterPrefix(election string) string { return keys.Roster(s.prefix, election) }
 
-// own returns bs as a session of this store, or an error for op.
-func (s *store) own(op, election string, bs backends.Session) (*session, error) {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s.c == s.c })
-	if err != nil {
-		return nil, fmt.Errorf("etcd: %s %q: %w", op, election, err)
-	}
-	return ss, nil
-}
-
 // Join puts the session's record with its lease; a put on a key that
 // exists keeps its create revision, so a second Join keeps the Token. A
 // revoked lease fails the put with ErrSessionExpired.
-func (s *store) Join(ctx context.Context, bs backends.Session, election string, value []byte) (backends.Record, error) {
-	ss, err := s.own("roster join", election, bs)
-	if err != nil {
-		return backends.Record{}, err
-	}
+func (ss *session) Join(ctx context.Context, election string, value []byte) (backends.Record, error) {
+	s := ss.s
 	resp, err := s.c.Put(ctx, s.rosterPrefix(election)+ss.ID(), string(value), clientv3.WithLease(ss.id), clientv3.WithPrevKV())
 	if err != nil {
 		return backends.Record{}, s.classify("roster join", election, ctx, err)
@@ -46,11 +34,8 @@ func (s *store) Join(ctx context.Context, bs backends.Session, election string, 
 }
 
 // Leave deletes the session's record.
-func (s *store) Leave(ctx context.Context, bs backends.Session, election string) error {
-	ss, err := s.own("roster leave", election, bs)
-	if err != nil {
-		return err
-	}
+func (ss *session) Leave(ctx context.Context, election string) error {
+	s := ss.s
 	if _, err := s.c.Delete(ctx, s.rosterPrefix(election)+ss.ID()); err != nil {
 		return s.classify("roster leave", election, ctx, err)
 	}

@@ -73,16 +73,6 @@ type Options struct {
 	Prefix string
 }
 
-// driver is what the Store New returns holds for package lease.
-type driver interface {
-	backends.Driver
-	backends.Queuer
-	backends.Roster
-	backends.Proclaimer
-	backends.GuardedWriter
-	backends.Watcher
-}
-
 // store is the driver on etcd.
 type store struct {
 	c       *clientv3.Client
@@ -91,7 +81,7 @@ type store struct {
 	streams streams
 }
 
-var _ driver = (*store)(nil)
+var _ backends.Driver = (*store)(nil)
 
 // New returns a Store that uses c: pass it to lease.New. It fails if c is
 // nil or the prefix does not end in "/". It does no I/O; an unreachable
@@ -112,17 +102,15 @@ func New(c *clientv3.Client, opts Options) (*backends.Store, error) {
 	return backends.NewStore(s), nil
 }
 
-// Name returns "etcd".
-func (s *store) Name() string { return "etcd" }
-
-// Limits reports etcd's bounds, TTL between MinTTL and MaxTTL in whole
-// seconds and values up to MaxValueSize bytes, and that an End with a
-// target passes the key (a put on the target's lease, see end.go), with
-// committed waits: Wait and WatchSet answers are watch events or
-// linearizable reads, states etcd committed at their revisions.
-func (s *store) Limits() backends.Limits {
-	return backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL, TTLGranularity: time.Second, MaxValueSize: MaxValueSize,
-		Passes: true, CommittedWaits: true}
+// Capabilities reports the name "etcd", etcd's bounds, TTL between
+// MinTTL and MaxTTL in whole seconds and values up to MaxValueSize bytes,
+// and that an End with a target passes the key (a put on the target's
+// lease, see end.go), with committed waits: Wait and WatchSet answers are
+// watch events or linearizable reads, states etcd committed at their
+// revisions.
+func (s *store) Capabilities() backends.Capabilities {
+	return backends.Capabilities{Name: "etcd", Limits: backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL,
+		TTLGranularity: time.Second, MaxValueSize: MaxValueSize}, Passes: true, CommittedWaits: true}
 }
 
 // key returns the etcd key of an election (see keys.Leader).

@@ -13,7 +13,7 @@ import (
 	"github.com/leasehold/leasehold/internal/watchset"
 )
 
-// Watch returns a WatchSet (a backends.RosterWatchSet) run by the
+// Watch returns a WatchSet run by the
 // project's watch engine on one etcd watch of the adapter's prefix, which
 // covers the leader keys, the queue entries and the roster records. The
 // watch opens with the first request, at the current revision, requiring

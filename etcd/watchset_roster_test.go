@@ -34,11 +34,11 @@ func TestWatchSetRosterSeenBeforeRequest(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = ss.Close(context.Background()) })
 	ch := make(chan backends.Change, 8)
-	set := s.Watch(func(c backends.Change) { ch <- c }).(backends.RosterWatchSet)
+	set := s.Watch(func(c backends.Change) { ch <- c })
 	t.Cleanup(func() { _ = set.Close() })
 	join := func(el, v string) {
 		t.Helper()
-		if _, err := s.Join(ctx, ss, el, []byte(v)); err != nil {
+		if _, err := ss.Join(ctx, el, []byte(v)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,7 +48,7 @@ func TestWatchSetRosterSeenBeforeRequest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set.WaitRoster(tag, el, backends.RosterDigest(recs), rev)
+		set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: tag, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(recs)})
 	}
 	answered := func(tag uint64, el string, within time.Duration) {
 		t.Helper()
@@ -75,6 +75,6 @@ func TestWatchSetRosterSeenBeforeRequest(t *testing.T) {
 	join("el", "b")
 	join("mark", "a again")
 	answered(2, "mark", 20*time.Second)
-	set.WaitRoster(3, "el", backends.RosterDigest(known), rev)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 3, Known: backends.Record{Election: "el", Revision: rev}, Digest: backends.RosterDigest(known)})
 	answered(3, "el", 5*time.Second)
 }

@@ -27,7 +27,7 @@ func TestWatchSetCompacted(t *testing.T) {
 	ctx := backendtest.Context(t, time.Minute)
 	el := backendtest.Election(t)
 	ch := make(chan backends.Change, 4)
-	set := s.(backends.Watcher).Watch(func(c backends.Change) { ch <- c })
+	set := s.Watch(func(c backends.Change) { ch <- c })
 	t.Cleanup(func() { _ = set.Close() })
 	before, err := other.Get(ctx, el)
 	if err != nil {
@@ -42,18 +42,18 @@ func TestWatchSetCompacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set.Wait(1, before) // answered: the stream is up
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: before}) // answered: the stream is up
 	if got := next(t, ch); got.Err != nil || got.Tag != 1 || got.Record.Token != rec.Token {
 		t.Fatalf("answer = %+v, want tag 1 with %+v", got, rec)
 	}
-	set.Wait(2, rec)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: rec})
 	link.Sever()
 	compact(t, c)
 	link.Heal()
 	if got := next(t, ch); got.Tag != 2 || !errors.Is(got.Err, backends.ErrCompacted) {
 		t.Fatalf("answer after compaction = %+v, want tag 2 with ErrCompacted", got)
 	}
-	set.Wait(3, before)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 3, Known: before})
 	if got := next(t, ch); got.Err != nil || got.Tag != 3 || got.Record.Token != rec.Token {
 		t.Fatalf("answer on a new stream = %+v, want tag 3 with %+v", got, rec)
 	}
@@ -103,7 +103,7 @@ func TestWatchSetConcurrentUse(t *testing.T) {
 	var set backends.WatchSet
 	bad := make(chan backends.Change, 1)
 	var answers atomic.Int64
-	set = s.(backends.Watcher).Watch(func(c backends.Change) {
+	set = s.Watch(func(c backends.Change) {
 		answers.Add(1)
 		if el, ok := asked.Load(c.Tag); !ok || el != c.Election {
 			select {
@@ -114,7 +114,7 @@ func TestWatchSetConcurrentUse(t *testing.T) {
 		if c.Err == nil && c.Tag%2 == 0 {
 			tag := tags.Add(1)
 			asked.Store(tag, c.Election)
-			set.Wait(tag, c.Record)
+			set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: tag, Known: c.Record})
 		}
 	})
 	known, err := s.Get(ctx, base)
@@ -129,12 +129,12 @@ func TestWatchSetConcurrentUse(t *testing.T) {
 			for i := range 200 {
 				el := els[(g*7+i)%len(els)]
 				if i%5 == 4 {
-					set.Stop(el)
+					set.Stop(el, backends.WatchKey)
 					continue
 				}
 				tag := tags.Add(1)
 				asked.Store(tag, el)
-				set.Wait(tag, backends.Record{Election: el, Revision: known.Revision})
+				set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: tag, Known: backends.Record{Election: el, Revision: known.Revision}})
 			}
 		}()
 	}

@@ -38,10 +38,10 @@ func TestConsulWatchDenied(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			s, _ := c.Store(t)
 			ch := make(chan backends.Change, 4)
-			set := driver.Of(s).(backends.Watcher).Watch(func(c backends.Change) { ch <- c })
+			set := driver.Of(s).Watch(func(c backends.Change) { ch <- c })
 			t.Cleanup(func() { _ = set.Close() })
 			for tag := range uint64(2) {
-				set.Wait(tag, backends.Record{Election: el})
+				set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: tag, Known: backends.Record{Election: el}})
 				select {
 				case got := <-ch:
 					if got.Tag != tag || !errors.Is(got.Err, backends.ErrPermission) {

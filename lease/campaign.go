@@ -127,13 +127,7 @@ func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 		c.finish(l, nil)
 	}
 	e.log.Info("leadership won", "election", name, "token", rec.Token, "session", rec.Owner)
-	switch {
-	case e.followInSet(name, l):
-	case e.followsRoster():
-		e.followRoster(name, l)
-	default:
-		e.readSuccessors(name, l)
-	}
+	e.followInSet(name, l)
 }
 
 func (e *LeaseElector) lost(name string, cause error) {

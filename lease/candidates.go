@@ -2,7 +2,6 @@ package lease
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -64,8 +63,6 @@ type Candidate struct {
 // may be missing (Leader and Observe name it at once). It drops out when
 // its campaign or leadership ends, or when its session ends (a crashed
 // one: within the TTL). Records this package cannot read are left out.
-// The error wraps errors.ErrUnsupported if the store does not implement
-// backends.Roster.
 func (e *LeaseElector) Candidates(ctx context.Context, election string) ([]Candidate, error) {
 	if err := e.check("candidates"); err != nil {
 		return nil, err
@@ -73,10 +70,7 @@ func (e *LeaseElector) Candidates(ctx context.Context, election string) ([]Candi
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: candidates: %v: %w", err, ErrInvalidOption)
 	}
-	if e.roster == nil {
-		return nil, e.noRoster("candidates", election)
-	}
-	recs, _, err := e.roster.List(ctx, election)
+	recs, _, err := e.store.List(ctx, election)
 	if err != nil {
 		return nil, fmt.Errorf("lease: candidates %q: %w", election, err)
 	}
@@ -85,11 +79,6 @@ func (e *LeaseElector) Candidates(ctx context.Context, election string) ([]Candi
 		return nil, fmt.Errorf("lease: candidates %q: %w", election, err)
 	}
 	return succession(recs, leader), nil
-}
-
-func (e *LeaseElector) noRoster(what, election string) error {
-	return fmt.Errorf("lease: %s %q: the %s store does not implement backends.Roster: %w",
-		what, election, e.store.Name(), errors.ErrUnsupported)
 }
 
 // succession decodes a roster and lists it in succession order

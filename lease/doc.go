@@ -26,15 +26,14 @@
 //		return nil
 //	})
 //
-// In key mode (Options.Wait: WaitKey, and on a store without
-// backends.Queuer) every loser instead watches the key. The key, its
+// In key mode (Options.Wait: WaitKey) every loser instead watches the
+// key. The key, its
 // tokens and the guarantees below are the same in both modes, and
 // candidates of both kinds may share an election.
 //
 // # Candidates
 //
-// On a store that implements backends.Roster (etcd, ZooKeeper and Consul
-// do), each campaign also publishes a candidate record in the election's
+// Each campaign also publishes a candidate record in the election's
 // roster, bound to its session: its identity, Options.Priority and
 // Options.Labels, whether it may lead (Options.NoLead) and whether it is
 // damped (Options.Damping). It writes the record once, when its first

@@ -21,10 +21,9 @@ import (
 // One goroutine owned by the elector runs the election state machine; store
 // calls run in goroutines it starts, each bounded by RequestTimeout, and
 // report back to it. The waits for a change of a leader key (or, in queue
-// mode, of the entry ahead) are the exception: if the store implements
-// backends.Watcher, those of all its elections are requests in one
-// WatchSet, with no goroutine per election; otherwise each runs in a
-// goroutine of its own for as long as the election is held or waited for.
+// mode, of the entry ahead) are the exception: those of all its elections
+// are requests in one WatchSet (backends.Driver.Watch), with no goroutine
+// per election.
 //
 // Only New makes a usable LeaseElector. The zero value, or a nil one,
 // holds nothing and is safe to use as such: every method that returns an
@@ -45,8 +44,6 @@ type LeaseElector struct {
 	log      *slog.Logger
 	health   health
 	closed   sync.Once
-	queuer   backends.Queuer // the store's queue; nil in key mode (Options.Wait)
-	roster   backends.Roster // the store, if it implements Roster
 
 	openMu sync.Mutex
 	open   map[backends.Session]bool // sessions made and not yet closed
@@ -55,8 +52,7 @@ type LeaseElector struct {
 	m         *core.Machine
 	sessions  map[uint64]*session  // by epoch, until closed or given up (closesession.go)
 	elections map[string]*election // what is in flight or held per election (elections.go)
-	watcher   backends.Watcher     // the store, if it implements Watcher; set by New
-	set       backends.WatchSet    // made at the first Wait if watcher is set
+	set       backends.WatchSet    // made at the first Wait
 	tags      uint64               // the last tag of a request in set
 	ready     []chan awaited       // AwaitSession calls
 }
@@ -77,32 +73,26 @@ func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 	}
 	set := opts
 	opts = opts.withDefaults()
-	if err := opts.validate(set, d.Limits()); err != nil {
+	if err := opts.validate(set, d.Capabilities().Limits); err != nil {
 		return nil, err
 	}
-	if err := needRoster(opts, d); err != nil {
-		return nil, err
-	}
-	mode, q, err := waitMode(opts.Wait, d)
+	mode, err := waitMode(opts.Wait)
 	if err != nil {
 		return nil, err
 	}
 	opts.Wait = mode
-	watcher, _ := d.(backends.Watcher)
-	roster, _ := d.(backends.Roster)
 	cfg := opts.config()
-	lim := d.Limits()
-	cfg.Pass = lim.Passes && roster != nil // a pass checks the target's roster record
+	lim := d.Capabilities()
+	cfg.Pass = lim.Passes // a pass checks the target's roster record
 	cfg.PassFacts = cfg.Pass && lim.CommittedWaits
 	cfg.MarkDelete = lim.Markers
-	cfg.Roster, cfg.FoldLeave = roster != nil, roster != nil // End's Leave
+	cfg.Roster, cfg.FoldLeave = true, true // End's Leave
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: d, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
 		m: core.New(cfg), sessions: make(map[uint64]*session),
 		elections: make(map[string]*election), open: make(map[backends.Session]bool),
-		slots: make(chan struct{}, maxElectionCalls), log: opts.Logger.With("identity", opts.Identity),
-		queuer: q, watcher: watcher, roster: roster}
+		slots: make(chan struct{}, maxElectionCalls), log: opts.Logger.With("identity", opts.Identity)}
 	go e.loop()
 	return e, nil
 }

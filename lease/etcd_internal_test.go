@@ -1,7 +1,9 @@
 package lease
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -39,19 +41,24 @@ func embeddedStoreClient(t *testing.T) (*backends.Store, *clientv3.Client) {
 	return store, cli
 }
 
-// etcdDriver is what the etcd adapter's driver implements, for tests that
-// wrap it to change one call.
-type etcdDriver interface {
+// wrappedSessions is a driver whose sessions wrap makes, for tests that
+// change one call of a session.
+type wrappedSessions struct {
 	backends.Driver
-	backends.Queuer
-	backends.Roster
-	backends.Proclaimer
-	backends.GuardedWriter
-	backends.Watcher
+	wrap func(backends.Session) backends.Session
 }
 
-// embeddedDriver returns the driver of an embeddedStore.
-func embeddedDriver(t *testing.T) etcdDriver {
+func (w wrappedSessions) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+	s, err := w.Driver.NewSession(ctx, ttl)
+	if err != nil {
+		return nil, err
+	}
+	return w.wrap(s), nil
+}
+
+// embeddedDriver returns the driver of an embeddedStore, for tests that
+// wrap it to change one call.
+func embeddedDriver(t *testing.T) backends.Driver {
 	t.Helper()
-	return driver.Of(embeddedStore(t)).(etcdDriver)
+	return driver.Of(embeddedStore(t))
 }

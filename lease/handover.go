@@ -60,14 +60,13 @@ func unpart(el *election) { el.parting = nil }
 func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	l := e.handing(a)
-	p, ok := e.store.(backends.Proclaimer)
-	if l == nil || s == nil || !ok {
+	if l == nil || s == nil {
 		e.report(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, errors.ErrUnsupported) })
 		return
 	}
 	v := l.markedValue(a.To, e.opts.HandoverWindow)
 	e.call(true, func(ctx context.Context) {
-		_, err := p.Proclaim(ctx, s, a.Election, a.Token, v)
+		_, err := s.Proclaim(ctx, a.Election, a.Token, v)
 		e.post(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, err) })
 	})
 }
@@ -78,15 +77,10 @@ func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
 // watches the key and needs no nudge. An error is only logged: the core
 // deletes the key next (where it would have passed it, see core.Nudged).
 func (e *LeaseElector) nudge(a core.Action) {
-	q, ok := e.store.(backends.Queuer) // the target's wait mode counts, not ours
-	if !ok {
-		e.report(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, nil) })
-		return
-	}
-	e.call(true, func(ctx context.Context) {
-		ahead, err := q.Ahead(ctx, a.Election, a.Token)
+	e.call(true, func(ctx context.Context) { // the target's wait mode counts, not ours
+		ahead, err := e.store.Ahead(ctx, a.Election, a.Token)
 		if err == nil && ahead.Exists() {
-			err = q.Nudge(ctx, ahead)
+			err = e.store.Nudge(ctx, ahead)
 		}
 		if err != nil {
 			e.log.Debug("handover nudge failed", "election", a.Election, "to", a.To, "err", err)
@@ -96,13 +90,13 @@ func (e *LeaseElector) nudge(a core.Action) {
 }
 
 // pass hands the key to session a.To in one write, the core's Pass
-// (backends.Limits.Passes). The key's value names the target's identity,
+// (backends.Capabilities.Passes). The key's value names the target's identity,
 // as its own Create would, and the time of the pass by this elector's
 // clock.
 func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
 	e.handing(a)
-	if s == nil || !e.store.Limits().Passes {
+	if s == nil || !e.store.Capabilities().Passes {
 		e.report(func(now time.Time) {
 			e.leftWith(now, a, errors.ErrUnsupported)
 			e.m.Passed(now, a.Election, a.Op, errors.ErrUnsupported)
@@ -130,7 +124,7 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 // that a later record of the same identity supersedes (its elector gave
 // that session up) is never the target. The leadership's context is
 // cancelled with ErrHandover at once. Then, on a store that passes keys
-// (backends.Limits.Passes: etcd, Consul), the leader passes the key to the target in
+// (backends.Capabilities.Passes: etcd, Consul), the leader passes the key to the target in
 // one write, after waking it if it waits behind another in line. On
 // other stores it writes a marker naming the target into the
 // key, wakes the target if it waits in line, and deletes the key; other
@@ -145,7 +139,6 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 // released, or ctx ends (the handover goes on). It fails with an error
 // wrapping ErrNoCandidate, and keeps the leadership, if no such candidate
 // is in the election's roster; with one
-// wrapping errors.ErrUnsupported if the store lacks backends.Roster; and
 // with one wrapping ErrLost (and the cause) if the leadership has already
 // ended: of calls that race on one Leadership, one hands over and the
 // others get that error (the cause ErrHandover), as do those that race
@@ -176,13 +169,10 @@ func (l *Leadership) HandOver(ctx context.Context, to string) error {
 		return fmt.Errorf("lease: hand over %q: %w", l.Election, ErrNotLeadership)
 	}
 	e := l.e
-	if e.roster == nil {
-		return e.noRoster("hand over", l.Election)
-	}
 	w := make(chan error, 1)
 	started, err := l.startHandOver(to, nil, w) // the roster it follows, if it does
 	if !started && err == nil {
-		recs, _, lerr := e.roster.List(ctx, l.Election)
+		recs, _, lerr := e.store.List(ctx, l.Election)
 		if lerr != nil {
 			return fmt.Errorf("lease: hand over %q: %w", l.Election, lerr)
 		}
@@ -264,84 +254,18 @@ func (l *Leadership) startHandOver(to string, recs []backends.Record, w chan err
 	return started, err
 }
 
-// followRoster feeds the roster of a held election to the core
-// (core.Machine.Roster) until the leadership ends: it drives preemption
-// and the handover requests of `leasehold handover`. It retries as
-// Observe does. A store without backends.Roster has none to follow.
-func (e *LeaseElector) followRoster(election string, l *Leadership) {
-	if e.roster == nil {
-		return
-	}
-	e.io.Add(1)
-	go func() {
-		defer e.io.Done()
-		err := e.rosterFollower(election).run(l.Context(), e, func(r rosterAt) {
-			cs := coreCandidates(r.recs)
-			e.post(func(now time.Time) {
-				if e.holds(l) {
-					e.m.Roster(now, election, cs)
-				}
-			})
-		})
-		if err != nil {
-			e.log.Error("roster refused by the store", "election", election, "err", err)
-		}
-	}()
-}
-
-// rosterFollower reads election's roster, or waits for it to change from
-// the revision last read.
-func (e *LeaseElector) rosterFollower(election string) follower[rosterAt] {
-	return follower[rosterAt]{
-		read: func(ctx context.Context) (rosterAt, error) {
-			recs, rev, err := e.roster.List(ctx, election)
-			return rosterAt{recs: recs, rev: rev}, err
-		},
-		wait: func(ctx context.Context, known rosterAt) (rosterAt, error) {
-			recs, rev, err := e.roster.WaitList(ctx, election, known.rev)
-			return rosterAt{recs: recs, rev: rev}, err
-		},
-	}
-}
-
-// readSuccessors reads the roster of l's election once, where the store
-// passes keys (backends.Limits.Passes) and the leader does not follow its roster,
-// and gives it to the core: a resign then passes the key to the top of
-// the succession order, in one write, instead of deleting it for the
-// successor to create (core.Machine.Roster; a pass to one gone since
-// fails, and the key is deleted). It costs one read per leadership, off
-// the path of any hand-off.
-func (e *LeaseElector) readSuccessors(election string, l *Leadership) {
-	if !e.store.Limits().Passes || e.roster == nil {
-		return
-	}
-	e.call(true, func(ctx context.Context) {
-		recs, _, err := e.roster.List(ctx, election)
-		if err != nil {
-			e.log.Debug("roster not read: a resign deletes the key", "election", election, "err", err)
-			return
-		}
-		cs := coreCandidates(recs)
-		e.post(func(now time.Time) {
-			if e.holds(l) {
-				e.m.Roster(now, election, cs)
-			}
-		})
-	})
-}
-
 // freshRoster reads the roster of l's election for a resign, if l's
 // elector follows it (FollowRoster, Preempt): the resign then passes the
 // key to the top of the succession order as it is now, not as the
 // follower last saw it, a round trip ago. It returns nil otherwise, or if
 // the read fails (the resign then decides on what it has).
 func (e *LeaseElector) freshRoster(ctx context.Context, l *Leadership) []core.Candidate {
-	if e.roster == nil || !e.followsRoster() || l.Err() != nil {
+	if !e.followsRoster() || l.Err() != nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
 	defer cancel()
-	recs, _, err := e.roster.List(ctx, l.Election)
+	recs, _, err := e.store.List(ctx, l.Election)
 	if err != nil {
 		return nil
 	}
@@ -353,10 +277,10 @@ func (e *LeaseElector) freshRoster(ctx context.Context, l *Leadership) []core.Ca
 // ended, which no one would otherwise take up or let go until s ends. It
 // runs once the candidate record is gone, after which no Pass to s can
 // land (a pass checks the record in the same write, see
-// backends.Target). Stores that do not pass keys (backends.Limits.Passes)
+// backends.Target). Stores that do not pass keys (backends.Capabilities.Passes)
 // never do, and it does nothing there.
 func (e *LeaseElector) dropPassed(ctx context.Context, s backends.Session, election string) {
-	if !e.store.Limits().Passes {
+	if !e.store.Capabilities().Passes {
 		return
 	}
 	rec, err := e.store.Get(ctx, election)

@@ -77,7 +77,7 @@ func TestGuardedPut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l2.Resign(ctx)
-	err = driver.Of(store).(backends.GuardedWriter).GuardedPut(ctx, backends.Guarded{Election: "jobs/guarded", Token: uint64(l.Token), Key: "jobs/state", Value: []byte("late")})
+	err = driver.Of(store).GuardedPut(ctx, backends.Guarded{Election: "jobs/guarded", Token: uint64(l.Token), Key: "jobs/state", Value: []byte("late")})
 	if !errors.Is(err, backends.ErrNotLeader) {
 		t.Fatalf("the old term's write sent past the check = %v, want ErrNotLeader", err)
 	}

@@ -18,7 +18,7 @@ import (
 // campaign's candidate record in the write that lets go of the leader key
 // (backends.End.Leave), so no second write follows it beside the
 // successor's create; on etcd both carry one revision. A resign deletes
-// the key; a handover on etcd passes it (backends.Limits.Passes), a put.
+// the key; a handover on etcd passes it (backends.Capabilities.Passes), a put.
 func TestReleaseLeavesInOneWrite(t *testing.T) {
 	store, cli := embeddedStoreClient(t)
 	for _, tc := range []struct {
@@ -68,7 +68,7 @@ func elector(t *testing.T, store *backends.Store, id string) *LeaseElector {
 // known.
 func rosterOf(t *testing.T, ctx context.Context, store *backends.Store, election string, n int) uint64 {
 	t.Helper()
-	roster := driver.Of(store).(backends.Roster)
+	roster := driver.Of(store)
 	recs, rev, err := roster.List(ctx, election)
 	for err == nil && len(recs) < n {
 		recs, rev, err = roster.WaitList(ctx, election, rev)

@@ -11,7 +11,7 @@ import (
 // ObserveCandidates streams election's candidate list, as Candidates
 // returns it: first the current list, then the list after every change
 // of the roster or of the leader. It follows them with the store's waits
-// (backends.Roster.WaitList and Driver.Wait), not by polling, so a join or
+// (backends.Driver.WaitList and Wait), not by polling, so a join or
 // a graceful leave shows within a round trip. It needs no session and
 // does not campaign. As with Observe, the channel is unbuffered, and a
 // change that came and went while the reader was busy (or while the
@@ -19,17 +19,13 @@ import (
 // again. Store errors are retried as Observe retries them, and any error
 // reads both the roster and the leader again. A permanent one
 // (backends.ErrPermission) closes the channel, and so do the end of ctx
-// and Close. It fails at once, with an error wrapping
-// errors.ErrUnsupported, if the store does not implement backends.Roster.
+// and Close.
 func (e *LeaseElector) ObserveCandidates(ctx context.Context, election string) (<-chan []Candidate, error) {
 	if err := e.check("observe candidates"); err != nil {
 		return nil, err
 	}
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: observe candidates: %v: %w", err, ErrInvalidOption)
-	}
-	if e.roster == nil {
-		return nil, e.noRoster("observe candidates", election)
 	}
 	return stream(e, ctx, func(ctx context.Context, ch chan<- []Candidate) { e.followCandidates(ctx, election, ch) }), nil
 }
@@ -65,7 +61,7 @@ func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch
 
 // readRoster reads election's roster and leader key.
 func (e *LeaseElector) readRoster(ctx context.Context, election string) (rosterState, error) {
-	recs, rev, err := e.roster.List(ctx, election)
+	recs, rev, err := e.store.List(ctx, election)
 	if err != nil {
 		return rosterState{}, err
 	}
@@ -88,7 +84,7 @@ func (e *LeaseElector) awaitRoster(ctx context.Context, st rosterState) (rosterS
 	}
 	out := make(chan change, 2)
 	go func() {
-		recs, rev, err := e.roster.WaitList(ctx, st.leader.Election, st.roster.rev)
+		recs, rev, err := e.store.WaitList(ctx, st.leader.Election, st.roster.rev)
 		out <- change{rosterState{roster: rosterAt{recs: recs, rev: rev}, leader: st.leader}, err}
 	}()
 	go func() {

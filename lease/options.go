@@ -96,18 +96,15 @@ type Options struct {
 	// Wait says how a candidate waits while another holds the leader key:
 	// WaitQueue, in line with only the head watching the key, so that a
 	// release wakes one waiter; or WaitKey, every waiter watching the key.
-	// Default WaitAuto: WaitQueue if the store implements
-	// backends.Queuer (etcd, ZooKeeper and Consul do), WaitKey otherwise;
+	// Default WaitAuto: WaitQueue, as every store keeps a queue;
 	// Options() reports the mode in effect. (In earlier versions the default
 	// was key mode and a field Queue bool selected the queue: drop
 	// Queue: true, and set Wait: WaitKey for the old default.)
 	Wait WaitMode
 
 	// The election policies below are opt-in: their zero values keep
-	// stable leadership, as without them. Priority, NoLead, Labels,
-	// Preempt and FollowRoster need a store that implements backends.Roster (etcd,
-	// ZooKeeper and Consul do); on another, New fails with
-	// ErrInvalidOption if any of them is set.
+	// stable leadership, as without them. Every store keeps the
+	// candidate records they use.
 
 	// Priority ranks this elector's candidacies: a higher one is next in
 	// line before a lower one (LeaseElector.Candidates), and, with
@@ -139,9 +136,8 @@ type Options struct {
 	// resign reads the list once more and passes the key to the top of
 	// the succession order as it is then. Preempt implies it. Default
 	// false, so that an elector holding thousands of elections pays no
-	// watch for them. On a store whose watch set carries the lists
-	// (backends.RosterWatchSet: etcd's, ZooKeeper's and Consul's do)
-	// every leader follows its list through the elector's watch set, at
+	// watch for them. Every leader follows its list through the
+	// elector's watch set (backends.WatchRoster), at
 	// no cost while the list stays as it is, and FollowRoster adds only
 	// that read before a resign.
 	FollowRoster bool

@@ -161,25 +161,6 @@ func TestPolicyDefaults(t *testing.T) {
 	}
 }
 
-// namedStore is only a name: needRoster asks a store for nothing else.
-type namedStore struct{ backends.Driver }
-
-func (namedStore) Name() string { return "plain" }
-
-// TestNeedRoster: without backends.Roster, the options that need a
-// roster fail, naming themselves and the capability; the others pass.
-func TestNeedRoster(t *testing.T) {
-	err := needRoster(Options{Priority: 1, Labels: map[string]string{"a": "b"}}, namedStore{})
-	if !errors.Is(err, ErrInvalidOption) || !strings.Contains(err.Error(), "Priority, Labels") ||
-		!strings.Contains(err.Error(), "backends.Roster") || strings.Contains(err.Error(), "NoLead") {
-		t.Errorf("needRoster: %v", err)
-	}
-	ok := Options{PreemptAfter: time.Second, HandoverWindow: time.Second, Damping: Damping{Losses: 2}}
-	if err := needRoster(ok, namedStore{}); err != nil {
-		t.Errorf("needRoster(%+v): %v", ok, err)
-	}
-}
-
 // TestNoLeadConflicts: New and Options.Validate refuse NoLead with Preempt
 // or with Damping, naming both options, before any I/O.
 func TestNoLeadConflicts(t *testing.T) {

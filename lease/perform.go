@@ -151,7 +151,7 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 }
 
 // delete deletes the key, the core's Delete. A handover's (a.To set)
-// leaves the marker naming the target beside it (backends.Limits.Markers),
+// leaves the marker naming the target beside it (backends.Capabilities.Markers),
 // or deletes the key plainly if the target's session is gone or the
 // credentials may not write the marker (or, on ZooKeeper, nudge the
 // target's entry ahead): the marker only spares the target a race.
@@ -177,7 +177,7 @@ func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 // (unmarked says why), plainly.
 func (e *LeaseElector) deleteKey(ctx context.Context, s backends.Session, a core.Action) (unmarked, err error) {
 	end := backends.End{Election: a.Election, Token: a.Token, Leave: a.Leave}
-	if a.To == "" || !e.store.Limits().Markers {
+	if a.To == "" || !e.store.Capabilities().Markers {
 		_, err = s.End(ctx, end)
 		return nil, err
 	}
@@ -194,13 +194,12 @@ func (e *LeaseElector) deleteKey(ctx context.Context, s backends.Session, a core
 	return err, rerr
 }
 
-// observe runs a Get (bounded by RequestTimeout), or a Wait or WaitGone
-// (bounded only by the election's interest in it). If the store is a
-// backends.Watcher, a Wait or WaitGone is a request in the elector's
-// WatchSet instead (see watchInSet), and no goroutine waits for it.
+// observe runs a Get (bounded by RequestTimeout). A Wait or WaitGone is
+// a request in the elector's WatchSet instead (see watchInSet), and no
+// goroutine waits for it.
 func (e *LeaseElector) observe(a core.Action) {
 	e.stopWatch(a.Election)
-	if a.Kind != core.Get && e.watcher != nil {
+	if a.Kind != core.Get {
 		e.watchInSet(a)
 		return
 	}
@@ -211,16 +210,7 @@ func (e *LeaseElector) observe(a core.Action) {
 	go func() {
 		defer e.io.Done()
 		defer cancel()
-		var rec backends.Record
-		var err error
-		switch a.Kind {
-		case core.Get:
-			rec, err = e.get(ctx, a.Election)
-		case core.WaitGone:
-			rec, err = a.Record, e.queuer.WaitGone(ctx, a.Record)
-		default:
-			rec, err = e.store.Wait(ctx, a.Record)
-		}
+		rec, err := e.get(ctx, a.Election)
 		e.post(func(now time.Time) {
 			e.unwatch(w)
 			e.watched(now, w.watchOp, rec, err)

@@ -82,32 +82,3 @@ func (o Options) largestRecord() candidateValue {
 		Joined: joinedAt(time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)), NoLead: true, Damped: true,
 		Queue: math.MaxUint64}
 }
-
-// needRoster fails if opts use a policy that needs backends.Roster and
-// store does not implement it.
-func needRoster(opts Options, store backends.Driver) error {
-	if _, ok := store.(backends.Roster); ok {
-		return nil
-	}
-	var set []string
-	if opts.Priority != 0 {
-		set = append(set, "Priority")
-	}
-	if opts.NoLead {
-		set = append(set, "NoLead")
-	}
-	if len(opts.Labels) > 0 {
-		set = append(set, "Labels")
-	}
-	if opts.Preempt {
-		set = append(set, "Preempt")
-	}
-	if opts.FollowRoster {
-		set = append(set, "FollowRoster")
-	}
-	if len(set) == 0 {
-		return nil
-	}
-	return fmt.Errorf("lease: Options.%s: the %s store does not implement backends.Roster (candidate records): %w",
-		strings.Join(set, ", "), store.Name(), ErrInvalidOption)
-}

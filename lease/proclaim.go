@@ -17,8 +17,7 @@ import (
 // writes only while the key still holds this term's token and session,
 // and otherwise the error wraps ErrLost and backends.ErrNotFound. It
 // fails with ErrInvalidOption if the key's value would exceed the store's
-// Limits.MaxValueSize, and with errors.ErrUnsupported if the store does
-// not implement backends.Proclaimer. It makes one attempt, bounded by
+// Limits.MaxValueSize. It makes one attempt, bounded by
 // ctx: an error of another kind leaves the outcome unknown. It is safe
 // for concurrent use; of concurrent calls, the one the store takes last
 // wins.
@@ -26,13 +25,8 @@ func (l *Leadership) Proclaim(ctx context.Context, value string) error {
 	if l.e == nil {
 		return fmt.Errorf("lease: proclaim %q: %w", l.Election, l.Err())
 	}
-	p, ok := l.e.store.(backends.Proclaimer)
-	if !ok {
-		return fmt.Errorf("lease: proclaim %q: the %s store does not implement backends.Proclaimer: %w",
-			l.Election, l.e.store.Name(), errors.ErrUnsupported)
-	}
 	v := l.keyValue(value, nil)
-	if lim := l.e.store.Limits().MaxValueSize; lim > 0 && len(v) > lim {
+	if lim := l.e.store.Capabilities().MaxValueSize; lim > 0 && len(v) > lim {
 		return fmt.Errorf("lease: proclaim %q: the value makes the key's value %d bytes; the store allows at most %d: %w",
 			l.Election, len(v), lim, ErrInvalidOption)
 	}
@@ -43,7 +37,7 @@ func (l *Leadership) Proclaim(ctx context.Context, value string) error {
 	if s == nil {
 		return l.lostErr(errSessionEnded)
 	}
-	if _, err := p.Proclaim(ctx, s, l.Election, uint64(l.Token), v); err != nil {
+	if _, err := s.Proclaim(ctx, l.Election, uint64(l.Token), v); err != nil {
 		if errors.Is(err, backends.ErrNotFound) || errors.Is(err, backends.ErrSessionExpired) {
 			return fmt.Errorf("lease: proclaim %q token %d: %w: %w", l.Election, l.Token, ErrLost, err)
 		}

@@ -28,7 +28,7 @@ func (e *LeaseElector) enqueue(a core.Action) {
 		return
 	}
 	e.call(true, func(ctx context.Context) {
-		rec, err := e.queuer.Enqueue(ctx, s, a.Election)
+		rec, err := s.Enqueue(ctx, a.Election)
 		e.post(func(now time.Time) { e.m.Enqueued(now, a.Election, a.Op, rec, err) })
 	})
 }
@@ -36,20 +36,14 @@ func (e *LeaseElector) enqueue(a core.Action) {
 // ahead finds the entry ahead of a.Token in a.Election's queue, the
 // core's Ahead. One that checks a handover target's place (a.To) looks
 // in the store's queue whatever this elector's wait mode, as the
-// target's counts, not ours; on a store with none, no entry is ahead.
+// target's counts, not ours.
 func (e *LeaseElector) ahead(a core.Action) {
 	e.stopWatch(a.Election)
-	q := e.queuer
 	if a.To != "" {
 		e.handing(a)
-		q, _ = e.store.(backends.Queuer)
-	}
-	if q == nil {
-		e.report(func(now time.Time) { e.m.AheadFound(now, a.Election, a.Op, backends.Record{}, nil) })
-		return
 	}
 	e.call(true, func(ctx context.Context) {
-		rec, err := q.Ahead(ctx, a.Election, a.Token)
+		rec, err := e.store.Ahead(ctx, a.Election, a.Token)
 		e.post(func(now time.Time) { e.m.AheadFound(now, a.Election, a.Op, rec, err) })
 	})
 }
@@ -59,7 +53,7 @@ func (e *LeaseElector) ahead(a core.Action) {
 // waiter behind it until the session ends.
 func (e *LeaseElector) dequeue(a core.Action) {
 	e.call(true, func(ctx context.Context) {
-		err := e.queuer.Dequeue(ctx, a.Record)
+		err := e.store.Dequeue(ctx, a.Record)
 		if err != nil {
 			e.log.Log(ctx, e.levelOf(err), "queue entry not removed", "election", a.Election, "err", err)
 		}

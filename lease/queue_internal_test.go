@@ -8,30 +8,40 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// queueOnly is a store with a queue but no WatchSet, so that the
-// elector's waits in line run in goroutines of its own. Each entry made
-// is sent on enqueued.
-type queueOnly struct {
+// queueWatched is a store whose sessions send each entry they make on
+// enqueued.
+type queueWatched struct {
 	backends.Driver
-	backends.Queuer
 	enqueued chan backends.Record
 }
 
-func (s queueOnly) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
-	rec, err := s.Queuer.Enqueue(ctx, bs, election)
+func (s queueWatched) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
+	ss, err := s.Driver.NewSession(ctx, ttl)
+	if err != nil {
+		return nil, err
+	}
+	return enqueuing{ss, s.enqueued}, nil
+}
+
+// enqueuing is a session that sends each entry it makes on enqueued.
+type enqueuing struct {
+	backends.Session
+	enqueued chan backends.Record
+}
+
+func (s enqueuing) Enqueue(ctx context.Context, election string) (backends.Record, error) {
+	rec, err := s.Session.Enqueue(ctx, election)
 	if err == nil {
 		s.enqueued <- rec
 	}
 	return rec, err
 }
 
-// TestQueueWithoutWatcher: on a store without a WatchSet, waiters lead in
-// the order they took their places in line, and leave no entry behind: a
-// candidate that joins the line after them leads after the last of them
-// resigns.
-func TestQueueWithoutWatcher(t *testing.T) {
-	d := embeddedDriver(t)
-	q := queueOnly{Driver: d, Queuer: d, enqueued: make(chan backends.Record, 16)}
+// TestQueueOrder: waiters lead in the order they took their places in
+// line, and leave no entry behind: a candidate that joins the line after
+// them leads after the last of them resigns.
+func TestQueueOrder(t *testing.T) {
+	q := queueWatched{Driver: embeddedDriver(t), enqueued: make(chan backends.Record, 16)}
 	qs := backends.NewStore(q)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -55,9 +55,6 @@ func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string)
 	if err := backends.ValidateElection(election); err != nil {
 		return fail(fmt.Errorf("%v: %w", err, ErrInvalidOption))
 	}
-	if e.roster == nil {
-		return LeaderInfo{}, e.noRoster("request handover", election)
-	}
 	if err := e.beginRequest(election); err != nil {
 		return fail(err)
 	}
@@ -96,7 +93,7 @@ func unasked(ctx context.Context, err error) error {
 // earlier version's, or a leader's with no record). It reads the roster
 // once; the leader would hand over to the candidate core.Target finds.
 func (e *LeaseElector) checkRequest(ctx context.Context, election string, cur LeaderInfo, to string) (bool, error) {
-	recs, _, err := e.roster.List(ctx, election)
+	recs, _, err := e.store.List(ctx, election)
 	if err != nil {
 		return false, fmt.Errorf("candidates: %w", err)
 	}
@@ -125,7 +122,7 @@ func (e *LeaseElector) joinRequest(ctx context.Context, election, to string) (ba
 	}
 	v := encodeCandidate(candidateValue{Identity: e.opts.Identity, NoLead: true,
 		Joined: joinedAt(time.Now()), Request: &handoverRequest{Handover: to}})
-	rec, err := e.roster.Join(ctx, s, election, v)
+	rec, err := s.Join(ctx, election, v)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -137,7 +134,7 @@ func (e *LeaseElector) joinRequest(ctx context.Context, election, to string) (ba
 func (e *LeaseElector) leaveRequest(ctx context.Context, s backends.Session, election string) {
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RequestTimeout)
 	defer cancel()
-	_ = e.roster.Leave(lctx, s, election)
+	_ = s.Leave(lctx, election)
 }
 
 // beginRequest marks a RequestHandover of election as running on this

@@ -13,63 +13,36 @@ import (
 
 // TestRequestHandover: a leader that follows its candidate list honours a
 // request from outside the election, and the requester gets the named
-// candidate's term. On etcd every leader follows it, FollowRoster or not
-// (its watch set carries the lists). One that does not follow it (here:
-// on the etcd store with watch sets that do not carry the lists, as
-// another store's might) says so in its record, and a request to it fails at once
-// with errors.ErrUnsupported instead of waiting out its context, and
-// leaves it leading.
+// candidate's term. Every leader follows it, FollowRoster or not (its
+// watch set carries the lists).
 func TestRequestHandover(t *testing.T) {
 	etcdStore := embeddedStore(t)
-	d := driver.Of(etcdStore).(etcdDriver)
-	deaf := backends.NewStore(deafSets{d, d})
 	for _, tc := range []struct {
 		name   string
-		store  *backends.Store
 		follow bool // FollowRoster
-		honour bool
 	}{
-		{"follow", etcdStore, true, true},
-		{"etcd", etcdStore, false, true},
-		{"deaf", deaf, false, false},
+		{"follow", true},
+		{"etcd", false},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		el := "request/" + tc.name
-		leader, l := leading(t, ctx, tc.store, el, Options{Identity: "leader", FollowRoster: tc.follow})
+		leader, l := leading(t, ctx, etcdStore, el, Options{Identity: "leader", FollowRoster: tc.follow})
 		next := testElector(t, etcdStore, Options{Identity: "next"})
 		go func() { _, _ = next.Campaign(ctx, el) }()
 		requester := testElector(t, etcdStore, Options{Identity: "requester"})
 		awaitCandidates(t, ctx, requester, el, 2)
 		info, err := requester.RequestHandover(ctx, el, "next")
 		switch {
-		case tc.honour && (err != nil || info.Identity != "next" || info.Token <= l.Token):
+		case err != nil || info.Identity != "next" || info.Token <= l.Token:
 			t.Fatalf("%s: request to a following leader: %+v, %v; want next leading with a higher token than %d", tc.name, info, err, l.Token)
-		case tc.honour && !errors.Is(l.Err(), ErrHandover):
+		case !errors.Is(l.Err(), ErrHandover):
 			t.Fatalf("%s: the following leader's leadership ended with %v, want ErrHandover", tc.name, l.Err())
-		case !tc.honour && !errors.Is(err, errors.ErrUnsupported):
-			t.Fatalf("%s: request to a leader that does not follow its list: %+v, %v; want errors.ErrUnsupported", tc.name, info, err)
-		case !tc.honour && l.Err() != nil:
-			t.Fatalf("%s: the refused request ended the leadership: %v", tc.name, l.Err())
 		}
 		for _, e := range []*LeaseElector{requester, next, leader} {
 			_ = e.Close(ctx)
 		}
 		cancel()
 	}
-}
-
-// deafSets is a store with rosters whose watch sets do not carry them (no
-// backends.RosterWatchSet), made of the etcd store: a leader on it
-// follows no roster without FollowRoster. It hides the store's other
-// optional interfaces too: it waits by key, and passes no key.
-type deafSets struct {
-	backends.Driver
-	backends.Roster
-}
-
-// Watch returns the etcd store's set, without its roster requests.
-func (d deafSets) Watch(deliver func(backends.Change)) backends.WatchSet {
-	return struct{ backends.WatchSet }{d.Driver.(backends.Watcher).Watch(deliver)}
 }
 
 // TestCampaignDuringRequest: while a RequestHandover of an election runs
@@ -89,8 +62,8 @@ func TestCampaignDuringRequest(t *testing.T) {
 	defer func() { _ = next.Close(ctx) }()
 	nextWon := make(chan *Leadership, 1)
 	go func() { nl, _ := next.Campaign(ctx, el); nextWon <- nl }()
-	g := &gatedJoins{etcdDriver: driver.Of(store).(etcdDriver), joined: make(chan struct{}, 1), gate: make(chan struct{})}
-	requester := testElector(t, backends.NewStore(g), Options{Identity: "requester"})
+	g := &gatedJoins{joined: make(chan struct{}, 1), gate: make(chan struct{})}
+	requester := testElector(t, backends.NewStore(wrappedSessions{driver.Of(store), g.wrap}), Options{Identity: "requester"})
 	defer func() { _ = requester.Close(ctx) }()
 	awaitCandidates(t, ctx, requester, el, 2)
 	asked := make(chan error, 1)
@@ -121,16 +94,24 @@ func TestCampaignDuringRequest(t *testing.T) {
 	}
 }
 
-// gatedJoins is an etcd Store whose Roster.Join calls, once made, wait
-// until gate is closed, the first sending on joined.
+// gatedJoins makes sessions whose Join calls, once made, wait until gate
+// is closed, the first sending on joined.
 type gatedJoins struct {
-	etcdDriver
 	joined chan struct{}
 	gate   chan struct{}
 }
 
-func (g *gatedJoins) Join(ctx context.Context, s backends.Session, election string, value []byte) (backends.Record, error) {
-	rec, err := g.etcdDriver.Join(ctx, s, election, value)
+func (g *gatedJoins) wrap(s backends.Session) backends.Session { return gatedSession{s, g} }
+
+// gatedSession is a session of gatedJoins.
+type gatedSession struct {
+	backends.Session
+	g *gatedJoins
+}
+
+func (gs gatedSession) Join(ctx context.Context, election string, value []byte) (backends.Record, error) {
+	g := gs.g
+	rec, err := gs.Session.Join(ctx, election, value)
 	select {
 	case g.joined <- struct{}{}:
 	default:

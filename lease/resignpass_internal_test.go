@@ -12,7 +12,7 @@ import (
 	"github.com/leasehold/leasehold/internal/keys"
 )
 
-// TestResignPasses: on etcd, which passes keys (backends.Limits.Passes), a
+// TestResignPasses: on etcd, which passes keys (backends.Capabilities.Passes), a
 // leader that read its roster when it won resigns by passing the key to
 // the next in line in one write, with equal priorities too: the key's
 // next write is a put onto the successor's lease, not a delete, and the

@@ -7,7 +7,7 @@ import (
 	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
-// The elector's candidate records (backends.Roster). The core decides
+// The elector's candidate records (backends.Session.Join). The core decides
 // every write: when a campaign joins its election's roster, writes its
 // record again with a new value, leaves, or deletes the record in the
 // same write as its key (Action.Leave), and when a failed write is made
@@ -19,7 +19,7 @@ import (
 func (e *LeaseElector) join(a core.Action) {
 	s, v := e.session(a.Epoch), e.candidateRecord(a)
 	e.call(true, func(ctx context.Context) {
-		_, err := e.roster.Join(ctx, s, a.Election, v)
+		_, err := s.Join(ctx, a.Election, v)
 		e.logRecord(ctx, a.Election, "candidate record not written", err)
 		e.post(func(now time.Time) { e.m.Joined(now, a.Election, a.Op, err) })
 	})
@@ -30,7 +30,7 @@ func (e *LeaseElector) join(a core.Action) {
 func (e *LeaseElector) leave(a core.Action) {
 	s := e.session(a.Epoch)
 	e.call(true, func(ctx context.Context) {
-		err := e.roster.Leave(ctx, s, a.Election)
+		err := s.Leave(ctx, a.Election)
 		if err == nil {
 			e.dropPassed(ctx, s, a.Election)
 		}
@@ -56,8 +56,7 @@ func (e *LeaseElector) logRecord(ctx context.Context, election, what string, err
 // candidateRecord is the value of the record a Join writes. On the loop
 // goroutine.
 func (e *LeaseElector) candidateRecord(a core.Action) []byte {
-	_, inSet := e.rosterSet()
-	follows := e.followsRoster() || inSet
+	follows := true // every leader follows its roster in the set
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
 		Labels: e.opts.Labels, Joined: joinedAt(a.Joined), NoLead: e.opts.NoLead, Damped: a.Damped, Queue: a.Queue,
 		Wakes: a.Queue != 0 && e.wakesOnPass(), Follows: &follows})
@@ -70,8 +69,8 @@ func (e *LeaseElector) followsRoster() bool { return e.opts.FollowRoster || e.op
 // wakesOnPass reports whether this elector's wait in line wakes when the
 // key is passed to it or released naming it: it waits in the WatchSet of
 // a store that passes keys or marks their release, whose WaitGone
-// answers either (backends.Limits.Passes, Markers).
+// answers either (backends.Capabilities.Passes, Markers).
 func (e *LeaseElector) wakesOnPass() bool {
-	l := e.store.Limits()
-	return (l.Passes || l.Markers) && e.watcher != nil
+	l := e.store.Capabilities()
+	return l.Passes || l.Markers
 }

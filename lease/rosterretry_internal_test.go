@@ -19,9 +19,9 @@ import (
 func TestFailingRosterWritesHoldNoSlots(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	f := &failingJoins{etcdDriver: embeddedDriver(t), failed: make(chan struct{}, 16*maxElectionCalls)}
+	f := &failingJoins{failed: make(chan struct{}, 16*maxElectionCalls)}
 	const retry = 5 * time.Second
-	e, err := New(backends.NewStore(f), Options{Identity: "busy", TTL: 10 * time.Second, RetryInterval: retry})
+	e, err := New(backends.NewStore(wrappedSessions{embeddedDriver(t), f.wrap}), Options{Identity: "busy", TTL: 10 * time.Second, RetryInterval: retry})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,17 +52,25 @@ func TestFailingRosterWritesHoldNoSlots(t *testing.T) {
 	}
 }
 
-// failingJoins is an etcd Store whose Roster.Join fails, as if the store
-// could not be reached, for the elections under "fail/", each failure
-// first sending on failed if it has room.
+// failingJoins makes sessions whose Join fails, as if the store could
+// not be reached, for the elections under "fail/", each failure first
+// sending on failed if it has room.
 type failingJoins struct {
-	etcdDriver
 	failed chan struct{}
 }
 
-func (f *failingJoins) Join(ctx context.Context, s backends.Session, election string, value []byte) (backends.Record, error) {
+func (f *failingJoins) wrap(s backends.Session) backends.Session { return failingSession{s, f} }
+
+// failingSession is a session of failingJoins.
+type failingSession struct {
+	backends.Session
+	f *failingJoins
+}
+
+func (fs failingSession) Join(ctx context.Context, election string, value []byte) (backends.Record, error) {
+	f := fs.f
 	if !strings.HasPrefix(election, "fail/") {
-		return f.etcdDriver.Join(ctx, s, election, value)
+		return fs.Session.Join(ctx, election, value)
 	}
 	select {
 	case f.failed <- struct{}{}:

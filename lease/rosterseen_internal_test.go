@@ -30,8 +30,8 @@ func TestFollowedRosterSeesJoinBeforeAsk(t *testing.T) {
 	defer func() { _ = newcomer.Close(context.Background()) }()
 	const el = "seen/before-ask"
 	top := encodeCandidate(candidateValue{Identity: "top", Priority: 3, Joined: joinedAt(time.Now())})
-	held := &joinBeforeAsk{etcdDriver: store, election: el, fail: make(chan error, 1), marker: make(chan backends.Session, 1), join: func(ctx context.Context) error {
-		_, err := store.Join(ctx, newcomer, el, top)
+	held := &joinBeforeAsk{Driver: store, election: el, fail: make(chan error, 1), marker: make(chan backends.Session, 1), join: func(ctx context.Context) error {
+		_, err := newcomer.Join(ctx, el, top)
 		return err
 	}}
 	e, l := leading(t, ctx, backends.NewStore(held), el, Options{Identity: "low"})
@@ -74,7 +74,7 @@ func pause(ctx context.Context, d time.Duration) {
 // passed a change made after it (another election's join, answered in
 // the same set), then make the request as asked.
 type joinBeforeAsk struct {
-	etcdDriver
+	backends.Driver
 	election string
 	join     func(context.Context) error
 	fail     chan error            // the holding's store errors
@@ -87,36 +87,36 @@ const markTag = 1 << 62
 
 func (j *joinBeforeAsk) Watch(deliver func(backends.Change)) backends.WatchSet {
 	marked := make(chan struct{}, 1)
-	set := j.etcdDriver.Watch(func(c backends.Change) {
+	set := j.Driver.Watch(func(c backends.Change) {
 		if c.Tag == markTag {
 			marked <- struct{}{}
 			return
 		}
 		deliver(c)
 	})
-	return &heldRosterSet{RosterWatchSet: set.(backends.RosterWatchSet), j: j, marked: marked}
+	return &heldRosterSet{WatchSet: set, j: j, marked: marked}
 }
 
 // heldRosterSet is a joinBeforeAsk's watch set.
 type heldRosterSet struct {
-	backends.RosterWatchSet
+	backends.WatchSet
 	j      *joinBeforeAsk
 	marked chan struct{}
 	once   bool // the first request for j.election was held
 }
 
-func (h *heldRosterSet) WaitRoster(tag uint64, election string, known uint64, revision uint64) {
-	if election != h.j.election || h.once {
-		h.RosterWatchSet.WaitRoster(tag, election, known, revision)
+func (h *heldRosterSet) Wait(req backends.WatchRequest) {
+	if req.Kind != backends.WatchRoster || req.Known.Election != h.j.election || h.once {
+		h.WatchSet.Wait(req)
 		return
 	}
 	h.once = true
-	go func() { // the elector's loop calls WaitRoster: hold it elsewhere
+	go func() { // the elector's loop asks: hold the request elsewhere
 		if err := h.hold(); err != nil {
 			h.j.fail <- err
 			return
 		}
-		h.RosterWatchSet.WaitRoster(tag, election, known, revision)
+		h.WatchSet.Wait(req)
 	}()
 }
 
@@ -130,7 +130,7 @@ func (h *heldRosterSet) hold() error {
 	if err != nil {
 		return err
 	}
-	h.RosterWatchSet.WaitRoster(markTag, mark, backends.RosterDigest(recs), rev)
+	h.WatchSet.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: markTag, Known: backends.Record{Election: mark, Revision: rev}, Digest: backends.RosterDigest(recs)})
 	if err := h.j.join(ctx); err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (h *heldRosterSet) hold() error {
 		return err
 	}
 	h.j.marker <- ss // closed by the test once it is done: the close is a write
-	if _, err := h.j.Join(ctx, ss, mark, []byte(`{"identity":"mark"}`)); err != nil {
+	if _, err := ss.Join(ctx, mark, []byte(`{"identity":"mark"}`)); err != nil {
 		return err
 	}
 	select {

@@ -8,9 +8,9 @@ import (
 	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
-// Where the elector's WatchSet carries rosters (backends.RosterWatchSet:
-// etcd's, ZooKeeper's and Consul's do), every leader follows its
-// election's roster through it, whatever FollowRoster says: a List when it wins and after each change, and no
+// Every leader follows its election's roster through the elector's
+// WatchSet (backends.WatchRoster), whatever FollowRoster says: a
+// List when it wins and after each change, and no
 // watch, goroutine or request of its own while the roster stays as it
 // is. So HandOver finds its target without a read, requests made with
 // RequestHandover reach it, and a resign passes the key on to the
@@ -23,12 +23,12 @@ type rosterWatch struct {
 	l     *Leadership
 	f     *core.Follower[rosterSeen]
 	op    uint64      // the Follower's step in flight
-	tag   uint64      // its WaitRoster in the set; 0: none
+	tag   uint64      // its WatchRoster request in the set; 0: none
 	timer *time.Timer // ends a pause; nil: none
 }
 
 // rosterSeen is what a rosterWatch's Follower keeps of the roster it
-// read: its digest and revision, which WaitRoster takes, and not the
+// read: its digest and revision, which a WatchRoster request takes, and not the
 // records, which go to the core; so a leader following its roster costs
 // the elector a few hundred bytes per election, not a copy of its records.
 type rosterSeen struct {
@@ -36,29 +36,15 @@ type rosterSeen struct {
 	rev    uint64
 }
 
-// rosterSet returns the elector's WatchSet as a RosterWatchSet, if the
-// store has rosters and its set carries them.
-func (e *LeaseElector) rosterSet() (backends.RosterWatchSet, bool) {
-	if e.roster == nil || e.watcher == nil {
-		return nil, false
-	}
-	rs, ok := e.watchSet().(backends.RosterWatchSet)
-	return rs, ok
-}
-
 // followInSet starts following election's roster in the set for the
-// leadership l, and reports whether it did (see rosterSet).
-func (e *LeaseElector) followInSet(election string, l *Leadership) bool {
-	if _, ok := e.rosterSet(); !ok {
-		return false
-	}
+// leadership l.
+func (e *LeaseElector) followInSet(election string, l *Leadership) {
 	rw := &rosterWatch{l: l, f: core.NewFollower[rosterSeen](e.opts.config())}
 	e.entry(election).roster = rw
 	e.stepRoster(time.Now(), election, rw)
-	return true
 }
 
-// stepRoster takes rw's next step: a List, a WaitRoster, a pause before
+// stepRoster takes rw's next step: a List, a WatchRoster request, a pause before
 // a List after an error, or the end, for a permanent error.
 func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatch) {
 	if e.of(election).roster != rw {
@@ -77,10 +63,9 @@ func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatc
 	case core.FollowRead:
 		e.listRoster(election, rw, s.Op)
 	case core.FollowWait:
-		rs, _ := e.rosterSet()
 		e.tags++
 		rw.tag = e.tags
-		rs.WaitRoster(rw.tag, election, s.Known.digest, s.Known.rev)
+		e.watchSet().Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: rw.tag, Known: backends.Record{Election: election, Revision: s.Known.rev}, Digest: s.Known.digest})
 	}
 }
 
@@ -89,12 +74,12 @@ func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatc
 // a thousand elections won at once do not send a thousand reads at once.
 func (e *LeaseElector) listRoster(election string, rw *rosterWatch, op uint64) {
 	e.call(true, func(ctx context.Context) {
-		recs, rev, err := e.roster.List(ctx, election)
+		recs, rev, err := e.store.List(ctx, election)
 		e.post(func(now time.Time) { e.rosterRead(now, election, rw, op, rosterAt{recs: recs, rev: rev}, err) })
 	})
 }
 
-// rosterChanged takes the set's answer c to a WaitRoster: the roster is
+// rosterChanged takes the set's answer c to a WatchRoster request: the roster is
 // read again, for the step that asked, or the error ends the step.
 func (e *LeaseElector) rosterChanged(now time.Time, c backends.Change) {
 	rw := e.of(c.Election).roster
@@ -133,8 +118,8 @@ func (e *LeaseElector) unfollow(election string) {
 	if rw.timer != nil {
 		rw.timer.Stop()
 	}
-	if rs, ok := e.set.(backends.RosterWatchSet); ok && rw.tag != 0 {
-		rs.StopRoster(election)
+	if e.set != nil && rw.tag != 0 {
+		e.set.Stop(election, backends.WatchRoster)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 func TestFollowedRosterReadsTakeSlots(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	g := &gatedLists{etcdDriver: embeddedDriver(t), gate: make(chan struct{}), arrived: make(chan struct{}, 4*maxElectionCalls)}
+	g := &gatedLists{Driver: embeddedDriver(t), gate: make(chan struct{}), arrived: make(chan struct{}, 4*maxElectionCalls)}
 	// A 10 s TTL: RequestTimeout, which ends a held List, is 3.7 s.
 	e, err := New(backends.NewStore(g), Options{Identity: "many", TTL: 10 * time.Second})
 	if err != nil {
@@ -54,7 +54,7 @@ func TestFollowedRosterReadsTakeSlots(t *testing.T) {
 // gatedLists is an etcd Store whose Roster.List calls wait until gate is
 // closed, each first sending on arrived; held counts those waiting.
 type gatedLists struct {
-	etcdDriver
+	backends.Driver
 	gate    chan struct{}
 	arrived chan struct{}
 	held    atomic.Int64
@@ -71,5 +71,5 @@ func (g *gatedLists) List(ctx context.Context, election string) ([]backends.Reco
 	case <-ctx.Done():
 	}
 	g.held.Add(-1)
-	return g.etcdDriver.List(ctx, election)
+	return g.Driver.List(ctx, election)
 }

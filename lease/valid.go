@@ -109,12 +109,11 @@ func (l *Leadership) lostErr(cause error) error {
 }
 
 // GuardedPut sets key to value in the store, committed only while this
-// term's leader key still holds Token (backends.GuardedWriter): the store
+// term's leader key still holds Token (backends.Driver.GuardedPut): the store
 // itself refuses the write of a term that has ended, however late it
 // arrives, and the error then wraps backends.ErrNotLeader. It checks Valid
 // first and makes no write if the leadership has ended; the error then
-// wraps ErrLost. If the store offers no guarded writes, the error wraps
-// errors.ErrUnsupported. key is a portable name (backends.ValidateElection
+// wraps ErrLost. key is a portable name (backends.ValidateElection
 // rules); the adapter keeps it apart from the leader keys. It makes one
 // attempt: an error that wraps neither backends.ErrNotLeader,
 // backends.ErrUnavailable nor ErrLost leaves the outcome unknown.
@@ -122,15 +121,10 @@ func (l *Leadership) GuardedPut(ctx context.Context, key string, value []byte) e
 	if l.e == nil {
 		return fmt.Errorf("lease: guarded put %q: %w", key, l.Err())
 	}
-	g, ok := l.e.store.(backends.GuardedWriter)
-	if !ok {
-		return fmt.Errorf("lease: guarded put %q: the %s store does not implement backends.GuardedWriter: %w",
-			key, l.e.store.Name(), errors.ErrUnsupported)
-	}
 	if err := l.Valid(); err != nil {
 		return err
 	}
-	if err := g.GuardedPut(ctx, backends.Guarded{Election: l.Election, Token: uint64(l.Token), Key: key, Value: value}); err != nil {
+	if err := l.e.store.GuardedPut(ctx, backends.Guarded{Election: l.Election, Token: uint64(l.Token), Key: key, Value: value}); err != nil {
 		return fmt.Errorf("lease: guarded put %q: %w", key, err)
 	}
 	return nil

@@ -104,7 +104,7 @@ func handoverTo(v []byte) (to string, ok bool) {
 }
 
 // candidateValue is the value of a candidate record in an election's
-// roster (backends.Roster), as JSON.
+// roster (backends.Session.Join), as JSON.
 type candidateValue struct {
 	Identity string            `json:"identity"`
 	Priority int               `json:"priority"`

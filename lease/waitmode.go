@@ -2,8 +2,6 @@ package lease
 
 import (
 	"fmt"
-
-	"github.com/leasehold/leasehold/backends"
 )
 
 // WaitMode says how a candidate waits while another holds the leader key
@@ -14,8 +12,7 @@ import (
 type WaitMode int
 
 const (
-	// WaitAuto is the default: WaitQueue if the store implements
-	// backends.Queuer, WaitKey otherwise.
+	// WaitAuto is the default: WaitQueue, as every store keeps a queue.
 	WaitAuto WaitMode = iota
 
 	// WaitQueue is the ordered-queue mode. A candidate that finds the key
@@ -25,8 +22,7 @@ const (
 	// only the head of the queue watches the leader key. A release then
 	// wakes one waiter, not all of them, at the cost of one more write and
 	// read per waiting campaign (see the herd figures in
-	// docs/benchmarks.md). New fails if the store does not implement
-	// backends.Queuer.
+	// docs/benchmarks.md).
 	WaitQueue
 
 	// WaitKey is key mode: every waiting candidate watches the leader key,
@@ -44,19 +40,16 @@ func (m WaitMode) String() string {
 	return waitModeNames[m]
 }
 
-// waitMode resolves mode for store: it returns the mode in effect (never
-// WaitAuto) and, in queue mode, the store's Queuer. It fails with an error
-// wrapping ErrInvalidOption for a mode that is none of the constants, and
-// for WaitQueue on a store without a queue.
-func waitMode(mode WaitMode, store backends.Driver) (WaitMode, backends.Queuer, error) {
-	q, ok := store.(backends.Queuer)
-	switch {
-	case mode == WaitKey, mode == WaitAuto && !ok:
-		return WaitKey, nil, nil
-	case mode == WaitAuto, mode == WaitQueue && ok:
-		return WaitQueue, q, nil
-	case mode == WaitQueue:
-		return 0, nil, fmt.Errorf("lease: Options.Wait %v: the %s store does not implement backends.Queuer: %w", mode, store.Name(), ErrInvalidOption)
+// waitMode resolves mode: it returns the mode in effect (never WaitAuto,
+// which is WaitQueue, as every store keeps a queue). It fails with an
+// error wrapping ErrInvalidOption for a mode that is none of the
+// constants.
+func waitMode(mode WaitMode) (WaitMode, error) {
+	switch mode {
+	case WaitKey:
+		return WaitKey, nil
+	case WaitAuto, WaitQueue:
+		return WaitQueue, nil
 	}
-	return 0, nil, fmt.Errorf("lease: Options.Wait %v must be WaitAuto, WaitQueue or WaitKey: %w", mode, ErrInvalidOption)
+	return 0, fmt.Errorf("lease: Options.Wait %v must be WaitAuto, WaitQueue or WaitKey: %w", mode, ErrInvalidOption)
 }

@@ -8,10 +8,9 @@ import (
 	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
-// watch is an election's Get, Wait or WaitGone in flight. It is carried
-// out by a goroutine of its own (cancel) or, if the store is a
-// backends.Watcher, by a request in the elector's WatchSet (tag). Owned
-// by the loop goroutine.
+// watch is an election's Get, Wait or WaitGone in flight. A Get is
+// carried out by a goroutine of its own (cancel), a Wait or WaitGone by a
+// request in the elector's WatchSet (tag). Owned by the loop goroutine.
 type watch struct {
 	watchOp
 	cancel context.CancelFunc // ends the goroutine at work for it; nil: none
@@ -45,7 +44,7 @@ func watchOpOf(a core.Action) watchOp {
 // Change goes to the loop goroutine as changed.
 func (e *LeaseElector) watchSet() backends.WatchSet {
 	if e.set == nil {
-		e.set = e.watcher.Watch(func(c backends.Change) {
+		e.set = e.store.Watch(func(c backends.Change) {
 			e.post(func(now time.Time) { e.changed(now, c) })
 		})
 	}
@@ -58,14 +57,14 @@ func (e *LeaseElector) watchInSet(a core.Action) {
 	w := &watch{watchOp: watchOpOf(a), tag: e.tags}
 	e.entry(a.Election).watch = w
 	if a.Kind == core.WaitGone {
-		e.watchSet().WaitGone(w.tag, a.Record)
+		e.watchSet().Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: w.tag, Known: a.Record})
 		return
 	}
-	e.watchSet().Wait(w.tag, a.Record)
+	e.watchSet().Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: w.tag, Known: a.Record})
 }
 
 // changed takes the set's answer c, the outcome of the core's Wait or
-// WaitGone, as a goroutine's Driver.Wait or Queuer.WaitGone would report
+// WaitGone, as Driver.Wait or Driver.WaitGone would report
 // it. An answer to a request since withdrawn or replaced is dropped, but
 // the key's state it may carry goes to the core as news (core.Seen): a
 // set answers a pass behind an entry once, so a target whose request was
@@ -93,6 +92,6 @@ func (e *LeaseElector) withdraw(w *watch) {
 		w.cancel()
 	}
 	if w.tag != 0 {
-		e.set.Stop(w.election)
+		e.set.Stop(w.election, backends.WatchKey)
 	}
 }

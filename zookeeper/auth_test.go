@@ -49,7 +49,7 @@ func testAuth(t *testing.T, servers []string, tick time.Duration, noWorldRead bo
 	}
 	// Enqueued after the Create, the entry is no lead node (which Dequeue
 	// leaves to End), only an entry in line.
-	if sc.entry, err = sc.holder.Enqueue(ctx, ss, sc.el); err != nil {
+	if sc.entry, err = ss.Enqueue(ctx, sc.el); err != nil {
 		t.Fatal(err)
 	}
 	if err := sc.holder.GuardedPut(ctx, backends.Guarded{Election: sc.el, Token: sc.rec.Token, Key: sc.key, Value: []byte("alice's")}); err != nil {

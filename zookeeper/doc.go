@@ -67,7 +67,7 @@
 //     after a sync, returns it if it names this session's live node (a
 //     retried Create), fails with ErrKeyExists if another session's, and
 //     else takes it at the version read.
-//   - End with a target (a pass: Limits.Passes) sets the pointer at the
+//   - End with a target (a pass: Capabilities.Passes) sets the pointer at the
 //     target's node with Target.Value, checks the target's roster record,
 //     sets the data of the target's queue entry (Target.Entry; the write
 //     fires the watch the target waits on, and fails if the entry went),
@@ -89,7 +89,7 @@
 // the head of the line, waiting on the key, learns of it from the
 // pointer's data watch, whose read is the same. Every answer of a wait is
 // a pointer state the store committed at its Revision
-// (Limits.CommittedWaits), so the target leads on it without a Get. When
+// (Capabilities.CommittedWaits), so the target leads on it without a Get. When
 // a holder's session ends, its lead node goes, the exists watch that the
 // key's waiters leave on it fires, and the next Create takes the pointer
 // at the version it read: one notification, one read, one write. A pass
@@ -100,7 +100,7 @@
 // multi, carrying the token over.
 //
 // A queue entry is an EPHEMERAL_SEQUENTIAL node of its session (the
-// driver is a backends.Queuer), and its token is its sequence number plus
+// driver keeps the queue), and its token is its sequence number plus
 // 1. Ahead and WaitGone sync and read on the Store's reader (see
 // Watches); WaitGone leaves a getData watch on the entry, which fires
 // when the entry is deleted or nudged (Nudge sets its data again).
@@ -108,7 +108,7 @@
 // the key by its entry leads by it until its End), and otherwise deletes
 // it in a multi that checks the pointer's version as read after a sync.
 //
-// The driver is a backends.Roster: a candidate record is an EPHEMERAL node
+// The driver keeps the roster: a candidate record is an EPHEMERAL node
 // of its session, Prefix + "/~roster/" + the election's node name + "/" +
 // the session ID, whose czxid is its Token. A Join that rewrites a record
 // also creates and deletes a child of the roster node in the same multi,
@@ -125,7 +125,7 @@
 // NewSession opens a connection with the TTL as session timeout and waits
 // for the session. Session.TTL reports the timeout the server granted, and
 // NewSession fails if that is less than asked, so a holder's deadline never
-// outlasts its session. Limits reports Options.MinTTL and MaxTTL.
+// outlasts its session. Capabilities reports Options.MinTTL and MaxTTL.
 //
 // On a session's connection the Store turns go-zookeeper's own pings
 // off, so that KeepAlive, a sync, is the session's only heartbeat:
@@ -210,7 +210,7 @@
 // on the reader of the moment; a read that failed because its session's
 // connection went away is made once more there.
 //
-// The driver is a backends.Watcher: a WatchSet waits for many elections
+// The driver's WatchSet waits for many elections
 // with no goroutine each (see the driver's Watch).
 //
 // # Permissions

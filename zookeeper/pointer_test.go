@@ -95,11 +95,11 @@ func TestDequeueLeavesLead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry, err := s.Enqueue(ctx, a, "el")
+	entry, err := a.Enqueue(ctx, "el")
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := s.Enqueue(ctx, b, "el")
+	other, err := b.Enqueue(ctx, "el")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,12 +19,9 @@ import (
 // Revision is the write's. The error wraps ErrNotFound if the pointer
 // names another node or token, and ErrSessionExpired if the session is
 // over.
-func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
+func (ss *session) Proclaim(ctx context.Context, election string, token uint64, value []byte) (backends.Record, error) {
+	s := ss.s
 	what := fmt.Sprintf("zookeeper: proclaim %q at token %d", election, token)
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
 	path, err := ss.writable(what, election, value)
 	if err != nil {
 		return backends.Record{}, err

@@ -99,19 +99,15 @@ func parseEntry(name string) (owner string, token uint64, ok bool) {
 // requests go on the session's own connection, so the listing sees every
 // entry the session made before. Token is the entry's sequence number plus
 // 1; Revision is the connection's position (link.position): at least the
-// listing's pzxid, and at or before the create. s must be
-// a session of this Store. The error wraps ErrSessionExpired if the
+// listing's pzxid, and at or before the create. The error wraps ErrSessionExpired if the
 // session is over; then no entry is made.
 //
 // Two concurrent Enqueue calls of one session on one election may both
 // create an entry (the listing and the create are not one transaction):
 // callers should not overlap them.
-func (s *store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+func (ss *session) Enqueue(ctx context.Context, election string) (backends.Record, error) {
+	s := ss.s
 	what := fmt.Sprintf("zookeeper: enqueue %q", election)
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
 	qpath, err := s.checkedQueuePath(election)
 	if err != nil {
 		return backends.Record{}, fmt.Errorf("%s: %w", what, err)

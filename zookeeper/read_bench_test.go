@@ -32,7 +32,7 @@ func BenchmarkSyncedReadEnsemble(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.Join(ctx, ss, "bench", []byte("v")); err != nil {
+		if _, err := ss.Join(ctx, "bench", []byte("v")); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("node=%d/Get", i), func(b *testing.B) {

@@ -43,18 +43,14 @@ func (ss *session) recordPath(election string) (string, error) {
 }
 
 // rosterSession checks the arguments of Join and Leave: it returns the
-// session, its record's path, and whether the session is known to be over
+// session's record path, and whether the session is known to be over
 // (gone's error).
-func (s *store) rosterSession(what string, bs backends.Session, election string) (*session, string, error) {
-	ss, err := backends.OwnSession(bs, func(ss *session) bool { return ss.s == s })
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", what, err)
-	}
+func (ss *session) rosterSession(what, election string) (string, error) {
 	path, err := ss.recordPath(election)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", what, err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
-	return ss, path, ss.gone(what)
+	return path, ss.gone(what)
 }
 
 // Join creates the session's record in the election's roster, an
@@ -66,9 +62,10 @@ func (s *store) rosterSession(what string, bs backends.Session, election string)
 // of the roster node (see rosterPath). Token is the record's czxid and
 // Revision the write's zxid. The error wraps ErrSessionExpired if the
 // session is over.
-func (s *store) Join(ctx context.Context, bs backends.Session, election string, value []byte) (backends.Record, error) {
+func (ss *session) Join(ctx context.Context, election string, value []byte) (backends.Record, error) {
+	s := ss.s
 	what := fmt.Sprintf("zookeeper: join the roster of %q", election)
-	ss, path, err := s.rosterSession(what, bs, election)
+	path, err := ss.rosterSession(what, election)
 	if err != nil {
 		return backends.Record{}, err
 	}
@@ -140,9 +137,10 @@ func multiStat(conn *zk.Conn, at int, ops ...any) (*zk.Stat, error) {
 // it at the version read, if the session owns it, on the session's
 // connection. A missing record is not an error, nor is a session known to
 // be over: its records went, or go, with it.
-func (s *store) Leave(ctx context.Context, bs backends.Session, election string) error {
+func (ss *session) Leave(ctx context.Context, election string) error {
+	s := ss.s
 	what := fmt.Sprintf("zookeeper: leave the roster of %q", election)
-	ss, path, err := s.rosterSession(what, bs, election)
+	path, err := ss.rosterSession(what, election)
 	if errors.Is(err, backends.ErrSessionExpired) {
 		return nil
 	}

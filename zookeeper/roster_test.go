@@ -32,7 +32,7 @@ func owners(recs []backends.Record) []string {
 // join joins el's roster with value, failing t on an error.
 func join(t *testing.T, s *store, ss backends.Session, el, value string) backends.Record {
 	t.Helper()
-	rec, err := s.Join(testCtx(t), ss, el, []byte(value))
+	rec, err := ss.Join(testCtx(t), el, []byte(value))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +64,10 @@ func TestRosterJoinListLeave(t *testing.T) {
 	if string(recs[0].Value) != "a2" || recs[0].Token != a.Token || recs[1].Token != b.Token {
 		t.Fatalf("List = %+v, want a's new value a2 and both tokens", recs)
 	}
-	if err := f.s.Leave(f.ctx, f.ss, el); err != nil {
+	if err := f.ss.Leave(f.ctx, el); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.s.Leave(f.ctx, f.ss, el); err != nil {
+	if err := f.ss.Leave(f.ctx, el); err != nil {
 		t.Fatalf("second Leave: %v", err)
 	}
 	if recs, _, err := f.s.List(f.ctx, el); err != nil || !slices.Equal(owners(recs), []string{f.pss.ID()}) {
@@ -76,10 +76,10 @@ func TestRosterJoinListLeave(t *testing.T) {
 	if err := f.pss.Close(f.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.peer.Leave(f.ctx, f.pss, el); err != nil {
+	if err := f.pss.Leave(f.ctx, el); err != nil {
 		t.Fatalf("Leave of a closed session: %v", err)
 	}
-	if _, err := f.peer.Join(f.ctx, f.pss, el, nil); !errors.Is(err, backends.ErrSessionExpired) {
+	if _, err := f.pss.Join(f.ctx, el, nil); !errors.Is(err, backends.ErrSessionExpired) {
 		t.Fatalf("Join of a closed session: %v, want ErrSessionExpired", err)
 	}
 	if recs, _, err := f.s.List(f.ctx, el); err != nil || len(recs) != 0 {
@@ -140,7 +140,7 @@ func TestRosterWaitList(t *testing.T) {
 		{"first join", func() { join(t, f.peer, f.pss, el, "b") }, []string{f.pss.ID() + "=b"}},
 		{"join", func() { join(t, f.s, f.ss, el, "a") }, []string{f.pss.ID() + "=b", f.ss.ID() + "=a"}},
 		{"rewrite", func() { join(t, f.peer, f.pss, el, "b2") }, []string{f.pss.ID() + "=b2", f.ss.ID() + "=a"}},
-		{"leave", func() { _ = f.s.Leave(f.ctx, f.ss, el) }, []string{f.pss.ID() + "=b2"}},
+		{"leave", func() { _ = f.ss.Leave(f.ctx, el) }, []string{f.pss.ID() + "=b2"}},
 		{"session end", func() { _ = f.pss.Close(f.ctx) }, nil},
 	}
 	rev, revs := rev0, []uint64{}
@@ -175,7 +175,7 @@ func TestProclaim(t *testing.T) {
 	el := uniqueName("proclaim-")
 	held := f.create(t, el)
 	known := f.get(t, el)
-	rec, err := f.peer.Proclaim(f.ctx, f.pss, el, held.Token, []byte("news"))
+	rec, err := f.pss.Proclaim(f.ctx, el, held.Token, []byte("news"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,16 +185,16 @@ func TestProclaim(t *testing.T) {
 	if got, err := f.s.Wait(f.ctx, known); err != nil || got.Token != held.Token || string(got.Value) != "news" {
 		t.Fatalf("Wait after Proclaim = %+v, %v; want the token kept and value news", got, err)
 	}
-	if _, err := f.peer.Proclaim(f.ctx, f.pss, el, held.Token+1, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+	if _, err := f.pss.Proclaim(f.ctx, el, held.Token+1, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim at another token: %v, want ErrNotFound", err)
 	}
-	if _, err := f.s.Proclaim(f.ctx, f.ss, el, held.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+	if _, err := f.ss.Proclaim(f.ctx, el, held.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim by another session: %v, want ErrNotFound", err)
 	}
 	if err := backendtest.Release(f.ctx, f.pss, el, held.Token); err != nil {
 		t.Fatalf("Delete after Proclaim: %v", err)
 	}
-	if _, err := f.peer.Proclaim(f.ctx, f.pss, el, held.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+	if _, err := f.pss.Proclaim(f.ctx, el, held.Token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim of a deleted key: %v, want ErrNotFound", err)
 	}
 }
@@ -206,7 +206,7 @@ func TestNudge(t *testing.T) {
 	f := newWatchFixture(t)
 	el := uniqueName("nudge-")
 	watching := hookWatching(t)
-	entry, err := f.peer.Enqueue(f.ctx, f.pss, el)
+	entry, err := f.pss.Enqueue(f.ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestNudge(t *testing.T) {
 	go func() { done <- f.s.WaitGone(f.ctx, entry) }()
 	awaitAny(t, watching)
 	w, changes := watchOn(t, f.s)
-	w.WaitGone(7, entry)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 7, Known: entry})
 	awaitAny(t, watching)
 	if err := f.s.Nudge(f.ctx, entry); err != nil {
 		t.Fatal(err)

@@ -15,11 +15,6 @@ import (
 // driver is what the Store New returns holds for package lease.
 type driver interface {
 	backends.Driver
-	backends.Queuer
-	backends.GuardedWriter
-	backends.Watcher
-	backends.Roster
-	backends.Proclaimer
 	io.Closer
 }
 
@@ -83,17 +78,15 @@ func open(servers []string, opts Options) (*store, error) {
 	return s, nil
 }
 
-// Name returns "zookeeper".
-func (s *store) Name() string { return "zookeeper" }
-
-// Limits reports the bounds from Options, TTL between MinTTL and MaxTTL
-// in whole milliseconds and values up to MaxValueSize bytes, and that an
-// End with a target passes the key (the pointer moves to the target's
-// node, see end.go) and that waits answer committed states: every answer
-// is a pointer node's state as of its mzxid, the Revision.
-func (s *store) Limits() backends.Limits {
-	return backends.Limits{MinTTL: s.opts.MinTTL, MaxTTL: s.opts.MaxTTL,
-		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize, Passes: true, CommittedWaits: true}
+// Capabilities reports the name "zookeeper", the bounds from Options, TTL
+// between MinTTL and MaxTTL in whole milliseconds and values up to
+// MaxValueSize bytes, and that an End with a target passes the key (the
+// pointer moves to the target's node, see end.go) and that waits answer
+// committed states: every answer is a pointer node's state as of its
+// mzxid, the Revision.
+func (s *store) Capabilities() backends.Capabilities {
+	return backends.Capabilities{Name: "zookeeper", Limits: backends.Limits{MinTTL: s.opts.MinTTL, MaxTTL: s.opts.MaxTTL,
+		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}, Passes: true, CommittedWaits: true}
 }
 
 // leaderPath returns the path of an election's pointer node: Prefix + "/" + its node

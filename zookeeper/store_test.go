@@ -96,10 +96,10 @@ func TestIdentityHidesPasswords(t *testing.T) {
 
 func TestLimitsAndPath(t *testing.T) {
 	s := newUnreachable(t, Options{TickTime: 200 * time.Millisecond, Prefix: "/x/y"})
-	want := backends.Limits{MinTTL: 400 * time.Millisecond, MaxTTL: 4 * time.Second,
-		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize, Passes: true, CommittedWaits: true}
-	if got := s.Limits(); got != want {
-		t.Errorf("Limits = %+v, want %+v", got, want)
+	want := backends.Capabilities{Name: "zookeeper", Limits: backends.Limits{MinTTL: 400 * time.Millisecond, MaxTTL: 4 * time.Second,
+		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}, Passes: true, CommittedWaits: true}
+	if got := s.Capabilities(); got != want {
+		t.Errorf("Capabilities = %+v, want %+v", got, want)
 	}
 	if got := s.leaderPath("a/b"); got != "/x/y/a%2Fb" {
 		t.Errorf("Path = %q, want /x/y/a%%2Fb", got)
@@ -111,7 +111,7 @@ func TestLimitsAndPath(t *testing.T) {
 		t.Errorf("dataPath = %q, want /x/y/~data/k%%2Fv", got)
 	}
 	d := newUnreachable(t, Options{MaxTTL: time.Minute})
-	if got := d.Limits(); got.MinTTL != 4*time.Second || got.MaxTTL != time.Minute {
+	if got := d.Capabilities(); got.MinTTL != 4*time.Second || got.MaxTTL != time.Minute {
 		t.Errorf("default Limits = %+v, want MinTTL 4s (2×2s tick), MaxTTL 1m as set", got)
 	}
 }

@@ -28,7 +28,7 @@ func measureWaiting(tb testing.TB, f *watchFixture, m int, set bool) footprint {
 	if set {
 		w := f.s.Watch(func(backends.Change) {})
 		for i := range m {
-			w.Wait(uint64(i), backends.Record{Election: fmt.Sprintf("%s-%d", prefix, i)})
+			w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: fmt.Sprintf("%s-%d", prefix, i)}})
 		}
 		stop = func() { _ = w.Close() }
 	} else {

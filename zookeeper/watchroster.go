@@ -8,7 +8,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// A roster request (backends.RosterWatchSet) is read and watched as the
+// A roster request (backends.WatchRoster) is read and watched as the
 // set's other requests are, on the Store's reader after a sync: its read
 // lists the roster node's children with a children watch (an exists
 // watch if the node is absent), and its pzxid tells whether the roster
@@ -16,18 +16,18 @@ import (
 // a roster that stays as it is costs one watch on the server, and no
 // goroutine.
 
-var _ backends.RosterWatchSet = (*watchSet)(nil)
+var _ backends.WatchSet = (*watchSet)(nil)
 
-// WaitRoster asks to be told when election's roster changes after
-// revision (see backends.RosterWatchSet); the roster node's pzxid tells,
-// and known is not needed.
-func (w *watchSet) WaitRoster(tag uint64, election string, _ uint64, revision uint64) {
+// waitRoster asks to be told when election's roster changes after
+// revision (a WatchRoster request, see Wait); the roster node's pzxid
+// tells, and known is not needed.
+func (w *watchSet) waitRoster(tag uint64, election string, _ uint64, revision uint64) {
 	rpath, err := checkedName("election", election, w.s.rosterPath)
 	w.ask(&watchReq{tag: tag, known: backends.Record{Election: election, Revision: revision}, path: rpath, roster: true}, err)
 }
 
-// StopRoster withdraws election's roster request, if any.
-func (w *watchSet) StopRoster(election string) {
+// stopRoster withdraws election's roster request, if any.
+func (w *watchSet) stopRoster(election string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.forget(w.rosters, election)

@@ -11,7 +11,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Watch implements backends.Watcher. The set reads and leaves ZooKeeper
+// Watch implements backends.Driver.Watch. The set reads and leaves ZooKeeper
 // watches as Wait and WaitGone do, on the Store's reader (see the package
 // doc, Watches), and learns of their notifications from go-zookeeper's
 // event callback, which gets every notification with its path: the set
@@ -130,18 +130,18 @@ const (
 	watching                 // its watch is set
 )
 
-// Wait implements backends.WatchSet.
-func (w *watchSet) Wait(tag uint64, known backends.Record) {
+// waitKey takes a WatchKey request (see Wait).
+func (w *watchSet) waitKey(tag uint64, known backends.Record) {
 	path, err := w.s.checkedPath(known.Election)
 	w.ask(&watchReq{tag: tag, known: known, path: path}, err)
 }
 
-// WaitGone implements backends.WatchSet. An entry with Token 0 (none) is
+// waitGone takes a WatchEntry request (see Wait). An entry with Token 0 (none) is
 // gone at once. The entry's node is read with a getData watch, which
 // fires on its deletion and on a change of its data (Nudge): either
 // answers the request with the entry. The entry behind it, if this
 // Store's, is watched for a pass (see Watch).
-func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
+func (w *watchSet) waitGone(tag uint64, entry backends.Record) {
 	path, err := w.s.checkedEntry(fmt.Sprintf("queue entry at token %d", entry.Token), entry)
 	r := &watchReq{tag: tag, known: entry, path: path, gone: true}
 	if own, ok := w.s.own.behind(entry.Election, entry.Token); ok && err == nil && path != "" {
@@ -173,8 +173,8 @@ func (w *watchSet) ask(r *watchReq, err error) {
 	}
 }
 
-// Stop implements backends.WatchSet.
-func (w *watchSet) Stop(election string) {
+// stopKey withdraws election's WatchKey or WatchEntry request (see Stop).
+func (w *watchSet) stopKey(election string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.forget(w.reqs, election)

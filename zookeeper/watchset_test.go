@@ -103,17 +103,17 @@ func TestWatchSetWait(t *testing.T) {
 	w, ch := watchOn(t, f.s)
 	el, other := uniqueName("ws-"), uniqueName("ws-other-")
 	absent := f.get(t, el)
-	w.Wait(1, absent)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: absent})
 	rec := f.create(t, el)
 	if c := nextChange(t, ch); c.Tag != 1 || c.Election != el || c.Err != nil || c.Record.Token != rec.Token {
 		t.Fatalf("after create: %+v, want tag 1 and token %d", c, rec.Token)
 	}
-	w.Wait(2, absent) // already differs
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: absent}) // already differs
 	if c := nextChange(t, ch); c.Tag != 2 || c.Record.Token != rec.Token {
 		t.Fatalf("Wait from a past state: %+v, want token %d at once", c, rec.Token)
 	}
 	held := f.get(t, el)
-	w.Wait(3, held)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 3, Known: held})
 	f.create(t, other)
 	if err := backendtest.Release(f.ctx, f.pss, el, rec.Token); err != nil {
 		t.Fatal(err)
@@ -133,10 +133,10 @@ func TestWatchSetStopAndReplace(t *testing.T) {
 	w, ch := watchOn(t, f.s)
 	a, b, probe := uniqueName("ws-a-"), uniqueName("ws-b-"), uniqueName("ws-probe-")
 	ra, rb := f.create(t, a), f.create(t, b)
-	w.Wait(1, f.get(t, a))
-	w.Wait(2, f.get(t, b))
-	w.Stop(a)
-	w.Wait(3, f.get(t, b)) // replaces 2
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: f.get(t, a)})
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: f.get(t, b)})
+	w.Stop(a, backends.WatchKey)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 3, Known: f.get(t, b)}) // replaces 2
 	for el, tok := range map[string]uint64{a: ra.Token, b: rb.Token} {
 		if err := backendtest.Release(f.ctx, f.pss, el, tok); err != nil {
 			t.Fatal(err)
@@ -146,7 +146,7 @@ func TestWatchSetStopAndReplace(t *testing.T) {
 		t.Fatalf("first Change %+v, want tag 3 (b gone)", c)
 	}
 	f.create(t, probe)
-	w.Wait(4, backends.Record{Election: probe})
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 4, Known: backends.Record{Election: probe}})
 	if c := nextChange(t, ch); c.Tag != 4 {
 		t.Fatalf("Change %+v, want only the probe's (tag 4)", c)
 	}
@@ -158,22 +158,22 @@ func TestWatchSetWaitGone(t *testing.T) {
 	f := newWatchFixture(t)
 	w, ch := watchOn(t, f.s)
 	el := uniqueName("ws-queue-")
-	entry, err := f.peer.Enqueue(f.ctx, f.pss, el)
+	entry, err := f.pss.Enqueue(f.ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.WaitGone(1, backends.Record{Election: el})
+	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: backends.Record{Election: el}})
 	if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil {
 		t.Fatalf("WaitGone of no entry: %+v, want tag 1 at once", c)
 	}
-	w.WaitGone(2, entry)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: entry})
 	if err := f.peer.Dequeue(f.ctx, entry); err != nil {
 		t.Fatal(err)
 	}
 	if c := nextChange(t, ch); c.Tag != 2 || c.Err != nil || c.Record.Token != entry.Token {
 		t.Fatalf("after Dequeue: %+v, want tag 2 with the entry", c)
 	}
-	w.WaitGone(3, entry)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 3, Known: entry})
 	if c := nextChange(t, ch); c.Tag != 3 || c.Err != nil {
 		t.Fatalf("WaitGone of a dequeued entry: %+v, want tag 3 at once", c)
 	}
@@ -188,7 +188,7 @@ func TestWatchSetMovesWithItsConnection(t *testing.T) {
 	el := uniqueName("ws-move-")
 	rec := f.create(t, el)
 	watching := hookWatching(t)
-	w.Wait(1, f.get(t, el))
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: f.get(t, el)})
 	awaitWatching(t, watching, el)
 	if got := f.s.readers(); got != "session" {
 		t.Fatalf("reader with a session open: %s, want the session's connection", got)
@@ -215,16 +215,16 @@ func TestWatchSetClose(t *testing.T) {
 	w := f.s.Watch(func(c backends.Change) { delivered <- c })
 	el := uniqueName("ws-close-")
 	rec := f.create(t, el)
-	w.Wait(1, f.get(t, el))
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: f.get(t, el)})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := backendtest.Release(f.ctx, f.pss, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
-	w.Wait(2, backends.Record{Election: el, Token: 99}) // refused: would answer at once
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: backends.Record{Election: el, Token: 99}}) // refused: would answer at once
 	probe, probeCh := watchOn(t, f.s)
-	probe.Wait(3, backends.Record{Election: el, Token: 99})
+	probe.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 3, Known: backends.Record{Election: el, Token: 99}})
 	if c := nextChange(t, probeCh); c.Tag != 3 {
 		t.Fatalf("probe: %+v", c)
 	}
@@ -245,7 +245,7 @@ func TestWatchSetStoreClosed(t *testing.T) {
 	s := newUnreachable(t, Options{})
 	w, ch := watchOn(t, s)
 	s.close()
-	w.Wait(1, backends.Record{Election: "a"})
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: backends.Record{Election: "a"}})
 	select {
 	case c := <-ch:
 		if !errors.Is(c.Err, backends.ErrUnavailable) {
@@ -316,7 +316,7 @@ func TestWatchSetRidesAReconnect(t *testing.T) {
 	el := uniqueName("ws-reconnect-")
 	rec := f.create(t, el)
 	watching := hookWatching(t)
-	w.Wait(1, f.get(t, el))
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: f.get(t, el)})
 	awaitWatching(t, watching, el)
 	r.freeze()
 	short, cancel := context.WithTimeout(f.ctx, ss.TTL()/6)
@@ -354,7 +354,7 @@ func TestWatchSetConcurrentUse(t *testing.T) {
 	ch := make(chan backends.Change, 4*n)
 	set = f.s.Watch(func(c backends.Change) {
 		if !c.Record.Exists() { // an answer before the create: ask again
-			set.Wait(c.Tag, c.Record)
+			set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: c.Tag, Known: c.Record})
 			return
 		}
 		ch <- c
@@ -363,9 +363,9 @@ func TestWatchSetConcurrentUse(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, el := range els {
 		wg.Go(func() {
-			set.Wait(uint64(i), backends.Record{Election: el})
-			set.Stop(el)
-			set.Wait(uint64(i), backends.Record{Election: el})
+			set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: el}})
+			set.Stop(el, backends.WatchKey)
+			set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: el}})
 			if _, err := f.pss.Create(f.ctx, el, []byte("peer")); err != nil {
 				t.Error(err)
 				return

@@ -26,7 +26,7 @@ func BenchmarkWatchSetSettle(b *testing.B) {
 				w := f.s.Watch(func(backends.Change) {})
 				start := time.Now()
 				for i := range m {
-					w.Wait(uint64(i), backends.Record{Election: fmt.Sprintf("%s-%d", prefix, i)})
+					w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: fmt.Sprintf("%s-%d", prefix, i)}})
 				}
 				for range m {
 					awaitAny(b, watching)

@@ -11,13 +11,12 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// RunConformanceTests runs the contract of backends.Driver and
-// backends.Session against the store h connects to, and that of
-// backends.GuardedWriter, backends.Queuer, backends.Roster,
-// backends.Proclaimer and backends.Watcher if the store implements them
-// (the GuardedPut, Queue, Roster, Proclaim and WatchSet tests skip,
-// naming the store, if it does not). The Handover tests run the ends of
-// a term with a target that the store's Limits declare: a pass, or a
+// RunConformanceTests runs the contract of backends.Driver,
+// backends.Session and backends.WatchSet against the store h connects to:
+// every method, as every store implements all of them (the GuardedPut,
+// Queue, Roster, Proclaim and WatchSet tests among them). The Handover
+// tests run the ends of
+// a term with a target that the store's Capabilities declare: a pass, or a
 // marker; and that of the layout marker (backends.Layout) if h is a
 // Layouter.
 func RunConformanceTests(t *testing.T, h Harness) {
@@ -45,7 +44,7 @@ func RunConformanceTests(t *testing.T, h Harness) {
 		"Proclaim":              runProclaimTests,
 		"Handover":              runHandoverTests,
 		"WatchSet":              runWatchSetTests,
-		"RosterWatchSet":        runRosterSetTests,
+		"RosterWatchSet":        runRosterSetTests, // WatchRoster requests
 		"Layout":                runLayoutTests,
 	}
 	for name, fn := range tests {

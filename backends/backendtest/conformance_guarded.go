@@ -12,13 +12,8 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runGuardedTests runs the contract of backends.GuardedWriter if the
-// harness's stores implement it, and says so loudly if they do not.
+// runGuardedTests runs the contract of Driver.GuardedPut.
 func runGuardedTests(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	if _, ok := s.(backends.GuardedWriter); !ok {
-		t.Skipf("%s store does not implement backends.GuardedWriter: guarded-write tests not run", s.Name())
-	}
 	tests := map[string]func(*testing.T, Harness){
 		"Holder":       testGuardedHolder,
 		"AfterDelete":  testGuardedAfterDelete,
@@ -33,11 +28,6 @@ func runGuardedTests(t *testing.T, h Harness) {
 	}
 }
 
-func guarded(t *testing.T, h Harness) (backends.Driver, backends.GuardedWriter) {
-	s, _ := newDriver(t, h)
-	return s, s.(backends.GuardedWriter)
-}
-
 func wantNotLeader(t *testing.T, err error, what string) {
 	t.Helper()
 	if !errors.Is(err, backends.ErrNotLeader) {
@@ -48,21 +38,21 @@ func wantNotLeader(t *testing.T, err error, what string) {
 // testGuardedHolder: the holder's token writes; any other token, 0
 // included, and an absent election are refused with ErrNotLeader.
 func testGuardedHolder(t *testing.T, h Harness) {
-	s, g := guarded(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	ctx := Context(t, 10*time.Second)
-	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: 0, Key: "k", Value: []byte("v")}), "with token 0 on an absent election")
-	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: 1, Key: "k", Value: []byte("v")}), "on an absent election")
+	wantNotLeader(t, s.GuardedPut(ctx, backends.Guarded{Election: el, Token: 0, Key: "k", Value: []byte("v")}), "with token 0 on an absent election")
+	wantNotLeader(t, s.GuardedPut(ctx, backends.Guarded{Election: el, Token: 1, Key: "k", Value: []byte("v")}), "on an absent election")
 	rec := mustCreate(t, newSession(t, s), el, "alice")
 	for i := range 3 {
-		if err := g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "test/k", Value: fmt.Appendf(nil, "v%d", i)}); err != nil {
+		if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "test/k", Value: fmt.Appendf(nil, "v%d", i)}); err != nil {
 			t.Fatalf("GuardedPut %d with the holder's token %d: %v", i, rec.Token, err)
 		}
 	}
-	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token + 1, Key: "test/k", Value: nil}), "with a higher token")
-	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token - 1, Key: "test/k", Value: nil}), "with a lower token")
-	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: 0, Key: "test/k", Value: nil}), "with token 0")
-	if err := g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "../bad", Value: nil}); err == nil || errors.Is(err, backends.ErrNotLeader) {
+	wantNotLeader(t, s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token + 1, Key: "test/k", Value: nil}), "with a higher token")
+	wantNotLeader(t, s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token - 1, Key: "test/k", Value: nil}), "with a lower token")
+	wantNotLeader(t, s.GuardedPut(ctx, backends.Guarded{Election: el, Token: 0, Key: "test/k", Value: nil}), "with token 0")
+	if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "../bad", Value: nil}); err == nil || errors.Is(err, backends.ErrNotLeader) {
 		t.Fatalf("GuardedPut to an invalid key: %v, want an error other than ErrNotLeader", err)
 	}
 }
@@ -70,7 +60,7 @@ func testGuardedHolder(t *testing.T, h Harness) {
 // testGuardedAfterDelete: once the key is deleted (a resign), its token
 // writes no more.
 func testGuardedAfterDelete(t *testing.T, h Harness) {
-	s, g := guarded(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	ctx := Context(t, 10*time.Second)
 	a := newSession(t, s)
@@ -78,23 +68,23 @@ func testGuardedAfterDelete(t *testing.T, h Harness) {
 	if err := Release(ctx, a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
-	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "k", Value: []byte("v")}), "after the key was deleted")
+	wantNotLeader(t, s.GuardedPut(ctx, backends.Guarded{Election: el, Token: rec.Token, Key: "k", Value: []byte("v")}), "after the key was deleted")
 }
 
 // testGuardedAfterHandOff: after the holder's session expired and another
 // took the key, the old token is refused and the new one writes.
 func testGuardedAfterHandOff(t *testing.T, h Harness) {
-	s, g := guarded(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	ctx := Context(t, 10*time.Second)
 	old := mustCreate(t, newSession(t, s), el, "alice")
 	if err := h.ExpireSession(ctx, old.Owner); err != nil {
 		t.Fatal(err)
 	}
-	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: old.Token, Key: "k", Value: []byte("a")}), "after the holder's session expired")
+	wantNotLeader(t, s.GuardedPut(ctx, backends.Guarded{Election: el, Token: old.Token, Key: "k", Value: []byte("a")}), "after the holder's session expired")
 	cur := createFreed(t, ctx, newSession(t, s), el, "bob")
-	wantNotLeader(t, g.GuardedPut(ctx, backends.Guarded{Election: el, Token: old.Token, Key: "k", Value: []byte("a")}), "with the previous holder's token")
-	if err := g.GuardedPut(ctx, backends.Guarded{Election: el, Token: cur.Token, Key: "k", Value: []byte("b")}); err != nil {
+	wantNotLeader(t, s.GuardedPut(ctx, backends.Guarded{Election: el, Token: old.Token, Key: "k", Value: []byte("a")}), "with the previous holder's token")
+	if err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: cur.Token, Key: "k", Value: []byte("b")}); err != nil {
 		t.Fatalf("GuardedPut with the new holder's token: %v", err)
 	}
 }
@@ -103,7 +93,7 @@ func testGuardedAfterHandOff(t *testing.T, h Harness) {
 // token while its session is expired and another session takes the key.
 // No write sent after the expiry returned may be accepted.
 func testGuardedHandOffRace(t *testing.T, h Harness) {
-	s, g := guarded(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	ctx := Context(t, 30*time.Second)
 	old := mustCreate(t, newSession(t, s), el, "alice")
@@ -122,7 +112,7 @@ func testGuardedHandOffRace(t *testing.T, h Harness) {
 		wg.Go(func() {
 			for stop.Err() == nil {
 				after := gone.Load()
-				err := g.GuardedPut(ctx, backends.Guarded{Election: el, Token: old.Token, Key: "race", Value: []byte("old")})
+				err := s.GuardedPut(ctx, backends.Guarded{Election: el, Token: old.Token, Key: "race", Value: []byte("old")})
 				switch {
 				case err == nil && after:
 					late.Add(1)

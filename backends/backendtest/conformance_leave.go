@@ -11,10 +11,10 @@ import (
 // leaveSetup returns a store, a session a holding a fresh election's key
 // with a record in its roster, and b's record there too.
 func leaveSetup(t *testing.T, h Harness) (backends.Driver, backends.Session, backends.Record, backends.Record, backends.Record) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	a, b := newSession(t, s), newSession(t, s)
 	el := Election(t)
-	ra, rb := mustJoin(t, r, a, el, "a"), mustJoin(t, r, b, el, "b")
+	ra, rb := mustJoin(t, a, el, "a"), mustJoin(t, b, el, "b")
 	return s, a, mustCreate(t, a, el, "alice"), ra, rb
 }
 
@@ -34,13 +34,13 @@ func testLeaveDeletesBoth(t *testing.T, h Harness) {
 	if got := mustGet(t, s, el); got.Exists() {
 		t.Fatalf("Get after End with Leave = %+v, want the key absent", got)
 	}
-	recs, _ := mustList(t, s.(backends.Roster), el)
+	recs, _ := mustList(t, s, el)
 	wantRoster(t, recs, el, rb)
 }
 
 // testLeaveNoRecord: a session with no record still deletes its key.
 func testLeaveNoRecord(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	a := newSession(t, s)
 	el := Election(t)
 	held := mustCreate(t, a, el, "alice")
@@ -50,7 +50,7 @@ func testLeaveNoRecord(t *testing.T, h Harness) {
 	if got := mustGet(t, s, el); got.Exists() {
 		t.Fatalf("Get after End with Leave = %+v, want the key absent", got)
 	}
-	recs, _ := mustList(t, r, el)
+	recs, _ := mustList(t, s, el)
 	wantRoster(t, recs, el)
 }
 
@@ -71,6 +71,6 @@ func testLeaveNotFound(t *testing.T, h Harness) {
 	if got := mustGet(t, s, el); got.Token != held.Token || got.Owner != held.Owner {
 		t.Fatalf("Get after refused End with Leave = %+v, want %+v", got, held)
 	}
-	recs, _ := mustList(t, s.(backends.Roster), el)
+	recs, _ := mustList(t, s, el)
 	wantRoster(t, recs, el, ra, rb)
 }

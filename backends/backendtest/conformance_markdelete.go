@@ -10,16 +10,14 @@ import (
 
 // markSetup returns a store, a leader session holding a fresh election's
 // key, and a second session, the handover's target, with a record in the
-// election's roster if the store is a Roster: a store that cannot tell a
+// election's roster: a store that cannot tell a
 // session's life otherwise (ZooKeeper) takes that record for the session
 // of a target not in line.
 func markSetup(t *testing.T, h Harness) (backends.Driver, backends.Session, backends.Session, backends.Record) {
 	s, _ := newDriver(t, h)
 	a, b := newSession(t, s), newSession(t, s)
 	el := Election(t)
-	if r, ok := s.(backends.Roster); ok {
-		mustJoin(t, r, b, el, "target")
-	}
+	mustJoin(t, b, el, "target")
 	return s, a, b, mustCreate(t, a, el, "alice")
 }
 
@@ -64,20 +62,14 @@ func testMarkWaitSees(t *testing.T, h Harness) {
 	s, a, b, held := markSetup(t, h)
 	el := held.Election
 	wait := startWait(t, s, held)
-	var ch <-chan backends.Change
-	if _, ok := s.(backends.Watcher); ok {
-		var set backends.WatchSet
-		set, ch = watchSet(t, s)
-		set.Wait(1, held)
-		noChange(t, ch, "before the delete")
-	}
+	set, ch := watchSet(t, s)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: held})
+	noChange(t, ch, "before the delete")
 	mustDeleteMarked(t, s, a, b, held, 0)
 	wantMarked(t, await(t, wait), el, b.ID(), "Wait's answer")
-	if ch != nil {
-		c := awaitChange(t, ch, 20*time.Second)
-		wantAnswer(t, c, el, 1)
-		wantMarked(t, c.Record, el, b.ID(), "WatchSet's answer")
-	}
+	c := awaitChange(t, ch, 20*time.Second)
+	wantAnswer(t, c, el, 1)
+	wantMarked(t, c.Record, el, b.ID(), "WatchSet's answer")
 }
 
 // testMarkNotFound: a marked delete at a stale token changes nothing.
@@ -121,23 +113,23 @@ func testMarkEndsWithTarget(t *testing.T, h Harness) {
 	wantMarked(t, mustGet(t, s, el), el, "", "Get after the target's session ended")
 }
 
-// testMarkWakesInLine: on a store that marks and is a Watcher and a
-// Queuer, a WatchSet's WaitGone on the entry ahead of the target's is
-// answered by a marked delete naming the target's entry, with the absent
-// key and its To, once; a WaitGone on the target's own entry is not.
+// testMarkWakesInLine: on a store that marks, a WatchSet's WatchEntry
+// request on the entry ahead of the target's is answered by a marked
+// delete naming the target's entry, with the absent key and its To, once;
+// one on the target's own entry is not.
 func testMarkWakesInLine(t *testing.T, h Harness) {
 	l := newWakeLine(t, h, "a marked delete")
-	s, q, el := l.s, l.q, l.held.Election
+	s, el := l.s, l.held.Election
 	set, ch := watchSet(t, s)
-	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, s, el, l.mine.Token)})
 	behind, behindCh := watchSet(t, s)
-	behind.WaitGone(2, l.mine)
+	behind.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: l.mine})
 	noChange(t, ch, "before the marked delete")
 	mustDeleteMarked(t, s, l.leader, l.target, l.held, l.mine.Token)
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	wantMarked(t, c.Record, el, l.target.ID(), "WaitGone's answer")
-	set.WaitGone(3, mustAhead(t, q, el, l.mine.Token))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 3, Known: mustAhead(t, s, el, l.mine.Token)})
 	noChange(t, ch, "to the same request made after the answer")
 	noChange(t, behindCh, "to a WaitGone on the target's own entry")
 }
@@ -147,28 +139,27 @@ func testMarkWakesInLine(t *testing.T, h Harness) {
 // no record releases its key marked all the same.
 func testMarkLeaves(t *testing.T, h Harness) {
 	s, a, b, held := markSetup(t, h)
-	r := s.(backends.Roster)
 	el := held.Election
-	target, _ := mustList(t, r, el)
-	mustJoin(t, r, a, el, "leader's record")
+	target, _ := mustList(t, s, el)
+	mustJoin(t, a, el, "leader's record")
 	ctx := Context(t, 10*time.Second)
 	if _, err := a.End(ctx, backends.End{Election: el, Token: held.Token, Leave: true, To: &backends.Target{Session: b.ID()}}); err != nil {
 		t.Fatalf("marked End with leave: %v", err)
 	}
 	wantMarked(t, mustGet(t, s, el), el, b.ID(), "Get after marked End with leave")
-	recs, _ := mustList(t, r, el)
+	recs, _ := mustList(t, s, el)
 	wantRoster(t, recs, el, target...)
 	mine := mustCreate(t, b, el, "bob")
 	c := newSession(t, s)
-	mustJoin(t, r, c, el, "carol's record")
+	mustJoin(t, c, el, "carol's record")
 	if _, err := b.End(ctx, backends.End{Election: el, Token: mine.Token, Leave: true, To: &backends.Target{Session: c.ID()}}); err != nil {
 		t.Fatalf("marked End with leave, the leader's record joined before the key was created: %v", err)
 	}
 	wantMarked(t, mustGet(t, s, el), el, c.ID(), "Get after a second marked End with leave")
 	d := newSession(t, s)
 	again := mustCreate(t, c, el, "carol")
-	mustJoin(t, r, d, el, "dave's record")
-	if err := r.Leave(ctx, c, el); err != nil {
+	mustJoin(t, d, el, "dave's record")
+	if err := c.Leave(ctx, el); err != nil {
 		t.Fatalf("Leave: %v", err)
 	}
 	if _, err := c.End(ctx, backends.End{Election: el, Token: again.Token, Leave: true, To: &backends.Target{Session: d.ID()}}); err != nil {

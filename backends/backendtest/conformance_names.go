@@ -20,25 +20,18 @@ var nameSpaceSuffixes = []string{"p", "pb", "p.b", "p/b", "p/b/c"}
 // election's.
 func testNameSpace(t *testing.T, h Harness, queue bool) {
 	s, _ := newDriver(t, h)
-	var q backends.Queuer
-	if queue {
-		var ok bool
-		if q, ok = s.(backends.Queuer); !ok {
-			t.Skipf("%s store does not implement backends.Queuer: queue mode not run", s.Name())
-		}
-	}
 	base := Election(t)
 	names := make([]string, len(nameSpaceSuffixes))
 	for i, suffix := range nameSpaceSuffixes {
 		names[i] = base + "/" + suffix
 	}
-	first := takeAll(t, s, q, names, nil)
+	first := takeAll(t, s, queue, names, nil)
 	for i, el := range names {
 		if err := Release(Context(t, 10*time.Second), first[i].ss, el, first[i].rec.Token); err != nil {
 			t.Fatalf("Delete(%q) by its holder: %v", el, err)
 		}
-		if q != nil {
-			if err := q.Dequeue(Context(t, 10*time.Second), first[i].entry); err != nil {
+		if queue {
+			if err := s.Dequeue(Context(t, 10*time.Second), first[i].entry); err != nil {
 				t.Fatalf("Dequeue(%q): %v", el, err)
 			}
 		}
@@ -48,7 +41,7 @@ func testNameSpace(t *testing.T, h Harness, queue bool) {
 			t.Fatalf("Get(%q) after every holder released = %+v, want no leader", el, got)
 		}
 	}
-	takeAll(t, s, q, names, first)
+	takeAll(t, s, queue, names, first)
 }
 
 // holding is a session holding an election, and its queue entry.
@@ -60,14 +53,15 @@ type holding struct {
 // takeAll has a new session take each election in turn while every
 // earlier one stays held, and checks that each holds its own; before, if
 // given, are the previous holders, whose tokens the new ones must exceed.
-func takeAll(t *testing.T, s backends.Driver, q backends.Queuer, names []string, before []holding) []holding {
+// With queue set, each session enqueues first.
+func takeAll(t *testing.T, s backends.Driver, queue bool, names []string, before []holding) []holding {
 	t.Helper()
 	out := make([]holding, len(names))
 	for i, el := range names {
 		h := holding{ss: longSession(t, s)} // held through both rounds, unrenewed
-		if q != nil {
-			h.entry = mustEnqueue(t, q, h.ss, el)
-			if got := mustAhead(t, q, el, h.entry.Token); got.Exists() {
+		if queue {
+			h.entry = mustEnqueue(t, h.ss, el)
+			if got := mustAhead(t, s, el, h.entry.Token); got.Exists() {
 				t.Fatalf("Ahead(%q) of the only entry = %+v: another election's entry?", el, got)
 			}
 		}
@@ -82,8 +76,8 @@ func takeAll(t *testing.T, s backends.Driver, q backends.Queuer, names []string,
 		if got.Token != out[i].rec.Token || got.Owner != out[i].ss.ID() || string(got.Value) != el {
 			t.Fatalf("Get(%q) with all held = %+v, want its holder %+v", el, got, out[i].rec)
 		}
-		if q != nil {
-			if got := mustAhead(t, q, el, out[i].entry.Token+1); got.Token != out[i].entry.Token || got.Owner != out[i].ss.ID() {
+		if queue {
+			if got := mustAhead(t, s, el, out[i].entry.Token+1); got.Token != out[i].entry.Token || got.Owner != out[i].ss.ID() {
 				t.Fatalf("Ahead(%q) past its entry = %+v, want that entry %+v", el, got, out[i].entry)
 			}
 		}

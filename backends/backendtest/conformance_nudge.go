@@ -11,7 +11,6 @@ import (
 // where a is to be nudged.
 type nudged struct {
 	s     backends.Driver
-	q     backends.Queuer
 	el    string
 	owner backends.Session // a's session
 	a, b  backends.Record
@@ -20,16 +19,16 @@ type nudged struct {
 // newNudged makes a nudged queue on sessions that outlive the test's
 // quiet periods.
 func newNudged(t *testing.T, h Harness) nudged {
-	s, q := queuer(t, h)
-	n := nudged{s: s, q: q, el: Election(t), owner: longSession(t, s)}
-	n.a = mustEnqueue(t, q, n.owner, n.el)
-	n.b = mustEnqueue(t, q, longSession(t, s), n.el)
+	s, _ := newDriver(t, h)
+	n := nudged{s: s, el: Election(t), owner: longSession(t, s)}
+	n.a = mustEnqueue(t, n.owner, n.el)
+	n.b = mustEnqueue(t, longSession(t, s), n.el)
 	return n
 }
 
 func (n nudged) nudge(t *testing.T) {
 	t.Helper()
-	if err := n.q.Nudge(Context(t, 10*time.Second), n.a); err != nil {
+	if err := n.s.Nudge(Context(t, 10*time.Second), n.a); err != nil {
 		t.Fatalf("Nudge: %v", err)
 	}
 }
@@ -38,10 +37,10 @@ func (n nudged) nudge(t *testing.T) {
 // Token and Owner, after checking that a's session's Enqueue finds a.
 func (n nudged) ahead(t *testing.T, when string) backends.Record {
 	t.Helper()
-	if again := mustEnqueue(t, n.q, n.owner, n.el); again.Token != n.a.Token {
+	if again := mustEnqueue(t, n.owner, n.el); again.Token != n.a.Token {
 		t.Fatalf("Enqueue by its session %s = token %d, want the entry's %d", when, again.Token, n.a.Token)
 	}
-	got := mustAhead(t, n.q, n.el, n.b.Token)
+	got := mustAhead(t, n.s, n.el, n.b.Token)
 	if got.Token != n.a.Token || got.Owner != n.a.Owner {
 		t.Fatalf("Ahead %s = %+v, want the nudged entry %+v in its place", when, got, n.a)
 	}
@@ -54,7 +53,7 @@ func (n nudged) ahead(t *testing.T, when string) backends.Record {
 // session closes. A Nudge of a missing entry is nil.
 func testQueueNudge(t *testing.T, h Harness) {
 	n := newNudged(t, h)
-	ch := startWaitGone(t, n.q, mustAhead(t, n.q, n.el, n.b.Token))
+	ch := startWaitGone(t, n.s, mustAhead(t, n.s, n.el, n.b.Token))
 	select {
 	case err := <-ch:
 		t.Fatalf("WaitGone returned %v before the Nudge", err)
@@ -62,7 +61,7 @@ func testQueueNudge(t *testing.T, h Harness) {
 	}
 	n.nudge(t)
 	awaitGone(t, ch)
-	ch = startWaitGone(t, n.q, n.ahead(t, "after the Nudge"))
+	ch = startWaitGone(t, n.s, n.ahead(t, "after the Nudge"))
 	select {
 	case err := <-ch:
 		t.Fatalf("WaitGone from a fresh Ahead after the Nudge returned %v, want it waiting", err)
@@ -72,13 +71,13 @@ func testQueueNudge(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	awaitGone(t, ch)
-	if got := mustAhead(t, n.q, n.el, n.b.Token); got.Exists() {
+	if got := mustAhead(t, n.s, n.el, n.b.Token); got.Exists() {
 		t.Fatalf("Ahead after the nudged entry's session closed = %+v, want none", got)
 	}
-	if err := n.q.Nudge(Context(t, 10*time.Second), n.a); err != nil {
+	if err := n.s.Nudge(Context(t, 10*time.Second), n.a); err != nil {
 		t.Fatalf("Nudge of a gone entry: %v, want nil", err)
 	}
-	if got := mustAhead(t, n.q, n.el, n.b.Token); got.Exists() {
+	if got := mustAhead(t, n.s, n.el, n.b.Token); got.Exists() {
 		t.Fatalf("Ahead after a Nudge of a gone entry = %+v: the Nudge made an entry", got)
 	}
 }
@@ -87,13 +86,9 @@ func testQueueNudge(t *testing.T, h Harness) {
 // Nudge, with the entry; a new request from a fresh Ahead is not answered
 // until the entry's session closes.
 func testSetNudge(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	if _, ok := s.(backends.Queuer); !ok {
-		t.Skipf("%s store does not implement backends.Queuer: Nudge not run", s.Name())
-	}
 	n := newNudged(t, h)
 	set, ch := watchSet(t, n.s)
-	set.WaitGone(1, mustAhead(t, n.q, n.el, n.b.Token))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, n.s, n.el, n.b.Token)})
 	noChange(t, ch, "before the Nudge")
 	n.nudge(t)
 	c := awaitChange(t, ch, 20*time.Second)
@@ -101,7 +96,7 @@ func testSetNudge(t *testing.T, h Harness) {
 	if c.Record.Token != n.a.Token || c.Record.Owner != n.a.Owner {
 		t.Fatalf("WaitGone answer = %+v, want the entry %+v", c.Record, n.a)
 	}
-	set.WaitGone(2, n.ahead(t, "after the Nudge"))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: n.ahead(t, "after the Nudge")})
 	noChange(t, ch, "to a request from after the Nudge")
 	if err := n.owner.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatal(err)

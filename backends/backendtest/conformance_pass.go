@@ -9,24 +9,20 @@ import (
 )
 
 // runHandoverTests runs the contract of an End with a target: the pass
-// tests where the store's Limits declare Passes, the marker tests where
+// tests where the store's Capabilities declare Passes, the marker tests where
 // they declare Markers. A store that declares neither hands over by a
 // plain release, which the other tests cover: they are skipped, saying
-// so. A store that declares either must be a Roster (a target stands in
-// its election by its record), and may not declare both.
+// so. A store may not declare both.
 func runHandoverTests(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
-	l := s.Limits()
-	_, isRoster := s.(backends.Roster)
+	l := s.Capabilities()
 	switch {
 	case l.Passes && l.Markers:
-		t.Fatalf("%s store's Limits declare both Passes and Markers: an End with a target must do one thing", s.Name())
+		t.Fatalf("%s store's Capabilities declare both Passes and Markers: an End with a target must do one thing", s.Capabilities().Name)
 	case l.CommittedWaits && !l.Passes:
-		t.Fatalf("%s store's Limits declare CommittedWaits without Passes", s.Name())
-	case (l.Passes || l.Markers) && !isRoster:
-		t.Fatalf("%s store hands over to a target but is not a backends.Roster, where a target stands", s.Name())
+		t.Fatalf("%s store's Capabilities declare CommittedWaits without Passes", s.Capabilities().Name)
 	case !l.Passes && !l.Markers:
-		t.Skipf("%s store's Limits declare neither Passes nor Markers: it hands over by a plain release", s.Name())
+		t.Skipf("%s store's Capabilities declare neither Passes nor Markers: it hands over by a plain release", s.Capabilities().Name)
 	}
 	tests := map[string]func(*testing.T, Harness){
 		"ToCandidate":   testPassToCandidate,
@@ -65,7 +61,7 @@ func passSetup(t *testing.T, h Harness) (backends.Driver, backends.Session, back
 	el := Election(t)
 	a, b := newSession(t, s), newSession(t, s)
 	held := mustCreate(t, a, el, "alice")
-	mustJoin(t, s.(backends.Roster), b, el, "bob's record")
+	mustJoin(t, b, el, "bob's record")
 	return s, a, b, held
 }
 
@@ -132,10 +128,9 @@ func testPassToCandidate(t *testing.T, h Harness) {
 func testPassNoCandidate(t *testing.T, h Harness) {
 	s, a, b, held := passSetup(t, h)
 	el := held.Election
-	r := s.(backends.Roster)
 	c := newSession(t, s)
 	ctx := Context(t, 10*time.Second)
-	mustJoin(t, r, c, Election(t), "carol elsewhere")
+	mustJoin(t, c, Election(t), "carol elsewhere")
 	check := func(what, to string) {
 		t.Helper()
 		if _, err := a.End(ctx, backends.End{Election: el, Token: held.Token, To: &backends.Target{Session: to, Value: []byte("x")}}); !errors.Is(err, backends.ErrNoCandidate) {
@@ -148,12 +143,12 @@ func testPassNoCandidate(t *testing.T, h Harness) {
 	check("to a candidate of another election", c.ID())
 	check("to an unknown session", "no-such-session")
 	check("to the holder itself", a.ID())
-	if err := r.Leave(ctx, b, el); err != nil {
+	if err := b.Leave(ctx, el); err != nil {
 		t.Fatal(err)
 	}
 	check("to a candidate that left", b.ID())
 	d := newSession(t, s)
-	mustJoin(t, r, d, el, "dave")
+	mustJoin(t, d, el, "dave")
 	if err := d.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +162,7 @@ func testPassNotFound(t *testing.T, h Harness) {
 	el := held.Election
 	ctx := Context(t, 10*time.Second)
 	c := newSession(t, s)
-	mustJoin(t, s.(backends.Roster), c, el, "carol's record")
+	mustJoin(t, c, el, "carol's record")
 	for _, tc := range []struct {
 		what  string
 		ss    backends.Session
@@ -211,25 +206,16 @@ func testPassWaitSees(t *testing.T, h Harness) {
 }
 
 // testPassAfterProclaim: a proclaimed key passes too, and its token still
-// rises; guarded writes then take the new token only, if the store offers
-// them.
+// rises; guarded writes then take the new token only.
 func testPassAfterProclaim(t *testing.T, h Harness) {
 	s, a, b, held := passSetup(t, h)
-	pr, ok := s.(backends.Proclaimer)
-	if !ok {
-		t.Skipf("%s store does not implement backends.Proclaimer: not run", s.Name())
-	}
-	mustProclaim(t, pr, a, held, "alice v2")
+	mustProclaim(t, a, held, "alice v2")
 	passed := mustpass(t, a, b, held, "bob")
-	g, ok := s.(backends.GuardedWriter)
-	if !ok {
-		return
-	}
 	ctx := Context(t, 10*time.Second)
-	if err := g.GuardedPut(ctx, backends.Guarded{Election: held.Election, Token: held.Token, Key: "test/k", Value: []byte("old")}); !errors.Is(err, backends.ErrNotLeader) {
+	if err := s.GuardedPut(ctx, backends.Guarded{Election: held.Election, Token: held.Token, Key: "test/k", Value: []byte("old")}); !errors.Is(err, backends.ErrNotLeader) {
 		t.Fatalf("GuardedPut with the old token after a pass: %v, want ErrNotLeader", err)
 	}
-	if err := g.GuardedPut(ctx, backends.Guarded{Election: held.Election, Token: passed.Token, Key: "test/k", Value: []byte("new")}); err != nil {
+	if err := s.GuardedPut(ctx, backends.Guarded{Election: held.Election, Token: passed.Token, Key: "test/k", Value: []byte("new")}); err != nil {
 		t.Fatalf("GuardedPut with the passed token: %v", err)
 	}
 }
@@ -239,28 +225,27 @@ func testPassAfterProclaim(t *testing.T, h Harness) {
 // delete it passes all the same.
 func testPassLeaves(t *testing.T, h Harness) {
 	s, a, b, held := passSetup(t, h)
-	r := s.(backends.Roster)
 	el := held.Election
-	mustJoin(t, r, a, el, "alice's record")
-	before, _ := mustList(t, r, el)
+	mustJoin(t, a, el, "alice's record")
+	before, _ := mustList(t, s, el)
 	ctx := Context(t, 10*time.Second)
 	passed, err := a.End(ctx, backends.End{Election: el, Token: held.Token, Leave: true, To: &backends.Target{Session: b.ID(), Value: []byte("bob")}})
 	if err != nil || passed.Owner != b.ID() {
 		t.Fatalf("pass with leave = %+v, %v; want the key passed to %s", passed, err, b.ID())
 	}
-	recs, _ := mustList(t, r, el)
+	recs, _ := mustList(t, s, el)
 	wantRoster(t, recs, el, before[0]) // b's, joined first
 	back, err := b.End(ctx, backends.End{Election: el, Token: passed.Token, Leave: true, To: &backends.Target{Session: a.ID(), Value: []byte("alice")}})
 	if !errors.Is(err, backends.ErrNoCandidate) {
 		t.Fatalf("pass back to a that left = %+v, %v; want ErrNoCandidate", back, err)
 	}
-	mustJoin(t, r, a, el, "alice again")
+	mustJoin(t, a, el, "alice again")
 	if _, err := b.End(ctx, backends.End{Election: el, Token: passed.Token, To: &backends.Target{Session: a.ID(), Value: []byte("alice")}}); err != nil {
 		t.Fatalf("pass back to a that joined again: %v", err)
 	}
 	c := newSession(t, s)
-	mustJoin(t, r, c, el, "carol's record")
-	if err := r.Leave(ctx, a, el); err != nil {
+	mustJoin(t, c, el, "carol's record")
+	if err := a.Leave(ctx, el); err != nil {
 		t.Fatalf("Leave: %v", err)
 	}
 	if _, err := a.End(ctx, backends.End{Election: el, Token: mustGet(t, s, el).Token, Leave: true, To: &backends.Target{Session: c.ID(), Value: []byte("carol")}}); err != nil {
@@ -274,14 +259,10 @@ func testPassLeaves(t *testing.T, h Harness) {
 // ErrNoCandidate and changes nothing, though the target's record stays.
 func testPassEntryGone(t *testing.T, h Harness) {
 	s, a, b, held := passSetup(t, h)
-	q, ok := s.(backends.Queuer)
-	if !ok {
-		return // a store with no line: Entry is always 0
-	}
 	el := held.Election
 	ctx := Context(t, 10*time.Second)
-	entry := mustEnqueue(t, q, b, el)
-	if err := q.Dequeue(ctx, entry); err != nil {
+	entry := mustEnqueue(t, b, el)
+	if err := s.Dequeue(ctx, entry); err != nil {
 		t.Fatalf("Dequeue: %v", err)
 	}
 	to := &backends.Target{Session: b.ID(), Entry: entry.Token, Value: []byte("bob")}
@@ -291,7 +272,7 @@ func testPassEntryGone(t *testing.T, h Harness) {
 	if got := mustGet(t, s, el); got.Differs(held) || got.Owner != a.ID() {
 		t.Fatalf("Get after a refused pass = %+v, want the key unchanged %+v", got, held)
 	}
-	again := mustEnqueue(t, q, b, el)
+	again := mustEnqueue(t, b, el)
 	to.Entry = again.Token
 	if _, err := a.End(ctx, backends.End{Election: el, Token: held.Token, To: to}); err != nil {
 		t.Fatalf("pass to a target with its new entry: %v", err)

@@ -7,20 +7,21 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// testPassWakesInLine: on a store that passes keys and is a Watcher, a WatchSet's
-// WaitGone on the entry just ahead of a candidate's is answered, with the
-// key's state, when the key is passed to that candidate, which watches that entry and not the
-// key; once per pass: the same request made again after the answer
-// waits. A WaitGone on the target's own entry, as its successor in line
-// makes, is not answered: a pass wakes no one behind the target.
+// testPassWakesInLine: on a store that passes keys, a WatchSet's
+// WatchEntry request on the entry just ahead of a candidate's is
+// answered, with the key's state, when the key is passed to that
+// candidate, which watches that entry and not the key; once per pass: the
+// same request made again after the answer waits. One on the target's
+// own entry, as its successor in line makes, is not answered: a pass
+// wakes no one behind the target.
 func testPassWakesInLine(t *testing.T, h Harness) {
 	l := newWakeLine(t, h, "a pass")
-	s, q, el := l.s, l.q, l.held.Election
-	mustJoin(t, s.(backends.Roster), l.target, el, "target's record")
+	s, el := l.s, l.held.Election
+	mustJoin(t, l.target, el, "target's record")
 	set, ch := watchSet(t, s)
-	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, s, el, l.mine.Token)})
 	behind, behindCh := watchSet(t, s)
-	behind.WaitGone(2, l.mine)
+	behind.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: l.mine})
 	noChange(t, ch, "before the pass")
 	passed := mustPassInLine(t, l.leader, l.target, l.mine.Token, l.held, "target")
 	c := awaitChange(t, ch, 20*time.Second)
@@ -28,7 +29,7 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {
 		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v (the entry ahead was %+v)", c.Record, passed, l.first)
 	}
-	set.WaitGone(3, mustAhead(t, q, el, l.mine.Token))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 3, Known: mustAhead(t, s, el, l.mine.Token)})
 	noChange(t, ch, "to the same request made after the answer")
 	noChange(t, behindCh, "to a WaitGone on the target's own entry")
 	if got := mustGet(t, s, el); got.Token != passed.Token || got.Owner != l.target.ID() {
@@ -41,26 +42,21 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 // second (its entry mine, the one ahead first).
 type wakeLine struct {
 	s                 backends.Driver
-	q                 backends.Queuer
 	leader, target    backends.Session
 	held, first, mine backends.Record
 }
 
-// newWakeLine makes a wakeLine, or skips t, saying so, if the store is no
-// Watcher: a wait in line that wakes on what is then not checked.
+// newWakeLine makes a wakeLine.
 func newWakeLine(t *testing.T, h Harness, what string) wakeLine {
-	s, q := queuer(t, h)
-	if _, ok := s.(backends.Watcher); !ok {
-		t.Skipf("%s store does not implement backends.Watcher: a wait in line that wakes on %s not checked", s.Name(), what)
-	}
+	s, _ := newDriver(t, h)
 	el := Election(t)
-	l := wakeLine{s: s, q: q, leader: longSession(t, s)}
+	l := wakeLine{s: s, leader: longSession(t, s)}
 	l.held = mustCreate(t, l.leader, el, "alice")
 	head, after := longSession(t, s), longSession(t, s)
 	l.target = longSession(t, s)
-	l.first = mustEnqueue(t, q, head, el)
-	l.mine = mustEnqueue(t, q, l.target, el)
-	mustEnqueue(t, q, after, el)
+	l.first = mustEnqueue(t, head, el)
+	l.mine = mustEnqueue(t, l.target, el)
+	mustEnqueue(t, after, el)
 	return l
 }
 
@@ -70,16 +66,16 @@ func newWakeLine(t *testing.T, h Harness, what string) wakeLine {
 // target's, with the key's state: the target learns of it.
 func testPassNoEntryWakes(t *testing.T, h Harness) {
 	l := newWakeLine(t, h, "a pass given no entry")
-	s, q, el := l.s, l.q, l.held.Election
-	mustJoin(t, s.(backends.Roster), l.target, el, "target's record")
+	s, el := l.s, l.held.Election
+	mustJoin(t, l.target, el, "target's record")
 	passed := mustPassInLine(t, l.leader, l.target, 0, l.held, "target")
 	set, ch := watchSet(t, s)
-	set.WaitGone(1, mustAhead(t, q, el, l.mine.Token))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, s, el, l.mine.Token)})
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {
 		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v", c.Record, passed)
 	}
-	set.WaitGone(2, mustAhead(t, q, el, l.mine.Token))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: mustAhead(t, s, el, l.mine.Token)})
 	noChange(t, ch, "to the same request made after the answer")
 }

@@ -8,13 +8,8 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runProclaimTests runs the contract of backends.Proclaimer if the
-// harness's stores implement it, and says so loudly if they do not.
+// runProclaimTests runs the contract of Session.Proclaim.
 func runProclaimTests(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	if _, ok := s.(backends.Proclaimer); !ok {
-		t.Skipf("%s store does not implement backends.Proclaimer: proclaim tests not run", s.Name())
-	}
 	tests := map[string]func(*testing.T, Harness){
 		"Holder":        testProclaimHolder,
 		"WaitSees":      testProclaimWaitSees,
@@ -30,16 +25,11 @@ func runProclaimTests(t *testing.T, h Harness) {
 	}
 }
 
-func proclaimer(t *testing.T, h Harness) (backends.Driver, backends.Proclaimer) {
-	s, _ := newDriver(t, h)
-	return s, s.(backends.Proclaimer)
-}
-
 // mustProclaim proclaims value in election's key held by ss at held's
 // token and checks the answer: the new value, the same Token and Owner.
-func mustProclaim(t *testing.T, p backends.Proclaimer, ss backends.Session, held backends.Record, value string) backends.Record {
+func mustProclaim(t *testing.T, ss backends.Session, held backends.Record, value string) backends.Record {
 	t.Helper()
-	rec, err := p.Proclaim(Context(t, 10*time.Second), ss, held.Election, held.Token, []byte(value))
+	rec, err := ss.Proclaim(Context(t, 10*time.Second), held.Election, held.Token, []byte(value))
 	if err != nil {
 		t.Fatalf("Proclaim(%q, %d, %q): %v", held.Election, held.Token, value, err)
 	}
@@ -53,12 +43,12 @@ func mustProclaim(t *testing.T, p backends.Proclaimer, ss backends.Session, held
 // again, and keeps the Token and the Owner; the key stays bound to the
 // session (it goes when the session closes).
 func testProclaimHolder(t *testing.T, h Harness) {
-	s, p := proclaimer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a := newSession(t, s)
 	held := mustCreate(t, a, el, "alice")
 	for _, v := range []string{"alice v2", "alice v3"} {
-		mustProclaim(t, p, a, held, v)
+		mustProclaim(t, a, held, v)
 		if got := mustGet(t, s, el); got.Token != held.Token || got.Owner != a.ID() || string(got.Value) != v {
 			t.Fatalf("Get after Proclaim = %+v, want token %d, owner %s, value %q", got, held.Token, a.ID(), v)
 		}
@@ -75,13 +65,13 @@ func testProclaimHolder(t *testing.T, h Harness) {
 // returns the new value, both when waiting across it and when called
 // after it.
 func testProclaimWaitSees(t *testing.T, h Harness) {
-	s, p := proclaimer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a := newSession(t, s)
 	held := mustCreate(t, a, el, "alice")
 	before := mustGet(t, s, el)
 	ch := startWait(t, s, before)
-	mustProclaim(t, p, a, held, "alice v2")
+	mustProclaim(t, a, held, "alice v2")
 	for i, ch := range []<-chan waitResult{ch, startWait(t, s, before)} {
 		got := await(t, ch)
 		if got.Token != held.Token || got.Owner != a.ID() || string(got.Value) != "alice v2" || got.Revision <= before.Revision {
@@ -95,11 +85,11 @@ func testProclaimWaitSees(t *testing.T, h Harness) {
 // session, or on an absent key fails with ErrNotFound and changes
 // nothing.
 func testProclaimNotFound(t *testing.T, h Harness) {
-	s, p := proclaimer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a, b := newSession(t, s), newSession(t, s)
 	ctx := Context(t, 10*time.Second)
-	if _, err := p.Proclaim(ctx, a, el, 1, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+	if _, err := a.Proclaim(ctx, el, 1, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim on an absent key: %v, want ErrNotFound", err)
 	}
 	if got := mustGet(t, s, el); got.Exists() {
@@ -116,7 +106,7 @@ func testProclaimNotFound(t *testing.T, h Harness) {
 		{"with token 0", a, 0},
 		{"by another session", b, held.Token},
 	} {
-		if _, err := p.Proclaim(ctx, tc.ss, el, tc.token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
+		if _, err := tc.ss.Proclaim(ctx, el, tc.token, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 			t.Fatalf("Proclaim %s: %v, want ErrNotFound", tc.what, err)
 		}
 	}
@@ -128,7 +118,7 @@ func testProclaimNotFound(t *testing.T, h Harness) {
 // testProclaimClosed: after the holder's session closed, its Proclaim
 // fails with ErrSessionExpired or ErrNotFound and creates nothing.
 func testProclaimClosed(t *testing.T, h Harness) {
-	s, p := proclaimer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a := newSession(t, s)
 	held := mustCreate(t, a, el, "alice")
@@ -136,7 +126,7 @@ func testProclaimClosed(t *testing.T, h Harness) {
 	if err := a.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, err := p.Proclaim(ctx, a, el, held.Token, []byte("x"))
+	_, err := a.Proclaim(ctx, el, held.Token, []byte("x"))
 	if !errors.Is(err, backends.ErrSessionExpired) && !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim on a closed session: %v, want ErrSessionExpired or ErrNotFound", err)
 	}
@@ -145,19 +135,14 @@ func testProclaimClosed(t *testing.T, h Harness) {
 	}
 }
 
-// testProclaimGuarded: the token still guards writes after a Proclaim, if
-// the store offers guarded writes.
+// testProclaimGuarded: the token still guards writes after a Proclaim.
 func testProclaimGuarded(t *testing.T, h Harness) {
-	s, p := proclaimer(t, h)
-	g, ok := s.(backends.GuardedWriter)
-	if !ok {
-		t.Skipf("%s store does not implement backends.GuardedWriter: not run", s.Name())
-	}
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a := newSession(t, s)
 	held := mustCreate(t, a, el, "alice")
-	mustProclaim(t, p, a, held, "alice v2")
-	if err := g.GuardedPut(Context(t, 10*time.Second), backends.Guarded{Election: el, Token: held.Token, Key: "test/k", Value: []byte("v")}); err != nil {
+	mustProclaim(t, a, held, "alice v2")
+	if err := s.GuardedPut(Context(t, 10*time.Second), backends.Guarded{Election: el, Token: held.Token, Key: "test/k", Value: []byte("v")}); err != nil {
 		t.Fatalf("GuardedPut with the token after a Proclaim: %v", err)
 	}
 }

@@ -9,13 +9,9 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runQueueTests runs the contract of backends.Queuer if the harness's
-// stores implement it, and says so loudly if they do not.
+// runQueueTests runs the contract of the queue (Session.Enqueue; Driver.Ahead, WaitGone,
+// Dequeue).
 func runQueueTests(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	if _, ok := s.(backends.Queuer); !ok {
-		t.Skipf("%s store does not implement backends.Queuer: queue tests not run", s.Name())
-	}
 	tests := map[string]func(*testing.T, Harness){
 		"Order":          testQueueOrder,
 		"Idempotent":     testQueueIdempotent,
@@ -34,14 +30,9 @@ func runQueueTests(t *testing.T, h Harness) {
 	}
 }
 
-func queuer(t *testing.T, h Harness) (backends.Driver, backends.Queuer) {
-	s, _ := newDriver(t, h)
-	return s, s.(backends.Queuer)
-}
-
-func mustEnqueue(t *testing.T, q backends.Queuer, ss backends.Session, election string) backends.Record {
+func mustEnqueue(t *testing.T, ss backends.Session, election string) backends.Record {
 	t.Helper()
-	rec, err := q.Enqueue(Context(t, 10*time.Second), ss, election)
+	rec, err := ss.Enqueue(Context(t, 10*time.Second), election)
 	if err != nil {
 		t.Fatalf("Enqueue(%q): %v", election, err)
 	}
@@ -51,7 +42,7 @@ func mustEnqueue(t *testing.T, q backends.Queuer, ss backends.Session, election 
 	return rec
 }
 
-func mustAhead(t *testing.T, q backends.Queuer, election string, token uint64) backends.Record {
+func mustAhead(t *testing.T, q backends.Driver, election string, token uint64) backends.Record {
 	t.Helper()
 	rec, err := q.Ahead(Context(t, 10*time.Second), election, token)
 	if err != nil {
@@ -64,14 +55,14 @@ func mustAhead(t *testing.T, q backends.Queuer, election string, token uint64) b
 // each one's Ahead is the one before; the first has none; a dequeued
 // entry is skipped.
 func testQueueOrder(t *testing.T, h Harness) {
-	s, q := queuer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	var recs []backends.Record
 	for range 4 {
-		recs = append(recs, mustEnqueue(t, q, newSession(t, s), el))
+		recs = append(recs, mustEnqueue(t, newSession(t, s), el))
 	}
 	for i, r := range recs {
-		got := mustAhead(t, q, el, r.Token)
+		got := mustAhead(t, s, el, r.Token)
 		switch {
 		case i == 0 && got.Exists():
 			t.Fatalf("Ahead of the first entry = %+v, want none", got)
@@ -79,13 +70,13 @@ func testQueueOrder(t *testing.T, h Harness) {
 			t.Fatalf("Ahead of entry %d (token %d) = %+v, want entry %d %+v", i, r.Token, got, i-1, recs[i-1])
 		}
 	}
-	if err := q.Dequeue(Context(t, 10*time.Second), recs[1]); err != nil {
+	if err := s.Dequeue(Context(t, 10*time.Second), recs[1]); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustAhead(t, q, el, recs[2].Token); got.Token != recs[0].Token {
+	if got := mustAhead(t, s, el, recs[2].Token); got.Token != recs[0].Token {
 		t.Fatalf("after dequeuing entry 1, Ahead of entry 2 = %+v, want entry 0 %+v", got, recs[0])
 	}
-	if err := q.Dequeue(Context(t, 10*time.Second), recs[1]); err != nil {
+	if err := s.Dequeue(Context(t, 10*time.Second), recs[1]); err != nil {
 		t.Fatalf("Dequeue of a gone entry: %v, want nil", err)
 	}
 }
@@ -93,16 +84,16 @@ func testQueueOrder(t *testing.T, h Harness) {
 // testQueueIdempotent: a second Enqueue of the same session returns the
 // same entry.
 func testQueueIdempotent(t *testing.T, h Harness) {
-	s, q := queuer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	ss := newSession(t, s)
-	a := mustEnqueue(t, q, ss, el)
-	b := mustEnqueue(t, q, ss, el)
+	a := mustEnqueue(t, ss, el)
+	b := mustEnqueue(t, ss, el)
 	if a.Token != b.Token {
 		t.Fatalf("second Enqueue = token %d, want %d (the same entry)", b.Token, a.Token)
 	}
-	later := mustEnqueue(t, q, newSession(t, s), el)
-	if got := mustAhead(t, q, el, later.Token); got.Token != a.Token {
+	later := mustEnqueue(t, newSession(t, s), el)
+	if got := mustAhead(t, s, el, later.Token); got.Token != a.Token {
 		t.Fatalf("Ahead of a later entry = %+v, want the one entry %+v", got, a)
 	}
 }
@@ -110,36 +101,36 @@ func testQueueIdempotent(t *testing.T, h Harness) {
 // testQueueWaitGone: WaitGone blocks while the entry exists and returns
 // within a round trip of its Dequeue; on a gone entry it returns at once.
 func testQueueWaitGone(t *testing.T, h Harness) {
-	s, q := queuer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
-	a := mustEnqueue(t, q, newSession(t, s), el)
-	ch := startWaitGone(t, q, a)
+	a := mustEnqueue(t, newSession(t, s), el)
+	ch := startWaitGone(t, s, a)
 	select {
 	case err := <-ch:
 		t.Fatalf("WaitGone returned %v with the entry in place", err)
 	case <-time.After(200 * time.Millisecond): // nothing to wait for: a return here is the failure
 	}
-	if err := q.Dequeue(Context(t, 10*time.Second), a); err != nil {
+	if err := s.Dequeue(Context(t, 10*time.Second), a); err != nil {
 		t.Fatal(err)
 	}
 	awaitGone(t, ch)
-	awaitGone(t, startWaitGone(t, q, a))
+	awaitGone(t, startWaitGone(t, s, a))
 }
 
 // testQueueSessionEnd: closing a session removes its entry, and the entry
 // behind it sees it go.
 func testQueueSessionEnd(t *testing.T, h Harness) {
-	s, q := queuer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	first := newSession(t, s)
-	a := mustEnqueue(t, q, first, el)
-	b := mustEnqueue(t, q, newSession(t, s), el)
-	ch := startWaitGone(t, q, mustAhead(t, q, el, b.Token))
+	a := mustEnqueue(t, first, el)
+	b := mustEnqueue(t, newSession(t, s), el)
+	ch := startWaitGone(t, s, mustAhead(t, s, el, b.Token))
 	if err := first.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	awaitGone(t, ch)
-	if got := mustAhead(t, q, el, b.Token); got.Exists() {
+	if got := mustAhead(t, s, el, b.Token); got.Exists() {
 		t.Fatalf("Ahead after the first session closed = %+v, want none (entry %+v gone)", got, a)
 	}
 }
@@ -147,15 +138,15 @@ func testQueueSessionEnd(t *testing.T, h Harness) {
 // testQueueApart: queue entries are not leader keys, and leader keys are
 // not entries.
 func testQueueApart(t *testing.T, h Harness) {
-	s, q := queuer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	ss := newSession(t, s)
-	e := mustEnqueue(t, q, ss, el)
+	e := mustEnqueue(t, ss, el)
 	if got := mustGet(t, s, el); got.Exists() {
 		t.Fatalf("Get after Enqueue = %+v, want no leader key", got)
 	}
 	mustCreate(t, newSession(t, s), el, "holder")
-	if got := mustAhead(t, q, el, e.Token); got.Exists() {
+	if got := mustAhead(t, s, el, e.Token); got.Exists() {
 		t.Fatalf("Ahead with only a leader key ahead = %+v, want none", got)
 	}
 }
@@ -163,27 +154,27 @@ func testQueueApart(t *testing.T, h Harness) {
 // testQueueExpiredSession: Enqueue on an ended session fails with
 // ErrSessionExpired and leaves no entry.
 func testQueueExpiredSession(t *testing.T, h Harness) {
-	s, q := queuer(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	ss := newSession(t, s)
 	if err := ss.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Enqueue(Context(t, 10*time.Second), ss, el); !errors.Is(err, backends.ErrSessionExpired) {
+	if _, err := ss.Enqueue(Context(t, 10*time.Second), el); !errors.Is(err, backends.ErrSessionExpired) {
 		t.Fatalf("Enqueue on a closed session: %v, want ErrSessionExpired", err)
 	}
-	later := mustEnqueue(t, q, newSession(t, s), el)
-	if got := mustAhead(t, q, el, later.Token); got.Exists() {
+	later := mustEnqueue(t, newSession(t, s), el)
+	if got := mustAhead(t, s, el, later.Token); got.Exists() {
 		t.Fatalf("Ahead = %+v: the closed session left an entry", got)
 	}
 }
 
 func testQueueWaitCanceled(t *testing.T, h Harness) {
-	s, q := queuer(t, h)
-	a := mustEnqueue(t, q, newSession(t, s), Election(t))
+	s, _ := newDriver(t, h)
+	a := mustEnqueue(t, newSession(t, s), Election(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan error, 1)
-	go func() { ch <- q.WaitGone(ctx, a) }()
+	go func() { ch <- s.WaitGone(ctx, a) }()
 	cancel()
 	select {
 	case err := <-ch:
@@ -195,7 +186,7 @@ func testQueueWaitCanceled(t *testing.T, h Harness) {
 	}
 }
 
-func startWaitGone(t *testing.T, q backends.Queuer, entry backends.Record) <-chan error {
+func startWaitGone(t *testing.T, q backends.Driver, entry backends.Record) <-chan error {
 	ch := make(chan error, 1)
 	ctx := Context(t, 2*time.Minute)
 	go func() { ch <- q.WaitGone(ctx, entry) }()

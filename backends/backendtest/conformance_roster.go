@@ -10,13 +10,9 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runRosterTests runs the contract of backends.Roster if the harness's
-// stores implement it, and says so loudly if they do not.
+// runRosterTests runs the contract of the roster (Session.Join, Leave;
+// Driver.List, WaitList).
 func runRosterTests(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	if _, ok := s.(backends.Roster); !ok {
-		t.Skipf("%s store does not implement backends.Roster: roster tests not run", s.Name())
-	}
 	tests := map[string]func(*testing.T, Harness){
 		"Join":           testRosterJoin,
 		"Rejoin":         testRosterRejoin,
@@ -40,14 +36,9 @@ func runRosterTests(t *testing.T, h Harness) {
 	}
 }
 
-func roster(t *testing.T, h Harness) (backends.Driver, backends.Roster) {
-	s, _ := newDriver(t, h)
-	return s, s.(backends.Roster)
-}
-
-func mustJoin(t *testing.T, r backends.Roster, ss backends.Session, election, value string) backends.Record {
+func mustJoin(t *testing.T, ss backends.Session, election, value string) backends.Record {
 	t.Helper()
-	rec, err := r.Join(Context(t, 10*time.Second), ss, election, []byte(value))
+	rec, err := ss.Join(Context(t, 10*time.Second), election, []byte(value))
 	if err != nil {
 		t.Fatalf("Join(%q, %q): %v", election, value, err)
 	}
@@ -58,7 +49,7 @@ func mustJoin(t *testing.T, r backends.Roster, ss backends.Session, election, va
 	return rec
 }
 
-func mustList(t *testing.T, r backends.Roster, election string) ([]backends.Record, uint64) {
+func mustList(t *testing.T, r backends.Driver, election string) ([]backends.Record, uint64) {
 	t.Helper()
 	recs, rev, err := r.List(Context(t, 10*time.Second), election)
 	if err != nil {
@@ -99,20 +90,20 @@ func showRoster(recs []backends.Record) string {
 // testRosterJoin: records take increasing tokens in the order joined, and
 // List returns them in that order with their values.
 func testRosterJoin(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
-	if recs, _ := mustList(t, r, el); len(recs) != 0 {
+	if recs, _ := mustList(t, s, el); len(recs) != 0 {
 		t.Fatalf("roster of a new election = %s, want empty", showRoster(recs))
 	}
 	var joined []backends.Record
 	for i := range 4 {
-		rec := mustJoin(t, r, newSession(t, s), el, fmt.Sprintf("candidate %d", i))
+		rec := mustJoin(t, newSession(t, s), el, fmt.Sprintf("candidate %d", i))
 		if i > 0 && rec.Token <= joined[i-1].Token {
 			t.Fatalf("record %d token %d, want above the previous record's %d", i, rec.Token, joined[i-1].Token)
 		}
 		joined = append(joined, rec)
 	}
-	recs, rev := mustList(t, r, el)
+	recs, rev := mustList(t, s, el)
 	wantRoster(t, recs, el, joined...)
 	if rev < joined[3].Revision {
 		t.Fatalf("List at revision %d, before the last Join's %d", rev, joined[3].Revision)
@@ -122,39 +113,39 @@ func testRosterJoin(t *testing.T, h Harness) {
 // testRosterRejoin: a second Join of a session replaces its value and
 // keeps its Token and its place.
 func testRosterRejoin(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	ss := newSession(t, s)
-	first := mustJoin(t, r, ss, el, "v1")
-	later := mustJoin(t, r, newSession(t, s), el, "later")
-	again := mustJoin(t, r, ss, el, "v2")
+	first := mustJoin(t, ss, el, "v1")
+	later := mustJoin(t, newSession(t, s), el, "later")
+	again := mustJoin(t, ss, el, "v2")
 	if again.Token != first.Token {
 		t.Fatalf("re-Join = token %d, want %d (the same record)", again.Token, first.Token)
 	}
-	recs, _ := mustList(t, r, el)
+	recs, _ := mustList(t, s, el)
 	wantRoster(t, recs, el, again, later)
 }
 
 // testRosterLeave: Leave removes its session's record only; leaving again,
 // or without a record, is not an error.
 func testRosterLeave(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a, b, c := newSession(t, s), newSession(t, s), newSession(t, s)
-	ra, rb := mustJoin(t, r, a, el, "a"), mustJoin(t, r, b, el, "b")
+	ra, rb := mustJoin(t, a, el, "a"), mustJoin(t, b, el, "b")
 	ctx := Context(t, 10*time.Second)
-	if err := r.Leave(ctx, a, el); err != nil {
+	if err := a.Leave(ctx, el); err != nil {
 		t.Fatalf("Leave: %v", err)
 	}
-	recs, _ := mustList(t, r, el)
+	recs, _ := mustList(t, s, el)
 	wantRoster(t, recs, el, rb)
-	if err := r.Leave(ctx, a, el); err != nil {
+	if err := a.Leave(ctx, el); err != nil {
 		t.Fatalf("second Leave: %v, want nil", err)
 	}
-	if err := r.Leave(ctx, c, el); err != nil {
+	if err := c.Leave(ctx, el); err != nil {
 		t.Fatalf("Leave of a session that never joined: %v, want nil", err)
 	}
-	if again := mustJoin(t, r, a, el, "a"); again.Token <= rb.Token || again.Token == ra.Token {
+	if again := mustJoin(t, a, el, "a"); again.Token <= rb.Token || again.Token == ra.Token {
 		t.Fatalf("Join after Leave = token %d, want a new record after %d", again.Token, rb.Token)
 	}
 }
@@ -162,12 +153,12 @@ func testRosterLeave(t *testing.T, h Harness) {
 // testRosterSessionEnd: a record goes when its session is closed, and
 // when the store expires it; the others stay.
 func testRosterSessionEnd(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a, b, c := newSession(t, s), newSession(t, s), newSession(t, s)
-	mustJoin(t, r, a, el, "a")
-	mustJoin(t, r, b, el, "b")
-	rc := mustJoin(t, r, c, el, "c")
+	mustJoin(t, a, el, "a")
+	mustJoin(t, b, el, "b")
+	rc := mustJoin(t, c, el, "c")
 	ctx := Context(t, 10*time.Second)
 	if err := a.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -175,23 +166,23 @@ func testRosterSessionEnd(t *testing.T, h Harness) {
 	if err := h.ExpireSession(ctx, b.ID()); err != nil {
 		t.Fatalf("ExpireSession: %v", err)
 	}
-	recs, _ := mustList(t, r, el)
+	recs, _ := mustList(t, s, el)
 	wantRoster(t, recs, el, rc)
 }
 
 // testRosterExpiredSession: Join on an ended session fails with
 // ErrSessionExpired and leaves no record.
 func testRosterExpiredSession(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	ss := newSession(t, s)
 	if err := ss.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Join(Context(t, 10*time.Second), ss, el, []byte("x")); !errors.Is(err, backends.ErrSessionExpired) {
+	if _, err := ss.Join(Context(t, 10*time.Second), el, []byte("x")); !errors.Is(err, backends.ErrSessionExpired) {
 		t.Fatalf("Join on a closed session: %v, want ErrSessionExpired", err)
 	}
-	if recs, _ := mustList(t, r, el); len(recs) != 0 {
+	if recs, _ := mustList(t, s, el); len(recs) != 0 {
 		t.Fatalf("roster = %s: the closed session left a record", showRoster(recs))
 	}
 }
@@ -202,7 +193,7 @@ type listResult struct {
 	err  error
 }
 
-func startWaitList(t *testing.T, r backends.Roster, election string, rev uint64) <-chan listResult {
+func startWaitList(t *testing.T, r backends.Driver, election string, rev uint64) <-chan listResult {
 	ch := make(chan listResult, 1)
 	ctx := Context(t, 2*time.Minute)
 	go func() {
@@ -234,17 +225,17 @@ func awaitList(t *testing.T, ch <-chan listResult, after uint64, why string) []b
 // testRosterWaitList: WaitList waits while the roster is unchanged and
 // wakes with the new roster on a join, a value change and a leave.
 func testRosterWaitList(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a, b := longSession(t, s), longSession(t, s) // they outlive the quiet periods
-	ra := mustJoin(t, r, a, el, "a")
+	ra := mustJoin(t, a, el, "a")
 	var rb, ra2 backends.Record
-	got := waitListAcross(t, r, el, "after a join", func() { rb = mustJoin(t, r, b, el, "b") })
+	got := waitListAcross(t, s, el, "after a join", func() { rb = mustJoin(t, b, el, "b") })
 	wantRoster(t, got, el, ra, rb)
-	got = waitListAcross(t, r, el, "after a value change", func() { ra2 = mustJoin(t, r, a, el, "a2") })
+	got = waitListAcross(t, s, el, "after a value change", func() { ra2 = mustJoin(t, a, el, "a2") })
 	wantRoster(t, got, el, ra2, rb)
-	got = waitListAcross(t, r, el, "after a leave", func() {
-		if err := r.Leave(Context(t, 10*time.Second), b, el); err != nil {
+	got = waitListAcross(t, s, el, "after a leave", func() {
+		if err := b.Leave(Context(t, 10*time.Second), el); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -254,7 +245,7 @@ func testRosterWaitList(t *testing.T, h Harness) {
 // waitListAcross lists election's roster, starts a WaitList from there,
 // checks that it waits, calls change, and returns the roster WaitList
 // answers with.
-func waitListAcross(t *testing.T, r backends.Roster, election, why string, change func()) []backends.Record {
+func waitListAcross(t *testing.T, r backends.Driver, election, why string, change func()) []backends.Record {
 	t.Helper()
 	_, rev := mustList(t, r, election)
 	ch := startWaitList(t, r, election, rev)
@@ -276,27 +267,27 @@ func quietList(t *testing.T, ch <-chan listResult, why string) {
 // testRosterWaitListPast: a change made after the revision and before
 // the call is answered at once, a session's end included.
 func testRosterWaitListPast(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	a := newSession(t, s)
-	mustJoin(t, r, a, el, "a")
-	_, rev := mustList(t, r, el)
+	mustJoin(t, a, el, "a")
+	_, rev := mustList(t, s, el)
 	if err := a.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if recs := awaitList(t, startWaitList(t, r, el, rev), rev, "after a close before the call"); len(recs) != 0 {
+	if recs := awaitList(t, startWaitList(t, s, el, rev), rev, "after a close before the call"); len(recs) != 0 {
 		t.Fatalf("WaitList after the only candidate's session closed = %s, want empty", showRoster(recs))
 	}
 }
 
 func testRosterWaitCanceled(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
-	mustJoin(t, r, newSession(t, s), el, "a")
-	_, rev := mustList(t, r, el)
+	mustJoin(t, newSession(t, s), el, "a")
+	_, rev := mustList(t, s, el)
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan error, 1)
-	go func() { _, _, err := r.WaitList(ctx, el, rev); ch <- err }()
+	go func() { _, _, err := s.WaitList(ctx, el, rev); ch <- err }()
 	cancel()
 	select {
 	case err := <-ch:

@@ -14,22 +14,18 @@ import (
 // key nor the queue entries show in the roster, and records do not show
 // in the queue.
 func testRosterApart(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	el := Election(t)
 	holder, other := longSession(t, s), longSession(t, s) // they outlive the quiet periods
 	rec := mustCreate(t, holder, el, "holder")
-	var entry backends.Record
-	q, queues := s.(backends.Queuer)
-	if queues {
-		entry = mustEnqueue(t, q, other, el)
-	}
+	entry := mustEnqueue(t, other, el)
 	known := mustGet(t, s, el)
 	wait := startWait(t, s, known)
 	answers := watchLeader(t, s, known)
-	rh := mustJoin(t, r, holder, el, "holder's record")
-	mustJoin(t, r, other, el, "other's record")
-	rh = mustJoin(t, r, holder, el, "holder's record, again")
-	if err := r.Leave(Context(t, 10*time.Second), other, el); err != nil {
+	rh := mustJoin(t, holder, el, "holder's record")
+	mustJoin(t, other, el, "other's record")
+	rh = mustJoin(t, holder, el, "holder's record, again")
+	if err := other.Leave(Context(t, 10*time.Second), el); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -41,13 +37,11 @@ func testRosterApart(t *testing.T, h Harness) {
 	if got := mustGet(t, s, el); got.Differs(known) || got.Owner != holder.ID() {
 		t.Fatalf("Get after roster writes = %+v, want the leader key %+v", got, known)
 	}
-	recs, _ := mustList(t, r, el)
+	recs, _ := mustList(t, s, el)
 	wantRoster(t, recs, el, rh)
-	if queues {
-		later := mustEnqueue(t, q, longSession(t, s), el)
-		if got := mustAhead(t, q, el, later.Token); got.Token != entry.Token {
-			t.Fatalf("Ahead = %+v, want the queue entry %+v: a record in the queue?", got, entry)
-		}
+	later := mustEnqueue(t, longSession(t, s), el)
+	if got := mustAhead(t, s, el, later.Token); got.Token != entry.Token {
+		t.Fatalf("Ahead = %+v, want the queue entry %+v: a record in the queue?", got, entry)
 	}
 	if err := Release(Context(t, 10*time.Second), holder, el, rec.Token); err != nil {
 		t.Fatal(err)
@@ -57,15 +51,11 @@ func testRosterApart(t *testing.T, h Harness) {
 	}
 }
 
-// watchLeader asks a WatchSet of s, if s is a Watcher, for the change of
-// known's election, and returns the channel of its answers (nil, which
-// never receives, if s is no Watcher).
+// watchLeader asks a WatchSet of s for the change of known's election,
+// and returns the channel of its answers.
 func watchLeader(t *testing.T, s backends.Driver, known backends.Record) <-chan backends.Change {
-	if _, ok := s.(backends.Watcher); !ok {
-		return nil
-	}
 	set, ch := watchSet(t, s)
-	set.Wait(1, known)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
 	return ch
 }
 
@@ -74,21 +64,21 @@ func watchLeader(t *testing.T, s backends.Driver, known backends.Record) <-chan 
 // own record only, and a WaitList on one is not woken by a join to
 // another.
 func testRosterNameSpace(t *testing.T, h Harness) {
-	s, r := roster(t, h)
+	s, _ := newDriver(t, h)
 	base := Election(t)
 	first := base + "/" + nameSpaceSuffixes[0]
-	_, rev := mustList(t, r, first)
-	ch := startWaitList(t, r, first, rev)
+	_, rev := mustList(t, s, first)
+	ch := startWaitList(t, s, first, rev)
 	joined := make([]backends.Record, len(nameSpaceSuffixes))
 	for i, suffix := range nameSpaceSuffixes[1:] {
-		joined[i+1] = mustJoin(t, r, longSession(t, s), base+"/"+suffix, suffix)
+		joined[i+1] = mustJoin(t, longSession(t, s), base+"/"+suffix, suffix)
 	}
 	quietList(t, ch, "on joins to other elections")
-	joined[0] = mustJoin(t, r, longSession(t, s), first, nameSpaceSuffixes[0])
+	joined[0] = mustJoin(t, longSession(t, s), first, nameSpaceSuffixes[0])
 	wantRoster(t, awaitList(t, ch, rev, "after a join"), first, joined[0])
 	for i, suffix := range nameSpaceSuffixes {
 		el := base + "/" + suffix
-		recs, _ := mustList(t, r, el)
+		recs, _ := mustList(t, s, el)
 		wantRoster(t, recs, el, joined[i])
 	}
 }

@@ -7,13 +7,8 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runWatchSetTests runs the contract of backends.Watcher and WatchSet if
-// the harness's stores implement it, and says so loudly if they do not.
+// runWatchSetTests runs the contract of Driver.Watch and WatchSet.
 func runWatchSetTests(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	if _, ok := s.(backends.Watcher); !ok {
-		t.Skipf("%s store does not implement backends.Watcher: watch set tests not run", s.Name())
-	}
 	tests := map[string]func(*testing.T, Harness){
 		"PastChange":       testSetPastChange,
 		"SeesChange":       testSetSeesChange,
@@ -43,7 +38,7 @@ const quiet = 300 * time.Millisecond
 // contract allows), closed when t ends.
 func watchSet(t *testing.T, s backends.Driver) (backends.WatchSet, <-chan backends.Change) {
 	ch := make(chan backends.Change, 1024)
-	set := s.(backends.Watcher).Watch(func(c backends.Change) { ch <- c })
+	set := s.Watch(func(c backends.Change) { ch <- c })
 	t.Cleanup(func() { _ = set.Close() })
 	return set, ch
 }
@@ -94,7 +89,7 @@ func testSetPastChange(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	set, ch := watchSet(t, s)
-	set.Wait(7, before)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 7, Known: before})
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 7)
 	if c.Record.Exists() || c.Record.Revision <= before.Revision {
@@ -111,14 +106,14 @@ func testSetSeesChange(t *testing.T, h Harness) {
 	el := Election(t)
 	ch := make(chan backends.Change, 4)
 	var set backends.WatchSet
-	set = s.(backends.Watcher).Watch(func(c backends.Change) {
+	set = s.Watch(func(c backends.Change) {
 		if c.Tag == 1 && c.Err == nil {
-			set.Wait(2, c.Record)
+			set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: c.Record})
 		}
 		ch <- c
 	})
 	t.Cleanup(func() { _ = set.Close() })
-	set.Wait(1, mustGet(t, s, el))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: mustGet(t, s, el)})
 	rec := mustCreate(t, a, el, "alice")
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
@@ -145,13 +140,11 @@ func testSetEqualNotAnswered(t *testing.T, h Harness) {
 	el := Election(t)
 	rec := mustCreate(t, a, el, "alice")
 	set, ch := watchSet(t, s)
-	set.Wait(1, mustGet(t, s, el))
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: mustGet(t, s, el)})
 	for i := range 3 {
 		mustCreate(t, a, el+"-other-"+string(rune('a'+i)), "x")
 	}
-	if q, ok := s.(backends.Queuer); ok {
-		mustEnqueue(t, q, newSession(t, s), el)
-	}
+	mustEnqueue(t, newSession(t, s), el)
 	noChange(t, ch, "with the key unchanged")
 	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)
@@ -171,8 +164,8 @@ func testSetReplace(t *testing.T, h Harness) {
 	el := Election(t)
 	set, ch := watchSet(t, s)
 	known := mustGet(t, s, el)
-	set.Wait(1, known)
-	set.Wait(2, known)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: known})
 	mustCreate(t, a, el, "alice")
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 2)
@@ -190,12 +183,12 @@ func testSetStop(t *testing.T, h Harness) {
 	el := Election(t)
 	set, ch := watchSet(t, s)
 	known := mustGet(t, s, el)
-	set.Wait(1, known)
-	set.Stop(el)
-	set.Stop(el + "-never-asked")
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
+	set.Stop(el, backends.WatchKey)
+	set.Stop(el+"-never-asked", backends.WatchKey)
 	mustCreate(t, a, el, "alice")
 	noChange(t, ch, "for a stopped request")
-	set.Wait(2, known)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: known})
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 2)
 	if !c.Record.Exists() {

@@ -16,16 +16,12 @@ import (
 // at once when it is already gone.
 func testSetWaitGone(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
-	q, ok := s.(backends.Queuer)
-	if !ok {
-		t.Skipf("%s store does not implement backends.Queuer: WaitGone not run", s.Name())
-	}
 	el := Election(t)
-	entry := mustEnqueue(t, q, newSession(t, s), el)
+	entry := mustEnqueue(t, newSession(t, s), el)
 	set, ch := watchSet(t, s)
-	set.WaitGone(1, entry)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: entry})
 	noChange(t, ch, "with the entry in place")
-	if err := q.Dequeue(Context(t, 10*time.Second), entry); err != nil {
+	if err := s.Dequeue(Context(t, 10*time.Second), entry); err != nil {
 		t.Fatal(err)
 	}
 	c := awaitChange(t, ch, 20*time.Second)
@@ -33,7 +29,7 @@ func testSetWaitGone(t *testing.T, h Harness) {
 	if c.Record.Token != entry.Token || c.Record.Owner != entry.Owner {
 		t.Fatalf("WaitGone answer = %+v, want the entry %+v", c.Record, entry)
 	}
-	set.WaitGone(2, entry)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: entry})
 	wantAnswer(t, awaitChange(t, ch, 20*time.Second), el, 2)
 }
 
@@ -45,7 +41,7 @@ func testSetClose(t *testing.T, h Harness) {
 	const n = 20
 	var closed atomic.Bool
 	answered, late := make(chan struct{}, n+1), make(chan backends.Change, n+1)
-	set := s.(backends.Watcher).Watch(func(c backends.Change) {
+	set := s.Watch(func(c backends.Change) {
 		if closed.Load() {
 			late <- c
 		}
@@ -55,7 +51,7 @@ func testSetClose(t *testing.T, h Harness) {
 	els := make([]string, n)
 	for i := range els {
 		els[i] = fmt.Sprintf("%s-%d", Election(t), i)
-		set.Wait(uint64(i), backends.Record{Election: els[i], Revision: absent.Revision})
+		set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: els[i], Revision: absent.Revision}})
 	}
 	done := make(chan error, 1)
 	go func() { done <- createEach(t, a, els) }()
@@ -72,7 +68,7 @@ func testSetClose(t *testing.T, h Harness) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("Close took %v, want it prompt", d)
 	}
-	set.Wait(99, backends.Record{Election: els[0], Revision: absent.Revision})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 99, Known: backends.Record{Election: els[0], Revision: absent.Revision}})
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +102,14 @@ func testSetMany(t *testing.T, h Harness) {
 	els := make([]string, n)
 	for i := range els {
 		els[i] = fmt.Sprintf("%s-%d", base, i)
-		set.Wait(uint64(i), backends.Record{Election: els[i], Revision: absent.Revision})
+		set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: els[i], Revision: absent.Revision}})
 	}
 	createAll(t, a, els)
 	got := collect(t, ch, els, func(i int, r backends.Record) bool {
 		return r.Exists() && r.Owner == a.ID() && string(r.Value) == fmt.Sprint(i)
 	})
 	for i, r := range got {
-		set.Wait(uint64(i), r)
+		set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: r})
 	}
 	if err := a.Close(Context(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
@@ -127,7 +123,7 @@ func testSetMany(t *testing.T, h Harness) {
 // it outlives the test's many creates.
 func longSession(t *testing.T, s backends.Driver) backends.Session {
 	t.Helper()
-	l := s.Limits()
+	l := s.Capabilities()
 	ss, err := s.NewSession(Context(t, 10*time.Second), min(max(30*time.Second, l.MinTTL), l.MaxTTL))
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
@@ -218,13 +214,13 @@ func testSetSevered(t *testing.T, h Harness) {
 	set, ch := watchSet(t, s)
 	before := mustGet(t, s, el)
 	rec := mustCreate(t, a, el, "alice")
-	set.Wait(1, before) // answered: the stream is up
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: before}) // answered: the stream is up
 	wantAnswer(t, awaitChange(t, ch, 20*time.Second), el, 1)
-	set.Wait(2, rec)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: rec})
 	sever()
 	for _, tag := range []uint64{2, 3} {
 		if tag == 3 {
-			set.Wait(3, rec)
+			set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 3, Known: rec})
 		}
 		select {
 		case c := <-ch:

@@ -7,23 +7,9 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runRosterSetTests runs the contract of backends.RosterWatchSet if the
-// harness's stores' watch sets implement it, and says so loudly if they
-// do not.
+// runRosterSetTests runs the contract of a WatchSet's WatchRoster
+// requests and their Stop.
 func runRosterSetTests(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	w, ok := s.(backends.Watcher)
-	if ok {
-		set := w.Watch(func(backends.Change) {})
-		_, ok = set.(backends.RosterWatchSet)
-		_ = set.Close()
-	}
-	if !ok {
-		t.Skipf("%s store's watch set does not implement backends.RosterWatchSet: roster watch set tests not run", s.Name())
-	}
-	if _, ok := s.(backends.Roster); !ok {
-		t.Fatalf("%s store's watch set implements backends.RosterWatchSet but the store lacks backends.Roster", s.Name())
-	}
 	tests := map[string]func(*testing.T, Harness){
 		"SeesChange": testRosterSetSeesChange,
 		"PastChange": testRosterSetPastChange,
@@ -37,22 +23,20 @@ func runRosterSetTests(t *testing.T, h Harness) {
 	}
 }
 
-// rosterSet starts a RosterWatchSet of s (see watchSet), with its stream
+// rosterSet starts a WatchSet of s (see watchSet), with its stream
 // open and past a change of election el's roster, which a member of its
 // own joined: so a roster read after it is at a revision the stream
 // covers, and no answer is owed early. It returns the set, its answers,
 // and the roster read then, with its revision.
-func rosterSet(t *testing.T, s backends.Driver, el string) (backends.RosterWatchSet, <-chan backends.Change, []backends.Record, uint64) {
+func rosterSet(t *testing.T, s backends.Driver, el string) (backends.WatchSet, <-chan backends.Change, []backends.Record, uint64) {
 	t.Helper()
 	set, ch := watchSet(t, s)
-	rs := set.(backends.RosterWatchSet)
-	r := s.(backends.Roster)
-	recs, rev := mustList(t, r, el)
-	rs.WaitRoster(100, el, backends.RosterDigest(recs), rev)
-	mustJoin(t, r, longSession(t, s), el, "first")
+	recs, rev := mustList(t, s, el)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 100, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(recs)})
+	mustJoin(t, longSession(t, s), el, "first")
 	awaitRoster(t, ch, el, 100)
-	known, rev := mustList(t, r, el)
-	return rs, ch, known, rev
+	known, rev := mustList(t, s, el)
+	return set, ch, known, rev
 }
 
 // awaitRoster fails t unless the next answer, within 20 s, is the roster
@@ -70,27 +54,26 @@ func awaitRoster(t *testing.T, ch <-chan backends.Change, el string, tag uint64)
 // by changes to other rosters or to its election's key.
 func testRosterSetSeesChange(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
-	r := s.(backends.Roster)
 	el := Election(t)
 	set, ch, known, rev := rosterSet(t, s, el)
-	set.WaitRoster(1, el, backends.RosterDigest(known), rev)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 1, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
 	b := longSession(t, s)
-	mustJoin(t, r, b, el+"-other", "b")
+	mustJoin(t, b, el+"-other", "b")
 	mustCreate(t, b, el, "b")
 	noChange(t, ch, "with the roster unchanged")
-	mustJoin(t, r, b, el, "b")
+	mustJoin(t, b, el, "b")
 	awaitRoster(t, ch, el, 1)
 	for i, change := range []func(){
-		func() { mustJoin(t, r, b, el, "b again") },
+		func() { mustJoin(t, b, el, "b again") },
 		func() {
-			if err := r.Leave(Context(t, 10*time.Second), b, el); err != nil {
+			if err := b.Leave(Context(t, 10*time.Second), el); err != nil {
 				t.Fatalf("Leave: %v", err)
 			}
 		},
 	} {
 		tag := uint64(2 + i)
-		known, rev := mustList(t, r, el)
-		set.WaitRoster(tag, el, backends.RosterDigest(known), rev)
+		known, rev := mustList(t, s, el)
+		set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: tag, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
 		change()
 		awaitRoster(t, ch, el, tag)
 	}
@@ -103,38 +86,37 @@ func testRosterSetPastChange(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
 	el := Election(t)
 	set, ch, known, rev := rosterSet(t, s, el)
-	mustJoin(t, s.(backends.Roster), longSession(t, s), el, "b")
-	set.WaitRoster(1, el, backends.RosterDigest(known), rev)
+	mustJoin(t, longSession(t, s), el, "b")
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 1, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
 	awaitRoster(t, ch, el, 1)
 }
 
 // testRosterSetApart: an election's roster request and its Wait live
-// apart: a join answers the roster request alone, StopRoster leaves the
+// apart: a join answers the roster request alone, a Stop of WatchRoster leaves the
 // Wait, and Stop leaves the roster request.
 func testRosterSetApart(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
-	r := s.(backends.Roster)
 	el := Election(t)
 	set, ch, known, rev := rosterSet(t, s, el)
-	set.Wait(1, mustGet(t, s, el))
-	set.WaitRoster(2, el, backends.RosterDigest(known), rev)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: mustGet(t, s, el)})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 2, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
 	b := longSession(t, s)
-	mustJoin(t, r, b, el, "b")
+	mustJoin(t, b, el, "b")
 	awaitRoster(t, ch, el, 2)
 	noChange(t, ch, "for the key's Wait, with the key unchanged")
-	known, rev = mustList(t, r, el)
-	set.WaitRoster(3, el, backends.RosterDigest(known), rev)
-	set.StopRoster(el)
+	known, rev = mustList(t, s, el)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 3, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
+	set.Stop(el, backends.WatchRoster)
 	mustCreate(t, b, el, "b")
 	c := awaitChange(t, ch, 20*time.Second)
 	if c.Roster || c.Tag != 1 {
 		t.Fatalf("answer %+v after a create, want the Wait's (tag 1)", c)
 	}
-	mustJoin(t, r, b, el, "b again")
+	mustJoin(t, b, el, "b again")
 	noChange(t, ch, "for a stopped roster request")
-	known, rev = mustList(t, r, el)
-	set.WaitRoster(4, el, backends.RosterDigest(known), rev)
-	set.Stop(el)
-	mustJoin(t, r, b, el, "b once more")
+	known, rev = mustList(t, s, el)
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 4, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
+	set.Stop(el, backends.WatchKey)
+	mustJoin(t, b, el, "b once more")
 	awaitRoster(t, ch, el, 4)
 }

@@ -109,7 +109,7 @@ func newSession(t *testing.T, s backends.Driver) backends.Session {
 
 // ttl is the shortest TTL the store grants, at least 2 s.
 func ttl(s backends.Driver) time.Duration {
-	return max(s.Limits().MinTTL, 2*time.Second)
+	return max(s.Capabilities().MinTTL, 2*time.Second)
 }
 
 // Release ends ss's term on election's key at token plainly (Session.End

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/storeurl"
 )
@@ -117,8 +116,7 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 	}
 	wait, _ := parseWait(c.wait) // checked above
 	lo := lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity, Wait: wait, Logger: log}
-	_, roster := driver.Of(st.Store).(backends.Roster)
-	c.policy.apply(&lo, roster)
+	c.policy.apply(&lo)
 	if c.query {
 		lo = lease.Options{TTL: queryTTL(st.Store.Limits()), Logger: log}
 	}

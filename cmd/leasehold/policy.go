@@ -55,18 +55,16 @@ func (p *policy) check() error {
 		return errors.New("--damp-window, --damp-penalty and --damp-cap need --damp N (the losses that damp)")
 	}
 	var o lease.Options
-	p.apply(&o, false)
+	p.apply(&o)
 	if err := o.Validate(); err != nil {
 		return fmt.Errorf("--no-lead, --preempt, --preempt-after, --label or --damp*: %w", err)
 	}
 	return nil
 }
 
-// apply sets o's policy fields. roster says whether the store keeps
-// candidate lists (backends.Roster); without one, a leader has none to
-// follow.
-func (p *policy) apply(o *lease.Options, roster bool) {
-	o.FollowRoster = p.follow && roster
+// apply sets o's policy fields.
+func (p *policy) apply(o *lease.Options) {
+	o.FollowRoster = p.follow
 	o.Priority = p.priority
 	o.NoLead = p.noLead
 	o.Preempt = p.preempt

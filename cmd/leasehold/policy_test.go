@@ -22,7 +22,7 @@ func TestRunPolicyFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	var o lease.Options
-	f.policy.apply(&o, true)
+	f.policy.apply(&o)
 	want := map[string]string{"addr": "10.0.0.7:8080", "version": "1.2=rc", "empty": ""}
 	damp := lease.Damping{Losses: 2, Window: time.Minute, Penalty: 5 * time.Second, Cap: 40 * time.Second}
 	if len(cmd) != 1 || o.Priority != 7 || o.NoLead || !o.Preempt || !maps.Equal(o.Labels, want) || !o.FollowRoster ||
@@ -34,7 +34,7 @@ func TestRunPolicyFlags(t *testing.T) {
 	if _, err := n.parse(append(base, "--no-lead", "--", "true")); err != nil {
 		t.Fatal(err)
 	}
-	if n.policy.apply(&o, true); !o.NoLead {
+	if n.policy.apply(&o); !o.NoLead {
 		t.Fatal("--no-lead did not set NoLead")
 	}
 	var g runFlags
@@ -42,9 +42,9 @@ func TestRunPolicyFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	o = lease.Options{}
-	g.policy.apply(&o, false)
-	if o.Priority != 0 || o.NoLead || o.Preempt || o.Labels != nil || o.FollowRoster || o.PreemptAfter != 0 || o.Damping != (lease.Damping{}) {
-		t.Fatalf("defaults on a store without candidate lists: priority %d nolead %v preempt %v labels %v follow %v",
+	g.policy.apply(&o)
+	if o.Priority != 0 || o.NoLead || o.Preempt || o.Labels != nil || !o.FollowRoster || o.PreemptAfter != 0 || o.Damping != (lease.Damping{}) {
+		t.Fatalf("defaults: priority %d nolead %v preempt %v labels %v follow %v",
 			o.Priority, o.NoLead, o.Preempt, o.Labels, o.FollowRoster)
 	}
 }

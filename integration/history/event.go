@@ -30,7 +30,7 @@ const (
 const (
 	// GuardFence: a resource protected by a fencing.Guard.
 	GuardFence = "fence"
-	// GuardStore: a guarded store write (backends.GuardedWriter).
+	// GuardStore: a guarded store write (backends.Driver.GuardedPut).
 	GuardStore = "store"
 )
 

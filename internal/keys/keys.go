@@ -45,7 +45,7 @@ func Roster(prefix, election string) string {
 func Layout(prefix string) string { return prefix + backends.LayoutSegment }
 
 // Marker renders the value of a handover marker (see
-// backends.Limits.Markers), or of a pass's term key, naming session to, whose queue entry has token
+// backends.Capabilities.Markers), or of a pass's term key, naming session to, whose queue entry has token
 // entry (0: none): "<to> <entry>".
 func Marker(to string, entry uint64) string { return to + " " + strconv.FormatUint(entry, 10) }
 

@@ -80,9 +80,7 @@ func TestNewReturnsPortableStore(t *testing.T) {
 				}
 			}
 		}
-		for _, iface := range []reflect.Type{reflect.TypeFor[backends.Driver](), reflect.TypeFor[backends.Queuer](),
-			reflect.TypeFor[backends.Roster](), reflect.TypeFor[backends.Proclaimer](),
-			reflect.TypeFor[backends.GuardedWriter](), reflect.TypeFor[backends.Watcher]()} {
+		for _, iface := range []reflect.Type{reflect.TypeFor[backends.Driver](), reflect.TypeFor[backends.Session]()} {
 			if typ.Implements(iface) {
 				t.Errorf("%s returns %v, which implements %v", name, typ, iface)
 			}

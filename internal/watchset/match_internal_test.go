@@ -28,8 +28,8 @@ func leader(el, owner, v string, token, rev uint64) Fact {
 func TestSkipsPastFacts(t *testing.T) {
 	w := bare()
 	known := leader("x", "2a", "me", 12, 12).Record
-	w.Wait(1, known)
-	w.Wait(2, backends.Record{Election: "y", Revision: 5})
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: backends.Record{Election: "y", Revision: 5}})
 	w.onBatch(Batch{Position: 8})
 	w.cover()
 	if len(w.toRead) != 1 || w.toRead[0].Known.Election != "y" {
@@ -63,8 +63,8 @@ func TestRosterSeenBounded(t *testing.T) {
 	if len(w.rosterSeen) > maxRosterSeen {
 		t.Fatalf("rosterSeen holds %d elections after %d came and went, want at most %d", len(w.rosterSeen), n, maxRosterSeen)
 	}
-	w.WaitRoster(1, "quiet", 7, 12)    // read before the last emptying
-	w.WaitRoster(2, "quiet2", 7, 11+n) // read after every change
+	w.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 1, Known: backends.Record{Election: "quiet", Revision: 12}, Digest: 7})      // read before the last emptying
+	w.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 2, Known: backends.Record{Election: "quiet2", Revision: 11 + n}, Digest: 7}) // read after every change
 	w.cover()
 	if len(w.out) != 0 || len(w.toRead) != 1 || w.toRead[0].Tag != 1 {
 		t.Fatalf("answers %+v, reads %+v; want none, and tag 1's read (its roster's changes are forgotten)", w.out, w.toRead)
@@ -88,7 +88,7 @@ func TestPassWakesOnce(t *testing.T) {
 	entry := backends.Record{Election: "x", Owner: "a", Token: 5, Revision: 10}
 	pass := Fact{What: Passed, Election: "x", Revision: 9, Entry: 7, Record: leader("x", "b", "", 9, 9).Record}
 	for tag, want := range []int{1, 1} { // the second pass fact is the same pass
-		w.WaitGone(uint64(tag), entry)
+		w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: uint64(tag), Known: entry})
 		w.onRead(readDone{batch: Batch{Facts: []Fact{pass}}})
 		if len(w.out) != want {
 			t.Fatalf("answers = %+v, want %d", w.out, want)
@@ -96,7 +96,7 @@ func TestPassWakesOnce(t *testing.T) {
 	}
 	behind := entry
 	behind.Token = 8 // behind the target's entry: not woken
-	w.WaitGone(3, behind)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 3, Known: behind})
 	w.onBatch(Batch{Facts: []Fact{{What: Passed, Election: "x", Revision: 12, Entry: 7, Record: pass.Record}}})
 	if len(w.out) != 1 {
 		t.Fatalf("answers = %+v, want none to an entry behind the target's", w.out[1:])

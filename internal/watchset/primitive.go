@@ -8,7 +8,7 @@ import (
 
 // Source is an adapter's watch primitive: a change stream over the
 // adapter's prefix, with a read beside it. It is all an adapter writes for
-// a backends.RosterWatchSet; the Set does the rest.
+// a backends.WatchSet; the Set does the rest.
 type Source[E any] interface {
 	// Open opens a stream from the store's current position. The Set
 	// calls it from its goroutine when a request waits and no stream is
@@ -90,9 +90,9 @@ const (
 	LeaderWrite
 	// EntryState: Record is the queue entry of Record.Owner, Record.Token
 	// its place (0: the entry is absent) and Record.Revision its last
-	// write, as Queuer.Enqueue's Records tell them.
+	// write, as Session.Enqueue's Records tell them.
 	EntryState
-	// Passed: the leader key was passed (backends.Limits.Passes) at Revision to
+	// Passed: the leader key was passed (backends.Capabilities.Passes) at Revision to
 	// a session whose entry's token is Entry (0: it had none), and holds
 	// that term still. Record is the leader key's state, the answer to
 	// the WaitGone it wakes.
@@ -114,15 +114,14 @@ type Fact struct {
 	Entry    uint64
 }
 
-// Kind names the kind of a Request.
-type Kind uint8
+// Kind names the kind of a Request: backends.WatchKind.
+type Kind = backends.WatchKind
 
-// The kinds of Request, one for each request method of
-// backends.RosterWatchSet.
+// The kinds of Request, those of backends.WatchRequest.
 const (
-	Wait   Kind = iota + 1 // WatchSet.Wait
-	Gone                   // WatchSet.WaitGone
-	Roster                 // RosterWatchSet.WaitRoster
+	Wait   = backends.WatchKey    // a leader key's change
+	Gone   = backends.WatchEntry  // a queue entry's end or nudge
+	Roster = backends.WatchRoster // a roster's change
 )
 
 // Request is one pending request, as a Stream's Read gets it.

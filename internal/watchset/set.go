@@ -1,10 +1,10 @@
 // Package watchset is the watch engine of the adapters: the one
-// implementation of backends.RosterWatchSet. An adapter gives its store's
+// implementation of backends.WatchSet. An adapter gives its store's
 // primitive, a Source: a change stream over its prefix, with a read. The
 // Set keeps the requests (one per election and kind), opens the stream
 // when a request waits, covers with reads the requests the stream cannot
 // answer alone, matches the stream's Facts with the requests, and
-// delivers the answers from its one goroutine, as backends.Watcher states.
+// delivers the answers from its one goroutine, as backends.Driver.Watch states.
 //
 // A Set's goroutine runs from New to Close. Besides it, one goroutine
 // runs a Stream's Read at a time, on at most readBatch requests.
@@ -24,9 +24,9 @@ const readBatch = 32
 // would otherwise grow for as long as a stream lasts.
 const maxRosterSeen = 4096
 
-var _ backends.RosterWatchSet = (*Set[struct{}])(nil)
+var _ backends.WatchSet = (*Set[struct{}])(nil)
 
-// Set is a backends.RosterWatchSet served by one Source; see New. It is
+// Set is a backends.WatchSet served by one Source; see New. It is
 // safe for concurrent use. The fields below mu are guarded by it.
 type Set[E any] struct {
 	src     Source[E]
@@ -83,22 +83,9 @@ func New[E any](what string, src Source[E], deliver func(backends.Change)) *Set[
 	return w
 }
 
-// Wait asks for the first state of known.Election's leader key that
-// differs from known (see backends.WatchSet).
-func (w *Set[E]) Wait(tag uint64, known backends.Record) {
-	w.ask(&Request{Kind: Wait, Tag: tag, Known: known})
-}
-
-// WaitGone asks to be told when entry is gone or nudged, or a handover
-// wakes it in line (see backends.WatchSet).
-func (w *Set[E]) WaitGone(tag uint64, entry backends.Record) {
-	w.ask(&Request{Kind: Gone, Tag: tag, Known: entry})
-}
-
-// WaitRoster asks to be told when election's roster differs from the one
-// read at revision, whose digest is known (see backends.RosterWatchSet).
-func (w *Set[E]) WaitRoster(tag uint64, election string, known uint64, revision uint64) {
-	w.ask(&Request{Kind: Roster, Tag: tag, Known: backends.Record{Election: election, Revision: revision}, Digest: known})
+// Wait asks for what req.Kind names (see backends.WatchSet).
+func (w *Set[E]) Wait(req backends.WatchRequest) {
+	w.ask(&Request{Kind: req.Kind, Tag: req.Tag, Known: req.Known, Digest: req.Digest})
 }
 
 // ask registers r, replacing its election's request of its kind, and
@@ -118,18 +105,12 @@ func (w *Set[E]) ask(r *Request) {
 	}
 }
 
-// Stop withdraws election's Wait or WaitGone, if any.
-func (w *Set[E]) Stop(election string) {
+// Stop withdraws election's request of kind, if any: its roster request
+// for Roster, its Wait or Gone request otherwise.
+func (w *Set[E]) Stop(election string, kind Kind) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	delete(w.reqs, election)
-}
-
-// StopRoster withdraws election's roster request, if any.
-func (w *Set[E]) StopRoster(election string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.rosters, election)
+	delete(w.kind(kind), election)
 }
 
 // Close ends the stream and every request, and returns once no answer can

@@ -109,25 +109,25 @@ func (f *fixture) none(d time.Duration) {
 // TestReplaceAndTagEcho: an election has one request of each kind; a new
 // Wait replaces the old, whose answer never comes, and the answer echoes
 // the current Tag with the key's new state. Stop withdraws the Wait and
-// leaves the roster request; StopRoster the roster request alone.
+// leaves the roster request; Stop of WatchRoster the roster request alone.
 func TestReplaceAndTagEcho(t *testing.T) {
 	f := newFixture(t, nil)
 	known := backends.Record{Election: "el", Revision: f.now()}
-	f.set.Wait(1, known)
-	f.set.Wait(2, known)
-	f.set.WaitRoster(3, "el", 0, known.Revision)
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: known})
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 3, Known: backends.Record{Election: "el", Revision: known.Revision}, Digest: 0})
 	f.put("el", "a")
 	if c := f.next(); c.Tag != 2 || c.Election != "el" || string(c.Record.Value) != "a" || c.Roster || c.Err != nil {
 		t.Fatalf("answer %+v, want tag 2's with value a", c)
 	}
-	f.set.Wait(4, backends.Record{Election: "el", Revision: f.now()})
-	f.set.Stop("el")
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 4, Known: backends.Record{Election: "el", Revision: f.now()}})
+	f.set.Stop("el", backends.WatchKey)
 	f.put("~roster/el/r1", "x")
 	if c := f.next(); c.Tag != 3 || !c.Roster || c.Err != nil {
 		t.Fatalf("answer %+v, want roster tag 3's (Stop leaves the roster request)", c)
 	}
-	f.set.WaitRoster(5, "el", 0, f.now())
-	f.set.StopRoster("el")
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 5, Known: backends.Record{Election: "el", Revision: f.now()}, Digest: 0})
+	f.set.Stop("el", backends.WatchRoster)
 	f.put("el", "b")
 	f.put("~roster/el/r2", "y")
 	f.none(300 * time.Millisecond)
@@ -139,8 +139,8 @@ func TestCoveringRead(t *testing.T) {
 	f := newFixture(t, nil)
 	before := backends.Record{Election: "el", Revision: f.now()}
 	f.put("el", "a")
-	f.set.Wait(1, backends.Record{Election: "warm", Revision: f.now()}) // opens the stream
-	f.set.Wait(2, before)
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: backends.Record{Election: "warm", Revision: f.now()}}) // opens the stream
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: before})
 	if c := f.next(); c.Tag != 2 || string(c.Record.Value) != "a" {
 		t.Fatalf("answer %+v, want tag 2's with value a", c)
 	}
@@ -158,13 +158,13 @@ func TestDeliverOneGoroutine(t *testing.T) {
 		}
 		defer inside.Add(-1)
 		if c.Tag < 20 {
-			f.set.Wait(c.Tag+10, c.Record) // re-ask from within deliver
+			f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: c.Tag + 10, Known: c.Record}) // re-ask from within deliver
 		}
 		got <- c
 	})
 	rev := f.now()
 	for i := range 10 {
-		f.set.Wait(uint64(i), backends.Record{Election: fmt.Sprint("el", i), Revision: rev})
+		f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: fmt.Sprint("el", i), Revision: rev}})
 	}
 	for i := range 10 {
 		f.put(fmt.Sprint("el", i), "a")
@@ -202,8 +202,8 @@ func TestCloseWaitsForDeliver(t *testing.T) {
 		<-release
 	})
 	rev := f.now()
-	f.set.Wait(1, backends.Record{Election: "a", Revision: rev})
-	f.set.Wait(2, backends.Record{Election: "b", Revision: rev})
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: backends.Record{Election: "a", Revision: rev}})
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: backends.Record{Election: "b", Revision: rev}})
 	f.put("a", "x")
 	f.put("b", "x")
 	<-entered
@@ -220,7 +220,7 @@ func TestCloseWaitsForDeliver(t *testing.T) {
 	}
 	close(release)
 	<-closed
-	f.set.Wait(3, backends.Record{Election: "a", Revision: rev})
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 3, Known: backends.Record{Election: "a", Revision: rev}})
 	f.put("a", "y")
 	time.Sleep(200 * time.Millisecond) // nothing to wait on: no delivery may come
 	if late.Load() != 0 {
@@ -232,8 +232,8 @@ func TestCloseWaitsForDeliver(t *testing.T) {
 // with its error; a request made after is served by a new stream.
 func TestRestartAfterBreak(t *testing.T) {
 	f := newFixture(t, nil)
-	f.set.Wait(1, backends.Record{Election: "el", Revision: f.now()})
-	f.set.WaitRoster(2, "el", 0, f.now())
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: backends.Record{Election: "el", Revision: f.now()}})
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 2, Known: backends.Record{Election: "el", Revision: f.now()}, Digest: 0})
 	select {
 	case stop := <-f.src.stops: // the stream opened
 		stop()
@@ -245,7 +245,7 @@ func TestRestartAfterBreak(t *testing.T) {
 			t.Fatalf("answer %+v, want ErrUnavailable", c)
 		}
 	}
-	f.set.Wait(3, backends.Record{Election: "el", Revision: f.now()})
+	f.set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 3, Known: backends.Record{Election: "el", Revision: f.now()}})
 	f.put("el", "a")
 	if c := f.next(); c.Tag != 3 || c.Err != nil || string(c.Record.Value) != "a" {
 		t.Fatalf("answer %+v, want tag 3's with value a", c)

@@ -138,9 +138,7 @@ func (s *authSuite) attack(t *testing.T, e *lease.LeaseElector, store backends.D
 	overwrite func(context.Context, string, []byte) error, el string, l *lease.Leadership) {
 	t.Helper()
 	wantPermission(t, "overwrite", overwrite(s.bound(t, e), el, []byte("mallory")))
-	if g, ok := store.(backends.GuardedWriter); ok {
-		wantPermission(t, "GuardedPut", g.GuardedPut(s.bound(t, e), backends.Guarded{Election: el, Token: uint64(l.Token), Key: "d", Value: []byte("x")}))
-	}
+	wantPermission(t, "GuardedPut", store.GuardedPut(s.bound(t, e), backends.Guarded{Election: el, Token: uint64(l.Token), Key: "d", Value: []byte("x")}))
 	sess, err := store.NewSession(s.bound(t, e), e.Options().TTL)
 	if err != nil { // a store that refuses the session refuses the rest with it
 		wantPermission(t, "NewSession", err)

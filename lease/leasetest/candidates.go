@@ -8,19 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
-	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
-// runCandidateTests runs the tests of the candidate list, on a store that
-// implements backends.Roster.
+// runCandidateTests runs the tests of the candidate list.
 func (s *suite) runCandidateTests(t *testing.T) {
-	store, _ := s.h.NewStore(t)
-	if _, ok := driver.Of(store).(backends.Roster); !ok {
-		t.Skipf("the %s store does not implement backends.Roster", store.Name())
-	}
 	t.Run("Exact", s.testCandidatesExact)
 	t.Run("ObserveJoin", s.testObserveCandidatesJoin)
 }

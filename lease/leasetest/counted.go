@@ -12,8 +12,8 @@ import (
 )
 
 // watchCount counts the elections an elector has waited on, through
-// Driver.Wait or Queuer.WaitGone or a WatchSet, so that a test can wait for
-// all of them to be waiting, whichever way the elector waits.
+// Driver.Wait or its WatchSet, so that a test can wait for all of them to
+// be waiting.
 type watchCount struct {
 	mu   sync.Mutex
 	seen map[string]bool
@@ -49,16 +49,13 @@ func (c *watchCount) await(t *testing.T, n int) {
 	}
 }
 
-// counted returns an elector whose store, a Watcher, counts its waits.
+// counted returns an elector whose store counts its waits.
 func (s *suite) counted(t *testing.T, identity string) (*lease.LeaseElector, *watchCount) {
 	t.Helper()
 	s0, _ := s.h.NewStore(t)
 	store := driver.Of(s0)
 	c := &watchCount{seen: map[string]bool{}, more: make(chan struct{})}
-	var wrapped backends.Driver = countingStore{store, c}
-	if q, ok := store.(backends.Queuer); ok {
-		wrapped = countingQueuer{countingStore{store, c}, q}
-	}
+	wrapped := countingStore{store, c}
 	opts := s.base
 	opts.Identity = identity
 	e, err := lease.New(backends.NewStore(wrapped), opts)
@@ -73,13 +70,8 @@ func (s *suite) counted(t *testing.T, identity string) (*lease.LeaseElector, *wa
 	return e, c
 }
 
-func isWatcher(s backends.Driver) bool {
-	_, ok := s.(backends.Watcher)
-	return ok
-}
-
-// countingStore passes every call to the real store it wraps (a Watcher),
-// counting the waits.
+// countingStore passes every call to the real store it wraps, counting
+// the waits.
 type countingStore struct {
 	backends.Driver
 	c *watchCount
@@ -91,17 +83,7 @@ func (s countingStore) Wait(ctx context.Context, known backends.Record) (backend
 }
 
 func (s countingStore) Watch(deliver func(backends.Change)) backends.WatchSet {
-	return countingSet{s.Driver.(backends.Watcher).Watch(deliver), s.c}
-}
-
-type countingQueuer struct {
-	countingStore
-	backends.Queuer
-}
-
-func (s countingQueuer) WaitGone(ctx context.Context, entry backends.Record) error {
-	s.c.saw(entry.Election)
-	return s.Queuer.WaitGone(ctx, entry)
+	return countingSet{s.Driver.Watch(deliver), s.c}
 }
 
 type countingSet struct {
@@ -109,12 +91,9 @@ type countingSet struct {
 	c *watchCount
 }
 
-func (s countingSet) Wait(tag uint64, known backends.Record) {
-	s.c.saw(known.Election)
-	s.WatchSet.Wait(tag, known)
-}
-
-func (s countingSet) WaitGone(tag uint64, entry backends.Record) {
-	s.c.saw(entry.Election)
-	s.WatchSet.WaitGone(tag, entry)
+func (s countingSet) Wait(req backends.WatchRequest) {
+	if req.Kind != backends.WatchRoster {
+		s.c.saw(req.Known.Election)
+	}
+	s.WatchSet.Wait(req)
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends/backendtest"
-	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -19,14 +18,11 @@ import (
 const goroutineSlack = 100
 
 // testGoroutines: an elector that holds M elections and one that waits for
-// the same M, on a store that implements backends.Watcher, run no
+// the same M run no
 // goroutine per election: the process's goroutines at M = 1,000 are those
 // at M = 10 plus a constant (issue 14, goal 5). The test's own Campaign
 // calls, one blocked goroutine per waiting election, are not counted.
 func (s *suite) testGoroutines(t *testing.T) {
-	if probe, _ := s.h.NewStore(t); !isWatcher(driver.Of(probe)) {
-		t.Skipf("the %s store does not implement backends.Watcher: one goroutine per election is expected", probe.Name())
-	}
 	holder, held := s.counted(t, "holder")
 	waiter, waiting := s.counted(t, "waiter")
 	base := backendtest.Election(t) + "/"

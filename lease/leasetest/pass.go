@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends/backendtest"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
 // testHandOverTakesNoCall: a handover's target leads, and takes the key
 // with as few calls as the store allows, counted in the core's actions
 // between the handover and the target's Elected. Where the store passes
-// keys and its waits answer with committed states (backends.Limits'
+// keys and its waits answer with committed states (backends.Capabilities'
 // Passes and CommittedWaits: etcd, Consul), it leads on its wait's answer,
 // with no Get and no Create. Where it passes keys otherwise, it confirms
 // with a Get and makes no Create. Elsewhere (ZooKeeper) it creates the
@@ -41,7 +42,7 @@ func (s *suite) testHandOverTakesNoCall(t *testing.T) {
 	calls := acts.since(from, el)
 	store, _ := s.h.NewStore(t)
 	gets, creates := count(calls, "get "), count(calls, "create ")
-	lim := store.Limits()
+	lim := driver.Of(store).Capabilities()
 	passes := lim.Passes
 	switch {
 	case passes && lim.CommittedWaits:

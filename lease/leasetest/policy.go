@@ -6,20 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
-	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
-// runPolicyTests runs the election policies' cases (docs/policies.md) if
-// h's stores keep candidate records (backends.Roster); otherwise it says
-// why it skips.
+// runPolicyTests runs the election policies' cases (docs/policies.md).
 func (s *suite) runPolicyTests(t *testing.T) {
-	store, _ := s.h.NewStore(t)
-	if _, ok := driver.Of(store).(backends.Roster); !ok {
-		t.Skipf("the %s store does not implement backends.Roster: no election policies", store.Name())
-	}
 	for _, tc := range []struct {
 		name string
 		fn   func(*testing.T)

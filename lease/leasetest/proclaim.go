@@ -5,9 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
-	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -15,10 +13,6 @@ import (
 // same token, and Leader reads it; once the leadership ended, Proclaim
 // fails with ErrLost and writes nothing.
 func (s *suite) testProclaim(t *testing.T) {
-	store, _ := s.h.NewStore(t)
-	if _, ok := driver.Of(store).(backends.Proclaimer); !ok {
-		t.Skipf("the %s store does not implement backends.Proclaimer", store.Name())
-	}
 	el := backendtest.Election(t)
 	e := s.mustElector(t, "proclaimer")
 	l := campaign(t, e, el)

@@ -9,17 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
-	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease"
 )
 
 // RunElectorTests runs the elector suite. base holds the options every
 // elector starts from; its TTL should be the shortest the store allows, to
 // keep the suite fast. Every test runs in base's wait mode (by default the
-// ordered queue if the store implements backends.Queuer). If it does, the
-// suite also runs the tests of each mode on its own: subtest Queue with
+// ordered queue). The suite also runs the tests of each mode on its own: subtest Queue with
 // lease.Options.Wait set to lease.WaitQueue, and subtest KeyMode with
 // lease.WaitKey, each with candidates of the other mode in one election
 // too.
@@ -52,18 +49,8 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		t.Run(tc.name, tc.fn)
 	}
 	t.Run("Policy", s.runPolicyTests)
-	if queuer(t, h) {
-		t.Run("Queue", s.with(lease.WaitQueue).runQueueTests)
-		t.Run("KeyMode", s.with(lease.WaitKey).runKeyModeTests)
-	}
-}
-
-// queuer reports whether h's stores implement backends.Queuer.
-func queuer(t *testing.T, h backendtest.Harness) bool {
-	t.Helper()
-	store, _ := h.NewStore(t)
-	_, ok := driver.Of(store).(backends.Queuer)
-	return ok
+	t.Run("Queue", s.with(lease.WaitQueue).runQueueTests)
+	t.Run("KeyMode", s.with(lease.WaitKey).runKeyModeTests)
 }
 
 type suite struct {

@@ -107,12 +107,7 @@ func tracedElectors(st *env.Store, n int, o cand.Opts, log *trace.Log) ([]*lease
 			return nil, nil, err
 		}
 		closers = append(closers, c)
-		full, ok := driver.Of(s).(trace.Full)
-		if !ok {
-			closeAll()
-			return nil, nil, fmt.Errorf("trace: the %s adapter lacks an optional interface", st.Kind)
-		}
-		e, err := lease.New(backends.NewStore(trace.Wrap(full, fmt.Sprint(i), log)), lease.Options{TTL: o.TTL, Identity: fmt.Sprintf("h-%d", i)})
+		e, err := lease.New(backends.NewStore(trace.Wrap(driver.Of(s), fmt.Sprint(i), log)), lease.Options{TTL: o.TTL, Identity: fmt.Sprintf("h-%d", i)})
 		if err != nil {
 			closeAll()
 			return nil, nil, err

@@ -7,43 +7,23 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Full is what a traced store must implement: the Store and every
-// optional interface package lease looks for (etcd, ZooKeeper and Consul
-// implement them all). How it ends a term with a target is in its Limits,
-// which the traced store reports as they are.
-type Full interface {
-	backends.Driver
-	backends.Queuer
-	backends.Roster
-	backends.Proclaimer
-	backends.Watcher
-	backends.GuardedWriter
-}
-
-// store is a traced Full.
+// store is a traced backends.Driver. How it ends a term with a target
+// is in its Limits, which the traced store reports as they are.
 type store struct {
-	in  Full
+	in  backends.Driver
 	who string
 	log *Log
 }
 
-// Wrap returns in with every call recorded in log under who.
-func Wrap(in Full, who string, log *Log) Full {
+// Wrap returns in with every call, its sessions' and its watch sets'
+// included, recorded in log under who.
+func Wrap(in backends.Driver, who string, log *Log) backends.Driver {
 	return &store{in: in, who: who, log: log}
 }
 
 func (s *store) rec(op string, start time.Time, err error) { s.log.add(s.who, op, start, err) }
 
-// unwrap returns the adapter's own session, which its methods expect.
-func unwrap(bs backends.Session) backends.Session {
-	if t, ok := bs.(*session); ok {
-		return t.in
-	}
-	return bs
-}
-
-func (s *store) Name() string            { return s.in.Name() }
-func (s *store) Limits() backends.Limits { return s.in.Limits() }
+func (s *store) Capabilities() backends.Capabilities { return s.in.Capabilities() }
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	t := time.Now()
 	r, err := s.in.Get(ctx, election)
@@ -68,73 +48,73 @@ func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Ses
 	return &session{in: in, s: s}, nil
 }
 
-func (s *store) Enqueue(ctx context.Context, bs backends.Session, election string) (backends.Record, error) {
+func (x *session) Enqueue(ctx context.Context, election string) (backends.Record, error) {
 	t := time.Now()
-	r, err := s.in.Enqueue(ctx, unwrap(bs), election)
-	s.rec("Queuer.Enqueue", t, err)
+	r, err := x.in.Enqueue(ctx, election)
+	x.s.rec("Enqueue", t, err)
 	return r, err
 }
 
 func (s *store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
 	t := time.Now()
 	r, err := s.in.Ahead(ctx, election, token)
-	s.rec("Queuer.Ahead", t, err)
+	s.rec("Ahead", t, err)
 	return r, err
 }
 
 func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 	t := time.Now()
 	err := s.in.WaitGone(ctx, entry)
-	s.rec("Queuer.WaitGone", t, err)
+	s.rec("WaitGone", t, err)
 	return err
 }
 
 func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
 	t := time.Now()
 	err := s.in.Nudge(ctx, entry)
-	s.rec("Queuer.Nudge", t, err)
+	s.rec("Nudge", t, err)
 	return err
 }
 
 func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	t := time.Now()
 	err := s.in.Dequeue(ctx, entry)
-	s.rec("Queuer.Dequeue", t, err)
+	s.rec("Dequeue", t, err)
 	return err
 }
 
-func (s *store) Join(ctx context.Context, bs backends.Session, election string, value []byte) (backends.Record, error) {
+func (x *session) Join(ctx context.Context, election string, value []byte) (backends.Record, error) {
 	t := time.Now()
-	r, err := s.in.Join(ctx, unwrap(bs), election, value)
-	s.rec("Roster.Join", t, err)
+	r, err := x.in.Join(ctx, election, value)
+	x.s.rec("Join", t, err)
 	return r, err
 }
 
-func (s *store) Leave(ctx context.Context, bs backends.Session, election string) error {
+func (x *session) Leave(ctx context.Context, election string) error {
 	t := time.Now()
-	err := s.in.Leave(ctx, unwrap(bs), election)
-	s.rec("Roster.Leave", t, err)
+	err := x.in.Leave(ctx, election)
+	x.s.rec("Leave", t, err)
 	return err
 }
 
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	t := time.Now()
 	r, rev, err := s.in.List(ctx, election)
-	s.rec("Roster.List", t, err)
+	s.rec("List", t, err)
 	return r, rev, err
 }
 
 func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
 	t := time.Now()
 	r, rev, err := s.in.WaitList(ctx, election, revision)
-	s.rec("Roster.WaitList", t, err)
+	s.rec("WaitList", t, err)
 	return r, rev, err
 }
 
-func (s *store) Proclaim(ctx context.Context, bs backends.Session, election string, token uint64, value []byte) (backends.Record, error) {
+func (x *session) Proclaim(ctx context.Context, election string, token uint64, value []byte) (backends.Record, error) {
 	t := time.Now()
-	r, err := s.in.Proclaim(ctx, unwrap(bs), election, token, value)
-	s.rec("Proclaim", t, err)
+	r, err := x.in.Proclaim(ctx, election, token, value)
+	x.s.rec("Proclaim", t, err)
 	return r, err
 }
 
@@ -146,8 +126,7 @@ func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
 }
 
 // Watch records each delivered change as a notification, a roster's as
-// "notify roster". A set that follows rosters stays one
-// (backends.RosterWatchSet).
+// "notify roster".
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	w := &watchSet{in: s.in.Watch(func(c backends.Change) {
 		what := "notify"
@@ -157,24 +136,8 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 		s.rec(what, time.Now(), c.Err)
 		deliver(c)
 	}), s: s}
-	if rs, ok := w.in.(backends.RosterWatchSet); ok {
-		return &rosterWatchSet{watchSet: w, rs: rs}
-	}
 	return w
 }
-
-// rosterWatchSet is a traced RosterWatchSet.
-type rosterWatchSet struct {
-	*watchSet
-	rs backends.RosterWatchSet
-}
-
-func (w *rosterWatchSet) WaitRoster(tag uint64, election string, known uint64, revision uint64) {
-	w.s.rec("WatchSet.WaitRoster", time.Now(), nil)
-	w.rs.WaitRoster(tag, election, known, revision)
-}
-
-func (w *rosterWatchSet) StopRoster(election string) { w.rs.StopRoster(election) }
 
 // watchSet is a traced WatchSet: registrations are recorded as instants.
 type watchSet struct {
@@ -182,18 +145,20 @@ type watchSet struct {
 	s  *store
 }
 
-func (w *watchSet) Wait(tag uint64, known backends.Record) {
-	w.s.rec("WatchSet.Wait", time.Now(), nil)
-	w.in.Wait(tag, known)
+func (w *watchSet) Wait(req backends.WatchRequest) {
+	w.s.rec(watchOps[req.Kind], time.Now(), nil)
+	w.in.Wait(req)
 }
 
-func (w *watchSet) WaitGone(tag uint64, entry backends.Record) {
-	w.s.rec("WatchSet.WaitGone", time.Now(), nil)
-	w.in.WaitGone(tag, entry)
+// watchOps names a WatchSet request by its kind, as the tracer records it.
+var watchOps = map[backends.WatchKind]string{
+	backends.WatchKey:    "WatchSet.Wait",
+	backends.WatchEntry:  "WatchSet.WaitGone",
+	backends.WatchRoster: "WatchSet.WaitRoster",
 }
 
-func (w *watchSet) Stop(election string) { w.in.Stop(election) }
-func (w *watchSet) Close() error         { return w.in.Close() }
+func (w *watchSet) Stop(election string, kind backends.WatchKind) { w.in.Stop(election, kind) }
+func (w *watchSet) Close() error                                  { return w.in.Close() }
 
 // session is a traced Session.
 type session struct {
@@ -213,13 +178,14 @@ func (x *session) Create(ctx context.Context, election string, value []byte) (ba
 func (x *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
 	t := time.Now()
 	r, err := x.in.End(ctx, req)
-	x.s.rec(endOp(req, x.s.in.Limits()), t, err)
+	x.s.rec(endOp(req, x.s.in.Capabilities()), t, err)
 	return r, err
 }
 
-// endOp names an End by what it does on a store with limits l: Delete,
-// Pass or DeleteMarked, with "Leaving" if it leaves the roster too.
-func endOp(req backends.End, l backends.Limits) string {
+// endOp names an End by what it does on a store with capabilities l:
+// Delete, Pass or DeleteMarked, with "Leaving" if it leaves the roster
+// too.
+func endOp(req backends.End, l backends.Capabilities) string {
 	op := "Delete"
 	switch {
 	case req.To != nil && l.Passes:

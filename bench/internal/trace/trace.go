@@ -14,7 +14,7 @@ import (
 type Event struct {
 	// Who names the elector whose store made the call.
 	Who string
-	// Op names the call: "Create", "Queuer.Enqueue", "notify key", ….
+	// Op names the call: "Create", "Enqueue", "notify key", ….
 	Op string
 	// Start and End are when the call began and returned.
 	Start, End time.Time

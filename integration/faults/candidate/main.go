@@ -106,7 +106,7 @@ func run(c config) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	w := &writer{c: c, rec: rec, gw: driver.Of(store).(backends.GuardedWriter), http: &http.Client{}, ctl: ctl}
+	w := &writer{c: c, rec: rec, gw: driver.Of(store), http: &http.Client{}, ctl: ctl}
 	go ctl.handOverOnSignal(ctx, w)
 	err = e.Run(ctx, c.election, w.lead)
 	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -167,7 +167,7 @@ func dial(c config) (*backends.Store, func(), error) {
 type writer struct {
 	c    config
 	rec  *history.Recorder
-	gw   backends.GuardedWriter
+	gw   backends.Driver
 	http *http.Client
 	ctl  *control
 

@@ -80,24 +80,23 @@ const (
 	// roster Join) should show DampedUntil.
 	Publish
 	// Enqueue: add session Epoch's entry to Election's queue
-	// (backends.Queuer.Enqueue, idempotent per session); report with
+	// (backends.Session.Enqueue, idempotent per session); report with
 	// Enqueued. Queue mode only (Config.Queue), like the four kinds
 	// after it. Cleanup marks the Enqueue of a cleanup (see Dequeue),
 	// not the election's own call: it supersedes nothing the election
 	// has in flight.
 	Enqueue
 	// Ahead: find the entry of Election's queue just ahead of Token, the
-	// election's entry (backends.Queuer.Ahead); report with AheadFound.
+	// election's entry (backends.Driver.Ahead); report with AheadFound.
 	// With To set, Token is the entry of session To, a handover's target,
 	// whose place is checked before a Pass (Config.Pass), wherever this
 	// elector waits; a store with no queue reports none ahead.
 	Ahead
 	// WaitGone: wait until Record, the entry ahead, is gone or nudged
-	// (backends.Queuer.WaitGone, or the WatchSet's WaitGone); report with
-	// Gone.
+	// (a WatchEntry request in the WatchSet); report with Gone.
 	WaitGone
 	// Dequeue: delete Record, an entry of Election's queue made on this
-	// elector's session (backends.Queuer.Dequeue); report with Dequeued,
+	// elector's session (backends.Driver.Dequeue); report with Dequeued,
 	// quoting Op. It is a cleanup, which outlives the election: the
 	// election left the line, or an Enqueue came back after it did.
 	Dequeue
@@ -106,7 +105,7 @@ const (
 	Queued
 	// Pass: hand Election's key, if it still holds Token on session
 	// Epoch, to session To, whose identity is ToID (backends.End with a
-	// target where backends.Limits.Passes);
+	// target where backends.Capabilities.Passes);
 	// report with Passed. Config.Pass only.
 	Pass
 	// Join: write this candidate's record in Election's roster, bound to

@@ -38,8 +38,8 @@ type Candidate struct {
 	// no queue: a handover's Nudge wakes it through the entry ahead.
 	Queue uint64
 	// Wakes is true for a candidate whose wait in line also wakes when
-	// the key is passed to it (backends.Limits.Passes) or released with a
-	// marker naming it (backends.Limits.Markers): where keys are passed
+	// the key is passed to it (backends.Capabilities.Passes) or released with a
+	// marker naming it (backends.Capabilities.Markers): where keys are passed
 	// (Config.Pass), it is passed the key at once, wherever it waits in
 	// line, with no check of its place and no marker or nudge; where they
 	// are released so (Config.MarkDelete), the key is.
