@@ -36,7 +36,7 @@
 //
 // A Record's Token is the fencing token of one incarnation of the leader key.
 // It is taken from the store when the key is created (etcd: the key's create
-// revision; ZooKeeper: the node's czxid; Consul: the modify index at
+// revision; ZooKeeper: the zxid that pointed its pointer node at the holder; Consul: the modify index at
 // acquisition) and is strictly greater than the token of any earlier
 // incarnation of the same key. Token 0 means "no key".
 //
@@ -183,9 +183,8 @@ type Capabilities struct {
 	// marker as Record.To (Get, Wait and a WatchSet's answer), and a
 	// Create that makes the key clears it. For a target in line, the end
 	// nudges the entry ahead of Target.Entry (Target.Ahead). It is for a
-	// store that cannot pass (ZooKeeper, whose ephemeral nodes belong to
-	// the session that made them). A store declares Passes or Markers,
-	// not both.
+	// store that cannot pass (whose keys belong to the session that made
+	// them). A store declares Passes or Markers, not both.
 	Markers bool
 }
 

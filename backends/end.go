@@ -6,11 +6,11 @@ package backends
 // holds Token", so an end can never touch a successor's key.
 //
 // What an end with a target does is declared by the store's Capabilities:
-// where Capabilities.Passes (etcd, Consul), it passes the key, rebinding
-// it to the target's session with a greater token; where
-// Capabilities.Markers (ZooKeeper, whose ephemeral nodes belong to the
-// session that made them), it deletes the key and leaves a handover
-// marker naming the target beside it.
+// where Capabilities.Passes (etcd, Consul, ZooKeeper), it passes the key,
+// rebinding it to the target's session with a greater token; where
+// Capabilities.Markers (a store whose keys belong to the session that
+// made them), it deletes the key and leaves a handover marker naming the
+// target beside it.
 //
 // Session.End returns, for a pass, the key as passed, and otherwise the
 // zero Record. Its errors, each of a request that changed nothing:
@@ -23,8 +23,7 @@ package backends
 //   - errors.ErrUnsupported for a target on a store with neither
 //     capability; package lease sends none;
 //   - ErrPermission if the credentials may not write what the end writes
-//     (on ZooKeeper, the marker: package lease then releases the key
-//     plainly).
+//     (a marker: package lease then releases the key plainly).
 type End struct {
 	// Election names the election whose key ends.
 	Election string

@@ -104,9 +104,7 @@
 //     Once it has returned an error, the leadership ends and Valid never
 //     returns nil again.
 //   - Resign deletes the key only while it holds this term's token, never a
-//     successor's (on ZooKeeper, which has no delete conditioned on czxid,
-//     unless a third party deletes the node within the round trip between
-//     the adapter's read and its delete).
+//     successor's.
 //   - A campaign whose session expires while it waits makes a new session
 //     and goes on; it never reports leadership on a dead session.
 //

@@ -60,7 +60,7 @@ func (s *store) warnOpenPrefix(l *link) {
 	for _, a := range acl {
 		if a.Scheme == "world" && a.ID == "anyone" && a.Perms&(zk.PermCreate|zk.PermDelete) != 0 {
 			s.opts.logger().Warn("zookeeper: Prefix lets anyone create or delete its children, so any client can "+
-				"delete leader nodes whatever their ACL; set its ACL, e.g. with zkCli setAcl",
+				"delete pointer nodes whatever their ACL; set its ACL, e.g. with zkCli setAcl",
 				"prefix", s.opts.Prefix, "acl", fmt.Sprintf("world:anyone:%s", perms(a.Perms)))
 			return
 		}

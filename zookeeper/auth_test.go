@@ -44,10 +44,12 @@ func testAuth(t *testing.T, servers []string, tick time.Duration, noWorldRead bo
 		t.Fatalf("holder's NewSession: %v", err)
 	}
 	t.Cleanup(func() { _ = ss.Close(ctx) })
-	if sc.entry, err = ss.Enqueue(ctx, sc.el); err != nil {
+	if sc.rec, err = ss.Create(ctx, sc.el, []byte("alice")); err != nil {
 		t.Fatal(err)
 	}
-	if sc.rec, err = ss.Create(ctx, sc.el, []byte("alice")); err != nil {
+	// Enqueued after the Create, the entry is no lead node (which Dequeue
+	// leaves to End), only an entry in line.
+	if sc.entry, err = ss.Enqueue(ctx, sc.el); err != nil {
 		t.Fatal(err)
 	}
 	if err := sc.holder.GuardedPut(ctx, backends.Guarded{Election: sc.el, Token: sc.rec.Token, Key: sc.key, Value: []byte("alice's")}); err != nil {

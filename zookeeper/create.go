@@ -10,26 +10,31 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// errVanished: the node was deleted between a create and its read-back.
-var errVanished = errors.New("node deleted between create and read")
-
-// createRounds bounds the create-then-read rounds of one Create.
+// createRounds bounds the rounds of one Create whose multi found the
+// pointer moved since it was read.
 const createRounds = 3
 
-// Create creates the election's node as an EPHEMERAL node of this session,
-// creating missing parents as persistent nodes, and learns its stat in the
-// same request (createStat); the create fails if the node exists, which
-// makes it a compare-and-swap, and then Create reads the node. If
-// the node exists and this session owns it (ephemeralOwner is this
-// session's ID), as when a create whose reply was lost is retried, Create
-// returns it with a nil error. If another session owns it, the error wraps
-// ErrKeyExists and the Record is the holder's. The token is the node's
-// czxid.
-//
-// If the node is deleted between a create that found it and the read, as
-// when its holder resigns just then, Create creates again, up to three
-// rounds in all. That is no retry of an uncertain request: a create that
-// found the node and a read that found none both surely changed nothing.
+// errMoved: the pointer moved between a Create's read and its multi.
+var errMoved = errors.New("the pointer moved during the create")
+
+// Create points the election's pointer node at a node of this session,
+// its lead node, and puts the value in the pointer, in one multi: the
+// session's queue entry in the election if it has one (Enqueue), checked
+// by the multi, else its lead entry ("~" + session ID + "-L" in the
+// election's queue node), an EPHEMERAL node the multi creates. On a free
+// election (the pointer empty, its free child there) the multi deletes
+// the free child and sets the pointer at any version: one round trip, no
+// read. Where the Store last saw the pointer naming a lead node, the
+// multi takes it at that version if that node is gone (see firstOps): a
+// waiter that saw the holder's session end takes the key in one round
+// trip too. Otherwise, or if that multi fails, it reads the pointer on the session's connection after
+// a sync: a pointer that names this session's live node is returned as
+// is (a retried Create whose reply was lost); one that names another
+// session's live node fails with ErrKeyExists and the holder's Record;
+// one that names a node gone (its session ended), or none, is taken by a
+// multi that sets it at the version read. The first Create of an election
+// creates the pointer node. The token is the pointer's mzxid after the
+// multi.
 func (ss *session) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: create %q", election)
 	path, err := ss.writable(what, election, value)
@@ -46,95 +51,190 @@ func (ss *session) Create(ctx context.Context, election string, value []byte) (b
 	return rec, nil
 }
 
-// create makes the node, unless it exists, and reads it; again if the node
-// vanished in between.
-func (ss *session) create(election, path string, value []byte) (rec backends.Record, err error) {
+// create is Create's work on the session's connection: the multi for a
+// free election, then, if the election is not free, rounds of a read and
+// a multi at the version read.
+func (ss *session) create(election, path string, value []byte) (backends.Record, error) {
+	p, own, err := ss.leadPointer(election, value)
+	if err != nil {
+		return backends.Record{}, err
+	}
+	ops, at := ss.firstOps(election, path, p, own)
+	rec, err := ss.take(election, ops, p, at)
+	if err == nil || !(errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists) || errors.Is(err, zk.ErrBadVersion)) {
+		return rec, err
+	}
+	ss.entryGone(election, p.lead, own, ops, err)
 	for range createRounds {
-		if rec, err = ss.createOnce(election, path, value); !errors.Is(err, errVanished) {
-			break
+		rec, err = ss.createRead(election, path, value)
+		if !errors.Is(err, errMoved) {
+			return rec, err
 		}
+	}
+	return backends.Record{}, fmt.Errorf("%w %d times", errMoved, createRounds)
+}
+
+// firstOps returns the ops of a Create's first multi, which reads nothing
+// first, and the index of the pointer's setData among them. If the Store
+// last saw the pointer naming a lead node (a waiter on the key read it),
+// the multi takes it at that version if that node is gone (its session
+// ended): it creates and deletes the node, which fails if it exists
+// (nothing else could make it again: its name is its session's, and its
+// session is over). Otherwise it is the free election's: it deletes the
+// free child, which exists only while the pointer is empty.
+func (ss *session) firstOps(election, path string, p pointer, own bool) ([]any, int) {
+	if ps, ok := ss.s.ptrs.get(election); ok && ps.led() {
+		ops := []any{&zk.SetDataRequest{Path: path, Data: p.encode(), Version: ps.st.Version},
+			&zk.CreateRequest{Path: ps.p.lead, Acl: ss.s.opts.ACL, Flags: zk.FlagEphemeral},
+			&zk.DeleteRequest{Path: ps.p.lead, Version: -1}}
+		return append(ops, ss.leadOps(p.lead, own)...), 0
+	}
+	return append([]any{&zk.DeleteRequest{Path: path + "/" + freeName, Version: -1},
+		&zk.SetDataRequest{Path: path, Data: p.encode(), Version: -1}}, ss.leadOps(p.lead, own)...), 1
+}
+
+// leadPointer returns the pointer that names the session's lead node in
+// election with value, and whether that node is its queue entry.
+func (ss *session) leadPointer(election string, value []byte) (pointer, bool, error) {
+	lead, own, err := ss.leadNode(election)
+	return pointer{owner: ss.ID(), lead: lead, value: value}, own, err
+}
+
+// entryGone forgets the session's queue entry in election if err says the
+// multi ops found it gone (its check failed): the next round uses the
+// lead entry.
+func (ss *session) entryGone(election, lead string, own bool, ops []any, err error) bool {
+	op := failed(ops, err)
+	if own && op != nil && opPath(op) == lead && errors.Is(err, zk.ErrNoNode) {
+		ss.s.own.forget(election, ss.ID())
+		return true
+	}
+	return false
+}
+
+// createRead reads the pointer, after a sync, and takes it if it names no
+// live node; errMoved if the round should be made again.
+func (ss *session) createRead(election, path string, value []byte) (backends.Record, error) {
+	p, own, err := ss.leadPointer(election, value)
+	if err != nil {
+		return backends.Record{}, err
+	}
+	rec, ps, err := ss.s.readKey(ss.l, election, path, true)
+	switch {
+	case err != nil:
+		return backends.Record{}, err
+	case rec.Exists():
+		return rec, nil // ours (a retry) or the holder's
+	case ps.st == nil:
+		return ss.createPointer(election, path, p, own)
+	}
+	ops := []any{&zk.SetDataRequest{Path: path, Data: p.encode(), Version: ps.st.Version}}
+	if ps.st.NumChildren > 0 { // the free child: it goes with the pointer's emptiness
+		ops = append(ops, &zk.DeleteRequest{Path: path + "/" + freeName, Version: -1})
+	}
+	ops = append(ops, ss.leadOps(p.lead, own)...)
+	rec, err = ss.take(election, ops, p, 0)
+	switch {
+	case errors.Is(err, zk.ErrBadVersion), ss.entryGone(election, p.lead, own, ops, err):
+		return rec, errMoved
+	case errors.Is(err, zk.ErrNodeExists) && !own: // a lead entry left behind: see leadOps
+		if err := ss.l.conn.Delete(p.lead, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return backends.Record{}, err
+		}
+		return rec, errMoved
 	}
 	return rec, err
 }
 
-// createOnce makes the node and returns it, or, if it exists, reads it.
-func (ss *session) createOnce(election, path string, value []byte) (backends.Record, error) {
-	conn, acl, epath := ss.l.conn, ss.s.opts.ACL, ss.s.epochPath(election)
-	st, est, err := createStat(conn, path, epath, value, acl)
-	if errors.Is(err, zk.ErrNoNode) { // the prefix or the epoch node is missing
-		if err = makeParents(conn, path, acl); err == nil {
-			if err = makeEpoch(conn, epath, acl); err == nil {
-				st, est, err = createStat(conn, path, epath, value, acl)
-			}
-		}
-	}
-	if err == nil {
-		ss.known.remember(election, st, est)
-		return record(election, value, st, ss.l)
-	}
-	if !errors.Is(err, zk.ErrNodeExists) {
+// createPointer makes the election's pointer node, naming p, with the
+// lead node's op, missing parents first; errMoved if another Create made
+// the pointer first.
+func (ss *session) createPointer(election, path string, p pointer, own bool) (backends.Record, error) {
+	acl := ss.s.opts.ACL
+	if err := makeParents(ss.l.conn, path, acl); err != nil {
 		return backends.Record{}, err
 	}
-	data, st, err := conn.Get(path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return backends.Record{}, errVanished
-	}
-	if err != nil {
-		return backends.Record{}, err
-	}
-	if st.EphemeralOwner == 0 {
-		if st, err = replaceLeftover(conn, path, epath, value, acl, st); err != nil {
+	if !own {
+		if err := makeParents(ss.l.conn, p.lead, acl); err != nil {
 			return backends.Record{}, err
 		}
-		data = value
 	}
-	return record(election, data, st, ss.l)
+	ops := append([]any{&zk.CreateRequest{Path: path, Data: p.encode(), Acl: acl},
+		&zk.SetDataRequest{Path: path, Data: p.encode(), Version: 0}}, ss.leadOps(p.lead, own)...)
+	rec, err := ss.take(election, ops, p, 1)
+	if errors.Is(err, zk.ErrNodeExists) && failed(ops, err) == ops[0] || ss.entryGone(election, p.lead, own, ops, err) {
+		return rec, errMoved
+	}
+	return rec, err
 }
 
-// replaceLeftover replaces a persistent node found at a leader node's
-// path, a parent that a version of this package which nested election
-// names ("x" for "x/y") left behind, by this session's leader node: one
-// multi deletes it at the version read and creates the node. A leftover
-// with children is still a parent in that layout: the error says to
-// remove it.
-func replaceLeftover(conn *zk.Conn, path, epath string, value []byte, acl []zk.ACL, st *zk.Stat) (*zk.Stat, error) {
-	if st.NumChildren > 0 {
-		return nil, fmt.Errorf("%q is a persistent node with %d children, not a leader node: a parent "+
-			"left by a leasehold version that nested election names; remove it once no such version runs", path, st.NumChildren)
-	}
-	got, _, err := createStat(conn, path, epath, value, acl, &zk.DeleteRequest{Path: path, Version: st.Version})
-	switch {
-	case errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNotEmpty):
-		// changed since read, or no epoch node yet: look again
-		if err := makeEpoch(conn, epath, acl); err != nil {
-			return nil, err
-		}
-		return nil, errVanished
-	case err != nil:
-		return nil, fmt.Errorf("replace the persistent node left at %q: %w", path, err)
-	}
-	return got, nil
-}
-
-// createStat creates an ephemeral node and returns its Stat, and the
-// epoch node's, from the same request, so a won create costs one round
-// trip: a multi of the ops in pre, the create, a setData of the same
-// value at version 0, whose answer carries the stat (go-zookeeper has no
-// create2), and the raise of the epoch node's version at epath
-// (bumpEpoch). The node's version is therefore 1. The error is that of
-// the first op that failed.
-func createStat(conn *zk.Conn, path, epath string, value []byte, acl []zk.ACL, pre ...any) (st, est *zk.Stat, err error) {
-	ops := append(pre, &zk.CreateRequest{Path: path, Data: value, Acl: acl, Flags: zk.FlagEphemeral},
-		&zk.SetDataRequest{Path: path, Data: value, Version: 0}, bumpEpoch(epath))
-	res, err := conn.Multi(ops...)
+// take sends ops, which point the pointer at p, with the pointer's
+// setData at index at (whose stat gives the token), and returns the key
+// as it then is. The error is the failed op's, wrapped so that failed
+// finds the op.
+func (ss *session) take(election string, ops []any, p pointer, at int) (backends.Record, error) {
+	res, err := ss.l.conn.Multi(ops...)
 	if err := multiErr(res, err); err != nil {
-		return nil, nil, err
+		return backends.Record{}, opError{ops: ops, res: res, err: err}
 	}
-	at := len(pre) + 1
-	if len(res) != len(ops) || res[at].Stat == nil || res[at+1].Stat == nil {
-		return nil, nil, fmt.Errorf("the multi answered %d results without a stat", len(res))
+	if len(res) <= at || res[at].Stat == nil {
+		return backends.Record{}, fmt.Errorf("the multi answered %d results without a stat", len(res))
 	}
-	return res[at].Stat, res[at+1].Stat, nil
+	ps := pstate{p: p, st: res[at].Stat}
+	ss.s.ptrs.saw(election, ps)
+	return ps.record(election, true, ss.l), nil
+}
+
+// opError is a multi's error, with the ops sent and the results, so that
+// failed can tell which op failed.
+type opError struct {
+	ops []any
+	res []zk.MultiResponse
+	err error
+}
+
+func (e opError) Error() string { return e.err.Error() }
+func (e opError) Unwrap() error { return e.err }
+
+// failed returns the op of ops whose failure err reports (an opError of
+// ops), or nil.
+func failed(ops []any, err error) any {
+	var oe opError
+	if !errors.As(err, &oe) || len(oe.ops) != len(ops) || len(ops) == 0 || oe.ops[0] != ops[0] {
+		return nil
+	}
+	if i := failedOp(oe.res); i >= 0 && i < len(ops) {
+		return ops[i]
+	}
+	return nil
+}
+
+// leadNode returns the path of the node the session's Create points the
+// pointer at: its queue entry in election, if it made one (own), else its
+// lead entry.
+func (ss *session) leadNode(election string) (string, bool, error) {
+	if e, ok := ss.s.own.of(election, ss.ID()); ok {
+		p, err := ss.s.entryPath(e)
+		return p, true, err
+	}
+	q, err := ss.s.checkedQueuePath(election)
+	if err != nil {
+		return "", false, err
+	}
+	return q + "/" + entryPrefix(ss.ID()) + "L", false, nil
+}
+
+// leadOps returns the op that makes or checks the lead node at lead: a
+// check of the session's queue entry (own), or the create of its lead
+// entry. A lead entry left by a create whose pointer write failed cannot
+// be: the multi commits both or neither; one left by an End that lost
+// the pointer first (the session's own is deleted with the pointer's
+// move) is deleted by createRead.
+func (ss *session) leadOps(lead string, own bool) []any {
+	if own {
+		return []any{&zk.CheckVersionRequest{Path: lead, Version: -1}}
+	}
+	return []any{&zk.CreateRequest{Path: lead, Acl: ss.s.opts.ACL, Flags: zk.FlagEphemeral}}
 }
 
 // makeParents creates the missing ancestors of path as persistent nodes.
@@ -143,7 +243,7 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 		_, err := conn.Create(p, nil, 0, acl)
 		switch {
 		case errors.Is(err, zk.ErrNoChildrenForEphemerals):
-			return fmt.Errorf("parent %q is an ephemeral node: a leader node of a leasehold version that nested election names? %w", p, err)
+			return fmt.Errorf("parent %q is an ephemeral node: a leader node of an older leasehold version? %w", p, err)
 		case err != nil && !errors.Is(err, zk.ErrNodeExists):
 			return fmt.Errorf("create parent %q: %w", p, err)
 		}
@@ -151,115 +251,7 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 	return nil
 }
 
-// End deletes the election's leader node if its czxid is req.Token, with
-// the session's record in the same multi if req.Leave, and, for a
-// handover (req.To), the marker beside it (see mark).
-//
-// If the session made that node and has not proclaimed on it since (see
-// known), one multi checks the versions its create left and deletes: one
-// round trip.
-// Otherwise, or if that check fails, End reads the election's epoch
-// node and leader node and, if the leader node's czxid is token, deletes
-// it in a multi that checks the epoch node's version too: ZooKeeper has
-// no delete conditioned on czxid, and the check fails if any leader node
-// was created since the read, so the node deleted is the node read (see
-// epochPath). It returns an error wrapping ErrNotFound if the node is
-// absent, holds another token, or was replaced before the multi. If the
-// record to delete with it is missing, the multi fails on it and the
-// delete goes again without it.
-func (ss *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
-	rpath := ""
-	if req.Leave {
-		p, err := ss.recordPath(req.Election)
-		if err != nil {
-			return backends.Record{}, fmt.Errorf("zookeeper: end %q: %w", req.Election, err)
-		}
-		rpath = p
-	}
-	if req.To != nil {
-		return backends.Record{}, ss.mark(ctx, req, rpath)
-	}
-	return backends.Record{}, ss.release(ctx, req.Election, req.Token, rpath)
-}
-
-// release is End without a target, which deletes the record at rpath
-// too unless rpath is "".
-func (ss *session) release(ctx context.Context, election string, token uint64, rpath string) error {
-	what := fmt.Sprintf("zookeeper: delete %q at token %d", election, token)
-	path, err := ss.s.checkedPath(election)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if err := ss.gone(what); err != nil {
-		return err
-	}
-	err = ss.s.callErr(ctx, func() error {
-		err := ss.deleteNode(election, path, token, rpath)
-		if errors.Is(err, errNoRecord) {
-			err = ss.deleteNode(election, path, token, "")
-		}
-		return err
-	})
-	if errors.Is(err, errNotHeld) {
-		ss.known.forget(election)
-		return fmt.Errorf("%s: %w", what, backends.ErrNotFound)
-	}
-	if err == nil {
-		ss.known.forget(election)
-	}
-	return ss.outcome(what, ctx, err)
-}
-
-// errNoRecord says a release's multi failed only because the session's
-// record it deletes too is missing.
-var errNoRecord = errors.New("no candidate record")
-
-// deleteNode deletes election's node at path if its czxid is token, and
-// the record at rpath unless it is "": at once if the session knows the
-// node (known), else after reading it (readHeld), guarded by the epoch
-// node; errNotHeld if the node is absent or another.
-func (ss *session) deleteNode(election, path string, token uint64, rpath string) error {
-	conn, epath := ss.l.conn, ss.s.epochPath(election)
-	if guards, ok := ss.known.guards(election, path, epath, token); ok {
-		testHookHeld()
-		res, err := conn.Multi(deleteOps(guards, path, rpath)...)
-		if !guardFailed(res, len(guards)) {
-			return releaseErr(res, err, rpath)
-		}
-	}
-	h, err := readHeld(conn, path, epath, token)
-	if err != nil {
-		return err
-	}
-	testHookHeld()
-	guards := h.guards(path, epath)
-	res, err := conn.Multi(deleteOps(guards, path, rpath)...)
-	if guardFailed(res, len(guards)) {
-		return errNotHeld
-	}
-	return releaseErr(res, err, rpath)
-}
-
-// deleteOps returns guards, then the deletes of the leader node at path
-// and of the record at rpath unless it is "".
-func deleteOps(guards []any, path, rpath string) []any {
-	ops := append(guards, &zk.DeleteRequest{Path: path, Version: -1})
-	if rpath != "" {
-		ops = append(ops, &zk.DeleteRequest{Path: rpath, Version: -1})
-	}
-	return ops
-}
-
-// releaseErr is the error of a release's multi: errNoRecord if it failed
-// on the record at rpath, which is missing.
-func releaseErr(res []zk.MultiResponse, err error, rpath string) error {
-	if i := failedOp(res); rpath != "" && i == len(res)-1 && errors.Is(res[i].Error, zk.ErrNoNode) {
-		return errNoRecord
-	}
-	return multiErr(res, err)
-}
-
-// writable returns the path of election's leader node for a write of
+// writable returns the path of election's pointer node for a write of
 // value by ss: it checks the name, the value's size and that the session
 // is not over, and fails with an error that starts with what.
 func (ss *session) writable(what, election string, value []byte) (string, error) {

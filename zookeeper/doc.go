@@ -11,15 +11,15 @@
 // sees the session expire, and a dialer that then refuses to redial and
 // reads the granted timeout (see Sessions). Without them go-zookeeper
 // opens a new session on the connection after an expiry, and a create
-// racing that switch would make a leader node of a session no elector
+// racing that switch would make a lead node of a session no elector
 // holds, which would stay while the connection lives. A *zk.Conn of the
 // caller's would hold one session, with the caller's timeout and none of
 // those hooks.
 //
 // Application code should use package lease; this package only connects it
 // to ZooKeeper. How the adapter uses ZooKeeper (node names, how sessions
-// are renewed and why, configuring tickTime and session timeouts, moving
-// from versions that nested names) is described in docs/stores.md of the
+// are renewed and why, configuring tickTime and session timeouts) is
+// described in docs/stores.md of the
 // repository, and what the ACLs protect in docs/security.md. This doc
 // states the contract of the Store's calls.
 //
@@ -33,45 +33,80 @@
 //
 // # Nodes and tokens
 //
-// An election's leader node is Prefix + "/" + its node name (the name with
-// '/', '%' and every byte outside [A-Za-z0-9._-] written as '%XX'; see
-// docs/stores.md), created as an EPHEMERAL node of the candidate's session;
-// missing parents are created as persistent nodes with the same ACL. The
-// create fails if the node exists, which makes it a compare-and-swap. The
-// fencing token is the node's czxid, which ZooKeeper assigns in strictly
-// increasing order; Record.Owner is its ephemeralOwner, the holder's
-// session ID in hex. A create whose reply was lost is retried by package
-// lease: the retry finds the node, sees this session's ID as its owner and
-// returns it (a session's connection never carries another session, so a
-// node owned by this session ID is this session's).
-// Prefix + "/~layout" holds the layout's version (backends.Layout).
+// Each election has a persistent pointer node, Prefix + "/" + its node
+// name (the name with '/', '%' and every byte outside [A-Za-z0-9._-]
+// written as '%XX'; see docs/stores.md), made by the election's first
+// Create and never deleted. Its data names the holder: its session, the
+// path of its lead node, and its value (Record.Value); empty data means
+// no holder. The lead node is an EPHEMERAL node of the holder's session:
+// its queue entry (see below) if it has one in the election, else its
+// lead entry ("~" + session ID + "-L" in the election's queue node, which
+// Ahead does not list), or, after a pass to a candidate waiting on the
+// key, its roster record. A pointer whose lead node is gone (its session
+// ended) is an absent key. The pointer's child "~free" exists exactly
+// while the pointer is empty.
 //
-// Record.Revision is a zxid from the public Stat. A present node's is its
-// mzxid: the write that made the state read, which held from then until
-// the read at least. ZooKeeper keeps no Stat of an absent node and tells
-// no deletion's zxid, so an absent node's Revision is a lower bound: the
-// highest zxid of any Stat the connection had received before the read
-// (at least 1), and, when the absence follows a present state the call
-// knew (Wait's known, the node a deletion notification reports gone), one
-// more than that state's Revision if higher. Wait, WaitGone and a
-// WatchSet's requests compare states (Token and Value), never Revisions:
-// a change after known.Revision and before the call leaves the node in a
-// state other than known's, which the call's first read (after a sync)
-// sees and answers at once; a change back to known's state may be
-// skipped, as the contract allows. So the contract holds whatever an
-// absent node's Revision is, and this one keeps the Revisions of the
-// states the Store returns for a node increasing. A roster listing's
-// revision is the roster node's pzxid (the zxid of the last create or
-// delete among its children, which every change to a roster makes: see
-// below), from which the roster was as listed; WaitList compares the
-// pzxid it reads with it. A queue listing's (Ahead) is the queue node's
-// pzxid, and an Enqueue's the connection's highest zxid seen.
+// The fencing token is the pointer's mzxid at the write that pointed it
+// at the lead node; a Proclaim, which rewrites the pointer, carries the
+// token over in the pointer's data. Every pointer write is a new zxid, so
+// tokens of successive terms strictly increase. Record.Owner is the
+// holder's session ID in hex; Record.Revision is the pointer's mzxid (for
+// a lead node gone, a lower bound: see Record.Revision in backends).
+// Prefix + "/~layout" holds the layout's version (backends.Layout): 2.
 //
-// The driver keeps the queue: a queue entry is an EPHEMERAL_SEQUENTIAL
-// node of its session, and its token is its sequence number plus 1. Ahead
-// and WaitGone sync and read on the Store's reader (see Watches); WaitGone
-// leaves a getData watch on the entry, which fires when the entry is
-// deleted or nudged (Nudge sets its data again).
+// Every write of a term is one multi guarded by the pointer's version,
+// which any other write of the pointer changes, so a write can never
+// touch a successor's term:
+//   - Create on a free election deletes "~free" and sets the pointer at
+//     any version, with the create of its lead entry (or the check of its
+//     queue entry): one round trip, no read. "~free" exists only while
+//     the pointer is empty, so the delete is the guard. A Create by a
+//     waiter that saw the holder's lead node go takes the pointer at the
+//     version it read, in a multi that also creates and deletes that node
+//     (which fails while it exists). Otherwise Create reads the pointer
+//     after a sync, returns it if it names this session's live node (a
+//     retried Create), fails with ErrKeyExists if another session's, and
+//     else takes it at the version read.
+//   - End with a target (a pass: Capabilities.Passes) sets the pointer at the
+//     target's node with Target.Value, checks the target's roster record,
+//     sets the data of the target's queue entry (Target.Entry; the write
+//     fires the watch the target waits on, and fails if the entry went),
+//     and deletes the holder's lead node (and its record with Leave). A
+//     plain End empties the pointer, creates "~free" and deletes the lead
+//     node. The version is the one the Store last saw, so neither reads
+//     first; a failed version check makes it read the pointer, after a
+//     sync, and go on only if the pointer still names its node at the
+//     token (else ErrNotFound).
+//   - Proclaim sets the pointer's value at its version; GuardedPut checks
+//     the pointer's version, as read after a sync, and that the lead node
+//     exists, with its write.
+//
+// A graceful hand-off thus costs one write, one notification to the
+// target, and one read: the target, waiting in line, learns of the pass
+// from its own entry's data watch and reads the pointer, with no sync
+// (the server that sent the notification has the pass, and only the
+// holder can move the pointer while its lead node exists); a target at
+// the head of the line, waiting on the key, learns of it from the
+// pointer's data watch, whose read is the same. Every answer of a wait is
+// a pointer state the store committed at its Revision
+// (Capabilities.CommittedWaits), so the target leads on it without a Get. When
+// a holder's session ends, its lead node goes, the exists watch that the
+// key's waiters leave on it fires, and the next Create takes the pointer
+// at the version it read: one notification, one read, one write. A pass
+// writes "~pass" into the target's entry, where Nudge writes nothing, so
+// the waiter behind the target, which watches that entry, is not woken.
+// A holder led by its roster record (a pass with Target.Entry 0) that
+// leaves the roster moves the pointer to its lead entry in the same
+// multi, carrying the token over.
+//
+// A queue entry is an EPHEMERAL_SEQUENTIAL node of its session (the
+// driver keeps the queue), and its token is its sequence number plus
+// 1. Ahead and WaitGone sync and read on the Store's reader (see
+// Watches); WaitGone leaves a getData watch on the entry, which fires
+// when the entry is deleted or nudged (Nudge sets its data again).
+// Dequeue leaves an entry that the pointer names (a candidate that took
+// the key by its entry leads by it until its End), and otherwise deletes
+// it in a multi that checks the pointer's version as read after a sync.
 //
 // The driver keeps the roster: a candidate record is an EPHEMERAL node
 // of its session, Prefix + "/~roster/" + the election's node name + "/" +
@@ -79,25 +114,11 @@
 // also creates and deletes a child of the roster node in the same multi,
 // so that every change to a roster moves its node's pzxid and fires its
 // children watch: WaitList leaves that one watch, and a roster whose pzxid
-// is above the revision asked has changed since.
-//
-// A session's Proclaim sets the value of the
-// leader node in a multi guarded as End's is (see Guarantees), so the
-// node keeps its czxid, the Token, and its owner.
-//
-// The Store declares backends.Capabilities.Markers: an End with a target is a
-// multi that deletes the
-// leader node, writes the handover marker into the election's epoch node
-// (which the next create's multi clears), checks that the target's node
-// (its queue entry, or its candidate record) exists, and nudges the entry
-// ahead of the target's, if any: the one the caller names (Target.Ahead),
-// or else the one a listing of the queue finds. A Wait on a node that
-// exists watches the epoch node too: the marker's write fires that watch
-// before the deletion's, and the Wait then reads the marker. A WatchSet's
-// WaitGone reads the marker when its entry is nudged, and also when it
-// finds its entry nudged before its watch was set (a data version above
-// 0), once per set and marker. Get reports a marker only while the
-// target's node exists.
+// is above the revision asked has changed since. A roster listing's
+// revision is that pzxid; a queue listing's (Ahead) is the queue node's
+// pzxid, and an Enqueue's the connection's highest zxid seen. Wait,
+// WaitGone and a WatchSet's requests compare states (Token and Value),
+// never Revisions.
 //
 // # Sessions
 //
@@ -154,10 +175,10 @@
 //
 // # Watches
 //
-// Wait reads the node with a watch set by the same request (getData, or
-// exists when the node is absent), returns if the node differs from the
-// known Record and otherwise waits for the watch's notification, about a
-// round trip after the change commits. Get and the first read of Wait
+// Wait reads the pointer with a watch set by the same request (getData, or
+// exists when the node is absent), returns if the key differs from the
+// known Record and otherwise watches the lead node too and waits for a
+// notification, about a round trip after the change commits. Get and the first read of Wait
 // follow a sync, so they see every change the leader committed before they
 // began; so do Roster.List and WaitList, Ahead, WaitGone's first read,
 // GuardedPut's read, and a WatchSet's reads after its connection changed.
@@ -204,24 +225,18 @@
 //
 // # Guarantees
 //
-// Promised: at most one session holds an election's node; tokens (czxids)
-// of successive holders strictly increase; a session's node goes when the
-// session is closed or expires, and a session expires no sooner than its
-// TTL after the last KeepAlive was sent. Every call returns when its ctx
-// ends.
+// Promised: at most one session holds an election's key (the pointer
+// names one lead node, and a term's writes are guarded by the pointer's
+// version); tokens of successive holders strictly increase; a session's
+// lead node goes when the session is closed or expires, which ends its
+// term, and a session expires no sooner than its TTL after the last
+// KeepAlive was sent. Every call returns when its ctx ends.
 //
-// End and GuardedPut act only on the incarnation whose token they are
-// given, though ZooKeeper cannot condition a write on a czxid: each
-// election has a persistent epoch node (Prefix + "/~epoch/" + its node name) whose version
-// the multi that creates a leader node raises, and their multis check
-// that version as read before the leader node. A successor's node created
-// between the read and the multi fails the check.
-//
-// Not promised: a leader node made by an older version of this package
-// raised no epoch, so while older versions still campaign, a successor
-// they create between the read and the multi of an End or GuardedPut
-// goes unseen (a window of one round trip). A watch left by a Wait whose
-// ctx ended, or by a WatchSet request stopped or replaced, stays
-// registered until the node's next change: go-zookeeper cannot remove
-// watches.
+// Not promised: a pass to a candidate in line given no entry
+// (Target.Entry 0, the target's record showed none) points the pointer
+// at its roster record: a WatchSet's WaitGone made after it sees the
+// pass, but one already waiting wakes only when the entry ahead goes. A
+// watch left by a Wait whose ctx ended, or by a WatchSet request stopped
+// or replaced, stays registered until the node's next change:
+// go-zookeeper cannot remove watches.
 package zookeeper

@@ -11,9 +11,6 @@ import (
 	"github.com/leasehold/leasehold/zookeeper/internal/names"
 )
 
-// errNotHeld: the leader node is absent or another incarnation.
-var errNotHeld = errors.New("leader node is absent or holds another token")
-
 // dataPath returns the node at which GuardedPut keeps key:
 // Prefix + "/" + backends.DataSegment + "/" + the key's node name, escaped
 // as an election's is (see leaderPath), so that keys never nest.
@@ -21,17 +18,14 @@ func (s *store) dataPath(key string) string {
 	return s.opts.Prefix + "/" + backends.DataSegment + "/" + names.Node(key)
 }
 
-// GuardedPut syncs, reads the election's epoch node and leader node and,
-// if the leader node's czxid is token, runs one multi-op: checks that the
-// epoch node's version is still the one read (no leader node was created
-// since) and the leader node's too (it was not deleted), and the write of
-// key (a setData, or a create with missing parents made first). So the
-// write commits only while the incarnation read holds (see epochPath);
-// otherwise the error wraps ErrNotLeader. The multi goes on the leader
-// node's own session when this Store holds it, as when the elector runs on
-// this Store. Only a successor made by an older version of this package,
-// whose create raised no epoch, can slip into the window between the read
-// and the multi unseen.
+// GuardedPut syncs, reads the election's pointer node and, if it names a
+// node at token, runs one multi-op: checks that the pointer is still at
+// the version read (no term began or ended since) and that its lead node
+// exists (its session has not ended), and writes key (a setData, or a
+// create with missing parents made first). So the write commits only
+// while the term at token holds; otherwise the error wraps ErrNotLeader.
+// The multi goes on the holder's own session when this Store holds it, as
+// when the elector runs on this Store.
 func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
 	election, token, key, value := w.Election, w.Token, w.Key, w.Value
 	what := fmt.Sprintf("zookeeper: guarded put %q at token %d", election, token)
@@ -45,10 +39,9 @@ func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	epath := s.epochPath(election)
-	h, err := readFor(s, ctx, func(l *link) (held, error) { return syncReadHeld(l, path, epath, token) })
+	ps, err := readFor(s, ctx, func(l *link) (pstate, error) { return s.readAt(l, election, path, token) })
 	if err == nil {
-		err = s.guardedWrite(ctx, h, path, epath, s.dataPath(key), value)
+		err = s.guardedWrite(ctx, ps, path, s.dataPath(key), value)
 	}
 	if errors.Is(err, errNotHeld) {
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrNotLeader, err)
@@ -59,31 +52,47 @@ func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
 	return nil
 }
 
-// syncReadHeld syncs l's server with the leader and reads the leader node
-// (readHeld).
-func syncReadHeld(l *link, path, epath string, token uint64) (held, error) {
-	return synced(l, path, func() (held, error) { return readHeld(l.conn, path, epath, token) })
+// readAt reads the pointer after a sync on l and returns it if it names a
+// node at token; errNotHeld if not.
+func (s *store) readAt(l *link, election, path string, token uint64) (pstate, error) {
+	if _, err := l.conn.Sync(path); err != nil {
+		return pstate{}, err
+	}
+	ps, _, err := getPointer(l, path, false)
+	if err != nil {
+		return pstate{}, err
+	}
+	s.ptrs.saw(election, ps)
+	if !ps.led() || ps.token() != token {
+		return pstate{}, errNotHeld
+	}
+	switch ok, _, err := l.conn.Exists(ps.p.lead); {
+	case err != nil:
+		return pstate{}, err
+	case !ok:
+		return pstate{}, errNotHeld // its session ended
+	}
+	return ps, nil
 }
 
-// guardedWrite writes dpath in a multi guarded by h, on the owner's
+// guardedWrite writes dpath in a multi guarded by ps, on the owner's
 // session link if the Store has it, and otherwise on the reader.
-func (s *store) guardedWrite(ctx context.Context, h held, path, epath, dpath string, value []byte) error {
+func (s *store) guardedWrite(ctx context.Context, ps pstate, path, dpath string, value []byte) error {
 	read, done, err := s.reader(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
 	return s.callErr(ctx, func() error {
-		l, owned := s.sessionLink(h.leader.EphemeralOwner, read)
+		l, owned := s.sessionLink(ps.p.owner, read)
 		write, err := s.dataOp(l.conn, dpath, value)
 		if err != nil {
 			return err
 		}
-		testHookHeld()
-		guards := h.guards(path, epath)
-		mr, err := l.conn.Multi(append(guards, write)...)
-		switch {
-		case guardFailed(mr, len(guards)):
+		mr, err := l.conn.Multi(&zk.CheckVersionRequest{Path: path, Version: ps.st.Version},
+			&zk.CheckVersionRequest{Path: ps.p.lead, Version: -1}, write)
+		switch i := failedOp(mr); {
+		case i == 0 || i == 1:
 			return errNotHeld
 		case owned && errors.Is(err, zk.ErrSessionExpired):
 			return fmt.Errorf("the owning session expired: %w", errNotHeld)
@@ -94,15 +103,15 @@ func (s *store) guardedWrite(ctx context.Context, h held, path, epath, dpath str
 
 // sessionLink returns the live session link of this Store that carries
 // session id, and true; or fallback and whether it carries that session.
-func (s *store) sessionLink(id int64, fallback *link) (*link, bool) {
+func (s *store) sessionLink(id string, fallback *link) (*link, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for l := range s.links {
-		if l.conn.SessionID() == id && !l.expired.Load() {
+		if sessionID(l.conn.SessionID()) == id && !l.expired.Load() {
 			return l, true
 		}
 	}
-	return fallback, fallback.ttl > 0 && fallback.conn.SessionID() == id
+	return fallback, fallback.ttl > 0 && sessionID(fallback.conn.SessionID()) == id
 }
 
 // dataOp returns the multi operation that writes value at dpath: a setData

@@ -10,8 +10,10 @@ import (
 )
 
 // layoutVersion is the version of the node layout this adapter reads and
-// writes under its prefix (see backends.Layout).
-const layoutVersion = 1
+// writes under its prefix (see backends.Layout). Version 2 keeps a
+// persistent pointer node per election where version 1 kept an
+// ephemeral leader node: an elector of version 1 would delete a pointer.
+const layoutVersion = 2
 
 // newLayout returns the Layout of s's prefix.
 func newLayout(s *store) *backends.Layout {

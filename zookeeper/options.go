@@ -51,8 +51,9 @@ type Options struct {
 	// DefaultPrefix.
 	Prefix string
 
-	// ACL is the ACL of every node the Store creates: leader nodes, queue
-	// nodes and entries, epoch nodes, guarded-write data nodes, and the
+	// ACL is the ACL of every node the Store creates: pointer nodes and
+	// their free children, queue nodes and entries, lead entries, roster
+	// records, guarded-write data nodes, and the
 	// missing parents of all of them, Prefix included. Nodes that exist keep the ACL they
 	// have. Default, without Auth: zk.WorldACL(zk.PermAll) (ZooKeeper's
 	// OPEN_ACL_UNSAFE), which protects nothing: any client can read,

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -117,8 +119,9 @@ func (ss *session) Enqueue(ctx context.Context, election string) (backends.Recor
 	if err := ss.outcome(what, ctx, err); err != nil {
 		return backends.Record{}, err
 	}
-	return backends.Record{Election: election, Owner: ss.ID(), Token: token,
-		Revision: ss.l.position()}, nil
+	entry := backends.Record{Election: election, Owner: ss.ID(), Token: token, Revision: ss.l.position()}
+	s.own.add(entry)
+	return entry, nil
 }
 
 // enqueue returns the token of the session's entry under qpath, creating
@@ -234,7 +237,7 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 			return nil
 		}
 		testHookWatching(entry.Election)
-		e, err := awaitEvent(ctx, ev)
+		e, err := awaitEvent(ctx, ev, nil)
 		if err != nil {
 			return classifyRead(what, ctx, err)
 		}
@@ -263,20 +266,55 @@ func getEntryW(l *link, path string) (<-chan zk.Event, error) {
 	return ev, err
 }
 
-// Dequeue deletes the entry's node (named from its Owner and Token; the
-// name is the session's alone, so any version), on the Store's reader
-// (see Get). A missing node is not an error.
+// Dequeue deletes the entry's node (named from its Owner and Token), on
+// the Store's reader (see Get), unless the election's pointer names it:
+// a candidate that was passed the key, or took it, holds it by its entry
+// (see Create), which its End deletes. It reads the pointer after a sync
+// and deletes the entry in a multi that checks the pointer's version as
+// read, so a pass to the entry after the read fails the delete, which is
+// made again. A missing node is not an error.
 func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	what := fmt.Sprintf("zookeeper: dequeue %q at token %d", entry.Election, entry.Token)
 	path, err := s.checkedEntry(what, entry)
 	if err != nil || path == "" {
 		return err
 	}
-	_, err = readFor(s, ctx, func(l *link) (struct{}, error) { return struct{}{}, l.conn.Delete(path, -1) })
+	ppath, err := s.checkedPath(entry.Election)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	_, err = readFor(s, ctx, func(l *link) (struct{}, error) { return struct{}{}, s.dequeue(l, ppath, path) })
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return classifyRead(what, ctx, err)
 	}
+	s.own.dropPath(entry.Election, path)
 	return nil
+}
+
+// dequeue deletes the entry at path on l unless the pointer at ppath
+// names it.
+func (s *store) dequeue(l *link, ppath, path string) error {
+	for range endRounds {
+		if _, err := l.conn.Sync(ppath); err != nil {
+			return err
+		}
+		ps, _, err := getPointer(l, ppath, false)
+		switch {
+		case err != nil:
+			return err
+		case ps.led() && ps.p.lead == path:
+			return nil // it holds the key
+		case ps.st == nil:
+			return l.conn.Delete(path, -1)
+		}
+		res, err := l.conn.Multi(&zk.CheckVersionRequest{Path: ppath, Version: ps.st.Version},
+			&zk.DeleteRequest{Path: path, Version: -1})
+		if i := failedOp(res); i == 0 && errors.Is(res[0].Error, zk.ErrBadVersion) {
+			continue
+		}
+		return multiErr(res, err)
+	}
+	return fmt.Errorf("the pointer kept moving")
 }
 
 // Nudge sets the data of the entry's node (named from its Owner and
@@ -297,4 +335,83 @@ func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
 		return classifyRead(what, ctx, err)
 	}
 	return nil
+}
+
+// ownEntries holds the queue entries this Store's sessions made, by
+// election: a session's Create points the pointer at its entry (see
+// leadNode), and a WatchSet's WaitGone watches the entry behind the one
+// it waits on (see Watch). It is safe for concurrent use.
+type ownEntries struct {
+	mu sync.Mutex
+	m  map[string][]backends.Record
+}
+
+// add records entry.
+func (o *ownEntries) add(entry backends.Record) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil {
+		o.m = map[string][]backends.Record{}
+	}
+	el := entry.Election
+	o.m[el] = append(slices.DeleteFunc(o.m[el], func(r backends.Record) bool { return r.Owner == entry.Owner }), entry)
+}
+
+// of returns owner's entry in election.
+func (o *ownEntries) of(election, owner string) (backends.Record, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, r := range o.m[election] {
+		if r.Owner == owner {
+			return r, true
+		}
+	}
+	return backends.Record{}, false
+}
+
+// behind returns the entry of election with the least token above token:
+// the one a WaitGone on the entry at token waits for, if it is this
+// Store's.
+func (o *ownEntries) behind(election string, token uint64) (backends.Record, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var best backends.Record
+	for _, r := range o.m[election] {
+		if r.Token > token && (best.Token == 0 || r.Token < best.Token) {
+			best = r
+		}
+	}
+	return best, best.Token != 0
+}
+
+// forget drops owner's entry in election.
+func (o *ownEntries) forget(election, owner string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.m[election] = slices.DeleteFunc(o.m[election], func(r backends.Record) bool { return r.Owner == owner })
+	if len(o.m[election]) == 0 {
+		delete(o.m, election)
+	}
+}
+
+// forgetSession drops owner's entries in every election: its session is
+// over, and its entries with it.
+func (o *ownEntries) forgetSession(owner string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for el, rs := range o.m {
+		if o.m[el] = slices.DeleteFunc(rs, func(r backends.Record) bool { return r.Owner == owner }); len(o.m[el]) == 0 {
+			delete(o.m, el)
+		}
+	}
+}
+
+// dropPath drops the entry of election whose node is at path, if any.
+func (o *ownEntries) dropPath(election, path string) {
+	name := path[strings.LastIndexByte(path, '/')+1:]
+	if owner, token, ok := parseEntry(name); ok {
+		if r, found := o.of(election, owner); found && r.Token == token {
+			o.forget(election, owner)
+		}
+	}
 }

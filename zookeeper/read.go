@@ -2,7 +2,6 @@ package zookeeper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
@@ -10,13 +9,15 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// Get syncs the server it reads from with the leader and reads the
-// election's node, on the Store's reader: the connection of one of its
-// sessions, or while it has none that can serve, a connection of its own
-// (opened then, and closed once a session's can serve again). An absent
-// node gives a Record with Token 0; its Revision is the zxid the server
-// had reached, and To names the target of the handover marker, if there
-// is one and its target's node still exists (see mark).
+// Get syncs the server it reads from with the leader, reads the election's
+// pointer node and, if it names a lead node, whether that node exists, on
+// the Store's reader: the connection of one of its sessions, or while it
+// has none that can serve, a connection of its own (opened then, and
+// closed once a session's can serve again). An empty pointer, or one
+// whose lead node is gone (its session ended), gives a Record with Token
+// 0. The Revision of a present key is the pointer's mzxid; that of an
+// empty pointer too; that of a pointer whose lead node is gone the zxid
+// the server had reached.
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: get %q", election)
 	path, err := s.checkedPath(election)
@@ -27,10 +28,7 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 		return backends.Record{}, err
 	}
 	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
-		rec, err := readNode(l, election, path, true)
-		if err == nil && !rec.Exists() {
-			rec.To, err = s.markedTo(l, election)
-		}
+		rec, _, err := s.readKey(l, election, path, true)
 		return rec, err
 	})
 	if err != nil {
@@ -39,38 +37,21 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 	return rec, nil
 }
 
-// readNode reads the node at path, after a sync if asked (synced).
-func readNode(l *link, election, path string, sync bool) (backends.Record, error) {
-	if sync {
-		return synced(l, path, func() (backends.Record, error) { return readNode(l, election, path, false) })
-	}
-	data, st, err := l.conn.Get(path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return record(election, nil, nil, l)
-	}
-	if err != nil {
-		return backends.Record{}, err
-	}
-	return record(election, data, st, l)
-}
-
-// Wait reads the election's node and leaves a ZooKeeper watch on it in the
-// same request; if the node differs from known (another Token or Value) it
-// returns what it read, and otherwise it waits for the watch to fire: a
-// deletion of the node read is returned at once as an absent node (see
-// gone), so that a waiter's create follows the notification without a
-// round trip in between; any other event is read again. An absent node
-// carries the handover marker as To: a node read absent, as Get reads it;
-// a deletion that a change of the epoch node came just before, which only
-// a marked delete makes while the node exists (see mark), with
-// the marker read then, one round trip later (markedGone). So while the
-// node exists Wait watches the epoch node too. The first read
-// follows a sync, so a change already made at the leader is seen at once;
-// a later one is seen when its notification arrives, about a round trip
-// after it commits.
+// Wait reads the election's pointer node with a data watch set by the
+// same request, and returns the key it shows if that differs from known
+// (another Token or Value): a pointer naming a holder other than known's
+// is returned as a present key, a state the pointer's write committed at
+// its mzxid (from an absent known, only if its lead node exists). If
+// the key is as known, Wait also leaves an exists watch on the lead node,
+// which tells that the holder's session ended, and waits for either
+// watch; then it reads again, with no sync: the server that sent the
+// notification has the change. The first read follows a sync, so a
+// change already made at the leader is seen at once; a later one is seen
+// when its notification arrives, about a round trip after it commits. A
+// lead node found gone is an absent key.
 //
 // Wait reads and watches on the Store's reader (see Get). If that
-// connection closes or its session expires before the watch fires, Wait
+// connection closes or its session expires before a watch fires, Wait
 // reads again, after a sync, on the reader of the moment.
 //
 // ZooKeeper watches fire once and go-zookeeper cannot remove one: a watch
@@ -83,127 +64,87 @@ func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Recor
 		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
 	}
 	for sync := true; ; {
-		w, err := s.watchRead(ctx, known.Election, path, sync)
+		w, err := readFor(s, ctx, func(l *link) (watched, error) { return s.watchKey(l, known, path, sync, nil) })
 		if err != nil {
 			return backends.Record{}, classifyRead(what, ctx, err)
 		}
 		if w.rec.Differs(known) {
-			return s.withMarker(ctx, what, since(known, w.rec))
+			return since(known, w.rec), nil
 		}
-		epoch := s.watchEpoch(ctx, w)
 		testHookWatching(known.Election)
-		ev, err := awaitEvent(ctx, w.ev)
-		switch {
-		case err != nil:
-			return backends.Record{}, classifyRead(what, ctx, err)
-		case ev.Type == zk.EventNotWatching: // the connection went: read again
-			sync = true
-		case ev.Type == zk.EventNodeDeleted && w.rec.Exists() && fired(epoch):
-			rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) { return s.markedGone(l, known.Election, w.rec) })
-			if err != nil {
-				return backends.Record{}, classifyRead(what, ctx, err)
-			}
-			return rec, nil
-		case ev.Type == zk.EventNodeDeleted && w.rec.Exists():
-			return gone(known.Election, w.rec, w.l), nil
-		default:
-			sync = false
-		}
-	}
-}
-
-// withMarker returns rec, with the handover marker read as Get reads it
-// if rec is absent.
-func (s *store) withMarker(ctx context.Context, what string, rec backends.Record) (backends.Record, error) {
-	if rec.Exists() {
-		return rec, nil
-	}
-	to, err := readFor(s, ctx, func(l *link) (string, error) { return s.markedTo(l, rec.Election) })
-	if err != nil {
-		return backends.Record{}, classifyRead(what, ctx, err)
-	}
-	rec.To = to
-	return rec, nil
-}
-
-// watchEpoch sets a data watch on the epoch node of w's election on w's
-// link if w read the node present, and returns its channel; nil if not,
-// or if that read fails: the link is then going, and the node's watch
-// ends with it, so Wait reads again.
-func (s *store) watchEpoch(ctx context.Context, w watched) <-chan zk.Event {
-	if !w.rec.Exists() {
-		return nil
-	}
-	ev, err := callFor(s, ctx, func() (<-chan zk.Event, error) { return getEntryW(w.l, s.epochPath(w.rec.Election)) })
-	if err != nil {
-		return nil
-	}
-	return ev
-}
-
-// fired reports whether the watch ev has fired; a nil ev has not.
-func fired(ev <-chan zk.Event) bool {
-	select {
-	case e, ok := <-ev:
-		return ok && e.Type == zk.EventNodeDataChanged
-	default:
-		return false
-	}
-}
-
-// watchRead is watchNode on the reader.
-func (s *store) watchRead(ctx context.Context, election, path string, sync bool) (watched, error) {
-	return readFor(s, ctx, func(l *link) (watched, error) { return watchNode(l, election, path, sync) })
-}
-
-// watched is a node read with a watch left on it, on link l.
-type watched struct {
-	rec backends.Record
-	ev  <-chan zk.Event
-	l   *link
-}
-
-// watchNode reads the node at path and sets a watch that fires on its next
-// change: a data watch if it exists (fires on a change or delete), an
-// exists watch if not (fires on a create).
-func watchNode(l *link, election, path string, sync bool) (watched, error) {
-	if sync {
-		return synced(l, path, func() (watched, error) { return watchNode(l, election, path, false) })
-	}
-	data, st, ev, err := l.conn.GetW(path)
-	if !errors.Is(err, zk.ErrNoNode) {
+		ev, err := awaitEvent(ctx, w.ev, w.lead)
 		if err != nil {
+			return backends.Record{}, classifyRead(what, ctx, err)
+		}
+		sync = ev.Type == zk.EventNotWatching // the connection went: read again after a sync
+	}
+}
+
+// watched is the key read with watches left on it, on link l: ev on the
+// pointer node, lead on its lead node (nil: none).
+type watched struct {
+	rec      backends.Record
+	ev, lead <-chan zk.Event
+	leadPath string
+	l        *link
+}
+
+// watchKey reads the key on l with a watch on the pointer node, after a
+// sync if asked. Unless the pointer names a holder other than known's,
+// which it returns at once, it watches the lead node too: its deletion,
+// or a lead node already gone, makes the key absent (so a Wait from an
+// absent key does not return a holder whose session ended). onLead, unless nil, is told the lead node's path before
+// its watch is set.
+func (s *store) watchKey(l *link, known backends.Record, path string, sync bool, onLead func(string)) (watched, error) {
+	election := known.Election
+	if sync {
+		if _, err := l.conn.Sync(path); err != nil {
 			return watched{}, err
 		}
-		rec, err := record(election, data, st, l)
-		return watched{rec, ev, l}, err
 	}
-	ok, _, ev, err := l.conn.ExistsW(path)
+	ps, ev, err := getPointer(l, path, true)
 	if err != nil {
 		return watched{}, err
 	}
-	rec, err := record(election, nil, nil, l)
-	if ok { // created since GetW: ev already covers what follows this read
-		rec, err = readNode(l, election, path, false)
+	s.ptrs.saw(election, ps)
+	w := watched{rec: ps.record(election, true, l), ev: ev, l: l}
+	if !ps.led() || (w.rec.Differs(known) && known.Exists()) {
+		return w, nil // a new holder, as the pointer's write committed it
 	}
-	return watched{rec, ev, l}, err
+	if onLead != nil {
+		onLead(ps.p.lead)
+	}
+	ok, _, lead, err := l.conn.ExistsW(ps.p.lead)
+	if err != nil {
+		return watched{}, err
+	}
+	if !ok {
+		w.rec = ps.record(election, false, l)
+	}
+	w.lead, w.leadPath = lead, ps.p.lead
+	return w, nil
 }
 
-// awaitEvent waits for a watch to fire and returns its event, which is an
-// EventNotWatching if the watch ended unfired.
-func awaitEvent(ctx context.Context, ev <-chan zk.Event) (zk.Event, error) {
+// awaitEvent waits for one of the watches to fire and returns its event,
+// which is an EventNotWatching if the watch ended unfired. A nil channel
+// never fires.
+func awaitEvent(ctx context.Context, ev, other <-chan zk.Event) (zk.Event, error) {
 	select {
 	case e := <-ev:
+		return e, nil
+	case e := <-other:
 		return e, nil
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
 	}
 }
 
-// gone is the absent node that a deletion notification reports for a node
-// read as was. A notification carries no zxid: the deletion's is above
-// the node's mzxid, was.Revision, so the Revision is one more, or l's
-// position if higher (see record).
-func gone(election string, was backends.Record, l *link) backends.Record {
-	return since(was, backends.Record{Election: election, Revision: l.position()})
+// since returns rec, a state of known's key read after known, with its
+// Revision above known's if rec is absent and known present: the key
+// went after known.Revision.
+func since(known, rec backends.Record) backends.Record {
+	if !rec.Exists() && known.Exists() {
+		rec.Revision = max(rec.Revision, known.Revision+1)
+	}
+	return rec
 }

@@ -35,9 +35,15 @@ func readRecords(conn *zk.Conn, election, rpath string, children []string) ([]ba
 
 // atOnce calls f(i) for every i in [0, n), each in a goroutine of its
 // own, with up to recordReads calls running at once, and returns when all
-// have returned. Reads sent so on one connection go out together, each
-// still behind every request sent on it before.
+// have returned; a single call runs on the caller's goroutine (a hand-off
+// wakes one request, whose read then costs no goroutine switch). Reads
+// sent so on one connection go out together, each still behind every
+// request sent on it before.
 func atOnce(n int, f func(i int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
 	slots := make(chan struct{}, recordReads)
 	var wg sync.WaitGroup
 	for i := range n {

@@ -147,12 +147,20 @@ func (ss *session) Leave(ctx context.Context, election string) error {
 	if err != nil {
 		return err
 	}
-	err = s.callErr(ctx, func() error { return ss.leave(path) })
+	ppath, err := s.checkedPath(election)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	err = s.callErr(ctx, func() error { return ss.leave(election, ppath, path) })
 	return ss.outcome(what, ctx, err)
 }
 
-// leave deletes the session's record at path, if it is there.
-func (ss *session) leave(path string) error {
+// leave deletes the session's record at path, if it is there. A record
+// that the pointer at ppath names as its lead node (a pass to the
+// session while it waited on the key) holds the session's term: the
+// multi that deletes it moves the pointer to the session's lead entry,
+// created with it, carrying the token over, so the term goes on.
+func (ss *session) leave(election, ppath, path string) error {
 	ok, st, err := ss.l.conn.Exists(path)
 	switch {
 	case err != nil || !ok:
@@ -160,10 +168,43 @@ func (ss *session) leave(path string) error {
 	case st.EphemeralOwner != ss.id:
 		return fmt.Errorf("node %q is not this session's record: its ephemeral owner is %s", path, sessionID(st.EphemeralOwner))
 	}
-	if err := ss.l.conn.Delete(path, st.Version); err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return err
+	for range endRounds {
+		if _, err := ss.l.conn.Sync(ppath); err != nil {
+			return err
+		}
+		ps, _, err := getPointer(ss.l, ppath, false)
+		if err != nil {
+			return err
+		}
+		ops := []any{&zk.DeleteRequest{Path: path, Version: st.Version}}
+		if ps.led() && ps.p.lead == path {
+			ops = ss.unleadOps(election, ppath, ps, ops)
+		}
+		res, err := ss.l.conn.Multi(ops...)
+		at, ferr := failedAt(ops, res, err)
+		switch {
+		case err == nil || (at == path && errors.Is(ferr, zk.ErrNoNode)):
+			return nil
+		case at != ppath || !errors.Is(ferr, zk.ErrBadVersion):
+			return ferr
+		}
 	}
-	return nil
+	return fmt.Errorf("the pointer kept moving")
+}
+
+// unleadOps adds to ops, which delete the session's record that the
+// pointer ps names, the ops that move the pointer to the session's lead
+// entry, with the token and value it holds.
+func (ss *session) unleadOps(election, ppath string, ps pstate, ops []any) []any {
+	q, err := ss.s.checkedQueuePath(election)
+	if err != nil {
+		return ops
+	}
+	p := ps.p
+	p.lead, p.token = q+"/"+entryPrefix(ss.ID())+"L", ps.token()
+	_ = makeParents(ss.l.conn, p.lead, ss.s.opts.ACL)
+	return append(ops, &zk.SetDataRequest{Path: ppath, Data: p.encode(), Version: ps.st.Version},
+		&zk.CreateRequest{Path: p.lead, Acl: ss.s.opts.ACL, Flags: zk.FlagEphemeral})
 }
 
 // List syncs the server it reads from with the leader, lists the children
@@ -216,7 +257,7 @@ func (s *store) WaitList(ctx context.Context, election string, revision uint64) 
 			return r.recs, r.rev, nil
 		}
 		testHookWatching(election)
-		e, err := awaitEvent(ctx, r.ev)
+		e, err := awaitEvent(ctx, r.ev, nil)
 		if err != nil {
 			return nil, 0, classifyRead(what, ctx, err)
 		}

@@ -57,7 +57,6 @@ type session struct {
 	id      int64
 	ttl     time.Duration
 	closing atomic.Bool
-	known   knownNodes // leader nodes this session made or changed
 }
 
 // open waits for the session, adds the credentials and checks that they
@@ -186,6 +185,7 @@ func (ss *session) Close(ctx context.Context) error {
 	if !ss.closing.CompareAndSwap(false, true) {
 		return nil
 	}
+	ss.s.own.forgetSession(ss.ID())
 	ss.s.unserve(ss.l)
 	if ss.l.expired.Load() || ss.l.conn.SessionID() != ss.id {
 		ss.s.spawn(func() { ss.s.closeLink(ss.l) })

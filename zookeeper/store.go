@@ -25,6 +25,8 @@ type store struct {
 	warned  sync.Once // warnOpenPrefix ran
 	layout  *backends.Layout
 	sets    atomic.Pointer[[]*watchSet] // open WatchSets, copied on write under mu
+	ptrs    pointers                    // the pointer nodes last seen (see pointers)
+	own     ownEntries                  // the queue entries this Store's sessions made
 
 	mu      sync.Mutex
 	closed  bool
@@ -76,16 +78,18 @@ func open(servers []string, opts Options) (*store, error) {
 	return s, nil
 }
 
-// Capabilities reports the name "zookeeper", the bounds from Options, TTL between MinTTL and MaxTTL
-// in whole milliseconds and values up to MaxValueSize bytes, and that an
-// End with a target leaves a marker (see markdelete.go): an ephemeral
-// node belongs to the session that made it, so a key cannot be passed.
+// Capabilities reports the name "zookeeper", the bounds from Options, TTL
+// between MinTTL and MaxTTL in whole milliseconds and values up to
+// MaxValueSize bytes, and that an End with a target passes the key (the
+// pointer moves to the target's node, see end.go) and that waits answer
+// committed states: every answer is a pointer node's state as of its
+// mzxid, the Revision.
 func (s *store) Capabilities() backends.Capabilities {
 	return backends.Capabilities{Name: "zookeeper", Limits: backends.Limits{MinTTL: s.opts.MinTTL, MaxTTL: s.opts.MaxTTL,
-		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}, Markers: true}
+		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}, Passes: true, CommittedWaits: true}
 }
 
-// leaderPath returns the node path of an election: Prefix + "/" + its node
+// leaderPath returns the path of an election's pointer node: Prefix + "/" + its node
 // name, in which '/' and the escape character '%' are escaped so that
 // every election is a child of Prefix and no two nest ("a/b" is node
 // Prefix + "/a%2Fb"; see the package doc, Keys and tokens).

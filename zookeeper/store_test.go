@@ -97,7 +97,7 @@ func TestIdentityHidesPasswords(t *testing.T) {
 func TestLimitsAndPath(t *testing.T) {
 	s := newUnreachable(t, Options{TickTime: 200 * time.Millisecond, Prefix: "/x/y"})
 	want := backends.Capabilities{Name: "zookeeper", Limits: backends.Limits{MinTTL: 400 * time.Millisecond, MaxTTL: 4 * time.Second,
-		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}, Markers: true}
+		TTLGranularity: time.Millisecond, MaxValueSize: MaxValueSize}, Passes: true, CommittedWaits: true}
 	if got := s.Capabilities(); got != want {
 		t.Errorf("Capabilities = %+v, want %+v", got, want)
 	}

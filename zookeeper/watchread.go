@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -100,17 +101,21 @@ func (w *watchSet) readBatch(batch []read, needSync bool) {
 	}
 	for i, rd := range batch {
 		if outs[i].made {
-			w.readDone(rd, outs[i].rec, outs[i].err)
+			w.readDone(rd, outs[i])
 		}
 	}
 }
 
 // readOut is the outcome of one read of a batch; made is false for a
-// request no longer the reader's, which was not read.
+// request no longer the reader's, which was not read. done says rec
+// answers the request; other is the second node the request watches
+// if not ("": none).
 type readOut struct {
-	rec  backends.Record
-	err  error
-	made bool
+	rec   backends.Record
+	other string
+	done  bool
+	err   error
+	made  bool
 }
 
 // readAll reads every request of batch still the reader's on l, up to
@@ -120,8 +125,8 @@ func (w *watchSet) readAll(l *link, batch []read) []readOut {
 	outs := make([]readOut, len(batch))
 	atOnce(len(batch), func(i int) {
 		if rd := batch[i]; w.stillMine(rd) {
-			rec, err := w.readWatched(l, rd.r)
-			outs[i] = readOut{rec: rec, err: err, made: true}
+			outs[i] = w.readWatched(l, rd.r)
+			outs[i].made = true
 		}
 	})
 	return outs
@@ -134,114 +139,105 @@ func (w *watchSet) stillMine(rd read) bool {
 	return w.mine(rd)
 }
 
-// readWatched reads r's node with a watch on l. For a WaitGone the
-// Record is r's entry if the node exists, and absent if not; after a
-// nudge, see wokenBy. For a Wait that reads the node as r knows it, the
-// epoch node is watched too; a node read absent carries the marker, as
-// Get reads it, and one whose deletion came with a marker, the marker
-// (markedGone). r's mark is read under w.mu: this goroutine alone reads
-// r while it is reading.
-func (w *watchSet) readWatched(l *link, r *watchReq) (backends.Record, error) {
+// readWatched reads r's nodes with watches on l (see Watch): for a Wait,
+// the pointer node and, if the key is as r knows it, its lead node; for
+// a WaitGone, the pointer first if r's own entry changed (check), then
+// the entry, r's own entry and the pointer. r's check is read under w.mu:
+// this goroutine alone reads r while it is reading.
+func (w *watchSet) readWatched(l *link, r *watchReq) readOut {
 	w.mu.Lock()
-	mark, was := r.mark, r.rec
+	check, nudge := r.check, r.nudge
 	w.mu.Unlock()
 	switch {
 	case r.roster:
-		return readRosterW(l, r)
-	case r.gone && mark == readMark:
-		return w.wokenBy(l, r)
-	case r.gone:
-		return w.readEntry(l, r)
-	case mark == readMark:
-		return w.s.markedGone(l, r.known.Election, was)
+		rec, err := readRosterW(l, r)
+		return readOut{rec: rec, done: rec.Revision != 0, err: err} // changed: see readRosterW
+	case !r.gone:
+		return w.readWait(l, r)
+	case check:
+		if out := w.readPass(l, r); out.done || out.err != nil {
+			return out
+		}
 	}
-	wd, err := watchNode(l, r.known.Election, r.path, false)
-	switch {
-	case err != nil:
-		return wd.rec, err
-	case !wd.rec.Exists() && wd.rec.Differs(r.known):
-		wd.rec.To, err = w.s.markedTo(l, r.known.Election)
-	case wd.rec.Exists() && !wd.rec.Differs(r.known):
-		_, err = getEntryW(l, r.epath)
-	}
-	return wd.rec, err
+	return w.readEntry(l, r, nudge)
 }
 
-// readEntry reads WaitGone request r's entry with a watch: the absent
-// Record if it is gone, else r's entry. An entry nudged before this watch
-// was set (its data version is not 0: only nudges write it) may have
-// been a marked delete's nudge that came before this watch, so the
-// target would never hear of it: the marker is read too, and if it names
-// an entry behind r's and the set has answered no WaitGone of the
-// election with it (marked), the Record is wokenBy's, the absent key and
-// its To, as if the nudge had come after. Otherwise the watch waits for
-// its events: a marker is answered once per set, as a nudge is.
-func (w *watchSet) readEntry(l *link, r *watchReq) (backends.Record, error) {
-	_, st, _, err := l.conn.GetW(r.path)
+// readWait reads Wait request r's key with watches (see watchKey).
+func (w *watchSet) readWait(l *link, r *watchReq) readOut {
+	wd, err := w.s.watchKey(l, r.known, r.path, false, func(lead string) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.current(r) {
+			w.watchOther(r, lead) // its notification may come before the read's answer
+		}
+	})
+	if err != nil {
+		return readOut{err: err}
+	}
+	out := readOut{rec: since(r.known, wd.rec), done: wd.rec.Differs(r.known)}
+	if !out.done {
+		out.other = wd.leadPath
+	}
+	return out
+}
+
+// readEntry reads WaitGone request r's entry with a watch, then r's own
+// entry with one, and the pointer: done with r's entry if it is gone, or
+// was nudged (nudge: its data changed, and not by a pass to it, see
+// passData), or with the key if it was passed to own's session
+// (readPass).
+func (w *watchSet) readEntry(l *link, r *watchReq, nudge bool) readOut {
+	data, _, _, err := l.conn.GetW(r.path)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return backends.Record{}, nil
+		return readOut{rec: r.known, done: true}
 	case err != nil:
-		return backends.Record{}, err
-	case st.Version == 0:
-		return r.known, nil
+		return readOut{err: err}
+	case nudge && !bytes.Equal(data, passData):
+		return readOut{rec: r.known, done: true}
+	case r.own == "":
+		return readOut{rec: r.known}
 	}
-	rec, err := w.wokenBy(l, r)
-	if err == nil && rec.To != "" && w.markSeen(r) {
-		return r.known, nil
+	oev, err := getEntryW(l, r.own)
+	if err != nil || oev == nil {
+		return readOut{rec: r.known, err: err}
 	}
-	return rec, err
+	out := w.readPass(l, r)
+	out.other = r.own
+	return out
 }
 
-// markSeen reports whether the set has answered a WaitGone of r's
-// election with the marker r read (r.markZ).
-func (w *watchSet) markSeen(r *watchReq) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	z, ok := w.marked[r.known.Election]
-	return ok && z == r.markZ
-}
-
-// wokenBy reads the handover marker after r's entry was nudged: the
-// absent key with its To if the marker names an entry behind r's, which
-// a marked delete woke (mark nudges the entry ahead of its
-// target's); else r's entry, as a nudge of old answers.
-func (w *watchSet) wokenBy(l *link, r *watchReq) (backends.Record, error) {
-	to, entry, mz, err := readMarkerAt(l, w.s.epochPath(r.known.Election))
-	if err != nil || to == "" || entry <= r.known.Token {
-		return r.known, err
+// readPass reads the pointer of r's election and is done with the key if
+// it names a node of own's session at a token no WaitGone of the set was
+// answered with.
+func (w *watchSet) readPass(l *link, r *watchReq) readOut {
+	ps, _, err := getPointer(l, w.s.leaderPath(r.known.Election), false)
+	if err != nil {
+		return readOut{err: err}
+	}
+	w.s.ptrs.saw(r.known.Election, ps)
+	if !ps.led() || ps.p.owner != r.owner {
+		return readOut{rec: r.known}
 	}
 	w.mu.Lock()
-	r.markZ = mz
+	seen := w.passed[r.known.Election] == ps.token()
 	w.mu.Unlock()
-	return backends.Record{Election: r.known.Election, Revision: l.position(), To: to}, nil
+	return readOut{rec: ps.record(r.known.Election, true, l), done: !seen}
 }
 
-// readDone takes the outcome of r's read: it answers r if the node
-// differs from what r knows, or, for a WaitGone, is absent; otherwise r
-// waits for its watch, or, if an event for its node came while it read,
-// is read again.
-func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
+// readDone takes the outcome of r's read: it answers r if out is done;
+// otherwise r waits for its watches, or, if an event for its nodes came
+// while it read, is read again.
+func (w *watchSet) readDone(rd read, out readOut) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := rd.r
 	switch {
 	case !w.mine(rd):
-	case err != nil:
-		w.fail(r, r.l, err)
-	case r.roster && rec.Revision != 0: // changed: see readRosterW
-		w.answer(r, rec, nil)
-	case r.roster:
-		w.watchRoster(r)
-	case r.gone && (r.mark == readMark || rec.To != ""):
-		w.answer(r, rec, nil)
-	case r.gone && r.fired == zk.EventNodeDataChanged:
-		r.sync, r.mark = false, readMark
-		w.queue(r)
-	case r.gone && (!rec.Exists() || r.fired != 0):
-		w.answer(r, r.known, nil)
-	case !r.gone && rec.Differs(r.known):
-		w.answer(r, since(r.known, rec), nil)
+	case out.err != nil:
+		w.fail(r, r.l, out.err)
+	case out.done:
+		w.answer(r, out.rec, nil)
 	case r.fired != 0:
 		r.sync = r.fired == zk.EventNotWatching
 		w.queue(r)
@@ -249,8 +245,8 @@ func (w *watchSet) readDone(rd read, rec backends.Record, err error) {
 		r.sync = true
 		w.queue(r)
 	default:
-		r.state, r.rec, r.mark = watching, rec, noMark
-		w.keyRead(r, rec)
+		r.state, r.check, r.nudge = watching, false, false
+		w.watchOther(r, out.other)
 		testHookWatching(r.known.Election)
 	}
 }
@@ -316,18 +312,13 @@ func (w *watchSet) dropped(l *link) {
 	}
 }
 
-// event takes a watch notification of link l: the request watching
-// ev.Path on l is answered (a deletion of the node it read, or of a
-// WaitGone's entry) or read again (any other change, a WaitGone's nudge
-// or a deletion that a change of the epoch node came before, which only
-// a marked delete makes while the node exists, to read the marker; or,
-// after the watch ended with its connection or session, with a sync). An
-// event that comes while the request is being read on l is kept for
-// readDone: it may be the watch the read just set firing. One for the
-// epoch node then is not: it comes before the read's answer, which
-// go-zookeeper delivers after it, so it is older than the epoch watch
-// that read sets (a marked delete after that read also deletes the node,
-// whose watch then fires after it and is kept).
+// event takes a watch notification of link l for the request watching
+// ev.Path on l: a WaitGone's entry deleted or changed answers it with the
+// entry; its own entry changed has it read the pointer (check); any
+// other change has the request read again, with no sync, or after the
+// watch ended with its connection or session, with one. An event that
+// comes while the request is being read on l is kept for readDone: it
+// may be the watch the read just set firing.
 func (w *watchSet) event(l *link, ev zk.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -335,33 +326,30 @@ func (w *watchSet) event(l *link, ev zk.Event) {
 	if r == nil || r.l != l {
 		return
 	}
+	own := r.gone && ev.Path == r.own && ev.Path != r.path
 	switch {
-	case ev.Path == r.epath:
-		if r.state == watching && ev.Type == zk.EventNodeDataChanged && r.rec.Exists() {
-			r.mark = epochMoved
-		}
 	case r.state == reading:
 		if r.fired == 0 || ev.Type == zk.EventNotWatching {
 			r.fired = ev.Type
 		}
+		r.check = r.check || (own && ev.Type == zk.EventNodeDataChanged)
+		r.nudge = r.nudge || (r.gone && !own && ev.Type == zk.EventNodeDataChanged)
 	case r.state != watching:
 	case ev.Type == zk.EventNotWatching:
-		r.sync, r.mark = true, noMark
+		r.sync = true
 		w.queue(r)
 	case r.roster: // its children, or the node, changed
 		w.answer(r, backends.Record{}, nil)
-	case r.gone && ev.Type == zk.EventNodeDataChanged:
-		r.sync, r.mark = false, readMark
+	case own && ev.Type == zk.EventNodeDataChanged:
+		r.sync, r.check = false, true
+		w.queue(r)
+	case r.gone && ev.Type == zk.EventNodeDataChanged: // a nudge, or a pass to the entry: read it
+		r.sync, r.nudge = false, true
 		w.queue(r)
 	case r.gone:
 		w.answer(r, r.known, nil)
-	case ev.Type == zk.EventNodeDeleted && r.rec.Exists() && r.mark == epochMoved:
-		r.sync, r.mark = false, readMark
-		w.queue(r)
-	case ev.Type == zk.EventNodeDeleted && r.rec.Exists():
-		w.answer(r, gone(r.known.Election, r.rec, l), nil)
 	default:
-		r.sync, r.mark = false, noMark
+		r.sync = false
 		w.queue(r)
 	}
 }

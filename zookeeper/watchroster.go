@@ -57,20 +57,3 @@ func readRosterW(l *link, r *watchReq) (backends.Record, error) {
 	}
 	return rec, nil
 }
-
-// watchRoster leaves the roster request r, read unchanged, to its watch,
-// or reads it again if an event for its node came while it read (the
-// watch may have fired), or its connection dropped since. w.mu is held.
-func (w *watchSet) watchRoster(r *watchReq) {
-	switch {
-	case r.fired != 0:
-		r.sync = r.fired == zk.EventNotWatching
-		w.queue(r)
-	case r.l.conn.State() != zk.StateHasSession:
-		r.sync = true
-		w.queue(r)
-	default:
-		r.state = watching
-		testHookWatching(r.known.Election)
-	}
-}

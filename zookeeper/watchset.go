@@ -22,6 +22,16 @@ import (
 // request's first read follows a sync, one per batch, sent right ahead
 // of the batch's reads.
 //
+// A Wait request watches the election's pointer node and, while the key
+// is as known, its lead node, as Driver.Wait does. A WaitGone request
+// watches the entry it names and, if one of this Store's sessions has
+// the entry just behind it (Enqueue), that entry too: a pass to it sets
+// its data (see End), and the set then reads the pointer, with no sync
+// (the server that sent the notification has the pass), and answers with
+// the key passed to that entry's session. The first read of a WaitGone
+// reads the pointer too, so a pass made before the watch was set is
+// answered; each pass is answered once per set and election.
+//
 // When the connection of a request's read or watch drops, closes, or its
 // session expires, the request is read again, after a sync, on the
 // reader of the moment (another session's connection, or the Store's
@@ -39,7 +49,7 @@ func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchSet{s: s, deliver: deliver, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
 		reqs: make(map[string]*watchReq), rosters: make(map[string]*watchReq), paths: make(map[string]*watchReq),
-		marked: make(map[string]int64)}
+		passed: make(map[string]uint64)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -78,11 +88,9 @@ type watchSet struct {
 	todo    []*watchReq          // to read, oldest first
 	out     []backends.Change    // to deliver, oldest first
 	readers int                  // reading goroutines running
-	// marked holds, by election, the marker a WaitGone was last answered
-	// with (its epoch node's mzxid), until a Wait of the election reads
-	// the key back or the election's request is stopped: readEntry
-	// answers no later request with it (see markSeen).
-	marked map[string]int64
+	// passed holds, by election, the token of the pass a WaitGone was
+	// last answered with: no later request is answered with it.
+	passed map[string]uint64
 }
 
 // watchReq is one request of a set. The small fields sit together at
@@ -92,35 +100,26 @@ type watchSet struct {
 type watchReq struct {
 	tag   uint64
 	known backends.Record // Wait: the state known; WaitGone: the entry
-	path  string          // the node read and watched
-	epath string          // Wait: the election's epoch node, watched too while the node exists
+	path  string          // Wait: the pointer node; WaitGone: the entry; roster: the roster node
+	own   string          // WaitGone: the entry behind known of this Store's (see ownEntries), "" if none
+	owner string          // WaitGone: own's session
 
 	// Under the set's mutex:
-	reads uint64          // reads taken so far (see read)
-	l     *link           // the link of the read in progress or of the watch
-	rec   backends.Record // Wait, watching: the state read, which the watch follows
-	markZ int64           // WaitGone: the epoch node's mzxid of the marker read (wokenBy)
-	fired zk.EventType    // while reading: an event came for path on l (0: none)
+	reads uint64       // reads taken so far (see read)
+	l     *link        // the link of the read in progress or of the watch
+	other string       // watching: Wait's lead node, WaitGone's own entry ("": none)
+	fired zk.EventType // while reading: an event came for the request on l (0: none)
 	state reqState
-	mark  markState // what the handover marker asks of the next read
-	sync  bool      // the next read follows a sync
+	check bool // WaitGone: own's data changed: the next read reads the pointer first
+	nudge bool // WaitGone: the entry's data changed: a nudge, unless a pass wrote it
+	sync  bool // the next read follows a sync
 
 	// Set when the request is made:
 	gone bool // a WaitGone
-	// roster marks a roster request (WatchRoster): path is the roster
+	// roster marks a roster request (WaitRoster): path is the roster
 	// node, and known holds the election and the revision to wait from.
 	roster bool
 }
-
-// markState is what a request knows of a handover marker (see
-// mark).
-type markState uint8
-
-const (
-	noMark     markState = iota
-	epochMoved           // Wait, watching: the epoch node changed, so a marked delete came
-	readMark             // Wait: the node went with a marker: read it (markedGone); WaitGone: the entry was nudged: read the marker
-)
 
 // reqState is where a request is.
 type reqState uint8
@@ -134,19 +133,23 @@ const (
 // waitKey takes a WatchKey request (see Wait).
 func (w *watchSet) waitKey(tag uint64, known backends.Record) {
 	path, err := w.s.checkedPath(known.Election)
-	w.ask(&watchReq{tag: tag, known: known, path: path, epath: w.s.epochPath(known.Election)}, err)
+	w.ask(&watchReq{tag: tag, known: known, path: path}, err)
 }
 
 // waitGone takes a WatchEntry request (see Wait). An entry with Token 0 (none) is
 // gone at once. The entry's node is read with a getData watch, which
-// fires on its deletion and on a change of its data (Nudge, or a marked
-// delete's nudge): a deletion answers the request with the entry, a
-// change after a read of the handover marker, with the absent key and
-// its To if the marker names an entry behind this one (see mark),
-// else with the entry.
+// fires on its deletion and on a change of its data (Nudge): either
+// answers the request with the entry. The entry behind it, if this
+// Store's, is watched for a pass (see Watch).
 func (w *watchSet) waitGone(tag uint64, entry backends.Record) {
 	path, err := w.s.checkedEntry(fmt.Sprintf("queue entry at token %d", entry.Token), entry)
-	w.ask(&watchReq{tag: tag, known: entry, path: path, gone: true}, err)
+	r := &watchReq{tag: tag, known: entry, path: path, gone: true}
+	if own, ok := w.s.own.behind(entry.Election, entry.Token); ok && err == nil && path != "" {
+		if p, perr := w.s.entryPath(own); perr == nil {
+			r.own, r.owner = p, own.Owner
+		}
+	}
+	w.ask(r, err)
 }
 
 // ask takes a request, replacing the election's previous one.
@@ -164,9 +167,7 @@ func (w *watchSet) ask(r *watchReq, err error) {
 		w.answer(r, r.known, nil)
 	default:
 		w.kind(r)[r.known.Election], w.paths[r.path] = r, r
-		if r.epath != "" {
-			w.paths[r.epath] = r
-		}
+		w.watchOther(r, r.own)
 		r.sync = true
 		w.queue(r)
 	}
@@ -177,7 +178,6 @@ func (w *watchSet) stopKey(election string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.forget(w.reqs, election)
-	delete(w.marked, election)
 }
 
 // Close implements backends.WatchSet.
@@ -188,7 +188,7 @@ func (w *watchSet) Close() error {
 		return nil
 	}
 	w.closed = true
-	w.reqs, w.rosters, w.paths, w.todo, w.out, w.marked = nil, nil, nil, nil, nil, nil
+	w.reqs, w.rosters, w.paths, w.todo, w.out, w.passed = nil, nil, nil, nil, nil, nil
 	w.mu.Unlock()
 	w.turn.Lock() // a delivery in progress ends; none starts
 	w.turn.Unlock()
@@ -207,10 +207,22 @@ func (w *watchSet) forget(reqs map[string]*watchReq, election string) {
 		return
 	}
 	delete(reqs, election)
-	for _, p := range []string{r.path, r.epath} {
+	for _, p := range []string{r.path, r.other} {
 		if w.paths[p] == r {
 			delete(w.paths, p)
 		}
+	}
+}
+
+// watchOther routes the notifications of r's second watched node, at
+// path ("": none), to r; w.mu is held.
+func (w *watchSet) watchOther(r *watchReq, path string) {
+	if r.other != "" && r.other != r.path && w.paths[r.other] == r {
+		delete(w.paths, r.other)
+	}
+	r.other = path
+	if path != "" {
+		w.paths[path] = r
 	}
 }
 
@@ -218,7 +230,7 @@ func (w *watchSet) forget(reqs map[string]*watchReq, election string) {
 func (w *watchSet) current(r *watchReq) bool { return !w.closed && w.kind(r)[r.known.Election] == r }
 
 // kind returns the requests of r's kind: the roster requests, kept apart
-// from the others (see backends.WatchSet), or those. w.mu is held.
+// from the others (see backends.RosterWatchSet), or those. w.mu is held.
 func (w *watchSet) kind(r *watchReq) map[string]*watchReq {
 	if r.roster {
 		return w.rosters
@@ -226,22 +238,12 @@ func (w *watchSet) kind(r *watchReq) map[string]*watchReq {
 	return w.reqs
 }
 
-// keyRead forgets the marker answered for r's election (marked) if r is
-// a Wait that read the key back: a marker means the key is absent (see
-// mark), so the next marked delete's is another. w.mu is held.
-func (w *watchSet) keyRead(r *watchReq, rec backends.Record) {
-	if !r.gone && !r.roster && rec.Exists() {
-		delete(w.marked, r.known.Election)
-	}
-}
-
 // answer forgets r and queues its Change for run; w.mu is held.
 func (w *watchSet) answer(r *watchReq, rec backends.Record, err error) {
 	w.forget(w.kind(r), r.known.Election)
-	if r.gone && rec.To != "" && err == nil {
-		w.marked[r.known.Election] = r.markZ
+	if r.gone && err == nil && rec.Owner != "" && rec.Owner != r.known.Owner {
+		w.passed[r.known.Election] = rec.Token
 	}
-	w.keyRead(r, rec)
 	c := backends.Change{Election: r.known.Election, Tag: r.tag, Record: rec, Err: err}
 	if r.roster {
 		c.Record, c.Roster = backends.Record{Election: r.known.Election}, true

@@ -1,0 +1,207 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// endRounds bounds the rounds of one End whose multi found the pointer at
+// another version than the one it guarded with.
+const endRounds = 3
+
+// passData is what a pass writes into its target's queue entry, where
+// Nudge writes nothing: a WatchSet's WaitGone on that entry, made by the
+// waiter behind the target, tells the pass from a nudge by it.
+var passData = []byte("~pass")
+
+// errNoTarget: the pass's target has no node in the election.
+var errNoTarget = errors.New("the target has no node in the election")
+
+// End ends the session's term at req.Token in one multi guarded by the
+// pointer node's version: the pointer moves to the target's node (a pass)
+// or is emptied, with its free child created (a release); the session's
+// lead node is deleted; its roster record too if req.Leave (dropped from
+// the multi if missing). The version is the one the Store last saw, from
+// the session's Create or the read that showed it the key; if the
+// pointer has moved since (a failed version check), End reads it again
+// after a sync and goes on only if it still names this session's node at
+// req.Token. So the multi acts only on the term it names: any other
+// write of the pointer, the only way a term ends but with its session,
+// changes its version.
+//
+// A pass (req.To) names the target's queue entry if Target.Entry is set,
+// and its roster record otherwise, as the target's lead node, with
+// Target.Value. Its multi checks the target's roster record and sets the
+// data of its entry, if named: the write fires the data watch by which
+// the target waits in line (see Watch), and fails if the entry is gone.
+// The passed key's token is the pointer's mzxid after the multi.
+//
+// Errors: ErrNotFound if the pointer does not name this session's node at
+// req.Token; ErrNoCandidate if the target's entry or roster record is
+// missing, or the target is this session.
+func (ss *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
+	what := fmt.Sprintf("zookeeper: end %q at token %d", req.Election, req.Token)
+	path, err := ss.s.checkedPath(req.Election)
+	if err != nil {
+		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	}
+	e := ending{election: req.Election, path: path, token: req.Token, acl: ss.s.opts.ACL}
+	if e.ownRecord, err = ss.recordPath(req.Election); err != nil {
+		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if req.Leave {
+		e.record = e.ownRecord
+	}
+	if req.To != nil {
+		if err := ss.target(&e, req.To); err != nil {
+			return backends.Record{}, fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
+		}
+	}
+	if err := ss.gone(what); err != nil {
+		return backends.Record{}, err
+	}
+	rec, err := callFor(ss.s, ctx, func() (backends.Record, error) { return ss.end(e) })
+	switch {
+	case errors.Is(err, errNotHeld) && ss.gone(what) == nil:
+		return backends.Record{}, fmt.Errorf("%s: %w", what, backends.ErrNotFound)
+	case errors.Is(err, errNoTarget):
+		return backends.Record{}, fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
+	}
+	return rec, ss.outcome(what, ctx, err)
+}
+
+// ending is an End's request in paths: the pointer, the session's record
+// to delete ("": none), and for a pass, the target's pointer, its roster
+// record and its entry ("": none).
+type ending struct {
+	election, path string
+	token          uint64
+	record         string
+	ownRecord      string // the session's record, which may be its lead node
+	pass           bool
+	to             pointer
+	toRecord       string
+	toEntry        string
+	acl            []zk.ACL // the free child's
+}
+
+// target fills e's pass to t.
+func (ss *session) target(e *ending, t *backends.Target) error {
+	if t.Session == ss.ID() {
+		return errors.New("the target is the holder itself")
+	}
+	r, err := checkedName("election", e.election, ss.s.rosterPath)
+	if err != nil {
+		return err
+	}
+	e.pass, e.toRecord = true, r+"/"+t.Session
+	if err := validatePath(e.toRecord); err != nil {
+		return err
+	}
+	lead := e.toRecord
+	if t.Entry != 0 {
+		if e.toEntry, err = ss.s.entryPath(backends.Record{Election: e.election, Owner: t.Session, Token: t.Entry}); err != nil {
+			return err
+		}
+		lead = e.toEntry
+	}
+	e.to = pointer{owner: t.Session, lead: lead, value: t.Value}
+	return nil
+}
+
+// end is End's work on the session's connection.
+func (ss *session) end(e ending) (backends.Record, error) {
+	ps, ok := ss.s.ptrs.get(e.election)
+	if !ok || !ps.holds(ss.ID(), e.token) {
+		var err error
+		if ps, err = ss.readHeld(e); err != nil {
+			return backends.Record{}, err
+		}
+	}
+	for range endRounds {
+		ops := e.ops(ps)
+		res, err := ss.l.conn.Multi(ops...)
+		at, ferr := failedAt(ops, res, err)
+		switch {
+		case err == nil:
+			return ss.ended(e, ps, res)
+		case at == e.path && errors.Is(ferr, zk.ErrBadVersion):
+			if ps, err = ss.readHeld(e); err != nil {
+				return backends.Record{}, err
+			}
+		case at == e.record && errors.Is(ferr, zk.ErrNoNode):
+			e.record = ""
+		case (at == e.toRecord || at == e.toEntry) && errors.Is(ferr, zk.ErrNoNode):
+			return backends.Record{}, errNoTarget
+		case at == ps.p.lead && at != e.ownRecord && errors.Is(ferr, zk.ErrNoNode):
+			return backends.Record{}, errNotHeld // its session ended
+		default:
+			return backends.Record{}, ferr
+		}
+	}
+	return backends.Record{}, fmt.Errorf("the pointer kept moving")
+}
+
+// readHeld reads the pointer after a sync and returns it if it names the
+// session's node at e.token; errNotHeld if not.
+func (ss *session) readHeld(e ending) (pstate, error) {
+	if _, err := ss.l.conn.Sync(e.path); err != nil {
+		return pstate{}, err
+	}
+	ps, _, err := getPointer(ss.l, e.path, false)
+	if err != nil {
+		return pstate{}, err
+	}
+	ss.s.ptrs.saw(e.election, ps)
+	if !ps.holds(ss.ID(), e.token) {
+		return pstate{}, errNotHeld
+	}
+	return ps, nil
+}
+
+// ops returns the multi of e over the pointer ps.
+func (e ending) ops(ps pstate) []any {
+	var ops []any
+	if e.pass {
+		ops = []any{&zk.SetDataRequest{Path: e.path, Data: e.to.encode(), Version: ps.st.Version},
+			&zk.CheckVersionRequest{Path: e.toRecord, Version: -1}}
+		if e.toEntry != "" {
+			ops = append(ops, &zk.SetDataRequest{Path: e.toEntry, Data: passData, Version: -1})
+		}
+	} else {
+		ops = []any{&zk.SetDataRequest{Path: e.path, Version: ps.st.Version},
+			&zk.CreateRequest{Path: e.path + "/" + freeName, Acl: e.acl}}
+	}
+	if ps.p.lead != e.ownRecord { // a record as lead node stays unless Leave
+		ops = append(ops, &zk.DeleteRequest{Path: ps.p.lead, Version: -1})
+	}
+	if e.record != "" {
+		ops = append(ops, &zk.DeleteRequest{Path: e.record, Version: -1})
+	}
+	return ops
+}
+
+// ended records the pointer as e's multi left it and returns the passed
+// key, or the zero Record for a release.
+func (ss *session) ended(e ending, was pstate, res []zk.MultiResponse) (backends.Record, error) {
+	if len(res) == 0 || res[0].Stat == nil {
+		return backends.Record{}, fmt.Errorf("the multi answered %d results without a stat", len(res))
+	}
+	ps := pstate{p: e.to, st: res[0].Stat}
+	if !e.pass {
+		ps.p = pointer{}
+	}
+	ss.s.ptrs.saw(e.election, ps)
+	if was.p.lead != "" {
+		ss.s.own.dropPath(e.election, was.p.lead)
+	}
+	if !e.pass {
+		return backends.Record{}, nil
+	}
+	return ps.record(e.election, true, ss.l), nil
+}

@@ -1,0 +1,246 @@
+package zookeeper
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/backends"
+)
+
+// freeName is the child of an election's pointer node that exists while,
+// and only while, the pointer is empty (see the package doc, Nodes and
+// tokens): a Create on a free election deletes it in the multi that
+// points the pointer at its node, so it needs no read first, and a
+// release creates it in the multi that empties the pointer.
+const freeName = "~free"
+
+// errNotHeld: the pointer does not name the session's node at the token.
+var errNotHeld = errors.New("the pointer does not name this session's node at this token")
+
+// pointer is the data of an election's pointer node: the holder's session
+// (owner), the path of its lead node (its queue entry, lead entry or
+// roster record), the token a Proclaim carried over (0: the node's mzxid
+// is the token) and the holder's value. An empty pointer has no owner.
+type pointer struct {
+	owner string
+	lead  string
+	token uint64
+	value []byte
+}
+
+// encode renders p as the pointer node's data: owner, lead and token on a
+// line each, then the value; nothing for an empty pointer. Session IDs
+// and paths hold no newline (validatePath refuses control characters).
+func (p pointer) encode() []byte {
+	if p.owner == "" {
+		return nil
+	}
+	head := p.owner + "\n" + p.lead + "\n"
+	if p.token != 0 {
+		head += strconv.FormatUint(p.token, 10)
+	}
+	return append([]byte(head+"\n"), p.value...)
+}
+
+// parsePointer parses a pointer node's data; empty data is the empty
+// pointer.
+func parsePointer(data []byte) (pointer, error) {
+	if len(data) == 0 {
+		return pointer{}, nil
+	}
+	parts := bytes.SplitN(data, []byte("\n"), 4)
+	if len(parts) != 4 || len(parts[0]) == 0 || len(parts[1]) == 0 {
+		return pointer{}, fmt.Errorf("pointer data %.40q is not owner, lead node, token and value", data)
+	}
+	p := pointer{owner: string(parts[0]), lead: string(parts[1]), value: parts[3]}
+	if len(parts[2]) > 0 {
+		t, err := strconv.ParseUint(string(parts[2]), 10, 64)
+		if err != nil {
+			return pointer{}, fmt.Errorf("pointer token %q: %w", parts[2], err)
+		}
+		p.token = t
+	}
+	return p, nil
+}
+
+// pstate is a pointer node as read or written: its pointer and its Stat
+// (nil: no pointer node yet).
+type pstate struct {
+	p  pointer
+	st *zk.Stat
+}
+
+// token is the fencing token of st's holder: the carried one, or the
+// mzxid of the write that pointed the pointer at its node.
+func (ps pstate) token() uint64 {
+	if ps.p.token != 0 {
+		return ps.p.token
+	}
+	return uint64(ps.st.Mzxid)
+}
+
+// led reports whether the pointer names a holder.
+func (ps pstate) led() bool { return ps.st != nil && ps.p.owner != "" }
+
+// holds reports whether the pointer names owner's node at token.
+func (ps pstate) holds(owner string, token uint64) bool {
+	return ps.led() && ps.p.owner == owner && ps.token() == token && token != 0
+}
+
+// record returns the key's state that ps shows, read on l, with the lead
+// node present (alive) or not: a pointer naming a node that is gone (its
+// session ended) is an absent key.
+func (ps pstate) record(election string, alive bool, l *link) backends.Record {
+	l.saw(ps.st)
+	switch {
+	case ps.st == nil || (ps.led() && !alive):
+		return backends.Record{Election: election, Revision: l.position()}
+	case !ps.led():
+		return backends.Record{Election: election, Revision: uint64(ps.st.Mzxid)}
+	}
+	return backends.Record{Election: election, Value: ps.p.value, Token: ps.token(),
+		Owner: ps.p.owner, Revision: uint64(ps.st.Mzxid)}
+}
+
+// getPointer reads the pointer node at path on l, with a watch if ev is
+// asked for; a missing node is the zero pstate (and, with watch, an
+// exists watch for its create).
+func getPointer(l *link, path string, watch bool) (pstate, <-chan zk.Event, error) {
+	var data []byte
+	var st *zk.Stat
+	var ev <-chan zk.Event
+	var err error
+	if watch {
+		data, st, ev, err = l.conn.GetW(path)
+	} else {
+		data, st, err = l.conn.Get(path)
+	}
+	if errors.Is(err, zk.ErrNoNode) {
+		if !watch {
+			return pstate{}, nil, nil
+		}
+		ok, _, ev, err := l.conn.ExistsW(path)
+		if err != nil || !ok {
+			return pstate{}, ev, err
+		}
+		ps, _, err := getPointer(l, path, false) // created since: ev covers what follows
+		return ps, ev, err
+	}
+	if err != nil {
+		return pstate{}, nil, err
+	}
+	p, err := parsePointer(data)
+	return pstate{p: p, st: st}, ev, err
+}
+
+// readKey reads the key's state on l: the pointer node, then, if it names
+// a node, whether that node exists. With sync, a sync comes first.
+func (s *store) readKey(l *link, election, path string, sync bool) (backends.Record, pstate, error) {
+	if sync {
+		if _, err := l.conn.Sync(path); err != nil {
+			return backends.Record{}, pstate{}, err
+		}
+	}
+	ps, _, err := getPointer(l, path, false)
+	if err != nil {
+		return backends.Record{}, pstate{}, err
+	}
+	s.ptrs.saw(election, ps)
+	alive := false
+	if ps.led() {
+		if alive, _, err = l.conn.Exists(ps.p.lead); err != nil {
+			return backends.Record{}, pstate{}, err
+		}
+	}
+	return ps.record(election, alive, l), ps, nil
+}
+
+// pointers holds the latest state of each election's pointer node that
+// the Store read or wrote, by election: a holder's End and Proclaim guard
+// their multi with its version without reading it first. Any state will
+// do: a multi at a version the pointer has left fails, and the caller
+// reads it then. It is safe for concurrent use.
+type pointers struct {
+	mu sync.Mutex
+	m  map[string]pstate
+}
+
+// saw records ps, unless a later version is known.
+func (p *pointers) saw(election string, ps pstate) {
+	if ps.st == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[string]pstate{}
+	}
+	if cur, ok := p.m[election]; !ok || cur.st.Version <= ps.st.Version {
+		p.m[election] = ps
+	}
+}
+
+// get returns the state known of election's pointer.
+func (p *pointers) get(election string) (pstate, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ps, ok := p.m[election]
+	return ps, ok
+}
+
+// forget drops election's pointer state, which a write found stale.
+func (p *pointers) forget(election string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.m, election)
+}
+
+// multiErr returns the error of the first op of a multi that failed, or
+// the multi's own error if none did.
+func multiErr(res []zk.MultiResponse, err error) error {
+	if i := failedOp(res); i >= 0 {
+		return res[i].Error
+	}
+	return err
+}
+
+// failedOp returns the index of a failed multi's op that failed, or -1
+// if none did (the multi's error is its own): the ops before it report
+// no error, and those after it a runtime inconsistency.
+func failedOp(res []zk.MultiResponse) int {
+	for i, r := range res {
+		if r.Error != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// opPath returns the path a multi op acts on.
+func opPath(op any) string {
+	switch op := op.(type) {
+	case *zk.CheckVersionRequest:
+		return op.Path
+	case *zk.SetDataRequest:
+		return op.Path
+	case *zk.DeleteRequest:
+		return op.Path
+	case *zk.CreateRequest:
+		return op.Path
+	}
+	return ""
+}
+
+// failedAt returns the path of the op of ops that failed and its error,
+// or "" and the multi's error.
+func failedAt(ops []any, res []zk.MultiResponse, err error) (string, error) {
+	if i := failedOp(res); i >= 0 && i < len(ops) {
+		return opPath(ops[i]), res[i].Error
+	}
+	return "", err
+}
