@@ -180,18 +180,6 @@ type Driver interface {
 	// Revision.
 	Get(ctx context.Context, election string) (Record, error)
 
-	// Wait blocks until the state of known.Election's leader key differs
-	// from known (Record.Differs: another Token or Value), the state read at
-	// known.Revision, and returns the new state. If the key changed after
-	// known.Revision and before the call, Wait returns without blocking.
-	// It returns the first differing state after known.Revision or a later
-	// one: a change both made and superseded before Wait began to watch
-	// may be skipped. Wait must see a change within a round trip of it,
-	// not on a polling period. It returns an error wrapping ErrCompacted if
-	// the store can no longer tell; the caller should Get again. It returns
-	// an error wrapping ErrCanceled when ctx ends first.
-	Wait(ctx context.Context, known Record) (Record, error)
-
 	// NewSession creates a store session with the given TTL: an etcd lease,
 	// a ZooKeeper session or a Consul session. The TTL has been checked
 	// against Capabilities.Limits.
@@ -202,14 +190,6 @@ type Driver interface {
 	// there is none, the waiter is at the head, and Ahead returns a
 	// Record with Token 0.
 	Ahead(ctx context.Context, election string, token uint64) (Record, error)
-
-	// WaitGone blocks until entry (from Session.Enqueue or Ahead) no
-	// longer exists or is nudged (Nudge), and returns nil then, or at once
-	// if it is already gone. It may also return nil early, for example
-	// when the store can no longer tell; callers look again with Ahead. It
-	// must see the deletion or the nudge within a round trip of it. It
-	// returns an error wrapping ErrCanceled when ctx ends first.
-	WaitGone(ctx context.Context, entry Record) error
 
 	// Nudge wakes the waiter behind entry: it rewrites entry in place, so
 	// that a WaitGone on it returns, and leaves it bound to its session,
@@ -227,17 +207,6 @@ type Driver interface {
 	// Record with Election, Owner, Value and Token set) and the store
 	// position at which it was read. An empty roster is not an error.
 	List(ctx context.Context, election string) ([]Record, uint64, error)
-
-	// WaitList blocks until election's roster differs from the one read at
-	// revision (a record joined, left, or changed its value) and returns
-	// the new roster and its revision, as List does. If the roster changed
-	// after revision and before the call, it returns without blocking. It
-	// must see a change within a round trip of it, not on a polling
-	// period; it may return early with an unchanged roster. It returns an
-	// error wrapping ErrCompacted if the store can no longer tell (the
-	// caller should List again), and one wrapping ErrCanceled when ctx
-	// ends first.
-	WaitList(ctx context.Context, election string, revision uint64) ([]Record, uint64, error)
 
 	// GuardedPut sets w.Key to w.Value if and only if, when the write
 	// commits, w.Election's leader key is the incarnation whose token is
