@@ -90,23 +90,14 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	return rec, nil
 }
 
-// WaitGone runs blocking queries on the entry's key, the first from index
-// 0 (an immediate read), each next one from the index the last returned
-// (see Wait), until the key is no longer the entry as read (see
-// unchanged): it is absent, another incarnation (another CreateIndex), no
-// longer held by its session, or rewritten after entry.Revision, as by a
-// Nudge (its ModifyIndex moved past it); it returns nil then. A query
-// whose wait time runs out with the entry in place is sent again. It
-// returns an error wrapping backends.ErrCanceled when ctx ends first, and
-// any other failure of a query classified, as the other calls do.
-func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
-	if err := s.awaitGone(ctx, entry); err != nil {
-		return classify("queue wait", entry.Election, ctx, err)
-	}
-	return nil
-}
-
-// awaitGone is WaitGone, with the client's error as it came.
+// awaitGone runs blocking queries on the entry's key, the first from
+// index 0 (an immediate read), each next one from the index the last
+// returned (see nextIndex), until the key is no longer the entry as read
+// (see unchanged): it is absent, another incarnation (another
+// CreateIndex), no longer held by its session, or rewritten after
+// entry.Revision, as by a Nudge (its ModifyIndex moved past it); it
+// returns nil then. A query whose wait time runs out with the entry in
+// place is sent again. It returns the client's error as it came.
 func (s *store) awaitGone(ctx context.Context, entry backends.Record) error {
 	prefix := s.queuePrefix(entry.Election)
 	key := prefix + entry.Owner

@@ -110,7 +110,6 @@ type store struct {
 	nodeReady  atomic.Bool // node is in the catalog
 	hub        *hub        // the WatchSets' query
 	layout     *backends.Layout
-	empties    emptyRosters
 }
 
 var _ backends.Driver = (*store)(nil)
