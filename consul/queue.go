@@ -151,7 +151,7 @@ func isEntry(p *api.KVPair, prefix string) bool {
 // unchanged reports whether p, read under prefix, is still entry as it
 // was read at entry.Revision (by Enqueue or Ahead): the same incarnation
 // (CreateIndex entry.Token), held, and not written since (ModifyIndex at
-// most entry.Revision). WaitGone waits for it to turn false.
+// most entry.Revision). awaitGone waits for it to turn false.
 func unchanged(p *api.KVPair, prefix string, entry backends.Record) bool {
 	return isEntry(p, prefix) && p.CreateIndex == entry.Token && p.ModifyIndex <= entry.Revision
 }
@@ -161,7 +161,7 @@ func unchanged(p *api.KVPair, prefix string, entry backends.Record) bool {
 // own session, with its value and its flags plus one, in a transaction
 // guarded by the ModifyIndex it read. The relock keeps the session, the
 // CreateIndex (Token) and the LockIndex, and moves the ModifyIndex on,
-// which wakes a WaitGone on the entry; the changed flags make it a write
+// which wakes a WatchEntry request on the entry; the changed flags make it a write
 // (Consul skips a write that changes nothing). A key that is absent,
 // another incarnation or no longer held is left alone, and Nudge returns
 // nil. If the key changes between the read and the write, Nudge returns a
