@@ -19,10 +19,11 @@
 // and the benchmarks.
 //
 // The contract is three interfaces, with no optional ones: Driver (the
-// store-wide reads and waits, the queue's wakes, the guarded write and
+// store-wide reads, the queue's wakes, the guarded write and
 // the watch set), Session (what a session writes: its leader keys, queue
 // entries and candidate records) and WatchSet (many waits over one
-// stream). Every adapter implements all of them, so every policy of
+// stream: every wait for a change, of a leader key, a queue entry or a
+// roster, is a request in a WatchSet). Every adapter implements all of them, so every policy of
 // package lease runs on every store; what differs between stores is
 // declared once, as data, in Capabilities.
 //
@@ -41,7 +42,8 @@
 // incarnation of the same key. Token 0 means "no key".
 //
 // A Record's Revision is the store's position at which the state was read.
-// Wait takes the whole Record and returns when the key differs from it.
+// A WatchKey request (WatchSet) takes the whole Record and is answered
+// when the key differs from it.
 //
 // # Layout
 //
@@ -72,7 +74,7 @@
 // # Helpers for adapters
 //
 // Record.Differs and Canceled hold what every adapter needs alike: the
-// comparison Wait makes and the ErrCanceled class every classify checks
+// comparison a WatchKey request makes and the ErrCanceled class every classify checks
 // first.
 //
 // # Writing an adapter
@@ -127,7 +129,7 @@ type Record struct {
 	// Owner is the ID of the session that holds the key; empty when absent.
 	Owner string
 	// Revision is the store position at which this state was observed. It is
-	// the value to pass to Wait.
+	// the value a WatchKey request takes in Known.
 	Revision uint64
 	// To is, on an absent key, the session a handover marker names (see
 	// Capabilities.Markers); empty otherwise. Differs ignores it.
@@ -164,11 +166,11 @@ type Capabilities struct {
 	// holds its candidate record (Session.Join), and gives it a token greater
 	// than that of any earlier incarnation; its Owner is the target. A
 	// later End by the passing session at the old token finds nothing.
-	// The target learns of it as any waiter on the key does, from Wait,
-	// and takes it up with Create (idempotent per session) or from a Get.
+	// The target learns of it as any waiter on the key does, from a
+	// WatchKey answer, and takes it up with Create (idempotent per session) or from a Get.
 	Passes bool
-	// CommittedWaits, with Passes, says every answer of Wait, and of a
-	// WatchSet's WatchKey and WatchEntry requests, is a state the store
+	// CommittedWaits, with Passes, says every answer of a WatchSet's
+	// WatchKey and WatchEntry requests is a state the store
 	// committed at the answer's Record.Revision, later than every state
 	// at a lower Revision (etcd: a watch's events, and reads; Consul: a
 	// blocking query's view, as of its X-Consul-Index). A target whose wait answers
@@ -180,7 +182,7 @@ type Capabilities struct {
 	// write, leaves a handover marker naming the target beside it (not in
 	// its value), which outlasts it: until the key is created again, or
 	// the target's session ends, every read of the absent key reports the
-	// marker as Record.To (Get, Wait and a WatchSet's answer), and a
+	// marker as Record.To (Get and a WatchSet's answer), and a
 	// Create that makes the key clears it. For a target in line, the end
 	// nudges the entry ahead of Target.Entry (Target.Ahead). It is for a
 	// store that cannot pass (whose keys belong to the session that made
@@ -197,7 +199,8 @@ type Capabilities struct {
 // its own) implements io.Closer, which Store.Close calls.
 //
 // Its methods are the store-wide ones: reads of any election's leader
-// key, queue and roster, the wakes and deletes of queue entries by their
+// key, queue and roster (a wait for any of them to change is a request in
+// a WatchSet), the wakes and deletes of queue entries by their
 // Record, the guarded write and the watch set. What a session writes
 // (its leader keys, queue entries, candidate records) is on Session.
 // Every adapter implements all of it, so that package lease offers every
@@ -213,18 +216,6 @@ type Driver interface {
 	// Revision.
 	Get(ctx context.Context, election string) (Record, error)
 
-	// Wait blocks until the state of known.Election's leader key differs
-	// from known (Record.Differs: another Token or Value), the state read at
-	// known.Revision, and returns the new state. If the key changed after
-	// known.Revision and before the call, Wait returns without blocking.
-	// It returns the first differing state after known.Revision or a later
-	// one: a change both made and superseded before Wait began to watch
-	// may be skipped. Wait must see a change within a round trip of it,
-	// not on a polling period. It returns an error wrapping ErrCompacted if
-	// the store can no longer tell; the caller should Get again. It returns
-	// an error wrapping ErrCanceled when ctx ends first.
-	Wait(ctx context.Context, known Record) (Record, error)
-
 	// NewSession creates a store session with the given TTL: an etcd lease,
 	// a ZooKeeper session or a Consul session. The TTL has been checked
 	// against Capabilities.Limits.
@@ -236,16 +227,8 @@ type Driver interface {
 	// Record with Token 0.
 	Ahead(ctx context.Context, election string, token uint64) (Record, error)
 
-	// WaitGone blocks until entry (from Session.Enqueue or Ahead) no
-	// longer exists or is nudged (Nudge), and returns nil then, or at once
-	// if it is already gone. It may also return nil early, for example
-	// when the store can no longer tell; callers look again with Ahead. It
-	// must see the deletion or the nudge within a round trip of it. It
-	// returns an error wrapping ErrCanceled when ctx ends first.
-	WaitGone(ctx context.Context, entry Record) error
-
 	// Nudge wakes the waiter behind entry: it rewrites entry in place, so
-	// that a WaitGone on it returns, and leaves it bound to its session,
+	// that a WatchEntry request on it is answered, and leaves it bound to its session,
 	// with its Token and its place in the queue. A missing entry is not
 	// an error. Package lease uses it to wake a candidate named by a
 	// handover that is waiting in line (see Target), which then reads the
@@ -260,17 +243,6 @@ type Driver interface {
 	// Record with Election, Owner, Value and Token set) and the store
 	// position at which it was read. An empty roster is not an error.
 	List(ctx context.Context, election string) ([]Record, uint64, error)
-
-	// WaitList blocks until election's roster differs from the one read at
-	// revision (a record joined, left, or changed its value) and returns
-	// the new roster and its revision, as List does. If the roster changed
-	// after revision and before the call, it returns without blocking. It
-	// must see a change within a round trip of it, not on a polling
-	// period; it may return early with an unchanged roster. It returns an
-	// error wrapping ErrCompacted if the store can no longer tell (the
-	// caller should List again), and one wrapping ErrCanceled when ctx
-	// ends first.
-	WaitList(ctx context.Context, election string, revision uint64) ([]Record, uint64, error)
 
 	// GuardedPut sets w.Key to w.Value if and only if, when the write
 	// commits, w.Election's leader key is the incarnation whose token is
@@ -307,7 +279,7 @@ type Session interface {
 	// a retry of a create whose reply was lost, Create returns that record
 	// with a nil error. If another session holds the key, it returns an
 	// error wrapping ErrKeyExists together with the holder's Record, whose
-	// Revision may be passed to Wait. It returns an error wrapping
+	// Revision a WatchKey request may take. It returns an error wrapping
 	// ErrSessionExpired if the session no longer exists.
 	Create(ctx context.Context, election string, value []byte) (Record, error)
 

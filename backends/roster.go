@@ -7,7 +7,7 @@ package backends
 //
 // The roster holds the candidates of each election, one record per
 // session, bound to it (Session.Join and Leave; Driver.List and
-// WaitList). It backs package lease's candidate list
+// WatchRoster requests). It backs package lease's candidate list
 // (LeaseElector.Candidates), its election policies (priority, handover)
 // and the requests of `leasehold handover`. The store only keeps the
 // records; what a value means, and the succession order, are package

@@ -53,32 +53,37 @@ type WatchKind uint8
 
 // The kinds of WatchRequest.
 const (
-	// WatchKey (a Wait) asks for the first state of Known.Election's
-	// leader key that differs from Known, with Driver.Wait's meaning: a
-	// change made after Known.Revision and before the request is
-	// answered at once (after a read, if the set's stream cannot tell),
-	// and a change must be answered within a round trip of it, not on a
-	// polling period.
+	// WatchKey asks for the first state of Known.Election's leader key
+	// that differs from Known (Record.Differs: another Token or Value),
+	// the state read at Known.Revision. A change made after
+	// Known.Revision and before the request is answered at once (after
+	// a read, if the set's stream cannot tell). The answer is the first
+	// differing state after Known.Revision or a later one: a change both
+	// made and superseded before the set began to watch may be skipped.
+	// A change must be answered within a round trip of it, not on a
+	// polling period. If the store can no longer tell, the answer's Err
+	// wraps ErrCompacted, and the caller reads again with Driver.Get.
 	WatchKey WatchKind = iota + 1
 
-	// WatchEntry (a WaitGone) asks to be told when a queue entry, Known,
-	// no longer exists or is nudged, with Driver.WaitGone's meaning:
-	// answered at once if it is already gone, within a round trip of its
-	// deletion or nudge otherwise, and possibly early (the caller looks
+	// WatchEntry asks to be told when a queue entry, Known (from
+	// Session.Enqueue or Driver.Ahead), no longer exists or is nudged
+	// (Driver.Nudge): answered at once if it is already gone, within a
+	// round trip of its deletion or nudge otherwise, and possibly early,
+	// for example when the store can no longer tell (the caller looks
 	// again with Driver.Ahead).
 	WatchEntry
 
-	// WatchRoster (a WaitRoster) asks to be told when Known.Election's
-	// roster differs from the records Driver.List returned at
-	// Known.Revision, whose RosterDigest is Digest (a record joined, left,
-	// or changed its value), with Driver.WaitList's meaning: a change made
-	// after that revision and before the request is answered at once,
-	// and a later one within a round trip of it; an answer may come
-	// early, with the roster unchanged. The answer is a Change with
-	// Roster set. A broken stream answers with its error, as for
-	// WatchKey. A set that tells changes by revision alone may ignore
-	// Digest; one that compares rosters compares digests, so that a
-	// follower keeps 16 bytes per election, not the records.
+	// WatchRoster asks to be told when Known.Election's roster differs
+	// from the records Driver.List returned at Known.Revision, whose
+	// RosterDigest is Digest (a record joined, left, or changed its
+	// value): a change made after that revision and before the request
+	// is answered at once, and a later one within a round trip of it, not
+	// on a polling period; an answer may come early, with the roster
+	// unchanged. The answer is a Change with Roster set; the caller reads
+	// the roster again with Driver.List. A broken stream answers with its
+	// error, as for WatchKey. A set that tells changes by revision alone
+	// may ignore Digest; one that compares rosters compares digests, so
+	// that a follower keeps 16 bytes per election, not the records.
 	WatchRoster
 )
 
@@ -101,10 +106,10 @@ type Change struct {
 	// Election and Tag are those of the request answered.
 	Election string
 	Tag      uint64
-	// Record is, for WatchKey, the new state of the leader key, as
-	// Driver.Wait returns it; for WatchEntry, the entry that is gone, or, for an answer
-	// a handover wakes in line (see Target.Entry), the leader key's
-	// state then, as Wait would give it (its Token or Owner differs from
+	// Record is, for WatchKey, the new state of the leader key; for
+	// WatchEntry, the entry that is gone, or, for an answer a handover
+	// wakes in line (see Target.Entry), the leader key's state then, as
+	// a WatchKey answer would give it (its Token or Owner differs from
 	// the entry's).
 	Record Record
 	// Roster marks the answer to a WatchRoster request: the roster of

@@ -1,7 +1,6 @@
 package consul_test
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -120,10 +119,10 @@ func TestDeleteClassification(t *testing.T) {
 	}
 }
 
-// TestWaitResetsBackwardIndex: when a blocking query's index goes
-// backwards, the next query starts again from 0, and Wait goes on until
+// TestAwaitKeyResetsBackwardIndex: when a blocking query's index goes
+// backwards, the next query starts again from 0, and the key's queries go on until
 // the state changes.
-func TestWaitResetsBackwardIndex(t *testing.T) {
+func TestAwaitKeyResetsBackwardIndex(t *testing.T) {
 	same := &api.KVPair{Key: "leasehold/e", Value: []byte("a"), Flags: api.LockFlagValue, Session: "s1", ModifyIndex: 100}
 	s, f := newFake(t, map[string]http.HandlerFunc{
 		"GET /v1/kv/leasehold/e": func(w http.ResponseWriter, r *http.Request) {
@@ -138,36 +137,12 @@ func TestWaitResetsBackwardIndex(t *testing.T) {
 		},
 	})
 	known := backends.Record{Election: "e", Value: []byte("a"), Token: 100, Owner: "s1", Revision: 100}
-	got, err := s.Wait(backendtest.Context(t, 5*time.Second), known)
+	got, err := consul.AwaitKey(backendtest.Context(t, 5*time.Second), s, known)
 	if err != nil || got.Exists() || got.Revision != 120 {
-		t.Fatalf("Wait = %+v, %v; want absent at 120", got, err)
+		t.Fatalf("AwaitKey = %+v, %v; want absent at 120", got, err)
 	}
 	if idx := f.waitIndexes("/v1/kv/leasehold/e"); !slices.Equal(idx, []string{"100", "", "95"}) {
 		t.Fatalf("queries at indexes %q, want 100, none (a plain read), 95", idx)
-	}
-}
-
-// TestWaitCanceled: cancelling a blocked Wait ends it with ErrCanceled and
-// the context's error.
-func TestWaitCanceled(t *testing.T) {
-	arrived := make(chan struct{}, 1)
-	s, _ := newFake(t, map[string]http.HandlerFunc{
-		"GET /v1/kv/leasehold/e": func(w http.ResponseWriter, r *http.Request) {
-			arrived <- struct{}{}
-			<-r.Context().Done()
-		},
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.Wait(ctx, backends.Record{Election: "e", Revision: 5})
-		done <- err
-	}()
-	<-arrived
-	cancel()
-	if err := <-done; !errors.Is(err, backends.ErrCanceled) || !errors.Is(err, context.Canceled) {
-		t.Fatalf("Wait after cancel: %v, want ErrCanceled and context.Canceled", err)
 	}
 }
 

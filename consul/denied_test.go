@@ -95,10 +95,11 @@ func TestDeniedCalls(t *testing.T) {
 		_, err := s.Get(ctx, "e")
 		wantDenied(t, "Get", err, aclNotFound)
 	})
-	t.Run("Wait", func(t *testing.T) {
-		s, _ := newFake(t, map[string]http.HandlerFunc{"GET /v1/kv/leasehold/e": forbidden(aclNotFound)})
-		_, err := s.Wait(ctx, backends.Record{Election: "e", Revision: 5})
-		wantDenied(t, "Wait", err, aclNotFound)
+	t.Run("WatchKey", func(t *testing.T) {
+		s, _ := newFake(t, map[string]http.HandlerFunc{"GET /v1/kv/leasehold/": forbidden(aclNotFound)})
+		ws, ch := watch(t, s)
+		ws.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: backends.Record{Election: "e", Revision: 5}})
+		wantDenied(t, "WatchKey answer", ch.next(t).Err, aclNotFound)
 	})
 	t.Run("Create with an unknown token", func(t *testing.T) {
 		ss, _ := fakeSession(t, map[string]http.HandlerFunc{"PUT /v1/txn": forbidden(aclNotFound)})

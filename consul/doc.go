@@ -62,7 +62,7 @@
 // session; read it back", so taking a free key costs one round trip. If the
 // key exists, Create reads it and acts on what it read: held by another
 // session, it reports backends.ErrKeyExists with the holder's record, whose
-// Revision Wait takes; left unlocked, or deleted since the transaction (a
+// Revision a WatchKey request takes; left unlocked, or deleted since the transaction (a
 // resign racing the campaign), it takes it with a second transaction
 // guarded by that state. If the key changes once more in between, Create
 // fails with a plain error and the elector tries again after its
@@ -81,18 +81,18 @@
 //
 // # Waiting
 //
-// Wait is a blocking query on the key, from the index the known state was
-// read at, repeated while the key is unchanged (a blocking query also
-// returns when its wait time runs out, and, for an absent key, when other
-// keys change). A Record's Revision is the X-Consul-Index of the read: the
+// A WatchKey request served on its own key is a blocking query on the
+// key, from the index the known state was read at, repeated while the key
+// is unchanged (a blocking query also returns when its wait time runs
+// out, and, for an absent key, when other keys change). A Record's Revision is the X-Consul-Index of the read: the
 // key's ModifyIndex while it exists, the KV store's index when it does
 // not. As Consul's blocking-query rules require, an index that goes
 // backwards (a snapshot restore, another server's view) restarts the query
 // from 0.
 //
 // The driver keeps the queue: an entry's token is its key's
-// CreateIndex, and WaitGone is a blocking query on the entry ahead, which
-// returns when the entry is gone or has been written after the Record's
+// CreateIndex, and a WatchEntry request served on its own key is a
+// blocking query on the entry ahead, which returns when the entry is gone or has been written after the Record's
 // Revision. Nudge relocks the entry with its own session, its value and
 // its flags plus one (Consul skips a write that changes nothing), guarded
 // by the ModifyIndex it read just before: the entry keeps its session,
@@ -102,19 +102,16 @@
 // Prefix + "~roster/" + election + "/~" + session ID, locked by the
 // session like a queue entry; its token is its CreateIndex. Join relocks
 // it with the new value (one transaction, which keeps the CreateIndex),
-// Leave deletes it guarded by a session check (one transaction), List is
-// a consistent list of the election's records and WaitList a blocking
-// query on that list from the given revision. For a prefix with no records
-// and no deletions it still remembers, Consul answers with the index of
-// the whole KV store, which any write moves on: WaitList waits on through
-// that if the same Store returned the roster at the given revision empty,
-// and may otherwise return early with the same, empty roster.
+// Leave deletes it guarded by a session check (one transaction), and List
+// is a consistent list of the election's records. A WatchRoster request
+// is answered from the WatchSets' query of the prefix when the records'
+// digest differs from the request's.
 //
 // While the driver has key queries to spare (Options.KeyQueries, default
 // none), a WatchSet serves a request
-// with blocking queries on its own keys: a Wait on the leader key, a
-// WaitGone on the entry and on the leader key, for a pass behind the
-// entry. Beyond them, its WatchSets share one blocking query, a
+// with blocking queries on its own keys: a WatchKey request on the leader
+// key, a WatchEntry request on the entry and on the leader key, for a
+// pass behind the entry. Beyond them, its WatchSets share one blocking query, a
 // recursive list of the prefix, however many elections they serve, over
 // one connection. A request is answered from the first state read at or
 // after its Record's Revision in which it differs. A failed query ends

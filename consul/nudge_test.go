@@ -12,8 +12,8 @@ import (
 
 // Tests of Driver.Nudge against a real agent.
 
-// testNudgeWakesWaiters: a Nudge of the entry ahead wakes a WaitGone and
-// a WatchSet's WaitGone on it, and leaves the entry in place, with its
+// testNudgeWakesWaiters: a Nudge of the entry ahead wakes a WatchSet's
+// WatchEntry request on it, and leaves the entry in place, with its
 // session, Token and place; nudging a missing entry is not an error.
 func testNudgeWakesWaiters(t *testing.T, h *consultest.Harness) {
 	c := h.Client(t)
@@ -34,8 +34,6 @@ func testNudgeWakesWaiters(t *testing.T, h *consultest.Harness) {
 	}
 	ws, ch := watch(t, s)
 	ws.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: ahead})
-	gone := make(chan error, 1)
-	go func() { gone <- s.WaitGone(ctx, ahead) }()
 	key := consul.QueueKeyOf(s, el, first.Owner)
 	before, _, err := c.KV().Get(key, nil)
 	if err != nil || before == nil {
@@ -43,14 +41,6 @@ func testNudgeWakesWaiters(t *testing.T, h *consultest.Harness) {
 	}
 	if err := s.Nudge(ctx, ahead); err != nil {
 		t.Fatalf("Nudge: %v", err)
-	}
-	select {
-	case err := <-gone:
-		if err != nil {
-			t.Fatalf("WaitGone: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("WaitGone did not return within 20s of the Nudge")
 	}
 	if c := ch.next(t); c.Err != nil || c.Record.Token != ahead.Token {
 		t.Fatalf("WatchSet answer %+v; want the entry %d", c, ahead.Token)

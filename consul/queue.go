@@ -90,23 +90,14 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	return rec, nil
 }
 
-// WaitGone runs blocking queries on the entry's key, the first from index
-// 0 (an immediate read), each next one from the index the last returned
-// (see Wait), until the key is no longer the entry as read (see
-// unchanged): it is absent, another incarnation (another CreateIndex), no
-// longer held by its session, or rewritten after entry.Revision, as by a
-// Nudge (its ModifyIndex moved past it); it returns nil then. A query
-// whose wait time runs out with the entry in place is sent again. It
-// returns an error wrapping backends.ErrCanceled when ctx ends first, and
-// any other failure of a query classified, as the other calls do.
-func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
-	if err := s.awaitGone(ctx, entry); err != nil {
-		return classify("queue wait", entry.Election, ctx, err)
-	}
-	return nil
-}
-
-// awaitGone is WaitGone, with the client's error as it came.
+// awaitGone runs blocking queries on the entry's key, the first from
+// index 0 (an immediate read), each next one from the index the last
+// returned (see nextIndex), until the key is no longer the entry as read
+// (see unchanged): it is absent, another incarnation (another
+// CreateIndex), no longer held by its session, or rewritten after
+// entry.Revision, as by a Nudge (its ModifyIndex moved past it); it
+// returns nil then. A query whose wait time runs out with the entry in
+// place is sent again. It returns the client's error as it came.
 func (s *store) awaitGone(ctx context.Context, entry backends.Record) error {
 	prefix := s.queuePrefix(entry.Election)
 	key := prefix + entry.Owner
@@ -160,7 +151,7 @@ func isEntry(p *api.KVPair, prefix string) bool {
 // unchanged reports whether p, read under prefix, is still entry as it
 // was read at entry.Revision (by Enqueue or Ahead): the same incarnation
 // (CreateIndex entry.Token), held, and not written since (ModifyIndex at
-// most entry.Revision). WaitGone waits for it to turn false.
+// most entry.Revision). awaitGone waits for it to turn false.
 func unchanged(p *api.KVPair, prefix string, entry backends.Record) bool {
 	return isEntry(p, prefix) && p.CreateIndex == entry.Token && p.ModifyIndex <= entry.Revision
 }
@@ -170,7 +161,7 @@ func unchanged(p *api.KVPair, prefix string, entry backends.Record) bool {
 // own session, with its value and its flags plus one, in a transaction
 // guarded by the ModifyIndex it read. The relock keeps the session, the
 // CreateIndex (Token) and the LockIndex, and moves the ModifyIndex on,
-// which wakes a WaitGone on the entry; the changed flags make it a write
+// which wakes a WatchEntry request on the entry; the changed flags make it a write
 // (Consul skips a write that changes nothing). A key that is absent,
 // another incarnation or no longer held is left alone, and Nudge returns
 // nil. If the key changes between the read and the write, Nudge returns a

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/hashicorp/consul/api"
 
@@ -81,77 +80,7 @@ func (s *store) List(ctx context.Context, election string) ([]backends.Record, u
 		return nil, 0, classify("roster list", election, ctx, err)
 	}
 	recs := s.roster(election, pairs)
-	s.empties.note(election, len(recs) == 0, meta.LastIndex)
 	return recs, meta.LastIndex, nil
-}
-
-// WaitList runs blocking queries on the list of election's records, the
-// first from revision, each next one from the index the last returned
-// (see nextIndex), until one answers with another index, and returns that
-// list and index; a list whose index moved on after revision returns at
-// once. Consul compacts nothing: WaitList never returns
-// backends.ErrCompacted.
-//
-// The index of a list is that of its latest record or deletion, except
-// for a prefix that holds no records and no deletions Consul still
-// remembers: then it is the index of the whole KV store, which any write
-// moves on. So an empty answer after an empty roster is no change, and
-// WaitList goes on waiting, if this Store returned the roster at revision
-// and it was empty (see emptyRosters); otherwise it returns the empty
-// roster, possibly early.
-func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
-	idx := revision
-	for {
-		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
-		pairs, meta, err := s.kv.List(s.rosterPrefix(election), q)
-		if err != nil {
-			return nil, 0, classify("roster wait", election, ctx, err)
-		}
-		recs, last := s.roster(election, pairs), meta.LastIndex
-		empty := len(recs) == 0
-		if last != idx && !(empty && s.empties.was(election, revision)) {
-			s.empties.note(election, empty, last)
-			return recs, last, nil
-		}
-		if empty && last != idx { // the KV store moved on, the roster did not
-			s.empties.note(election, true, last)
-			revision = last
-		}
-		idx = nextIndex(idx, last)
-	}
-}
-
-// emptyRosters remembers, for each election whose roster the Store last
-// returned empty, the index it was read at, so that WaitList can tell an
-// empty roster's index moving on with the whole KV store from the roster
-// changing. It holds one entry per such election, dropped when the Store
-// returns that roster non-empty. The zero value is ready to use.
-type emptyRosters struct {
-	mu sync.Mutex
-	at map[string]uint64
-}
-
-// note records that election's roster read at index was empty, or not.
-func (e *emptyRosters) note(election string, empty bool, index uint64) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	switch {
-	case !empty:
-		delete(e.at, election)
-	case e.at == nil:
-		e.at = map[string]uint64{election: index}
-	default:
-		e.at[election] = index
-	}
-}
-
-// was reports whether the Store returned election's roster empty as read
-// at index, as its latest for that election.
-func (e *emptyRosters) was(election string, index uint64) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	at, ok := e.at[election]
-	return ok && at == index
 }
 
 // roster returns the records among pairs, listed under election's roster

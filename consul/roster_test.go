@@ -25,8 +25,9 @@ func owners(recs []backends.Record) []string {
 
 // testRosterRecords: records are the sessions' locked keys, listed in
 // join order; a second Join replaces the value and keeps the Token;
-// WaitList returns at once for a change made after its revision, and
-// within a round trip of a Leave or a session's end otherwise.
+// a WatchRoster request is answered at once for a change made after its
+// revision, and within a round trip of a Leave or a session's end
+// otherwise.
 func testRosterRecords(t *testing.T, h *consultest.Harness) {
 	c := h.Client(t)
 	s := newStore(t, c, consul.Options{})
@@ -37,7 +38,7 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 	if err != nil || a.Owner != alice.ID() || a.Token == 0 || string(a.Value) != "a1" {
 		t.Fatalf("Join = %+v, %v", a, err)
 	}
-	_, rev, err := s.List(ctx, el)
+	first, rev, err := s.List(ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 	if err != nil || b.Token <= a.Token {
 		t.Fatalf("second Join = %+v, %v; want a token above %d", b, err, a.Token)
 	}
-	recs, rev2, err := s.WaitList(ctx, el, rev) // changed before the call
+	recs, rev2, err := waitList(t, s, el, first, rev) // changed before the request
 	if err != nil || rev2 <= rev || len(recs) != 2 || recs[0].Owner != alice.ID() || recs[1].Owner != bob.ID() {
 		t.Fatalf("WaitList = %v, %d, %v; want alice then bob above %d", owners(recs), rev2, err, rev)
 	}
@@ -53,11 +54,11 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 	if err != nil || again.Token != a.Token || string(again.Value) != "a2" {
 		t.Fatalf("Join again = %+v, %v; want token %d, value a2", again, err, a.Token)
 	}
-	recs, rev3, err := s.WaitList(ctx, el, rev2)
+	recs, rev3, err := waitList(t, s, el, recs, rev2)
 	if err != nil || len(recs) != 2 || recs[0].Token != a.Token || string(recs[0].Value) != "a2" {
 		t.Fatalf("WaitList after the new value = %+v, %v", recs, err)
 	}
-	left := waitListAsync(t, s, el, rev3)
+	left := waitListAsync(t, s, el, recs, rev3)
 	if err := alice.Leave(ctx, el); err != nil {
 		t.Fatalf("Leave: %v", err)
 	}
@@ -74,7 +75,7 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("List = %v, %v", owners(recs), err)
 	}
-	ended := waitListAsync(t, s, el, rev4)
+	ended := waitListAsync(t, s, el, recs, rev4)
 	if err := bob.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -83,15 +84,43 @@ func testRosterRecords(t *testing.T, h *consultest.Harness) {
 	}
 }
 
-// waitListAsync runs WaitList in a goroutine and sends its roster, failing
-// t if it fails or takes longer than 20 s.
-func waitListAsync(t *testing.T, s consul.Driver, el string, rev uint64) <-chan []backends.Record {
+// waitList makes a WatchRoster request from recs, read at rev, in a
+// WatchSet of its own, and lists the roster again on its answer, failing
+// t if none comes within 20 s.
+func waitList(t *testing.T, s consul.Driver, el string, recs []backends.Record, rev uint64) ([]backends.Record, uint64, error) {
+	t.Helper()
+	ws, ch := watch(t, s)
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 1, Known: backends.Record{Election: el, Revision: rev},
+		Digest: backends.RosterDigest(recs)})
+	if c := ch.next(t); c.Err != nil {
+		return nil, 0, c.Err
+	}
+	return s.List(backendtest.Context(t, 20*time.Second), el)
+}
+
+// waitListAsync runs waitList in a goroutine and sends its roster,
+// failing t if it fails.
+func waitListAsync(t *testing.T, s consul.Driver, el string, recs []backends.Record, rev uint64) <-chan []backends.Record {
 	out := make(chan []backends.Record, 1)
-	ctx := backendtest.Context(t, 20*time.Second)
+	ws, ch := watch(t, s)
+	ws.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 1, Known: backends.Record{Election: el, Revision: rev},
+		Digest: backends.RosterDigest(recs)})
 	go func() {
-		recs, _, err := s.WaitList(ctx, el, rev)
+		select {
+		case c := <-ch:
+			if c.Err != nil {
+				t.Errorf("WatchRoster answer: %v", c.Err)
+				out <- nil
+				return
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("WatchRoster request not answered within 20s")
+			out <- nil
+			return
+		}
+		recs, _, err := s.List(backendtest.Context(t, 20*time.Second), el)
 		if err != nil {
-			t.Errorf("WaitList: %v", err)
+			t.Errorf("List: %v", err)
 		}
 		out <- recs
 	}()

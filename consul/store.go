@@ -62,8 +62,7 @@ type Options struct {
 	// whole milliseconds.
 	LockDelay time.Duration
 
-	// WaitTime is how long one blocking query of Wait, WaitGone, WaitList
-	// or the WatchSets may block before Consul answers with the unchanged state
+	// WaitTime is how long one blocking query of the WatchSets may block before Consul answers with the unchanged state
 	// and the query is sent again (Consul adds up to 1/16 at random). The
 	// client's http.Client must not time out sooner. Default
 	// DefaultWaitTime (5 min); between 1 s and MaxWaitTime (10 min).
@@ -71,8 +70,8 @@ type Options struct {
 
 	// KeyQueries is how many blocking queries on single keys the
 	// WatchSets of the Store (the watches its electors share) may run at once. A
-	// request is served on its own keys while there is room: a Wait takes
-	// one query, on the leader key, and a WaitGone two, on the queue
+	// request is served on its own keys while there is room: a WatchKey takes
+	// one query, on the leader key, and a WatchEntry two, on the queue
 	// entry and the leader key. Beyond that, requests share one query on
 	// the whole prefix, which every change under the prefix wakes, and
 	// which then lists the whole prefix again: that answers a change
@@ -110,7 +109,6 @@ type store struct {
 	nodeReady  atomic.Bool // node is in the catalog
 	hub        *hub        // the WatchSets' query
 	layout     *backends.Layout
-	empties    emptyRosters
 }
 
 var _ backends.Driver = (*store)(nil)
@@ -167,7 +165,7 @@ func (o Options) validate() error {
 // granularity and values up to MaxValueSize bytes, and that an End with a
 // target passes the key (a KV transaction that unlocks it and locks it
 // for the target, see pass.go), with committed waits: every answer of
-// Wait and of a WatchSet is a read of a server's state store, which holds
+// a WatchSet is a read of a server's state store, which holds
 // only what the Raft log committed, as of the answer's X-Consul-Index. A
 // view of a lagging server is older, and so has a lower index, not a
 // different history.

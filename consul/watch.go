@@ -10,13 +10,13 @@ import (
 
 // Watch starts a WatchSet. A request is
 // answered from the first state read at or after its known Revision
-// (the Records of Driver.Wait and of the queue carry Consul indexes) that differs
-// from it.
+// (the Records of Driver.Get and of the queue carry Consul indexes) that
+// differs from it.
 //
-// While the Store has key queries to spare (Options.KeyQueries), a Wait
-// or WaitGone is served by blocking queries on its own keys, as
-// Driver.Wait and Driver.WaitGone run them: a Wait on the leader key; a
-// WaitGone on the entry, and on the leader key for a pass behind the
+// While the Store has key queries to spare (Options.KeyQueries), a
+// WatchKey or WatchEntry request is served by blocking queries on its own
+// keys (awaitKey, awaitGone): a WatchKey on the leader key; a WatchEntry
+// on the entry, and on the leader key for a pass behind the
 // entry (see backends.Target), which it tells by the new holder's entry,
 // as listed with the queue when the wait began or else read then. Such a
 // request is answered as soon as its key changes, and costs a connection
@@ -44,7 +44,7 @@ import (
 // needs read on its whole prefix), and otherwise backends.ErrUnavailable.
 // The next request starts a new query.
 //
-// deliver is called from the set's goroutine. It may call Wait, WaitGone
+// deliver is called from the set's goroutine. It may call Wait
 // and Stop, but not Close: Close waits for a delivery in progress to
 // return. A nil deliver panics.
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {

@@ -1,11 +1,9 @@
 package consul_test
 
 import (
-	"context"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,20 +16,16 @@ import (
 )
 
 // heapElections is the number of waiting elections testWatchHeap puts on
-// one set, and heapBudget the Go heap each may cost (issue 14).
-// heapEach is the number of Store.Wait calls measured against it: each
-// holds a connection, and the agent allows 200 per client.
+// one set, and heapBudget the Go heap each may cost.
 const (
 	heapElections = 10000
 	heapBudget    = 4 << 10
-	heapEach      = 150
 )
 
 // testWatchHeap measures the Go heap and goroutines one set costs per
 // waiting election, with 10,000 requests on held keys, and fails above
 // heapBudget bytes per election. The callers' Records are made before the
-// first measurement: they are the caller's, not the set's. For the ratio,
-// it also measures heapEach Store.Wait calls, one goroutine each.
+// first measurement: they are the caller's, not the set's.
 func testWatchHeap(t *testing.T, h *consultest.Harness) {
 	opts := consul.Options{Prefix: "watch-heap/"}
 	c := h.Client(t)
@@ -60,34 +54,7 @@ func testWatchHeap(t *testing.T, h *consultest.Harness) {
 	}
 	runtime.KeepAlive(ws)
 	_ = ws.Close()
-	each := waitEachCost(t, h, recs[:heapEach])
-	t.Logf("%d Store.Wait calls: %.0f B per election; the set costs %.3f of that", heapEach, each, per/each)
 	runtime.KeepAlive(recs)
-}
-
-// waitEachCost returns the Go heap per election of one Store.Wait call
-// per record, each in its goroutine on a client of its own, measured once
-// every call has its connection.
-func waitEachCost(t *testing.T, h *consultest.Harness, recs []backends.Record) float64 {
-	d := &counter{dialed: make(chan struct{}, len(recs))}
-	st := newStore(t, d.client(t, h.Addr), consul.Options{Prefix: "watch-heap/"})
-	heap0 := liveHeap()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for _, r := range recs {
-		wg.Go(func() { _, _ = st.Wait(ctx, r) })
-	}
-	for range recs {
-		select {
-		case <-d.dialed:
-		case <-time.After(20 * time.Second):
-			t.Fatalf("Store.Wait calls: %d connections within 20s, want %d", d.dials.Load(), len(recs))
-		}
-	}
-	heap1 := liveHeap()
-	cancel()
-	wg.Wait()
-	return float64(heap1-heap0) / float64(len(recs))
 }
 
 // liveHeap returns the bytes of live Go heap objects after a collection.

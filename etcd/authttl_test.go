@@ -2,7 +2,6 @@ package etcd_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -42,11 +41,11 @@ func TestAuthTokenExpiry(t *testing.T) {
 	}
 }
 
-// TestWaitAfterTokenLapse: a Wait whose watch etcd refuses because the
-// client's watch stream, kept open by a Wait that lasts, carries a lapsed
-// token fails as a retryable error, not a permanent one, and the next Wait
-// opens on a new stream and works (etcd issue 12385).
-func TestWaitAfterTokenLapse(t *testing.T) {
+// TestWatchAfterTokenLapse: a WatchSet whose stream outlives its auth
+// token (etcd then refuses every new watch on that stream) does not stop
+// another: a set opens its stream on a stream of its own, with a fresh
+// token, and sees the change of its key.
+func TestWatchAfterTokenLapse(t *testing.T) {
 	srv, log := startShortTokens(t)
 	c, err := clientv3.New(clientv3.Config{Endpoints: []string{srv.Endpoint}, DialTimeout: 5 * time.Second,
 		Username: "holder", Password: etcdtest.Password("holder"), Logger: zap.NewNop()})
@@ -62,7 +61,7 @@ func TestWaitAfterTokenLapse(t *testing.T) {
 	ctx := backendtest.Context(t, time.Minute)
 	lasting := backendtest.Election(t)
 	waitLasting(t, s, lasting)
-	// The login and the lasting Wait's stream each took a token; once both
+	// The login and the lasting set's stream each took a token; once both
 	// lapsed, the stream carries a token etcd no longer knows.
 	log.await(t, 4*tokenTTL*time.Second, func() bool { got, dropped := log.tokens("holder"); return got >= 2 && dropped == got })
 	el := lasting + "-next"
@@ -70,13 +69,10 @@ func TestWaitAfterTokenLapse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Wait(ctx, known)
-	if !errors.Is(err, backends.ErrUnavailable) {
-		t.Fatalf("Wait on the lapsed stream: %v; want its refusal for the token, wrapping backends.ErrUnavailable", err)
-	}
-	t.Logf("Wait on the lapsed stream: %v", err)
-	next := make(chan error, 1)
-	go func() { _, err := s.Wait(ctx, known); next <- err }()
+	next := make(chan backends.Change, 1)
+	set := s.Watch(func(c backends.Change) { next <- c })
+	t.Cleanup(func() { _ = set.Close() })
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
 	ss, err := s.NewSession(ctx, etcd.MinTTL)
 	if err != nil {
 		t.Fatal(err)
@@ -85,25 +81,26 @@ func TestWaitAfterTokenLapse(t *testing.T) {
 	if _, err := ss.Create(ctx, el, []byte("new")); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-next; err != nil {
-		t.Fatalf("the Wait after the refusal: %v; want the key's change", err)
+	select {
+	case c := <-next:
+		if c.Err != nil || !c.Record.Exists() {
+			t.Fatalf("the second set's answer: %+v; want the key's creation", c)
+		}
+	case <-ctx.Done():
+		t.Fatal("the second set did not answer within a minute")
 	}
 }
 
-// waitLasting starts a Wait on el's leader key that lasts until the test
-// ends.
+// waitLasting makes a WatchKey request on el's leader key, in a set of
+// its own, that lasts until the test ends.
 func waitLasting(t *testing.T, s etcd.Driver, el string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	known, err := s.Get(ctx, el)
+	known, err := s.Get(backendtest.Context(t, 10*time.Second), el)
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = s.Wait(ctx, known)
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	set := s.Watch(func(backends.Change) {})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
+	t.Cleanup(func() { _ = set.Close() })
 }
 
 // startShortTokens starts an embedded etcd whose auth tokens live

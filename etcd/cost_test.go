@@ -8,14 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
-	"google.golang.org/grpc"
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/etcd"
@@ -28,9 +26,8 @@ const childEnv = "LEASEHOLD_ETCD_COST_SERVER"
 
 // BenchmarkWaitingCost reports what M elections waiting on one client cost
 // the client's process: Go heap in B/election and goroutines per
-// election, measured after a GC once every request is in place. WatchSet
-// makes M requests on one set; StoreWait makes M Store.Wait calls, one
-// goroutine each, as package lease does without a set. The server runs in
+// election, measured after a GC once every request is in place: M
+// requests on one WatchSet. The server runs in
 // a child process, so its heap and goroutines are not counted. Run with
 // -benchtime=1x: each iteration is one measurement, and the figures are
 // their mean.
@@ -38,13 +35,12 @@ func BenchmarkWaitingCost(b *testing.B) {
 	ep := childServer(b)
 	for _, m := range []int{1, 100, 10_000} {
 		b.Run(fmt.Sprintf("WatchSet/M=%d", m), func(b *testing.B) { costOf(b, ep, m, waitSet) })
-		b.Run(fmt.Sprintf("StoreWait/M=%d", m), func(b *testing.B) { costOf(b, ep, m, waitEach) })
 	}
 }
 
 // waiter starts m waits on s for els, absent at known's revision, and
 // returns once every one is in place, with a function that ends them.
-type waiter func(b *testing.B, s backends.Driver, els []string, known backends.Record, ranges *counter) (stop func())
+type waiter func(b *testing.B, s backends.Driver, els []string, known backends.Record) (stop func())
 
 func costOf(b *testing.B, ep string, m int, start waiter) {
 	var heap, gor float64
@@ -59,9 +55,7 @@ func costOf(b *testing.B, ep string, m int, start waiter) {
 // measure returns the heap and goroutines per election that start adds,
 // on a new client and a new prefix.
 func measure(b *testing.B, ep string, m int, start waiter) (heap, goroutines float64) {
-	ranges := &counter{}
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(ranges.intercept)}})
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,7 +80,7 @@ func measure(b *testing.B, ep string, m int, start waiter) (heap, goroutines flo
 		b.Fatal(err)
 	}
 	h0, g0 := snapshot()
-	stop := start(b, s, els, known, ranges)
+	stop := start(b, s, els, known)
 	h1, g1 := snapshot()
 	stop()
 	return float64(int64(h1)-int64(h0)) / float64(m), float64(g1-g0) / float64(m)
@@ -98,7 +92,7 @@ var runs atomic.Int64
 // waitSet makes one request per election on one set, then one for the
 // sentinel, which has changed: reads are made in order, so its answer
 // says every request before it is covered.
-func waitSet(b *testing.B, s backends.Driver, els []string, known backends.Record, _ *counter) func() {
+func waitSet(b *testing.B, s backends.Driver, els []string, known backends.Record) func() {
 	ready := make(chan backends.Change, 1)
 	set := s.Watch(func(c backends.Change) {
 		if c.Election == "sentinel" {
@@ -111,24 +105,6 @@ func waitSet(b *testing.B, s backends.Driver, els []string, known backends.Recor
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 0, Known: known})
 	awaitReady(b, ready)
 	return func() { _ = set.Close() }
-}
-
-// waitEach calls Store.Wait once per election, each in its goroutine; a
-// Wait reads after its watch is created, so when every read is done every
-// Wait is watching.
-func waitEach(b *testing.B, s backends.Driver, els []string, known backends.Record, ranges *counter) func() {
-	ready := ranges.at(int64(len(els)))
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for _, el := range els {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, _ = s.Wait(ctx, backends.Record{Election: el, Revision: known.Revision})
-		}()
-	}
-	awaitReady(b, ready)
-	return func() { cancel(); wg.Wait() }
 }
 
 func awaitReady[T any](b *testing.B, ch <-chan T) {
@@ -146,37 +122,6 @@ func snapshot() (uint64, int) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc, runtime.NumGoroutine()
-}
-
-// counter counts a client's Range calls and signals when they reach a
-// target.
-type counter struct {
-	n      atomic.Int64
-	mu     sync.Mutex
-	target int64
-	ch     chan struct{}
-}
-
-// at returns a channel closed when n more Range calls have completed.
-func (c *counter) at(n int64) <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.target, c.ch = c.n.Load()+n, make(chan struct{})
-	return c.ch
-}
-
-func (c *counter) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-	err := invoker(ctx, method, req, reply, cc, opts...)
-	if method == "/etcdserverpb.KV/Range" {
-		n := c.n.Add(1)
-		c.mu.Lock()
-		if c.ch != nil && n >= c.target {
-			close(c.ch)
-			c.ch = nil
-		}
-		c.mu.Unlock()
-	}
-	return err
 }
 
 // childServer starts this test binary as an etcd server (see serveChild)

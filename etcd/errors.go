@@ -144,3 +144,9 @@ func errorsIs(err, target error) bool {
 	ee, ok := target.(rpctypes.EtcdError)
 	return ok && err != nil && err.Error() == status.Error(ee.Code(), ee.Error()).Error()
 }
+
+// staleToken reports whether err is etcd's refusal of a token it no
+// longer accepts: lapsed or unknown, or older than the auth revision.
+func staleToken(err error) bool {
+	return errorsIs(err, rpctypes.ErrInvalidAuthToken) || errorsIs(err, rpctypes.ErrAuthOldRevision)
+}

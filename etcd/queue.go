@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"go.etcd.io/etcd/api/v3/mvccpb"
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasehold/leasehold/backends"
@@ -59,51 +57,6 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 		rec.Token, rec.Owner = uint64(kv.CreateRevision), string(kv.Key[len(prefix):])
 	}
 	return rec, nil
-}
-
-// WaitGone watches the entry's key from the current revision (a synced
-// watcher, as in Wait), reads it once, and returns when it is gone, is
-// another incarnation, or was put again (a Nudge) after entry was read;
-// events the read already reflects are skipped, as in Wait.
-func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
-	key := s.queuePrefix(entry.Election) + entry.Owner
-	sctx, stream := s.streams.share(ctx)
-	wctx, cancel := context.WithCancel(sctx)
-	defer cancel()
-	wch := s.c.Watch(wctx, key, clientv3.WithCreatedNotify())
-	created, ok := <-wch
-	if !ok || created.Err() != nil {
-		return s.classify("queue wait", entry.Election, ctx, s.watchErr(ctx, stream, created, ok))
-	}
-	resp, err := s.c.Get(ctx, key)
-	if err != nil {
-		return s.classify("queue wait", entry.Election, ctx, err)
-	}
-	if len(resp.Kvs) == 0 || entryMoved(entry, resp.Kvs[0], entry.Revision) {
-		return nil
-	}
-	seen := uint64(resp.Header.Revision)
-	for resp := range wch {
-		if err := resp.Err(); err != nil {
-			if errorsIs(err, rpctypes.ErrCompacted) {
-				return nil // cannot tell: the caller looks again
-			}
-			return s.classify("queue wait", entry.Election, ctx, err)
-		}
-		for _, ev := range resp.Events {
-			if !past(ev, seen) {
-				return nil // deleted, or put: another incarnation or a Nudge
-			}
-		}
-	}
-	return s.classify("queue wait", entry.Election, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
-}
-
-// entryMoved reports whether kv, a state of entry's key, is another
-// incarnation or was put (nudged) after seen, the revision at which entry
-// was read or last found unchanged.
-func entryMoved(entry backends.Record, kv *mvccpb.KeyValue, seen uint64) bool {
-	return uint64(kv.CreateRevision) != entry.Token || uint64(kv.ModRevision) > seen
 }
 
 // Dequeue deletes the entry if its create revision is the entry's token.

@@ -2,7 +2,6 @@ package etcd
 
 import (
 	"context"
-	"fmt"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -72,24 +71,4 @@ func (s *store) rosterOf(election string, kvs []*mvccpb.KeyValue, rev uint64) []
 			Owner: string(kv.Key[len(prefix):]), Revision: rev}
 	}
 	return recs
-}
-
-// WaitList watches the records' prefix from revision + 1, requiring a
-// leader, and at the first event lists the roster again: the List is read
-// after the event, so at or after its revision.
-func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
-	sctx, stream := s.streams.share(ctx)
-	wctx, cancel := context.WithCancel(sctx)
-	defer cancel()
-	wch := s.c.Watch(wctx, s.rosterPrefix(election), clientv3.WithPrefix(), clientv3.WithRev(int64(revision)+1))
-	for resp := range wch {
-		if err := resp.Err(); err != nil {
-			s.streams.refused(stream, err)
-			return nil, 0, s.classify("roster wait", election, ctx, err)
-		}
-		if len(resp.Events) > 0 {
-			return s.List(ctx, election)
-		}
-	}
-	return nil, 0, s.classify("roster wait", election, ctx, fmt.Errorf("watch closed: %w", ctx.Err()))
 }

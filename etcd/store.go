@@ -105,7 +105,7 @@ func New(c *clientv3.Client, opts Options) (*backends.Store, error) {
 // Capabilities reports the name "etcd", etcd's bounds, TTL between
 // MinTTL and MaxTTL in whole seconds and values up to MaxValueSize bytes,
 // and that an End with a target passes the key (a put on the target's
-// lease, see end.go), with committed waits: Wait and WatchSet answers are
+// lease, see end.go), with committed waits: WatchSet answers are
 // watch events or linearizable reads, states etcd committed at their
 // revisions.
 func (s *store) Capabilities() backends.Capabilities {

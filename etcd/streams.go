@@ -26,13 +26,9 @@ const streamKey = "leasehold-watch-stream"
 // one client must not name a stream alike.
 var streamSeq atomic.Uint64
 
-// streams names a store's watch streams: the WatchSet's stream, long lived
-// by design, is its own at each open; the watches of Wait, WaitGone and
-// WaitList, short lived, share one stream, left for a new one when a watch
-// on it is refused for its token. It is safe for concurrent use.
-type streams struct {
-	shared atomic.Pointer[metadata.MD] // nil: leaderMD
-}
+// streams names a store's watch streams: a WatchSet's stream, long lived
+// by design, is its own at each open. It is safe for concurrent use.
+type streams struct{}
 
 // own returns ctx with the metadata of a new stream that requires a
 // leader.
@@ -44,33 +40,6 @@ func (st *streams) own(ctx context.Context) context.Context {
 func (st *streams) next() metadata.MD {
 	return metadata.Pairs(rpctypes.MetadataRequireLeaderKey, rpctypes.MetadataHasLeader,
 		streamKey, strconv.FormatUint(streamSeq.Add(1), 10))
-}
-
-// share returns ctx with the metadata of the shared stream, which requires
-// a leader, and that stream's name for refused.
-func (st *streams) share(ctx context.Context) (context.Context, *metadata.MD) {
-	p := st.shared.Load()
-	if p == nil {
-		return withMetadata(ctx, leaderMD), nil
-	}
-	return withMetadata(ctx, *p), p
-}
-
-// refused moves the shared stream's later watches to a new stream if err,
-// the refusal of a watch on the stream named used, says that the stream's
-// token is no longer valid. The watches on the old stream keep it.
-func (st *streams) refused(used *metadata.MD, err error) {
-	if !staleToken(err) {
-		return
-	}
-	md := st.next()
-	st.shared.CompareAndSwap(used, &md)
-}
-
-// staleToken reports whether err is etcd's refusal of a token it no
-// longer accepts: lapsed or unknown, or older than the auth revision.
-func staleToken(err error) bool {
-	return errorsIs(err, rpctypes.ErrInvalidAuthToken) || errorsIs(err, rpctypes.ErrAuthOldRevision)
 }
 
 // withMetadata returns ctx with md added to its outgoing metadata. With

@@ -23,7 +23,7 @@ import (
 // time. A broken watch ends every pending request with an error (see
 // streamErr), and the next request opens a new one.
 //
-// deliver may call Wait, WaitGone and Stop, but not Close: Close waits
+// deliver may call the set's Wait and Stop, but not Close: Close waits
 // for a delivery in progress to return. A nil deliver panics.
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
 	return watchset.New[clientv3.WatchResponse]("etcd", source{s}, deliver)

@@ -48,7 +48,7 @@ func TestAbandonAfterWin(t *testing.T) {
 	}
 	rec, err := driver.Of(store).Get(ctx, "won")
 	if err == nil && rec.Exists() { // the delete may still be under way
-		rec, err = driver.Of(store).Wait(ctx, rec)
+		rec, err = waitKey(ctx, driver.Of(store), rec)
 	}
 	if err != nil || rec.Exists() {
 		t.Fatalf("leader key after the release: %+v, %v; want absent", rec, err)

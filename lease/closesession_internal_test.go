@@ -101,7 +101,7 @@ func awaitKeyGone(t *testing.T, ctx context.Context, store *backends.Store, elec
 	d := driver.Of(store)
 	rec, err := d.Get(ctx, election)
 	for err == nil && rec.Exists() && rec.Owner == id {
-		rec, err = d.Wait(ctx, rec)
+		rec, err = waitKey(ctx, d, rec)
 	}
 	if err != nil {
 		t.Fatalf("key of %q, bound to abandoned session %s, not gone before the session's expiry: %v", election, id, err)

@@ -23,7 +23,9 @@ import (
 // report back to it. The waits for a change of a leader key (or, in queue
 // mode, of the entry ahead) are the exception: those of all its elections
 // are requests in one WatchSet (backends.Driver.Watch), with no goroutine
-// per election.
+// per election. Observe and ObserveCandidates wait in a second one, shared
+// by all observers of the elector, as a set holds one request per
+// election and an election may be campaigned and observed at once.
 //
 // Only New makes a usable LeaseElector. The zero value, or a nil one,
 // holds nothing and is safe to use as such: every method that returns an
@@ -32,6 +34,7 @@ import (
 // the Healthz and Readyz handlers answer 500 and 503.
 type LeaseElector struct {
 	store backends.Driver
+	obs   *observers // the WatchSet of Observe and ObserveCandidates
 	opts  Options
 
 	ctx      context.Context // ends at Close
@@ -88,7 +91,7 @@ func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 	cfg.MarkDelete = lim.Markers
 	cfg.Roster, cfg.FoldLeave = true, true // End's Leave
 	ctx, stop := context.WithCancel(context.Background())
-	e := &LeaseElector{store: d, opts: opts, ctx: ctx, stop: stop,
+	e := &LeaseElector{store: d, obs: &observers{store: d}, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
 		m: core.New(cfg), sessions: make(map[uint64]*session),
 		elections: make(map[string]*election), open: make(map[backends.Session]bool),
@@ -196,7 +199,7 @@ func (e *LeaseElector) Options() Options {
 
 // Close ends every leadership (their contexts are cancelled with ErrClosed
 // before any key is released), fails pending campaigns with ErrClosed,
-// waits for the elector's goroutines, closes its WatchSet (see
+// waits for the elector's goroutines, closes its WatchSets (see
 // LeaseElector), and then closes the store session,
 // which releases every key it held. ctx bounds that last step. Close is
 // idempotent; later calls return nil.
@@ -215,6 +218,7 @@ func (e *LeaseElector) Close(ctx context.Context) error {
 	if e.set != nil { // the loop, which made it, has ended
 		errs = append(errs, e.set.Close())
 	}
+	errs = append(errs, e.obs.close()) // every observer has returned
 	for s := range e.open {
 		if err := s.Close(ctx); err != nil {
 			errs = append(errs, err)

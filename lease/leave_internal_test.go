@@ -71,7 +71,7 @@ func rosterOf(t *testing.T, ctx context.Context, store *backends.Store, election
 	roster := driver.Of(store)
 	recs, rev, err := roster.List(ctx, election)
 	for err == nil && len(recs) < n {
-		recs, rev, err = roster.WaitList(ctx, election, rev)
+		recs, rev, err = waitList(ctx, roster, election, recs, rev)
 	}
 	if err != nil {
 		t.Fatalf("waiting for %d records in %q: %v", n, election, err)

@@ -122,7 +122,7 @@ func stream[T any](e *LeaseElector, ctx context.Context, loop func(context.Conte
 func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan<- LeaderInfo) {
 	fl := follower[backends.Record]{
 		read: func(ctx context.Context) (backends.Record, error) { return e.store.Get(ctx, election) },
-		wait: e.store.Wait,
+		wait: e.obs.waitKey,
 	}
 	var sends core.LeaderSends
 	err := fl.run(ctx, e, func(rec backends.Record) {

@@ -10,8 +10,8 @@ import (
 
 // ObserveCandidates streams election's candidate list, as Candidates
 // returns it: first the current list, then the list after every change
-// of the roster or of the leader. It follows them with the store's waits
-// (backends.Driver.WaitList and Wait), not by polling, so a join or
+// of the roster or of the leader. It follows them with the store's watch
+// (backends.WatchRoster and WatchKey requests), not by polling, so a join or
 // a graceful leave shows within a round trip. It needs no session and
 // does not campaign. As with Observe, the channel is unbuffered, and a
 // change that came and went while the reader was busy (or while the
@@ -73,26 +73,22 @@ func (e *LeaseElector) readRoster(ctx context.Context, election string) (rosterS
 }
 
 // awaitRoster waits for the roster or the leader key to change from st,
-// and returns st with whichever changed first updated. Both waits have
-// ended when it returns.
+// and returns st with whichever changed first updated: a changed roster
+// is read again with List. Both waits, requests in the observers' set,
+// have ended when it returns; no goroutine waits for them.
 func (e *LeaseElector) awaitRoster(ctx context.Context, st rosterState) (rosterState, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type change struct {
-		st  rosterState
-		err error
+	roster := backends.WatchRequest{Kind: backends.WatchRoster, Known: backends.Record{Election: st.leader.Election, Revision: st.roster.rev},
+		Digest: backends.RosterDigest(st.roster.recs)}
+	c := e.obs.wait(ctx, roster, backends.WatchRequest{Kind: backends.WatchKey, Known: st.leader})
+	switch {
+	case c.Err != nil:
+		return st, c.Err
+	case !c.Roster:
+		st.leader = c.Record
+		return st, nil
 	}
-	out := make(chan change, 2)
-	go func() {
-		recs, rev, err := e.store.WaitList(ctx, st.leader.Election, st.roster.rev)
-		out <- change{rosterState{roster: rosterAt{recs: recs, rev: rev}, leader: st.leader}, err}
-	}()
-	go func() {
-		leader, err := e.store.Wait(ctx, st.leader)
-		out <- change{rosterState{roster: st.roster, leader: leader}, err}
-	}()
-	c := <-out
-	cancel()
-	<-out
-	return c.st, c.err
+	lctx, lcancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
+	defer lcancel()
+	recs, rev, err := e.store.List(lctx, st.leader.Election)
+	return rosterState{roster: rosterAt{recs: recs, rev: rev}, leader: st.leader}, err
 }

@@ -68,8 +68,8 @@ func (e *LeaseElector) followsRoster() bool { return e.opts.FollowRoster || e.op
 
 // wakesOnPass reports whether this elector's wait in line wakes when the
 // key is passed to it or released naming it: it waits in the WatchSet of
-// a store that passes keys or marks their release, whose WaitGone
-// answers either (backends.Capabilities.Passes, Markers).
+// a store that passes keys or marks their release, whose WatchEntry
+// requests answer either (backends.Capabilities.Passes, Markers).
 func (e *LeaseElector) wakesOnPass() bool {
 	l := e.store.Capabilities()
 	return l.Passes || l.Markers

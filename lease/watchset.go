@@ -64,8 +64,7 @@ func (e *LeaseElector) watchInSet(a core.Action) {
 }
 
 // changed takes the set's answer c, the outcome of the core's Wait or
-// WaitGone, as Driver.Wait or Driver.WaitGone would report
-// it. An answer to a request since withdrawn or replaced is dropped, but
+// WaitGone (a WatchKey or WatchEntry request). An answer to a request since withdrawn or replaced is dropped, but
 // the key's state it may carry goes to the core as news (core.Seen): a
 // set answers a pass behind an entry once, so a target whose request was
 // replaced meanwhile would not hear of it again.

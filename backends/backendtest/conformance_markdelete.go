@@ -56,17 +56,15 @@ func testMarkGetSees(t *testing.T, h Harness) {
 	wantMarked(t, mustGet(t, s, el), el, "", "Get after the target's Create and a plain Delete")
 }
 
-// testMarkWaitSees: a Wait on the held key, and a WatchSet's, report the
+// testMarkWaitSees: a WatchKey request on the held key reports the
 // deletion with the marker.
 func testMarkWaitSees(t *testing.T, h Harness) {
 	s, a, b, held := markSetup(t, h)
 	el := held.Election
-	wait := startWait(t, s, held)
 	set, ch := watchSet(t, s)
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: held})
 	noChange(t, ch, "before the delete")
 	mustDeleteMarked(t, s, a, b, held, 0)
-	wantMarked(t, await(t, wait), el, b.ID(), "Wait's answer")
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	wantMarked(t, c.Record, el, b.ID(), "WatchSet's answer")
@@ -128,10 +126,10 @@ func testMarkWakesInLine(t *testing.T, h Harness) {
 	mustDeleteMarked(t, s, l.leader, l.target, l.held, l.mine.Token)
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
-	wantMarked(t, c.Record, el, l.target.ID(), "WaitGone's answer")
+	wantMarked(t, c.Record, el, l.target.ID(), "WatchEntry answer")
 	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 3, Known: mustAhead(t, s, el, l.mine.Token)})
 	noChange(t, ch, "to the same request made after the answer")
-	noChange(t, behindCh, "to a WaitGone on the target's own entry")
+	noChange(t, behindCh, "to a WatchEntry request on the target's own entry")
 }
 
 // testMarkLeaves: a marked delete with Leave deletes

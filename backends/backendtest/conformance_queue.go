@@ -1,7 +1,6 @@
 package backendtest
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -9,7 +8,7 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runQueueTests runs the contract of the queue (Session.Enqueue; Driver.Ahead, WaitGone,
+// runQueueTests runs the contract of the queue (Session.Enqueue; Driver.Ahead, WatchEntry requests,
 // Dequeue).
 func runQueueTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
@@ -19,7 +18,6 @@ func runQueueTests(t *testing.T, h Harness) {
 		"SessionEnd":     testQueueSessionEnd,
 		"Apart":          testQueueApart,
 		"ExpiredSession": testQueueExpiredSession,
-		"WaitCanceled":   testQueueWaitCanceled,
 		"Nudge":          testQueueNudge,
 	}
 	for name, fn := range tests {
@@ -169,27 +167,14 @@ func testQueueExpiredSession(t *testing.T, h Harness) {
 	}
 }
 
-func testQueueWaitCanceled(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	a := mustEnqueue(t, newSession(t, s), Election(t))
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan error, 1)
-	go func() { ch <- s.WaitGone(ctx, a) }()
-	cancel()
-	select {
-	case err := <-ch:
-		if !errors.Is(err, backends.ErrCanceled) {
-			t.Fatalf("WaitGone error after cancel = %v, want ErrCanceled", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("WaitGone did not return within 10s of its context's cancel")
-	}
-}
-
+// startWaitGone asks a WatchSet of its own to tell when entry is gone or
+// nudged (a WatchEntry request), and returns the channel the answer's
+// error arrives on. The set is closed when t ends.
 func startWaitGone(t *testing.T, q backends.Driver, entry backends.Record) <-chan error {
 	ch := make(chan error, 1)
-	ctx := Context(t, 2*time.Minute)
-	go func() { ch <- q.WaitGone(ctx, entry) }()
+	set := q.Watch(func(c backends.Change) { ch <- c.Err })
+	t.Cleanup(func() { _ = set.Close() })
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: entry})
 	return ch
 }
 
@@ -198,9 +183,9 @@ func awaitGone(t *testing.T, ch <-chan error) {
 	select {
 	case err := <-ch:
 		if err != nil {
-			t.Fatalf("WaitGone: %v", err)
+			t.Fatalf("WatchEntry answer: %v", err)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("WaitGone did not return within 20s of the entry's deletion or nudge")
+		t.Fatal("WatchEntry request not answered within 20s of the entry's deletion or nudge")
 	}
 }

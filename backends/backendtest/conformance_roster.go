@@ -1,7 +1,6 @@
 package backendtest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -11,22 +10,21 @@ import (
 )
 
 // runRosterTests runs the contract of the roster (Session.Join, Leave;
-// Driver.List, WaitList).
+// Driver.List, and WatchRoster requests).
 func runRosterTests(t *testing.T, h Harness) {
 	tests := map[string]func(*testing.T, Harness){
-		"Join":           testRosterJoin,
-		"Rejoin":         testRosterRejoin,
-		"Leave":          testRosterLeave,
-		"SessionEnd":     testRosterSessionEnd,
-		"ExpiredSession": testRosterExpiredSession,
-		"WaitList":       testRosterWaitList,
-		"WaitListPast":   testRosterWaitListPast,
-		"WaitCanceled":   testRosterWaitCanceled,
-		"Apart":          testRosterApart,
-		"NameSpace":      testRosterNameSpace,
-		"EndLeaves":      testLeaveDeletesBoth,
-		"EndNoRecord":    testLeaveNoRecord,
-		"EndNotFound":    testLeaveNotFound,
+		"Join":            testRosterJoin,
+		"Rejoin":          testRosterRejoin,
+		"Leave":           testRosterLeave,
+		"SessionEnd":      testRosterSessionEnd,
+		"ExpiredSession":  testRosterExpiredSession,
+		"WatchRoster":     testRosterWaitList,
+		"WatchRosterPast": testRosterWaitListPast,
+		"Apart":           testRosterApart,
+		"NameSpace":       testRosterNameSpace,
+		"EndLeaves":       testLeaveDeletesBoth,
+		"EndNoRecord":     testLeaveNoRecord,
+		"EndNotFound":     testLeaveNotFound,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -193,36 +191,47 @@ type listResult struct {
 	err  error
 }
 
-func startWaitList(t *testing.T, r backends.Driver, election string, rev uint64) <-chan listResult {
+// startWaitList asks a WatchSet of its own to tell when election's roster
+// differs from recs, read at rev (a WatchRoster request), and returns the
+// channel on which the roster, listed again on the answer, arrives. The
+// set is closed when t ends.
+func startWaitList(t *testing.T, r backends.Driver, election string, recs []backends.Record, rev uint64) <-chan listResult {
 	ch := make(chan listResult, 1)
 	ctx := Context(t, 2*time.Minute)
-	go func() {
-		recs, rev, err := r.WaitList(ctx, election, rev)
+	set := r.Watch(func(c backends.Change) {
+		if c.Err != nil {
+			ch <- listResult{err: c.Err}
+			return
+		}
+		recs, rev, err := r.List(ctx, election)
 		ch <- listResult{recs, rev, err}
-	}()
+	})
+	t.Cleanup(func() { _ = set.Close() })
+	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 1, Known: backends.Record{Election: election, Revision: rev},
+		Digest: backends.RosterDigest(recs)})
 	return ch
 }
 
-// awaitList returns WaitList's answer, failing t if it takes more than
+// awaitList returns the roster listed on a WatchRoster answer, failing t if it takes more than
 // 20 s or fails. After, if not 0, is a revision the answer must exceed.
 func awaitList(t *testing.T, ch <-chan listResult, after uint64, why string) []backends.Record {
 	t.Helper()
 	select {
 	case res := <-ch:
 		if res.err != nil {
-			t.Fatalf("WaitList %s: %v", why, res.err)
+			t.Fatalf("WatchRoster answer %s: %v", why, res.err)
 		}
 		if res.rev <= after {
-			t.Fatalf("WaitList %s at revision %d, want above %d", why, res.rev, after)
+			t.Fatalf("WatchRoster answer %s at revision %d, want above %d", why, res.rev, after)
 		}
 		return res.recs
 	case <-time.After(20 * time.Second):
-		t.Fatalf("WaitList did not return within 20s %s", why)
+		t.Fatalf("WatchRoster request not answered within 20s %s", why)
 	}
 	return nil
 }
 
-// testRosterWaitList: WaitList waits while the roster is unchanged and
+// testRosterWaitList: a WatchRoster request waits while the roster is unchanged and
 // wakes with the new roster on a join, a value change and a leave.
 func testRosterWaitList(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
@@ -243,23 +252,23 @@ func testRosterWaitList(t *testing.T, h Harness) {
 }
 
 // waitListAcross lists election's roster, starts a WaitList from there,
-// checks that it waits, calls change, and returns the roster WaitList
-// answers with.
+// checks that it waits, calls change, and returns the roster listed
+// on its answer.
 func waitListAcross(t *testing.T, r backends.Driver, election, why string, change func()) []backends.Record {
 	t.Helper()
-	_, rev := mustList(t, r, election)
-	ch := startWaitList(t, r, election, rev)
+	recs, rev := mustList(t, r, election)
+	ch := startWaitList(t, r, election, recs, rev)
 	quietList(t, ch, "with the roster unchanged")
 	change()
 	return awaitList(t, ch, rev, why)
 }
 
-// quietList fails t if the WaitList on ch returns within quiet.
+// quietList fails t if the WatchRoster request on ch is answered within quiet.
 func quietList(t *testing.T, ch <-chan listResult, why string) {
 	t.Helper()
 	select {
 	case res := <-ch:
-		t.Fatalf("WaitList returned %s %v (err %v) %s, want it waiting", showRoster(res.recs), res.rev, res.err, why)
+		t.Fatalf("WatchRoster answered, %s %v (err %v) %s, want it waiting", showRoster(res.recs), res.rev, res.err, why)
 	case <-time.After(quiet): // nothing to wait for: a return here is the failure
 	}
 }
@@ -271,30 +280,11 @@ func testRosterWaitListPast(t *testing.T, h Harness) {
 	el := Election(t)
 	a := newSession(t, s)
 	mustJoin(t, a, el, "a")
-	_, rev := mustList(t, s, el)
+	before, rev := mustList(t, s, el)
 	if err := a.Close(Context(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if recs := awaitList(t, startWaitList(t, s, el, rev), rev, "after a close before the call"); len(recs) != 0 {
-		t.Fatalf("WaitList after the only candidate's session closed = %s, want empty", showRoster(recs))
-	}
-}
-
-func testRosterWaitCanceled(t *testing.T, h Harness) {
-	s, _ := newDriver(t, h)
-	el := Election(t)
-	mustJoin(t, newSession(t, s), el, "a")
-	_, rev := mustList(t, s, el)
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan error, 1)
-	go func() { _, _, err := s.WaitList(ctx, el, rev); ch <- err }()
-	cancel()
-	select {
-	case err := <-ch:
-		if !errors.Is(err, backends.ErrCanceled) {
-			t.Fatalf("WaitList error after cancel = %v, want ErrCanceled", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("WaitList did not return within 10s of its context's cancel")
+	if recs := awaitList(t, startWaitList(t, s, el, before, rev), rev, "after a close before the call"); len(recs) != 0 {
+		t.Fatalf("WatchRoster answer after the only candidate's session closed = %s, want empty", showRoster(recs))
 	}
 }

@@ -67,8 +67,8 @@ func testRosterNameSpace(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
 	base := Election(t)
 	first := base + "/" + nameSpaceSuffixes[0]
-	_, rev := mustList(t, s, first)
-	ch := startWaitList(t, s, first, rev)
+	recs, rev := mustList(t, s, first)
+	ch := startWaitList(t, s, first, recs, rev)
 	joined := make([]backends.Record, len(nameSpaceSuffixes))
 	for i, suffix := range nameSpaceSuffixes[1:] {
 		joined[i+1] = mustJoin(t, longSession(t, s), base+"/"+suffix, suffix)

@@ -80,8 +80,8 @@ type What uint8
 
 // The kinds of Fact. Each holds for Election at Revision.
 const (
-	// LeaderState: Record is the leader key's state, as Driver.Wait
-	// returns it (absent: Record.To names a marked target, if any).
+	// LeaderState: Record is the leader key's state, as a WatchKey
+	// answer gives it (absent: Record.To names a marked target, if any).
 	LeaderState What = iota + 1
 	// LeaderWrite: the leader key was rewritten in its term, to
 	// Record.Owner and Record.Value, with a token the stream cannot tell:

@@ -102,7 +102,7 @@ func (s *authSuite) testRefused(t *testing.T) {
 }
 
 // checkReads: Leader and Observe show the holder to a client that may
-// read; Leader, the adapter's Wait and Observe fail with ErrPermission,
+// read; Leader, a WatchKey request in the adapter's WatchSet and Observe fail with ErrPermission,
 // the stream closing, for one that may not.
 func (s *authSuite) checkReads(t *testing.T, e *lease.LeaseElector, store backends.Driver, c AuthCase, el string, l *lease.Leadership) {
 	t.Helper()
@@ -114,8 +114,7 @@ func (s *authSuite) checkReads(t *testing.T, e *lease.LeaseElector, store backen
 		return
 	}
 	wantPermission(t, "Leader", err)
-	_, err = store.Wait(s.bound(t, e), backends.Record{Election: el, Revision: 1})
-	wantPermission(t, "Wait", err)
+	wantPermission(t, "WatchKey answer", watchKeyErr(t, e, store, el))
 	ctx := s.bound(t, e)
 	ch, err := e.Observe(ctx, el)
 	if err != nil {
@@ -203,4 +202,22 @@ func wantPermission(t *testing.T, what string, err error) {
 		t.Fatalf("%s: %v, want an error wrapping backends.ErrPermission", what, err)
 	}
 	t.Logf("%s: %v", what, err)
+}
+
+// watchKeyErr makes a WatchKey request on el in a WatchSet of store and
+// returns its answer's error, failing t if none comes within twice e's
+// RequestTimeout.
+func watchKeyErr(t *testing.T, e *lease.LeaseElector, store backends.Driver, el string) error {
+	t.Helper()
+	ch := make(chan error, 1)
+	set := store.Watch(func(c backends.Change) { ch <- c.Err })
+	defer set.Close()
+	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: backends.Record{Election: el, Revision: 1}})
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(2 * e.Options().RequestTimeout):
+		t.Fatalf("WatchKey request not answered within %v", 2*e.Options().RequestTimeout)
+	}
+	return nil
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/leasehold/leasehold/lease"
 )
 
-// watchCount counts the elections an elector has waited on, through
-// Driver.Wait or its WatchSet, so that a test can wait for all of them to
+// watchCount counts the elections an elector has waited on (WatchKey and
+// WatchEntry requests in any of its WatchSets), so that a test can wait for all of them to
 // be waiting.
 type watchCount struct {
 	mu   sync.Mutex
@@ -71,15 +71,10 @@ func (s *suite) counted(t *testing.T, identity string) (*lease.LeaseElector, *wa
 }
 
 // countingStore passes every call to the real store it wraps, counting
-// the waits.
+// the waits in the WatchSets it starts.
 type countingStore struct {
 	backends.Driver
 	c *watchCount
-}
-
-func (s countingStore) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
-	s.c.saw(known.Election)
-	return s.Driver.Wait(ctx, known)
 }
 
 func (s countingStore) Watch(deliver func(backends.Change)) backends.WatchSet {

@@ -35,6 +35,7 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"WaiterSessionExpires", s.testWaiterSessionExpires},
 		{"GiveUpReleases", s.testGiveUpReleases},
 		{"Observe", s.testObserve},
+		{"ObserveWhileCampaigning", s.testObserveWhileCampaigning},
 		{"CampaignCanceled", s.testCampaignCanceled},
 		{"Unreachable", s.testUnreachable},
 		{"RunRecampaigns", s.testRunRecampaigns},

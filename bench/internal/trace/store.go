@@ -31,13 +31,6 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 	return r, err
 }
 
-func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
-	t := time.Now()
-	r, err := s.in.Wait(ctx, known)
-	s.rec("Wait", t, err)
-	return r, err
-}
-
 func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Session, error) {
 	t := time.Now()
 	in, err := s.in.NewSession(ctx, ttl)
@@ -60,13 +53,6 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	r, err := s.in.Ahead(ctx, election, token)
 	s.rec("Ahead", t, err)
 	return r, err
-}
-
-func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
-	t := time.Now()
-	err := s.in.WaitGone(ctx, entry)
-	s.rec("WaitGone", t, err)
-	return err
 }
 
 func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
@@ -101,13 +87,6 @@ func (s *store) List(ctx context.Context, election string) ([]backends.Record, u
 	t := time.Now()
 	r, rev, err := s.in.List(ctx, election)
 	s.rec("List", t, err)
-	return r, rev, err
-}
-
-func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
-	t := time.Now()
-	r, rev, err := s.in.WaitList(ctx, election, revision)
-	s.rec("WaitList", t, err)
 	return r, rev, err
 }
 
