@@ -164,7 +164,7 @@ func (w *watchSet) readWatched(l *link, r *watchReq) readOut {
 
 // readWait reads Wait request r's key with watches (see watchKey).
 func (w *watchSet) readWait(l *link, r *watchReq) readOut {
-	wd, err := w.s.watchKey(l, r.known, r.path, false, func(lead string) {
+	wd, err := w.s.watchKey(l, r.known, r.path, func(lead string) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if w.current(r) {
@@ -251,9 +251,8 @@ func (w *watchSet) readDone(rd read, out readOut) {
 	}
 }
 
-// testHookWatching runs when a watch of a WatchSet's request (with the
-// set's mutex held), of a Wait, a WaitGone or a WaitList is set; tests
-// set it to know when.
+// testHookWatching runs, with the set's mutex held, when the watches of
+// a WatchSet's request are set; tests set it to know when.
 var testHookWatching = func(election string) {}
 
 // failed fails every request of batch still current with err, from a

@@ -12,7 +12,7 @@ import (
 // set's other requests are, on the Store's reader after a sync: its read
 // lists the roster node's children with a children watch (an exists
 // watch if the node is absent), and its pzxid tells whether the roster
-// changed since the request's revision (see rosterPath and WaitList). So
+// changed since the request's revision (see rosterPath and readRosterW). So
 // a roster that stays as it is costs one watch on the server, and no
 // goroutine.
 

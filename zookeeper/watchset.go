@@ -12,7 +12,7 @@ import (
 )
 
 // Watch implements backends.Driver.Watch. The set reads and leaves ZooKeeper
-// watches as Wait and WaitGone do, on the Store's reader (see the package
+// watches on the Store's reader (see the package
 // doc, Watches), and learns of their notifications from go-zookeeper's
 // event callback, which gets every notification with its path: the set
 // routes it by path to the request that set the watch, so no goroutine
@@ -23,7 +23,7 @@ import (
 // of the batch's reads.
 //
 // A Wait request watches the election's pointer node and, while the key
-// is as known, its lead node, as Driver.Wait does. A WaitGone request
+// is as known, its lead node (see the package doc, Watches). A WaitGone request
 // watches the entry it names and, if one of this Store's sessions has
 // the entry just behind it (Enqueue), that entry too: a pass to it sets
 // its data (see End), and the set then reads the pointer, with no sync
