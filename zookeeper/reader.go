@@ -189,15 +189,11 @@ func (s *store) unserve(l *link) {
 // retire the read link.
 func (s *store) route(l *link, ev zk.Event) {
 	switch {
-	case ev.Path != "":
-		for _, w := range *s.sets.Load() {
-			w.event(l, ev)
+	case ev.Path != "" || (ev.Type == zk.EventSession && ev.State == zk.StateDisconnected):
+		for _, st := range *s.streams.Load() {
+			st.notify(l, ev)
 		}
 	case ev.Type != zk.EventSession:
-	case ev.State == zk.StateDisconnected:
-		for _, w := range *s.sets.Load() {
-			w.dropped(l)
-		}
 	case ev.State == zk.StateHasSession && l.ttl > 0:
 		s.mu.Lock()
 		s.retireRead()

@@ -5,6 +5,9 @@
 // when a request waits, covers with reads the requests the stream cannot
 // answer alone, matches the stream's Facts with the requests, and
 // delivers the answers from its one goroutine, as backends.Driver.Watch states.
+// A store with no change stream (ZooKeeper) gives its watches'
+// notifications as the stream: each tells which request to read again
+// (Reread), and each read sets the request's watches.
 //
 // A Set's goroutine runs from New to Close. Besides it, a goroutine runs
 // each Stream's Read in flight, on at most readBatch requests: one at a
