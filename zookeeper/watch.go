@@ -212,7 +212,9 @@ func (st *stream) Next(struct{}, bool) watchset.Batch {
 	st.notes = nil
 	for _, n := range notes {
 		if n.ev.Path == "" {
-			b.Reset = b.Reset || st.dropped(n.l)
+			if st.dropped(n.l) {
+				b.Reset = true
+			}
 			continue
 		}
 		if f, ok := st.fired(n); ok {

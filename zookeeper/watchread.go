@@ -19,6 +19,7 @@ import (
 // connection went away is made once more on the reader of the moment.
 func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Batch {
 	sync := st.takeFresh(reqs)
+	testHookRead(sync)
 	facts, err := readFor(st.s, ctx, func(l *link) ([][]watchset.Fact, error) {
 		if sync {
 			if _, err := l.conn.Sync("/"); err != nil {
@@ -233,6 +234,10 @@ func (st *stream) readRoster(l *link, r watchset.Request) ([]watchset.Fact, erro
 	testHookWatching(el)
 	return nil, nil
 }
+
+// testHookRead runs as a WatchSet's read begins, telling whether it
+// syncs first; tests set it.
+var testHookRead = func(synced bool) {}
 
 // testHookWatching runs when the watches of a WatchSet's request are
 // set and its read found nothing to answer; tests set it to know when.
