@@ -142,7 +142,7 @@ type stream struct {
 	fresh  map[reqKey]bool   // requests notified since their last read: no sync needed
 	checks map[string]bool   // WatchEntry requests, by election, whose own entry's data changed
 	nudges map[string]bool   // WatchEntry requests, by election, whose entry's data changed
-	passed map[string]uint64 // by election, the token of the last pass a check read told
+	passed map[string]uint64 // by election, the token of the last pass a read told
 }
 
 // note is one notification of a link.

@@ -103,7 +103,7 @@ func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error)
 	own, hasOwn := st.s.own.behind(el, r.Known.Token)
 	check, nudged := st.take(el)
 	if check && hasOwn {
-		if p, err := st.readPass(l, r, own); err != nil || p != nil {
+		if p, err := st.passedTo(l, r, own, true); err != nil || p != nil {
 			return p, err
 		}
 	}
@@ -149,15 +149,9 @@ func (st *stream) watchOwn(l *link, r watchset.Request, own backends.Record) ([]
 	return st.passedTo(l, r, own, false)
 }
 
-// readPass reads the pointer after own's data changed: the Passed Fact
-// of a pass to own's session that no check read told before, or none.
-func (st *stream) readPass(l *link, r watchset.Request, own backends.Record) ([]watchset.Fact, error) {
-	return st.passedTo(l, r, own, true)
-}
-
 // passedTo reads r's election's pointer and returns the Passed Fact of a
-// pass to own's session, if it holds the key; with once, only if no
-// check read told that pass before.
+// pass to own's session, if it holds the key; with once, only if no read
+// told that pass before.
 func (st *stream) passedTo(l *link, r watchset.Request, own backends.Record, once bool) ([]watchset.Fact, error) {
 	el := r.Known.Election
 	ps, _, err := getPointer(l, st.s.leaderPath(el), false)
@@ -169,7 +163,7 @@ func (st *stream) passedTo(l *link, r watchset.Request, own backends.Record, onc
 		return nil, nil
 	}
 	tok := ps.token()
-	if once && !st.firstPass(el, tok) {
+	if first := st.notePass(el, tok); once && !first {
 		return nil, nil
 	}
 	return []watchset.Fact{{What: watchset.Passed, Election: el, Revision: tok, Entry: own.Token,
@@ -188,9 +182,9 @@ func (st *stream) take(el string) (check, nudged bool) {
 	return check, nudged
 }
 
-// firstPass reports whether no check read told the pass at token tok of
-// election el before, and notes it.
-func (st *stream) firstPass(el string, tok uint64) bool {
+// notePass notes the pass at token tok of election el, and reports
+// whether no read told it before.
+func (st *stream) notePass(el string, tok uint64) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.passed[el] == tok {
