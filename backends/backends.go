@@ -19,7 +19,7 @@
 // and the benchmarks.
 //
 // The contract is three interfaces, with no optional ones: Driver (the
-// store-wide reads and waits, the queue's wakes, the guarded write and
+// store-wide reads and waits, the queue's waits and deletes, the guarded write and
 // the watch set), Session (what a session writes: its leader keys, queue
 // entries and candidate records) and WatchSet (many waits over one
 // stream). Every adapter implements all of them, so every policy of
@@ -95,9 +95,6 @@ type Record struct {
 	// Revision is the store position at which this state was observed. It is
 	// the value to pass to Wait.
 	Revision uint64
-	// To is, on an absent key, the session a handover marker names (see
-	// Capabilities.Markers); empty otherwise. Differs ignores it.
-	To string
 }
 
 // Exists reports whether the leader key was present.
@@ -132,6 +129,10 @@ type Capabilities struct {
 	// later End by the passing session at the old token finds nothing.
 	// The target learns of it as any waiter on the key does, from Wait,
 	// and takes it up with Create (idempotent per session) or from a Get.
+	// A handover is a pass: every adapter of this module passes. One that
+	// does not (Passes false) refuses an End with a target with
+	// errors.ErrUnsupported, and package lease's handovers there release
+	// the key plainly, handing nothing over.
 	Passes bool
 	// CommittedWaits, with Passes, says every answer of Wait, and of a
 	// WatchSet's WatchKey and WatchEntry requests, is a state the store
@@ -142,16 +143,6 @@ type Capabilities struct {
 	// state it read then leads with that answer; elsewhere, or on an older
 	// answer, it confirms it with Get first.
 	CommittedWaits bool
-	// Markers says an End with a target deletes the key and, in the same
-	// write, leaves a handover marker naming the target beside it (not in
-	// its value), which outlasts it: until the key is created again, or
-	// the target's session ends, every read of the absent key reports the
-	// marker as Record.To (Get, Wait and a WatchSet's answer), and a
-	// Create that makes the key clears it. For a target in line, the end
-	// nudges the entry ahead of Target.Entry (Target.Ahead). It is for a
-	// store that cannot pass (whose keys belong to the session that made
-	// them). A store declares Passes or Markers, not both.
-	Markers bool
 }
 
 // Driver is the contract an adapter implements: a connection to one
@@ -163,8 +154,8 @@ type Capabilities struct {
 // its own) implements io.Closer, which Store.Close calls.
 //
 // Its methods are the store-wide ones: reads of any election's leader
-// key, queue and roster, the wakes and deletes of queue entries by their
-// Record, the guarded write and the watch set. What a session writes
+// key, queue and roster, the waits on and deletes of queue entries by
+// their Record, the guarded write and the watch set. What a session writes
 // (its leader keys, queue entries, candidate records) is on Session.
 // Every adapter implements all of it, so that package lease offers every
 // policy on every store; like every adapter call, each method makes one
@@ -203,20 +194,12 @@ type Driver interface {
 	Ahead(ctx context.Context, election string, token uint64) (Record, error)
 
 	// WaitGone blocks until entry (from Session.Enqueue or Ahead) no
-	// longer exists or is nudged (Nudge), and returns nil then, or at once
-	// if it is already gone. It may also return nil early, for example
-	// when the store can no longer tell; callers look again with Ahead. It
-	// must see the deletion or the nudge within a round trip of it. It
+	// longer exists, and returns nil then, or at once if it is already
+	// gone. It may also return nil early, for example when the entry was
+	// rewritten or the store can no longer tell; callers look again with
+	// Ahead. It must see the deletion within a round trip of it. It
 	// returns an error wrapping ErrCanceled when ctx ends first.
 	WaitGone(ctx context.Context, entry Record) error
-
-	// Nudge wakes the waiter behind entry: it rewrites entry in place, so
-	// that a WaitGone on it returns, and leaves it bound to its session,
-	// with its Token and its place in the queue. A missing entry is not
-	// an error. Package lease uses it to wake a candidate named by a
-	// handover that is waiting in line (see Target), which then reads the
-	// leader key.
-	Nudge(ctx context.Context, entry Record) error
 
 	// Dequeue deletes entry, if it is still there. A missing entry is not
 	// an error.

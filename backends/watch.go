@@ -62,10 +62,10 @@ const (
 	WatchKey WatchKind = iota + 1
 
 	// WatchEntry (a WaitGone) asks to be told when a queue entry, Known,
-	// no longer exists or is nudged, with Driver.WaitGone's meaning:
-	// answered at once if it is already gone, within a round trip of its
-	// deletion or nudge otherwise, and possibly early (the caller looks
-	// again with Driver.Ahead).
+	// no longer exists, with Driver.WaitGone's meaning: answered at once
+	// if it is already gone, within a round trip of its deletion
+	// otherwise, and possibly early (the caller looks again with
+	// Driver.Ahead); and when a pass wakes the line (see Target.Entry).
 	WatchEntry
 
 	// WatchRoster (a WaitRoster) asks to be told when Known.Election's
@@ -102,9 +102,9 @@ type Change struct {
 	Election string
 	Tag      uint64
 	// Record is, for WatchKey, the new state of the leader key, as
-	// Driver.Wait returns it; for WatchEntry, the entry that is gone, or, for an answer
-	// a handover wakes in line (see Target.Entry), the leader key's
-	// state then, as Wait would give it (its Token or Owner differs from
+	// Driver.Wait returns it; for WatchEntry, the entry that is gone,
+	// or, for an answer a pass wakes in line (see Target.Entry), the
+	// leader key's state then, as Wait would give it (its Token or Owner differs from
 	// the entry's).
 	Record Record
 	// Roster marks the answer to a WatchRoster request: the roster of

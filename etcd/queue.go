@@ -63,7 +63,8 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 
 // WaitGone watches the entry's key from the current revision (a synced
 // watcher, as in Wait), reads it once, and returns when it is gone, is
-// another incarnation, or was put again (a Nudge) after entry was read;
+// another incarnation, or was put again after entry was read (an early
+// return the contract allows);
 // events the read already reflects are skipped, as in Wait.
 func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 	key := s.queuePrefix(entry.Election) + entry.Owner
@@ -92,7 +93,7 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 		}
 		for _, ev := range resp.Events {
 			if !past(ev, seen) {
-				return nil // deleted, or put: another incarnation or a Nudge
+				return nil // deleted, or put: another incarnation, or rewritten
 			}
 		}
 	}
@@ -100,7 +101,7 @@ func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
 }
 
 // entryMoved reports whether kv, a state of entry's key, is another
-// incarnation or was put (nudged) after seen, the revision at which entry
+// incarnation or was put after seen, the revision at which entry
 // was read or last found unchanged.
 func entryMoved(entry backends.Record, kv *mvccpb.KeyValue, seen uint64) bool {
 	return uint64(kv.CreateRevision) != entry.Token || uint64(kv.ModRevision) > seen
@@ -114,24 +115,6 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 		Then(clientv3.OpDelete(key)).Commit()
 	if err != nil {
 		return s.classify("dequeue", entry.Election, ctx, err)
-	}
-	return nil
-}
-
-// Nudge puts the entry again, keeping its lease, in a transaction guarded
-// by its create revision == the entry's token, so a missing entry, or
-// another incarnation, is left alone. A put keeps the create revision,
-// so the entry keeps its Token and place; its watchers see the put.
-func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	if entry.Token == 0 { // CreateRevision == 0 would match a missing key
-		return nil
-	}
-	key := s.queuePrefix(entry.Election) + entry.Owner
-	_, err := s.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(entry.Token))).
-		Then(clientv3.OpPut(key, "", clientv3.WithIgnoreLease())).Commit()
-	if err != nil {
-		return s.classify("queue nudge", entry.Election, ctx, err)
 	}
 	return nil
 }

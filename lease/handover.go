@@ -13,9 +13,9 @@ import (
 // A handover passes a held election to a named candidate (see
 // Leadership.HandOver and docs/policies.md). The policy is the core's; this
 // file carries out its actions: Yield ends the application's leadership
-// while the key stays held, Proclaim writes the marker naming the target
-// into the key, Nudge wakes the target if it waits in line, and the
-// core's Delete and Released end it.
+// while the key stays held, Pass hands the key to the target in one
+// write, and the core's Released ends it (after a Delete, if the pass
+// could not be made).
 
 // yield ends the leadership of election with ErrHandover, the core's
 // Yield: the key stays held until the application resigns (Run does, when
@@ -54,40 +54,6 @@ func (e *LeaseElector) handing(a core.Action) *Leadership {
 // unpart forgets an ended leadership whose key was being let go: no
 // Released follows, or it came.
 func unpart(el *election) { el.parting = nil }
-
-// proclaimMarker writes the handover marker naming session a.To into the
-// key, the core's Proclaim.
-func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
-	e.stopWatch(a.Election)
-	l := e.handing(a)
-	if l == nil || s == nil {
-		e.report(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, errors.ErrUnsupported) })
-		return
-	}
-	v := l.markedValue(a.To, e.opts.HandoverWindow)
-	e.call(true, func(ctx context.Context) {
-		_, err := s.Proclaim(ctx, a.Election, a.Token, v)
-		e.post(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, err) })
-	})
-}
-
-// nudge wakes session a.To, which waits in election's queue with the entry
-// of token a.Token, the core's Nudge: it nudges the entry just ahead of
-// that one, which the target watches. A target at the head of the queue
-// watches the key and needs no nudge. An error is only logged: the core
-// deletes the key next (where it would have passed it, see core.Nudged).
-func (e *LeaseElector) nudge(a core.Action) {
-	e.call(true, func(ctx context.Context) { // the target's wait mode counts, not ours
-		ahead, err := e.store.Ahead(ctx, a.Election, a.Token)
-		if err == nil && ahead.Exists() {
-			err = e.store.Nudge(ctx, ahead)
-		}
-		if err != nil {
-			e.log.Debug("handover nudge failed", "election", a.Election, "to", a.To, "err", err)
-		}
-		e.post(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, err) })
-	})
-}
 
 // pass hands the key to session a.To in one write, the core's Pass
 // (backends.Capabilities.Passes). The key's value names the target's identity,

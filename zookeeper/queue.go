@@ -317,26 +317,6 @@ func (s *store) dequeue(l *link, ppath, path string) error {
 	return fmt.Errorf("the pointer kept moving")
 }
 
-// Nudge sets the data of the entry's node (named from its Owner and
-// Token) to what Enqueue wrote, nothing, at any version, on the Store's
-// reader (see Get): the change fires the getData watch of every WaitGone
-// on it, and leaves the node, its owner and its name, hence its place in
-// line, as they were. No other entry ever has that name: the sequence
-// number in it is the queue node's, which is never deleted, so the write
-// cannot touch a successor. A missing node is not an error.
-func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	what := fmt.Sprintf("zookeeper: nudge %q at token %d", entry.Election, entry.Token)
-	path, err := s.checkedEntry(what, entry)
-	if err != nil || path == "" {
-		return err
-	}
-	_, err = readFor(s, ctx, func(l *link) (*zk.Stat, error) { return l.conn.Set(path, nil, -1) })
-	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return classifyRead(what, ctx, err)
-	}
-	return nil
-}
-
 // ownEntries holds the queue entries this Store's sessions made, by
 // election: a session's Create points the pointer at its entry (see
 // leadNode), and a WatchSet's WaitGone watches the entry behind the one

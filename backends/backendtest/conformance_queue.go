@@ -20,7 +20,6 @@ func runQueueTests(t *testing.T, h Harness) {
 		"Apart":          testQueueApart,
 		"ExpiredSession": testQueueExpiredSession,
 		"WaitCanceled":   testQueueWaitCanceled,
-		"Nudge":          testQueueNudge,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -201,6 +200,6 @@ func awaitGone(t *testing.T, ch <-chan error) {
 			t.Fatalf("WaitGone: %v", err)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("WaitGone did not return within 20s of the entry's deletion or nudge")
+		t.Fatal("WaitGone did not return within 20s of the entry's deletion")
 	}
 }
