@@ -216,7 +216,7 @@ func listQueue(l *link, qpath string) (listing, error) {
 // entry's node (named from its Owner and Token) with a watch, on the
 // Store's reader (see Get). It returns nil at once if the node is absent,
 // and otherwise when the watch fires, about a round trip after the node's
-// deletion or a change of its data (Nudge).
+// deletion or a change of its data.
 // If the reader's connection closes or its session expires first, it
 // reads again on the reader of the moment. It returns an error wrapping
 // ErrCanceled when ctx ends first. As with Wait, a watch left when ctx

@@ -198,4 +198,3 @@ func TestProclaim(t *testing.T) {
 		t.Fatalf("Proclaim of a deleted key: %v, want ErrNotFound", err)
 	}
 }
-

@@ -78,10 +78,9 @@ func (m *Machine) Campaign(now time.Time, name string) {
 
 // Cancel stops the campaign for name. If a Create is in flight, the outcome
 // is awaited and a key it made is deleted. A held leadership is resigned:
-// Lost with ErrResigned, then the key is deleted, or, if the roster shows
-// that plain deletion would not let the top of the succession order lead
-// (see successor), passed to it instead (Pass). A
-// yielding leadership goes on with its handover at once.
+// Lost with ErrResigned, then the key is passed to the top of the
+// succession order if the roster shows one (see successor), else deleted.
+// A yielding leadership goes on with its handover at once.
 func (m *Machine) Cancel(now time.Time, name string) {
 	m.Tick(now)
 	e := m.els[name]
