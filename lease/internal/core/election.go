@@ -55,11 +55,10 @@ type election struct {
 
 	line line // queue mode: the place in the election's queue (queue.go)
 
-	inflight   bool // the phase's call is in flight
-	canceled   bool // the campaign was canceled while a Create was in flight
-	toWakes    bool // yielding and after: the target wakes in line when passed the key
-	passFailed bool // releasing: the Pass to the target, or the check before it, failed
-	damped     bool // campaigning while damped, until dampEnd
+	inflight bool // the phase's call is in flight
+	canceled bool // the campaign was canceled while a Create was in flight
+	toWakes  bool // yielding and after: the target wakes in line when passed the key
+	damped   bool // campaigning while damped, until dampEnd
 }
 
 // Campaign starts campaigning for name. The caller ensures name is not

@@ -31,10 +31,10 @@ import (
 // is not damped, is not a request and is not this session). It emits
 // Yield, then, after Resign(name) or YieldTimeout, the hand-off (see
 // handOff: Pass, after an Ahead for a target in line that does not wake
-// there, or a Delete if it cannot be made), and Released at the end: with no Err if the key was handed
-// over, else wrapping ErrNotHandedOver (see unhanded). With no such candidate it
-// resigns as Resign does with no handover (Lost with ErrResigned, Delete,
-// Released). It does nothing unless name is leading (not yielding).
+// there, or a Delete if it cannot be made), and Released at the end:
+// with no Err if the key was passed, else wrapping ErrNotHandedOver (see
+// unhanded). With no such candidate it resigns as Resign does with no
+// handover (Lost with ErrResigned, Delete, Released). It does nothing unless name is leading (not yielding).
 func (m *Machine) HandOver(now time.Time, name, to string) {
 	m.Tick(now)
 	e := m.els[name]
@@ -85,7 +85,6 @@ func (m *Machine) resignLeading(now time.Time, name string, e *election) {
 // aim makes c the target of e's handover.
 func (e *election) aim(c Candidate) {
 	e.to, e.toID, e.toQueue, e.toWakes = c.Session, c.Identity, c.Queue, c.Wakes
-	e.passFailed = false
 }
 
 // handOff passes e's key to e.to, after checking the place of a target
@@ -125,7 +124,7 @@ func (m *Machine) Passed(now time.Time, name string, op uint64, err error) {
 // passFailed deletes e's key after its Pass, or the check of the target's
 // place before it, failed with err (see Passed).
 func (m *Machine) passFailed(name string, e *election, err error) {
-	e.lastErr, e.passFailed = err, true
+	e.lastErr = err
 	m.release(name, e)
 }
 
