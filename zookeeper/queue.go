@@ -216,7 +216,7 @@ func listQueue(l *link, qpath string) (listing, error) {
 // entry's node (named from its Owner and Token) with a watch, on the
 // Store's reader (see Get). It returns nil at once if the node is absent,
 // and otherwise when the watch fires, about a round trip after the node's
-// deletion or a change of its data (Nudge).
+// deletion or a change of its data.
 // If the reader's connection closes or its session expires first, it
 // reads again on the reader of the moment. It returns an error wrapping
 // ErrCanceled when ctx ends first. As with Wait, a watch left when ctx
@@ -315,26 +315,6 @@ func (s *store) dequeue(l *link, ppath, path string) error {
 		return multiErr(res, err)
 	}
 	return fmt.Errorf("the pointer kept moving")
-}
-
-// Nudge sets the data of the entry's node (named from its Owner and
-// Token) to what Enqueue wrote, nothing, at any version, on the Store's
-// reader (see Get): the change fires the getData watch of every WaitGone
-// on it, and leaves the node, its owner and its name, hence its place in
-// line, as they were. No other entry ever has that name: the sequence
-// number in it is the queue node's, which is never deleted, so the write
-// cannot touch a successor. A missing node is not an error.
-func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	what := fmt.Sprintf("zookeeper: nudge %q at token %d", entry.Election, entry.Token)
-	path, err := s.checkedEntry(what, entry)
-	if err != nil || path == "" {
-		return err
-	}
-	_, err = readFor(s, ctx, func(l *link) (*zk.Stat, error) { return l.conn.Set(path, nil, -1) })
-	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return classifyRead(what, ctx, err)
-	}
-	return nil
 }
 
 // ownEntries holds the queue entries this Store's sessions made, by

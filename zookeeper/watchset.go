@@ -138,7 +138,7 @@ func (w *watchSet) waitKey(tag uint64, known backends.Record) {
 
 // waitGone takes a WatchEntry request (see Wait). An entry with Token 0 (none) is
 // gone at once. The entry's node is read with a getData watch, which
-// fires on its deletion and on a change of its data (Nudge): either
+// fires on its deletion and on a change of its data: either
 // answers the request with the entry. The entry behind it, if this
 // Store's, is watched for a pass (see Watch).
 func (w *watchSet) waitGone(tag uint64, entry backends.Record) {
