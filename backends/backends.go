@@ -19,7 +19,7 @@
 // and the benchmarks.
 //
 // The contract is three interfaces, with no optional ones: Driver (the
-// store-wide reads, the queue's wakes, the guarded write and
+// store-wide reads, the queue's deletes, the guarded write and
 // the watch set), Session (what a session writes: its leader keys, queue
 // entries and candidate records) and WatchSet (many waits over one
 // stream: every wait for a change, of a leader key, a queue entry or a
@@ -131,9 +131,6 @@ type Record struct {
 	// Revision is the store position at which this state was observed. It is
 	// the value a WatchKey request takes in Known.
 	Revision uint64
-	// To is, on an absent key, the session a handover marker names (see
-	// Capabilities.Markers); empty otherwise. Differs ignores it.
-	To string
 }
 
 // Exists reports whether the leader key was present.
@@ -168,6 +165,10 @@ type Capabilities struct {
 	// later End by the passing session at the old token finds nothing.
 	// The target learns of it as any waiter on the key does, from a
 	// WatchKey answer, and takes it up with Create (idempotent per session) or from a Get.
+	// A handover is a pass: every adapter of this module passes. One that
+	// does not (Passes false) refuses an End with a target with
+	// errors.ErrUnsupported, and package lease's handovers there release
+	// the key plainly, handing nothing over.
 	Passes bool
 	// CommittedWaits, with Passes, says every answer of a WatchSet's
 	// WatchKey and WatchEntry requests is a state the store
@@ -178,16 +179,6 @@ type Capabilities struct {
 	// state it read then leads with that answer; elsewhere, or on an older
 	// answer, it confirms it with Get first.
 	CommittedWaits bool
-	// Markers says an End with a target deletes the key and, in the same
-	// write, leaves a handover marker naming the target beside it (not in
-	// its value), which outlasts it: until the key is created again, or
-	// the target's session ends, every read of the absent key reports the
-	// marker as Record.To (Get and a WatchSet's answer), and a
-	// Create that makes the key clears it. For a target in line, the end
-	// nudges the entry ahead of Target.Entry (Target.Ahead). It is for a
-	// store that cannot pass (whose keys belong to the session that made
-	// them). A store declares Passes or Markers, not both.
-	Markers bool
 }
 
 // Driver is the contract an adapter implements: a connection to one
@@ -200,8 +191,8 @@ type Capabilities struct {
 //
 // Its methods are the store-wide ones: reads of any election's leader
 // key, queue and roster (a wait for any of them to change is a request in
-// a WatchSet), the wakes and deletes of queue entries by their
-// Record, the guarded write and the watch set. What a session writes
+// a WatchSet), the deletes of queue entries by their Record, the
+// guarded write and the watch set. What a session writes
 // (its leader keys, queue entries, candidate records) is on Session.
 // Every adapter implements all of it, so that package lease offers every
 // policy on every store; like every adapter call, each method makes one
@@ -226,14 +217,6 @@ type Driver interface {
 	// there is none, the waiter is at the head, and Ahead returns a
 	// Record with Token 0.
 	Ahead(ctx context.Context, election string, token uint64) (Record, error)
-
-	// Nudge wakes the waiter behind entry: it rewrites entry in place, so
-	// that a WatchEntry request on it is answered, and leaves it bound to its session,
-	// with its Token and its place in the queue. A missing entry is not
-	// an error. Package lease uses it to wake a candidate named by a
-	// handover that is waiting in line (see Target), which then reads the
-	// leader key.
-	Nudge(ctx context.Context, entry Record) error
 
 	// Dequeue deletes entry, if it is still there. A missing entry is not
 	// an error.

@@ -5,7 +5,7 @@ package backends
 // an entry never collides with a leader key.
 //
 // The queue is an ordered queue of waiting candidates per election, bound
-// to sessions (Session.Enqueue; Driver.Ahead, Nudge, Dequeue; WatchEntry
+// to sessions (Session.Enqueue; Driver.Ahead, Dequeue; WatchEntry
 // requests).
 // It backs package lease's ordered-queue mode (lease.WaitQueue, its
 // default), in which a waiting candidate watches only the entry just

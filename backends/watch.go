@@ -66,11 +66,11 @@ const (
 	WatchKey WatchKind = iota + 1
 
 	// WatchEntry asks to be told when a queue entry, Known (from
-	// Session.Enqueue or Driver.Ahead), no longer exists or is nudged
-	// (Driver.Nudge): answered at once if it is already gone, within a
-	// round trip of its deletion or nudge otherwise, and possibly early,
-	// for example when the store can no longer tell (the caller looks
-	// again with Driver.Ahead).
+	// Session.Enqueue or Driver.Ahead), no longer exists: answered at once
+	// if it is already gone, within a round trip of its deletion
+	// otherwise, and possibly early, for example when the store can no
+	// longer tell (the caller looks again with Driver.Ahead); and when a
+	// pass wakes the line (see Target.Entry).
 	WatchEntry
 
 	// WatchRoster asks to be told when Known.Election's roster differs
@@ -107,7 +107,7 @@ type Change struct {
 	Election string
 	Tag      uint64
 	// Record is, for WatchKey, the new state of the leader key; for
-	// WatchEntry, the entry that is gone, or, for an answer a handover
+	// WatchEntry, the entry that is gone, or, for an answer a pass
 	// wakes in line (see Target.Entry), the leader key's state then, as
 	// a WatchKey answer would give it (its Token or Owner differs from
 	// the entry's).

@@ -57,7 +57,6 @@ func TestAgent(t *testing.T) {
 		{"ProclaimWakesWaiters", testProclaimWakesWaiters},
 		{"ProclaimRefused", testProclaimRefused},
 		{"ProclaimKeepsAPILockWaiting", testProclaimKeepsAPILockWaiting},
-		{"NudgeWakesWaiters", testNudgeWakesWaiters},
 		{"HandOverPasses", testHandOverPasses},
 		{"PassToEndedCampaign", testPassToEndedCampaign},
 		{"RosterRecords", testRosterRecords},

@@ -92,11 +92,8 @@
 //
 // The driver keeps the queue: an entry's token is its key's
 // CreateIndex, and a WatchEntry request served on its own key is a
-// blocking query on the entry ahead, which returns when the entry is gone or has been written after the Record's
-// Revision. Nudge relocks the entry with its own session, its value and
-// its flags plus one (Consul skips a write that changes nothing), guarded
-// by the ModifyIndex it read just before: the entry keeps its session,
-// CreateIndex and LockIndex, and its ModifyIndex moves on.
+// blocking query on the entry ahead, which returns when the entry is
+// gone or has been written after the Record's Revision.
 //
 // The driver keeps the roster: a session's record is the KV key
 // Prefix + "~roster/" + election + "/~" + session ID, locked by the

@@ -19,8 +19,8 @@ import (
 // testHandOverPasses: package lease's handovers on Consul pass the key in
 // one transaction rather than delete it: the key's CreateIndex never
 // changes while its session, LockIndex and token do. Both paths are
-// taken: to a target behind another waiter in line (marker, nudge, then
-// pass) and to the head of the line (pass at once). The waiter passed
+// taken: to a target behind another waiter in line, which wakes there,
+// and to the head of the line. The waiter passed
 // over still waits. The waiters' WatchSets serve them with queries on
 // their keys, and then with the shared query alone.
 func testHandOverPasses(t *testing.T, h *consultest.Harness) {

@@ -95,9 +95,9 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 // returned (see nextIndex), until the key is no longer the entry as read
 // (see unchanged): it is absent, another incarnation (another
 // CreateIndex), no longer held by its session, or rewritten after
-// entry.Revision, as by a Nudge (its ModifyIndex moved past it); it
-// returns nil then. A query whose wait time runs out with the entry in
-// place is sent again. It returns the client's error as it came.
+// entry.Revision (its ModifyIndex moved past it); it returns nil then.
+// A query whose wait time runs out with the entry in place is sent
+// again. It returns the client's error as it came.
 func (s *store) awaitGone(ctx context.Context, entry backends.Record) error {
 	prefix := s.queuePrefix(entry.Election)
 	key := prefix + entry.Owner
@@ -154,35 +154,4 @@ func isEntry(p *api.KVPair, prefix string) bool {
 // most entry.Revision). awaitGone waits for it to turn false.
 func unchanged(p *api.KVPair, prefix string, entry backends.Record) bool {
 	return isEntry(p, prefix) && p.CreateIndex == entry.Token && p.ModifyIndex <= entry.Revision
-}
-
-// Nudge reads the entry's key consistently and, if it is still the entry
-// (locked by its owner, with CreateIndex Token), locks it again with its
-// own session, with its value and its flags plus one, in a transaction
-// guarded by the ModifyIndex it read. The relock keeps the session, the
-// CreateIndex (Token) and the LockIndex, and moves the ModifyIndex on,
-// which wakes a WatchEntry request on the entry; the changed flags make it a write
-// (Consul skips a write that changes nothing). A key that is absent,
-// another incarnation or no longer held is left alone, and Nudge returns
-// nil. If the key changes between the read and the write, Nudge returns a
-// plain error and the caller may call it again.
-func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	prefix := s.queuePrefix(entry.Election)
-	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
-	p, _, err := s.kv.Get(prefix+entry.Owner, q)
-	if err != nil {
-		return classify("nudge", entry.Election, ctx, err)
-	}
-	if !isEntry(p, prefix) || p.CreateIndex != entry.Token {
-		return nil
-	}
-	_, err = s.txn(ctx, "nudge", entry.Election, api.TxnOps{
-		{KV: &api.KVTxnOp{Verb: api.KVCheckIndex, Key: p.Key, Index: p.ModifyIndex}},
-		{KV: &api.KVTxnOp{Verb: api.KVLock, Key: p.Key, Value: p.Value, Flags: p.Flags + 1, Session: p.Session}},
-	})
-	var rb *rolledBack
-	if errors.As(err, &rb) {
-		return fmt.Errorf("consul: nudge %q: the entry of session %s changed while being nudged; try again: %w", entry.Election, entry.Owner, err)
-	}
-	return err
 }

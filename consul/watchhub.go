@@ -2,6 +2,7 @@ package consul
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -37,8 +38,18 @@ type listing struct {
 
 // loop runs queries while a stream wants them, handing each answer to
 // the streams.
+//
+// Before its first query it checks the layout marker, as Get and List
+// do (once per Store, then known): a key read, which Consul refuses with
+// a 403 to a token that may not read the prefix, where a list would
+// leave the keys out without a word to an anonymous token. A refusal, or
+// a prefix of another layout, ends the streams that want the query.
 func (h *hub) loop(ctx context.Context, done chan struct{}) {
 	defer close(done)
+	if err := h.s.layout.Check(ctx); err != nil {
+		h.apply(ctx, listing{err: err})
+		return
+	}
 	for {
 		h.mu.Lock()
 		next := h.next
@@ -125,6 +136,8 @@ func (h *hub) listErr(l listing) error {
 		return fmt.Errorf("%s: %w: the ACL token may not read every key under the prefix (Consul filtered the list); the watch needs read on all of it", what, backends.ErrPermission)
 	case l.err == nil:
 		return nil
+	case errors.Is(l.err, backends.ErrPermission) || errors.Is(l.err, backends.ErrLayout):
+		return l.err // the layout check's, classified
 	}
 	return streamErr(what, l.err)
 }

@@ -70,21 +70,3 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	}
 	return nil
 }
-
-// Nudge puts the entry again, keeping its lease, in a transaction guarded
-// by its create revision == the entry's token, so a missing entry, or
-// another incarnation, is left alone. A put keeps the create revision,
-// so the entry keeps its Token and place; its watchers see the put.
-func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	if entry.Token == 0 { // CreateRevision == 0 would match a missing key
-		return nil
-	}
-	key := s.queuePrefix(entry.Election) + entry.Owner
-	_, err := s.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", int64(entry.Token))).
-		Then(clientv3.OpPut(key, "", clientv3.WithIgnoreLease())).Commit()
-	if err != nil {
-		return s.classify("queue nudge", entry.Election, ctx, err)
-	}
-	return nil
-}

@@ -135,7 +135,7 @@ func (e *LeaseElector) lost(name string, cause error) {
 	if l := e.of(name).held; l != nil {
 		e.ended(name, l, cause)
 		if e.m.Active(name) {
-			e.entry(name).parting = l // a resign that hands over writes its marker next
+			e.entry(name).parting = l // a resign that hands over passes the key next
 		}
 	}
 }

@@ -86,9 +86,7 @@ func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 	opts.Wait = mode
 	cfg := opts.config()
 	lim := d.Capabilities()
-	cfg.Pass = lim.Passes // a pass checks the target's roster record
-	cfg.PassFacts = cfg.Pass && lim.CommittedWaits
-	cfg.MarkDelete = lim.Markers
+	cfg.PassFacts = lim.Passes && lim.CommittedWaits
 	cfg.Roster, cfg.FoldLeave = true, true // End's Leave
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: d, obs: &observers{store: d}, opts: opts, ctx: ctx, stop: stop,

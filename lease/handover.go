@@ -13,9 +13,9 @@ import (
 // A handover passes a held election to a named candidate (see
 // Leadership.HandOver and docs/policies.md). The policy is the core's; this
 // file carries out its actions: Yield ends the application's leadership
-// while the key stays held, Proclaim writes the marker naming the target
-// into the key, Nudge wakes the target if it waits in line, and the
-// core's Delete and Released end it.
+// while the key stays held, Pass hands the key to the target in one
+// write, and the core's Released ends it (after a Delete, if the pass
+// could not be made).
 
 // yield ends the leadership of election with ErrHandover, the core's
 // Yield: the key stays held until the application resigns (Run does, when
@@ -55,40 +55,6 @@ func (e *LeaseElector) handing(a core.Action) *Leadership {
 // Released follows, or it came.
 func unpart(el *election) { el.parting = nil }
 
-// proclaimMarker writes the handover marker naming session a.To into the
-// key, the core's Proclaim.
-func (e *LeaseElector) proclaimMarker(a core.Action, s backends.Session) {
-	e.stopWatch(a.Election)
-	l := e.handing(a)
-	if l == nil || s == nil {
-		e.report(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, errors.ErrUnsupported) })
-		return
-	}
-	v := l.markedValue(a.To, e.opts.HandoverWindow)
-	e.call(true, func(ctx context.Context) {
-		_, err := s.Proclaim(ctx, a.Election, a.Token, v)
-		e.post(func(now time.Time) { e.m.Proclaimed(now, a.Election, a.Op, err) })
-	})
-}
-
-// nudge wakes session a.To, which waits in election's queue with the entry
-// of token a.Token, the core's Nudge: it nudges the entry just ahead of
-// that one, which the target watches. A target at the head of the queue
-// watches the key and needs no nudge. An error is only logged: the core
-// deletes the key next (where it would have passed it, see core.Nudged).
-func (e *LeaseElector) nudge(a core.Action) {
-	e.call(true, func(ctx context.Context) { // the target's wait mode counts, not ours
-		ahead, err := e.store.Ahead(ctx, a.Election, a.Token)
-		if err == nil && ahead.Exists() {
-			err = e.store.Nudge(ctx, ahead)
-		}
-		if err != nil {
-			e.log.Debug("handover nudge failed", "election", a.Election, "to", a.To, "err", err)
-		}
-		e.post(func(now time.Time) { e.m.Nudged(now, a.Election, a.Op, err) })
-	})
-}
-
 // pass hands the key to session a.To in one write, the core's Pass
 // (backends.Capabilities.Passes). The key's value names the target's identity,
 // as its own Create would, and the time of the pass by this elector's
@@ -123,40 +89,36 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 // that may lead and is not damped, first in line among equals. A record
 // that a later record of the same identity supersedes (its elector gave
 // that session up) is never the target. The leadership's context is
-// cancelled with ErrHandover at once. Then, on a store that passes keys
-// (backends.Capabilities.Passes: etcd, Consul), the leader passes the key to the target in
-// one write, after waking it if it waits behind another in line. On
-// other stores it writes a marker naming the target into the
-// key, wakes the target if it waits in line, and deletes the key; other
-// waiters that read the marker hold off for Options.HandoverWindow, so
-// the target takes the key unraced. If the target does not take it, the
-// normal election resumes (docs/policies.md).
+// cancelled with ErrHandover at once. Then the leader passes the key to
+// the target in one write (backends.Capabilities.Passes: etcd,
+// ZooKeeper, Consul): the key is bound to the target's session, with a
+// new fencing token, and the target, woken where it waits (on the key
+// or in line), leads. No other waiter can take the key in between. If
+// the pass cannot be made, the key is deleted and the normal election
+// resumes (docs/policies.md).
 //
 // The target is looked up in the roster the leader follows (on a store
 // whose watch set carries rosters, as etcd's, ZooKeeper's and Consul's
 // do, or with FollowRoster or Preempt), a notification old, or, if that
-// lacks it or the leader follows none, in one read then. HandOver waits until the key is passed or
-// released, or ctx ends (the handover goes on). It fails with an error
-// wrapping ErrNoCandidate, and keeps the leadership, if no such candidate
-// is in the election's roster; with one
-// with one wrapping ErrLost (and the cause) if the leadership has already
+// lacks it or the leader follows none, in one read then. HandOver waits
+// until the key is passed or released, or ctx ends (the handover goes
+// on). It fails with an error wrapping ErrNoCandidate, and keeps the
+// leadership, if no such candidate is in the election's roster; and with
+// one wrapping ErrLost (and the cause) if the leadership has already
 // ended: of calls that race on one Leadership, one hands over and the
 // others get that error (the cause ErrHandover), as do those that race
 // with a loss.
 //
 // Once the handover has begun, the leadership has ended (ErrHandover)
 // whatever HandOver returns, and:
-//   - nil: a write of this leader handed the key to the target: passed
-//     it (the target holds the key), or deleted it with the marker naming
-//     the target, so that other waiters hold off and the target creates
-//     it. The target leads unless it fails first; then the normal
+//   - nil: a write of this leader passed the key to the target, which
+//     holds it. The target leads unless it fails first; then the normal
 //     election resumes.
 //   - an error wrapping ErrLost and ErrNotHandedOver: no write of this
 //     leader is known to have handed the key over. The key was deleted
-//     without the marker (the pass or the marker failed: the target was
-//     gone, the store refused the marker, or it could not be reached),
-//     or it goes with the
-//     leader's session (its renewals failed: the error wraps
+//     (the pass was not made: the target was gone, it waited in line
+//     where it would not wake, or the store refused or could not be
+//     reached), or it goes with the leader's session (its renewals failed: the error wraps
 //     ErrRenewDeadline or backends.ErrSessionExpired), or the elector
 //     closed. The normal election decides who leads next: the target by
 //     an ordinary campaign, or any other candidate. If an answer was

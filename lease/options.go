@@ -148,12 +148,6 @@ type Options struct {
 	// over to it. Default TTL; must be above 0.
 	PreemptAfter time.Duration
 
-	// HandoverWindow is how long the other waiters hold off after a
-	// handover names another candidate, so that the target is not raced;
-	// after it, if the target has not taken the key, the normal election
-	// resumes. Default TTL/2; must be in (0, TTL).
-	HandoverWindow time.Duration
-
 	// Damping keeps a candidate that keeps losing leadership from winning
 	// it straight back. Default off (Damping.Losses 0).
 	Damping Damping
@@ -238,9 +232,6 @@ func (o Options) policyDefaults() Options {
 	if o.PreemptAfter == 0 {
 		o.PreemptAfter = o.TTL
 	}
-	if o.HandoverWindow == 0 {
-		o.HandoverWindow = o.TTL / 2
-	}
 	d := &o.Damping
 	if d.Losses == 0 {
 		return o
@@ -277,8 +268,7 @@ func (o Options) config() core.Config {
 	return core.Config{TTL: o.TTL, Margin: o.SafetyMargin, Drift: o.ClockDrift,
 		RenewInterval: o.RenewInterval, RetryInterval: o.RetryInterval, Jitter: jitter, Queue: o.Wait == WaitQueue,
 		NoLead: o.NoLead, Priority: o.Priority, Preempt: o.Preempt, PreemptAfter: o.PreemptAfter,
-		HoldOff: o.HandoverWindow, YieldTimeout: o.SafetyMargin, Marker: handoverTo,
-		Damping: core.Damping{Losses: d.Losses, Window: d.Window, Penalty: d.Penalty, Cap: d.Cap}}
+		YieldTimeout: o.SafetyMargin, Damping: core.Damping{Losses: d.Losses, Window: d.Window, Penalty: d.Penalty, Cap: d.Cap}}
 }
 
 // LatencyBound returns the renewal latency (a renewal's send to its
@@ -380,8 +370,6 @@ func (o Options) field(set Options, name string) (v any, given bool, def string)
 		return o.RequestTimeout, set.RequestTimeout != 0, fmt.Sprintf("RenewInterval, at least %v", MinRequestTimeout)
 	case "PreemptAfter":
 		return o.PreemptAfter, set.PreemptAfter != 0, "TTL"
-	case "HandoverWindow":
-		return o.HandoverWindow, set.HandoverWindow != 0, "TTL/2"
 	case "Damping.Window":
 		return o.Damping.Window, set.Damping.Window != 0, "10×TTL"
 	case "Damping.Penalty":

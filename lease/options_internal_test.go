@@ -58,10 +58,6 @@ func TestOptionErrors(t *testing.T) {
 			[]string{"TTL 2.5s", "multiple of 1s"}, nil},
 		{"preempt after negative", Options{TTL: 2 * time.Second, PreemptAfter: -1}, etcdLim,
 			[]string{"PreemptAfter -1ns", "above 0"}, nil},
-		{"handover window at the TTL", Options{TTL: 2 * time.Second, HandoverWindow: 2 * time.Second}, etcdLim,
-			[]string{"HandoverWindow 2s", "(0, TTL 2s)"}, nil},
-		{"handover window negative", Options{TTL: 2 * time.Second, HandoverWindow: -time.Second}, etcdLim,
-			[]string{"HandoverWindow -1s", "(0, TTL 2s)"}, nil},
 		{"damping losses negative", Options{TTL: 2 * time.Second, Damping: Damping{Losses: -1}}, etcdLim,
 			[]string{"Damping.Losses -1", "at least 0"}, nil},
 		{"damping penalty above the cap", Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Penalty: 20 * time.Second, Cap: 10 * time.Second}}, etcdLim,
@@ -117,7 +113,7 @@ func TestOptionsAccepted(t *testing.T) {
 		{TTL: 2 * time.Second, RenewInterval: 3 * time.Millisecond, ClockDrift: -1},
 		{TTL: 400 * time.Millisecond, ClockDrift: 0.49, SafetyMargin: time.Millisecond, RenewInterval: 100 * time.Millisecond},
 		{TTL: 2 * time.Second, RequestTimeout: MinRequestTimeout, RetryInterval: MinInterval},
-		{TTL: 2 * time.Second, Priority: -3, Preempt: true, PreemptAfter: time.Millisecond, HandoverWindow: time.Second,
+		{TTL: 2 * time.Second, Priority: -3, Preempt: true, PreemptAfter: time.Millisecond,
 			Labels: map[string]string{"a.B-9_": strings.Repeat("v", 256), strings.Repeat("k", 63): ""}},
 		{TTL: 2 * time.Second, Priority: 5, NoLead: true, PreemptAfter: time.Millisecond},
 		{TTL: 2 * time.Second, Damping: Damping{Losses: 1, Penalty: time.Minute}},
@@ -152,8 +148,8 @@ func TestTimingDefaults(t *testing.T) {
 // keeps its zero value while off.
 func TestPolicyDefaults(t *testing.T) {
 	o := Options{TTL: 2 * time.Second}.withDefaults()
-	if o.PreemptAfter != 2*time.Second || o.HandoverWindow != time.Second || o.Damping != (Damping{}) {
-		t.Errorf("defaults: PreemptAfter %v HandoverWindow %v Damping %+v", o.PreemptAfter, o.HandoverWindow, o.Damping)
+	if o.PreemptAfter != 2*time.Second || o.Damping != (Damping{}) {
+		t.Errorf("defaults: PreemptAfter %v Damping %+v", o.PreemptAfter, o.Damping)
 	}
 	d := Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3}}.withDefaults().Damping
 	if d != (Damping{Losses: 3, Window: 20 * time.Second, Penalty: 2 * time.Second, Cap: 16 * time.Second}) {

@@ -2,7 +2,6 @@ package lease
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -49,10 +48,6 @@ func (e *LeaseElector) perform(a core.Action) {
 		e.answerReady(awaited{err: a.Err})
 	case core.Yield:
 		e.yield(a.Election, a.Cause)
-	case core.Proclaim:
-		e.proclaimMarker(a, e.session(a.Epoch))
-	case core.Nudge:
-		e.nudge(a)
 	case core.Pass:
 		e.pass(a, e.session(a.Epoch))
 	case core.Publish:
@@ -150,48 +145,16 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 	})
 }
 
-// delete deletes the key, the core's Delete. A handover's (a.To set)
-// leaves the marker naming the target beside it (backends.Capabilities.Markers),
-// or deletes the key plainly if the target's session is gone or the
-// credentials may not write the marker (or, on ZooKeeper, nudge the
-// target's entry ahead): the marker only spares the target a race.
+// delete deletes the key, the core's Delete.
 func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
-	if a.To != "" {
-		e.handing(a)
-	}
 	e.call(true, func(ctx context.Context) {
-		unmarked, err := e.deleteKey(ctx, s, a)
+		_, err := s.End(ctx, backends.End{Election: a.Election, Token: a.Token, Leave: a.Leave})
 		e.post(func(now time.Time) {
-			if unmarked != nil {
-				e.m.Unmarked(now, a.Election, a.Op, unmarked)
-			}
 			e.leftWith(now, a, err)
 			e.m.Deleted(now, a.Election, a.Op, err)
 		})
 	})
-}
-
-// deleteKey deletes a's key on s: with the marker if a names a target
-// and the store writes markers, else, or if the store refuses the marker
-// (unmarked says why), plainly.
-func (e *LeaseElector) deleteKey(ctx context.Context, s backends.Session, a core.Action) (unmarked, err error) {
-	end := backends.End{Election: a.Election, Token: a.Token, Leave: a.Leave}
-	if a.To == "" || !e.store.Capabilities().Markers {
-		_, err = s.End(ctx, end)
-		return nil, err
-	}
-	marked := end
-	marked.To = &backends.Target{Session: a.To, Entry: a.Entry, Ahead: a.Record}
-	_, err = s.End(ctx, marked)
-	switch {
-	case errors.Is(err, backends.ErrPermission):
-		e.log.Warn("handover marker refused; the key is released without it", "election", a.Election, "to", a.To, "err", err)
-	case !errors.Is(err, backends.ErrNoCandidate):
-		return nil, err
-	}
-	_, rerr := s.End(ctx, end)
-	return err, rerr
 }
 
 // observe runs a Get (bounded by RequestTimeout). A Wait or WaitGone is

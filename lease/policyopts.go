@@ -24,8 +24,6 @@ func (o Options) validatePolicies(set Options, lim backends.Limits) error {
 		return bad("NoLead with Damping.Losses %d: a candidate that never leads never loses, so nothing damps it; set at most one", d.Losses)
 	case o.PreemptAfter <= 0:
 		return bad("%s must be above 0", o.show(set, "PreemptAfter"))
-	case o.HandoverWindow <= 0 || o.HandoverWindow >= o.TTL:
-		return bad("%s must be in (0, %s)", o.show(set, "HandoverWindow"), o.show(set, "TTL"))
 	case d.Losses < 0:
 		return bad("Damping.Losses %d must be at least 0 (0: off)", d.Losses)
 	case d.Losses > 0 && d.Window <= 0:

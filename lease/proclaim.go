@@ -25,7 +25,7 @@ func (l *Leadership) Proclaim(ctx context.Context, value string) error {
 	if l.e == nil {
 		return fmt.Errorf("lease: proclaim %q: %w", l.Election, l.Err())
 	}
-	v := l.keyValue(value, nil)
+	v := l.keyValue(value)
 	if lim := l.e.store.Capabilities().MaxValueSize; lim > 0 && len(v) > lim {
 		return fmt.Errorf("lease: proclaim %q: the value makes the key's value %d bytes; the store allows at most %d: %w",
 			l.Election, len(v), lim, ErrInvalidOption)
@@ -63,19 +63,12 @@ func (l *Leadership) proclaimed() string {
 	return ""
 }
 
-// keyValue is l's key value with value proclaimed and marker m (nil:
-// none): two lines if both are empty and the elector has no labels.
-func (l *Leadership) keyValue(value string, m *handoverMarker) []byte {
-	x := leaderExtra{Value: value, Handover: m}
-	if value != "" || m != nil {
+// keyValue is l's key value with value proclaimed: two lines if value is
+// empty.
+func (l *Leadership) keyValue(value string) []byte {
+	x := leaderExtra{Value: value}
+	if value != "" {
 		x.Labels = l.e.opts.Labels
 	}
 	return encodeLeader(leaderValue{identity: l.Identity, since: l.since, extra: x})
-}
-
-// markedValue is l's key value naming session to as the handover's
-// target, which the others let take the key for hold; it keeps the value
-// last proclaimed.
-func (l *Leadership) markedValue(to string, hold time.Duration) []byte {
-	return l.keyValue(l.proclaimed(), &handoverMarker{To: to, Hold: hold.String()})
 }

@@ -59,18 +59,9 @@ func (e *LeaseElector) candidateRecord(a core.Action) []byte {
 	follows := true // every leader follows its roster in the set
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
 		Labels: e.opts.Labels, Joined: joinedAt(a.Joined), NoLead: e.opts.NoLead, Damped: a.Damped, Queue: a.Queue,
-		Wakes: a.Queue != 0 && e.wakesOnPass(), Follows: &follows})
+		Wakes: a.Queue != 0 && e.store.Capabilities().Passes, Follows: &follows})
 }
 
 // followsRoster reports whether a leader of this elector follows its
 // roster (FollowRoster, Preempt), and so sees handover requests.
 func (e *LeaseElector) followsRoster() bool { return e.opts.FollowRoster || e.opts.Preempt }
-
-// wakesOnPass reports whether this elector's wait in line wakes when the
-// key is passed to it or released naming it: it waits in the WatchSet of
-// a store that passes keys or marks their release, whose WatchEntry
-// requests answer either (backends.Capabilities.Passes, Markers).
-func (e *LeaseElector) wakesOnPass() bool {
-	l := e.store.Capabilities()
-	return l.Passes || l.Markers
-}

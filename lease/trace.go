@@ -15,5 +15,5 @@ func (e *LeaseElector) trace(msg, election string, op uint64, rec backends.Recor
 		return
 	}
 	e.log.Debug(msg, "election", election, "op", op, "owner", rec.Owner, "token", rec.Token,
-		"rev", rec.Revision, "to", rec.To, "err", err)
+		"rev", rec.Revision, "err", err)
 }

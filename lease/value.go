@@ -10,8 +10,7 @@ import (
 // The leader key's value is the identity, a newline, and the time the
 // holder took the key by its own clock (RFC 3339): this is all a plain
 // leader writes, and all that readers of older versions understand. A
-// leader that proclaimed a value (Leadership.Proclaim) or marks a handover
-// adds a third line, a JSON object (leaderExtra). The time is shown to
+// leader that proclaimed a value (Leadership.Proclaim) adds a third line, a JSON object (leaderExtra). The time is shown to
 // observers as LeaderInfo.Since and is never used for a decision.
 
 // leaderValue is the leader key's value, decoded.
@@ -27,23 +26,10 @@ type leaderExtra struct {
 	Value string `json:"value,omitempty"`
 	// Labels are the leader's labels (Options.Labels) as it proclaimed them.
 	Labels map[string]string `json:"labels,omitempty"`
-	// Handover, if set, names the session the leader hands the election
-	// to: other waiters hold off, each for its own HandoverWindow.
-	Handover *handoverMarker `json:"handover,omitempty"`
-}
-
-// handoverMarker names the target of a handover in the leader key.
-type handoverMarker struct {
-	// To is the target's session ID.
-	To string `json:"to"`
-	// Hold is the leader's Options.HandoverWindow, as a time.Duration's
-	// String, for those who read the key (operators, tools); a waiter
-	// holds off for its own.
-	Hold string `json:"hold,omitempty"`
 }
 
 func (x leaderExtra) isZero() bool {
-	return x.Value == "" && len(x.Labels) == 0 && x.Handover == nil
+	return x.Value == "" && len(x.Labels) == 0
 }
 
 // encodeValue is the value of a plain leader's key.
@@ -91,16 +77,6 @@ func decodeLeader(v []byte) leaderValue {
 		return foreign
 	}
 	return lv
-}
-
-// handoverTo parses the handover marker out of a leader key's value: the
-// target's session ID, if the value names one (core.Config.Marker).
-func handoverTo(v []byte) (to string, ok bool) {
-	m := decodeLeader(v).extra.Handover
-	if m == nil || m.To == "" {
-		return "", false
-	}
-	return m.To, true
 }
 
 // candidateValue is the value of a candidate record in an election's

@@ -9,24 +9,24 @@ import (
 )
 
 // FuzzValue: a leader value this package writes, with or without its
-// third line, reads back as the same identity, instant, proclaimed value
-// and handover target; any other value (another client's, or garbage)
+// third line, reads back as the same identity, instant and proclaimed
+// value; any other value (another client's, or garbage)
 // reads without a panic, and what it reads as is stable: written again,
 // it reads back the same.
 func FuzzValue(f *testing.F) {
-	f.Add("host/42/beef", int64(1_800_000_000_123_456_789), "", "", []byte("host/1/ab\n2026-11-23T16:00:00.5Z"))
-	f.Add("", int64(0), "v", "", []byte(""))
-	f.Add("a b\tc", int64(-1), "", "sess-1", []byte("no newline"))
-	f.Add("x", int64(1<<62), "a\nb", "s", []byte("x\n2026-11-23T16:00:00+01:00"))
-	f.Add("ü", int64(-1<<62), "", "", []byte("x\nnot a time\n"))
-	f.Add("id", int64(5), "", "", []byte("\n0000-01-01T00:00:00Z"))
-	f.Add("0", int64(5), "", "", []byte("\n0001-01-01T0:00:00Z")) // the zero time itself
-	f.Add("id", int64(5), "", "", []byte("id\n2026-11-23T16:00:00Z\n{\"value\":\"v\",\"handover\":{\"to\":\"s\",\"hold\":\"1s\"}}"))
-	f.Add("id", int64(5), "", "", []byte("id\n2026-11-23T16:00:00Z\nnot json"))
-	f.Add("id", int64(5), "", "", []byte("id\n2026-11-23T16:00:00Z\n{}\n"))
-	f.Fuzz(func(t *testing.T, identity string, nanos int64, value, to string, raw []byte) {
+	f.Add("host/42/beef", int64(1_800_000_000_123_456_789), "", []byte("host/1/ab\n2026-11-23T16:00:00.5Z"))
+	f.Add("", int64(0), "v", []byte(""))
+	f.Add("a b\tc", int64(-1), "", []byte("no newline"))
+	f.Add("x", int64(1<<62), "a\nb", []byte("x\n2026-11-23T16:00:00+01:00"))
+	f.Add("ü", int64(-1<<62), "", []byte("x\nnot a time\n"))
+	f.Add("id", int64(5), "", []byte("\n0000-01-01T00:00:00Z"))
+	f.Add("0", int64(5), "", []byte("\n0001-01-01T0:00:00Z")) // the zero time itself
+	f.Add("id", int64(5), "", []byte("id\n2026-11-23T16:00:00Z\n{\"value\":\"v\",\"labels\":{\"k\":\"v\"}}"))
+	f.Add("id", int64(5), "", []byte("id\n2026-11-23T16:00:00Z\nnot json"))
+	f.Add("id", int64(5), "", []byte("id\n2026-11-23T16:00:00Z\n{}\n"))
+	f.Fuzz(func(t *testing.T, identity string, nanos int64, value string, raw []byte) {
 		if !strings.Contains(identity, "\n") {
-			roundTrip(t, identity, time.Unix(0, nanos), value, to)
+			roundTrip(t, identity, time.Unix(0, nanos), value)
 		}
 		lv := decodeLeader(raw)
 		if lv.identity == string(raw) && lv.since.IsZero() && lv.extra.isZero() {
@@ -42,15 +42,12 @@ func FuzzValue(f *testing.F) {
 	})
 }
 
-// roundTrip: a value encoded with identity, at, a proclaimed value and a
-// handover target (if not empty) reads back as them.
-func roundTrip(t *testing.T, identity string, at time.Time, value, to string) {
+// roundTrip: a value encoded with identity, at and a proclaimed value
+// reads back as them.
+func roundTrip(t *testing.T, identity string, at time.Time, value string) {
 	t.Helper()
 	x := leaderExtra{Value: value}
-	if to != "" {
-		x.Handover = &handoverMarker{To: to, Hold: "1s"}
-	}
-	if !isUTF8(value) || !isUTF8(to) {
+	if !isUTF8(value) {
 		x = leaderExtra{} // JSON would replace its invalid bytes
 	}
 	v := encodeLeader(leaderValue{identity: identity, since: at, extra: x})
@@ -61,9 +58,6 @@ func roundTrip(t *testing.T, identity string, at time.Time, value, to string) {
 	id, got := decodeValue(v)
 	if lv.identity != identity || id != identity || !lv.since.Equal(at) || !got.Equal(at) || lv.extra.Value != x.Value {
 		t.Fatalf("encode(%q, %v, %q) reads back as %+v", identity, at, x.Value, lv)
-	}
-	if got, ok := handoverTo(v); ok != (x.Handover != nil) || (ok && got != to) {
-		t.Fatalf("encode with target %q: handoverTo = %q, %v", to, got, ok)
 	}
 }
 

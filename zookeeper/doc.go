@@ -93,8 +93,8 @@
 // a holder's session ends, its lead node goes, the exists watch that the
 // key's waiters leave on it fires, and the next Create takes the pointer
 // at the version it read: one notification, one read, one write. A pass
-// writes "~pass" into the target's entry, where Nudge writes nothing, so
-// the waiter behind the target, which watches that entry, is not woken.
+// writes "~pass" into the target's entry, so the waiter behind the
+// target, which watches that entry, is not woken.
 // A holder led by its roster record (a pass with Target.Entry 0) that
 // leaves the roster moves the pointer to its lead entry in the same
 // multi, carrying the token over.
@@ -103,8 +103,7 @@
 // driver keeps the queue), and its token is its sequence number plus
 // 1. Ahead syncs and reads on the Store's reader (see Watches); a
 // WatchSet's WatchEntry request leaves a getData watch on the entry,
-// which fires when the entry is deleted or nudged (Nudge sets its data
-// again).
+// which fires when the entry is deleted or its data changes.
 // Dequeue leaves an entry that the pointer names (a candidate that took
 // the key by its entry leads by it until its End), and otherwise deletes
 // it in a multi that checks the pointer's version as read after a sync.

@@ -14,9 +14,9 @@ import (
 // another version than the one it guarded with.
 const endRounds = 3
 
-// passData is what a pass writes into its target's queue entry, where
-// Nudge writes nothing: a WatchSet's WaitGone on that entry, made by the
-// waiter behind the target, tells the pass from a nudge by it.
+// passData is what a pass writes into its target's queue entry: a
+// WatchSet's WaitGone on that entry, made by the waiter behind the
+// target, tells the pass from another change of its data.
 var passData = []byte("~pass")
 
 // errNoTarget: the pass's target has no node in the election.

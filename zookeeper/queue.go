@@ -212,17 +212,6 @@ func listQueue(l *link, qpath string) (listing, error) {
 	return listing{children, uint64(st.Pzxid)}, nil
 }
 
-// getEntryW reads the entry at path with a watch: a nil channel if it is
-// absent. A getData, not an exists: on an absent node it leaves no watch,
-// where an exists would leave one for a create that never comes.
-func getEntryW(l *link, path string) (<-chan zk.Event, error) {
-	_, _, ev, err := l.conn.GetW(path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, nil
-	}
-	return ev, err
-}
-
 // Dequeue deletes the entry's node (named from its Owner and Token), on
 // the Store's reader (see Get), unless the election's pointer names it:
 // a candidate that was passed the key, or took it, holds it by its entry
@@ -272,26 +261,6 @@ func (s *store) dequeue(l *link, ppath, path string) error {
 		return multiErr(res, err)
 	}
 	return fmt.Errorf("the pointer kept moving")
-}
-
-// Nudge sets the data of the entry's node (named from its Owner and
-// Token) to what Enqueue wrote, nothing, at any version, on the Store's
-// reader (see Get): the change fires the getData watch of every WaitGone
-// on it, and leaves the node, its owner and its name, hence its place in
-// line, as they were. No other entry ever has that name: the sequence
-// number in it is the queue node's, which is never deleted, so the write
-// cannot touch a successor. A missing node is not an error.
-func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	what := fmt.Sprintf("zookeeper: nudge %q at token %d", entry.Election, entry.Token)
-	path, err := s.checkedEntry(what, entry)
-	if err != nil || path == "" {
-		return err
-	}
-	_, err = readFor(s, ctx, func(l *link) (*zk.Stat, error) { return l.conn.Set(path, nil, -1) })
-	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return classifyRead(what, ctx, err)
-	}
-	return nil
 }
 
 // ownEntries holds the queue entries this Store's sessions made, by

@@ -182,34 +182,3 @@ func TestProclaim(t *testing.T) {
 		t.Fatalf("Proclaim of a deleted key: %v, want ErrNotFound", err)
 	}
 }
-
-// TestNudge: a nudge wakes a WatchSet's WatchEntry request on the
-// entry, which stays in line with its token; nudging a missing entry is
-// no error.
-func TestNudge(t *testing.T) {
-	f := newWatchFixture(t)
-	el := uniqueName("nudge-")
-	watching := hookWatching(t)
-	entry, err := f.pss.Enqueue(f.ctx, el)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, changes := watchOn(t, f.s)
-	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 7, Known: entry})
-	awaitAny(t, watching)
-	if err := f.s.Nudge(f.ctx, entry); err != nil {
-		t.Fatal(err)
-	}
-	if c := nextChange(t, changes); c.Tag != 7 || c.Err != nil {
-		t.Fatalf("WatchSet after Nudge: %+v, want tag 7", c)
-	}
-	if got, err := f.s.Ahead(f.ctx, el, entry.Token+1); err != nil || got.Token != entry.Token || got.Owner != entry.Owner {
-		t.Fatalf("Ahead after Nudge = %+v, %v; want the entry still there", got, err)
-	}
-	if err := f.peer.Dequeue(f.ctx, entry); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.s.Nudge(f.ctx, entry); err != nil {
-		t.Fatalf("Nudge of a dequeued entry: %v", err)
-	}
-}

@@ -122,7 +122,7 @@ type source struct{ s *store }
 func (src source) Open(context.Context) watchset.Stream[struct{}] {
 	s := src.s
 	st := &stream{s: s, wake: make(chan struct{}, 1), routes: map[string]route{},
-		fresh: map[reqKey]bool{}, checks: map[string]bool{}, nudges: map[string]bool{}, passed: map[string]uint64{}}
+		fresh: map[reqKey]bool{}, checks: map[string]bool{}, passed: map[string]uint64{}}
 	st.wake <- struct{}{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -141,7 +141,6 @@ type stream struct {
 	routes map[string]route  // the requests' watched nodes, by path
 	fresh  map[reqKey]bool   // requests notified since their last read: no sync needed
 	checks map[string]bool   // WatchEntry requests, by election, whose own entry's data changed
-	nudges map[string]bool   // WatchEntry requests, by election, whose entry's data changed
 	passed map[string]uint64 // by election, the token of the last pass a read told
 }
 
@@ -262,8 +261,6 @@ func (st *stream) fired(n note) (watchset.Fact, bool) {
 		return f, true
 	case r.mine && n.ev.Type == zk.EventNodeDataChanged:
 		st.checks[r.el] = true
-	case r.entry && n.ev.Type == zk.EventNodeDataChanged: // a nudge, or a pass to the entry: read it
-		st.nudges[r.el] = true
 	}
 	st.fresh[key] = true
 	return f, true

@@ -1,7 +1,6 @@
 package zookeeper
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -94,30 +93,27 @@ func (st *stream) readKey(l *link, r watchset.Request) ([]watchset.Fact, error) 
 // readGone reads WatchEntry request r's entry with a watch, then its own
 // entry (the one of this Store's behind it, if any) with one, and the
 // pointer: a Passed Fact if the key was passed to own's session, then
-// the entry's state, absent if it is gone or was nudged (its data
-// changed since r's last read, and not by a pass). After own's data
+// the entry's state, absent if it is gone (a pass to the entry, which
+// sets its data, leaves it in line). After own's data
 // changed (check), the pointer is read first, alone if it shows a pass
 // not told yet.
 func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error) {
 	el := r.Known.Election
 	own, hasOwn := st.s.own.behind(el, r.Known.Token)
-	check, nudged := st.take(el)
-	if check && hasOwn {
+	if st.takeCheck(el) && hasOwn {
 		if p, err := st.passedTo(l, r, own, true); err != nil || p != nil {
 			return p, err
 		}
 	}
 	path, _ := st.s.entryPath(r.Known) // Wait checked it
 	st.watch(path, route{el: el, kind: r.Kind, l: l, entry: true, hasOwn: hasOwn, owner: r.Known.Owner})
-	data, _, _, err := l.conn.GetW(path)
+	_, _, _, err := l.conn.GetW(path)
 	gone := fact(watchset.EntryState, r, backends.Record{Owner: r.Known.Owner})
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
 		return []watchset.Fact{gone}, nil
 	case err != nil:
 		return nil, err
-	case nudged && !bytes.Equal(data, passData):
-		return []watchset.Fact{gone}, nil
 	}
 	here := gone
 	here.Record.Token = r.Known.Token
@@ -170,16 +166,14 @@ func (st *stream) passedTo(l *link, r watchset.Request, own backends.Record, onc
 		Record: ps.record(el, true, l)}}, nil
 }
 
-// take reports whether the data of election el's WatchEntry request's
-// own entry (check), or of its entry (nudged), changed since its last
-// read, and forgets it.
-func (st *stream) take(el string) (check, nudged bool) {
+// takeCheck reports whether the data of election el's WatchEntry
+// request's own entry changed since its last read, and forgets it.
+func (st *stream) takeCheck(el string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	check, nudged = st.checks[el], st.nudges[el]
+	check := st.checks[el]
 	delete(st.checks, el)
-	delete(st.nudges, el)
-	return check, nudged
+	return check
 }
 
 // notePass notes the pass at token tok of election el, and reports

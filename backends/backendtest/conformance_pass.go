@@ -8,21 +8,17 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
-// runHandoverTests runs the contract of an End with a target: the pass
-// tests where the store's Capabilities declare Passes, the marker tests where
-// they declare Markers. A store that declares neither hands over by a
-// plain release, which the other tests cover: they are skipped, saying
-// so. A store may not declare both.
+// runHandoverTests runs the contract of an End with a target, a pass,
+// where the store's Capabilities declare Passes. A store that does not
+// pass hands nothing over, and the tests are skipped, saying so.
 func runHandoverTests(t *testing.T, h Harness) {
 	s, _ := newDriver(t, h)
 	l := s.Capabilities()
 	switch {
-	case l.Passes && l.Markers:
-		t.Fatalf("%s store's Capabilities declare both Passes and Markers: an End with a target must do one thing", s.Capabilities().Name)
 	case l.CommittedWaits && !l.Passes:
 		t.Fatalf("%s store's Capabilities declare CommittedWaits without Passes", s.Capabilities().Name)
-	case !l.Passes && !l.Markers:
-		t.Skipf("%s store's Capabilities declare neither Passes nor Markers: it hands over by a plain release", s.Capabilities().Name)
+	case !l.Passes:
+		t.Skipf("%s store's Capabilities do not declare Passes: it hands nothing over", s.Capabilities().Name)
 	}
 	tests := map[string]func(*testing.T, Harness){
 		"ToCandidate":   testPassToCandidate,
@@ -34,17 +30,6 @@ func runHandoverTests(t *testing.T, h Harness) {
 		"NoEntryWakes":  testPassNoEntryWakes,
 		"Leaves":        testPassLeaves,
 		"EntryGone":     testPassEntryGone,
-	}
-	if l.Markers {
-		tests = map[string]func(*testing.T, Harness){
-			"GetSees":        testMarkGetSees,
-			"WaitSees":       testMarkWaitSees,
-			"NotFound":       testMarkNotFound,
-			"NoCandidate":    testMarkNoCandidate,
-			"EndsWithTarget": testMarkEndsWithTarget,
-			"WakesInLine":    testMarkWakesInLine,
-			"Leaves":         testMarkLeaves,
-		}
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

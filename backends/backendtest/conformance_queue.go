@@ -18,7 +18,6 @@ func runQueueTests(t *testing.T, h Harness) {
 		"SessionEnd":     testQueueSessionEnd,
 		"Apart":          testQueueApart,
 		"ExpiredSession": testQueueExpiredSession,
-		"Nudge":          testQueueNudge,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -186,6 +185,6 @@ func awaitGone(t *testing.T, ch <-chan error) {
 			t.Fatalf("WatchEntry answer: %v", err)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("WatchEntry request not answered within 20s of the entry's deletion or nudge")
+		t.Fatal("WatchEntry request not answered within 20s of the entry's deletion")
 	}
 }

@@ -16,7 +16,6 @@ func runWatchSetTests(t *testing.T, h Harness) {
 		"Replace":          testSetReplace,
 		"Stop":             testSetStop,
 		"WaitGone":         testSetWaitGone,
-		"Nudge":            testSetNudge,
 		"Close":            testSetClose,
 		"Many":             testSetMany,
 		"Severed":          testSetSevered,

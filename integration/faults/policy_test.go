@@ -179,9 +179,6 @@ func (p *policyRun) awaitResult(seq int, d time.Duration) string {
 	}
 }
 
-// holdOff is the candidates' HandoverWindow (its default, TTL/2).
-func (r *run) holdOff() time.Duration { return r.b.ttl / 2 }
-
 // preemptAfter is the candidates' stability window of preemption.
 func (r *run) preemptAfter() time.Duration {
 	if r.b.preemptAfter > 0 {
@@ -250,7 +247,7 @@ func (r *run) target(kind string, leader string) (to string, ok bool) {
 }
 
 // handover makes the leader cd hand over (SIGUSR1) to a target, and,
-// after a fault, requires the new leader within HandoverWindow + TTL.
+// after a fault, requires the new leader within TTL.
 func (r *run) handover(cd *candidate, tok uint64, during bool) {
 	to, ok := r.target("handover", cd.id)
 	if !ok {
@@ -282,12 +279,12 @@ func (r *run) handover(cd *candidate, tok uint64, during bool) {
 		r.t.Logf("handover by %s to %q: %s (during a fault: %v)", cd.id, to, res, during)
 		return
 	}
-	r.newLeader("handover", cd, tok, to, begin, r.holdOff()+r.b.ttl, during)
+	r.newLeader("handover", cd, tok, to, begin, r.b.ttl, during)
 }
 
 // request asks the leader cd, from outside, to hand over
 // (RequestHandover, bounded), and, after a fault, requires the new leader
-// within HandoverWindow + 2×TTL: one TTL more than a handover's, for the
+// within 2×TTL: one TTL more than a handover's, for the
 // requester's session and the round trips of its request record.
 func (r *run) request(cd *candidate, tok uint64, during bool) {
 	to, ok := r.target("request", cd.id)
@@ -295,7 +292,7 @@ func (r *run) request(cd *candidate, tok uint64, during bool) {
 		r.pol.count("request/no-target")
 		return
 	}
-	bound := r.holdOff() + 2*r.b.ttl
+	bound := 2 * r.b.ttl
 	if during {
 		bound += r.b.ttl * 3 / 2 // the fault's hold
 	}
@@ -344,7 +341,7 @@ func (r *run) request(cd *candidate, tok uint64, during bool) {
 
 // priorityJoin replaces the lowest-priority follower by a candidate of a
 // priority above all, with Preempt. After a fault, a leader with Preempt
-// must hand over to it within its stability window + HandoverWindow + TTL
+// must hand over to it within its stability window + TTL
 // + 5 s (the new process's start and its first round trips).
 func (r *run) priorityJoin(cd *candidate, tok uint64, during bool) {
 	var f *candidate
@@ -375,7 +372,7 @@ func (r *run) priorityJoin(cd *candidate, tok uint64, during bool) {
 		r.pol.count("priority-join/leader-without-preempt")
 		return
 	}
-	r.newLeader("priority-join", cd, tok, j.id, begin, r.preemptAfter()+r.holdOff()+r.b.ttl+5*time.Second, false)
+	r.newLeader("priority-join", cd, tok, j.id, begin, r.preemptAfter()+r.b.ttl+5*time.Second, false)
 }
 
 // newLeader waits, up to bound from begin, for a leader other than cd's
@@ -488,7 +485,7 @@ func (r *run) settle(policyEvent bool) {
 	if r.pol == nil || (!soak() && !policyEvent) {
 		return
 	}
-	bound := r.preemptAfter() + r.holdOff() + r.b.ttl + r.b.recovery + 5*time.Second
+	bound := r.preemptAfter() + r.b.ttl + r.b.recovery + 5*time.Second
 	deadline := time.Now().Add(bound)
 	for {
 		cd, tok := r.leaderToken()

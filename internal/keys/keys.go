@@ -44,9 +44,8 @@ func Roster(prefix, election string) string {
 // prefix.
 func Layout(prefix string) string { return prefix + backends.LayoutSegment }
 
-// Marker renders the value of a handover marker (see
-// backends.Capabilities.Markers), or of a pass's term key, naming session to, whose queue entry has token
-// entry (0: none): "<to> <entry>".
+// Marker renders the value of a pass's term key, naming session to,
+// whose queue entry has token entry (0: none): "<to> <entry>".
 func Marker(to string, entry uint64) string { return to + " " + strconv.FormatUint(entry, 10) }
 
 // ParseMarker parses a value that Marker rendered; ok is false for any

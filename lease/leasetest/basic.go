@@ -31,7 +31,6 @@ func (s *suite) testBadInput(t *testing.T) {
 		{"Wait", func(o *lease.Options) { o.Wait = lease.WaitKey + 1 }},
 		{"Identity", func(o *lease.Options) { o.Identity = strings.Repeat("x", lim.MaxValueSize+1) }},
 		{"Labels", func(o *lease.Options) { o.Labels = map[string]string{"a b": "c"} }},
-		{"HandoverWindow", func(o *lease.Options) { o.TTL, o.HandoverWindow = ttl, ttl }},
 		{"Damping.Penalty", func(o *lease.Options) { o.Damping = lease.Damping{Losses: 1, Penalty: 2, Cap: 1} }},
 	}
 	if g := lim.TTLGranularity; g > 0 {

@@ -24,8 +24,7 @@ func (s *suite) testHandOverLeaderCut(t *testing.T) {
 
 // testHandOverTargetExpired: the target's session is expired as the
 // leader's handover begins, so the write that would hand the key over
-// (the pass, or the release with the marker naming the target) finds
-// the target gone: the key is released plainly, and the target leads,
+// (the pass) finds the target gone: the key is released plainly, and the target leads,
 // on a new session, by an ordinary campaign. HandOver must say so with
 // an error wrapping ErrLost and ErrNotHandedOver.
 func (s *suite) testHandOverTargetExpired(t *testing.T) {

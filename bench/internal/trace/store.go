@@ -55,13 +55,6 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	return r, err
 }
 
-func (s *store) Nudge(ctx context.Context, entry backends.Record) error {
-	t := time.Now()
-	err := s.in.Nudge(ctx, entry)
-	s.rec("Nudge", t, err)
-	return err
-}
-
 func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	t := time.Now()
 	err := s.in.Dequeue(ctx, entry)
@@ -157,20 +150,16 @@ func (x *session) Create(ctx context.Context, election string, value []byte) (ba
 func (x *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
 	t := time.Now()
 	r, err := x.in.End(ctx, req)
-	x.s.rec(endOp(req, x.s.in.Capabilities()), t, err)
+	x.s.rec(endOp(req), t, err)
 	return r, err
 }
 
-// endOp names an End by what it does on a store with capabilities l:
-// Delete, Pass or DeleteMarked, with "Leaving" if it leaves the roster
-// too.
-func endOp(req backends.End, l backends.Capabilities) string {
+// endOp names an End by what it does: Delete or Pass, with "Leaving" if
+// it leaves the roster too.
+func endOp(req backends.End) string {
 	op := "Delete"
-	switch {
-	case req.To != nil && l.Passes:
+	if req.To != nil {
 		op = "Pass"
-	case req.To != nil:
-		op = "DeleteMarked"
 	}
 	if req.Leave {
 		op += "Leaving"

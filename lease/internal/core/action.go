@@ -33,9 +33,7 @@ const (
 	// Observed.
 	Wait
 	// Delete: delete Election's key if it holds Token; report with
-	// Deleted. With To set (Config.MarkDelete), leave the handover marker
-	// naming session To, whose queue entry is Entry, in the same write;
-	// a target gone (backends.ErrNoCandidate) is deleted without it.
+	// Deleted.
 	Delete
 	// Elected: the campaign for Election won; Record is the leader key,
 	// bound to session Epoch.
@@ -56,24 +54,10 @@ const (
 	// Yield: the leadership of Election ends with ErrHandover (a handover
 	// began: HandOver, a preemption or an outside request). The key stays
 	// held and its session renewed until Resign(Election) is called or
-	// Config.YieldTimeout passes; then comes Proclaim. No report. Lost
+	// Config.YieldTimeout passes; then comes Pass. No report. Lost
 	// may still follow (the session or key was lost meanwhile); else
 	// Released does.
 	Yield
-	// Proclaim: write into Election's key, if it still holds Token on
-	// session Epoch, the handover marker naming session To (the value
-	// Config.Marker parses back), keeping Token; report with Proclaimed.
-	// Delete follows, whatever the outcome.
-	Proclaim
-	// Nudge: wake session To, which waits in Election's queue with the
-	// entry of token Token, by nudging the entry just ahead of it (the one
-	// it watches), so that it reads the key at once; report with Nudged.
-	// The Delete that releases the key follows, whatever the outcome: a
-	// failure only means the target learns of the handover later. (Not
-	// alongside the Delete: a waiter that watches the key, woken by the
-	// marker's write, might then read the key already gone, miss the
-	// marker, and race the target; see docs/policies.md.)
-	Nudge
 	// Publish: rewrite this candidate's record in Election's roster with
 	// Damped; best effort, no report. It comes when a campaign starts
 	// damped and when its damping ends; a record written later (the
@@ -89,11 +73,12 @@ const (
 	// Ahead: find the entry of Election's queue just ahead of Token, the
 	// election's entry (backends.Driver.Ahead); report with AheadFound.
 	// With To set, Token is the entry of session To, a handover's target,
-	// whose place is checked before a Pass (Config.Pass), wherever this
+	// whose place is checked before a Pass, wherever this
 	// elector waits; a store with no queue reports none ahead.
 	Ahead
-	// WaitGone: wait until Record, the entry ahead, is gone or nudged
-	// (a WatchEntry request in the WatchSet); report with Gone.
+	// WaitGone: wait until Record, the entry ahead, is gone (a
+	// WatchEntry request in the WatchSet); report with Gone, or with
+	// Woken if a pass wakes the line.
 	WaitGone
 	// Dequeue: delete Record, an entry of Election's queue made on this
 	// elector's session (backends.Driver.Dequeue); report with Dequeued,
@@ -105,8 +90,7 @@ const (
 	Queued
 	// Pass: hand Election's key, if it still holds Token on session
 	// Epoch, to session To, whose identity is ToID (backends.End with a
-	// target where backends.Capabilities.Passes);
-	// report with Passed. Config.Pass only.
+	// target); report with Passed.
 	Pass
 	// Join: write this candidate's record in Election's roster, bound to
 	// session Epoch, showing Damped, Joined and, in Queue, the token of
@@ -119,7 +103,7 @@ const (
 )
 
 var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released", "session-denied",
-	"yield", "proclaim", "nudge", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued", "pass", "join", "leave"}
+	"yield", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued", "pass", "join", "leave"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -131,21 +115,16 @@ type Action struct {
 	Epoch    uint64
 	Token    uint64
 	// Record is the record a Wait, WaitGone, Dequeue, Queued or Elected
-	// is about; on a marked Delete whose target waits in line (Entry), the
-	// entry just ahead of the target's as the last roster shows it, its
-	// owner session and token, or none (backends.Target.Ahead).
+	// is about.
 	Record backends.Record
 	Err    error
 	// TTL is the session TTL a CreateSession asks of the store.
 	TTL time.Duration
-	// To is the target session of a Proclaim, Nudge or Pass, of a
-	// handover's marked Delete (Config.MarkDelete), or of the Ahead that
-	// checks its place before a Pass.
+	// To is the target session of a Pass, or of the Ahead that checks
+	// its place before a Pass.
 	To string
-	// ToID is the target's identity, on a Pass or marked Delete.
+	// ToID is the target's identity, on a Pass.
 	ToID string
-	// Entry is the target's queue entry token on a marked Delete, or 0.
-	Entry uint64
 	// Queue is, on a Pass, the target's queue entry token as its record
 	// gives it (0: it waits in no queue): the pass checks it and the store
 	// keeps it (backends.Target.Entry).
@@ -160,12 +139,11 @@ type Action struct {
 	Leave bool
 	// Cause, on a Yield, says why: CauseHandover, CausePreempt or
 	// CauseRequest. On the first action of a handover with no Yield, a
-	// resign's (an Ahead, Proclaim, Pass or Delete), it is CauseResign.
+	// resign's (an Ahead or a Pass), it is CauseResign.
 	Cause string
 	// Direct, on a Wait, asks to wait on the key itself, never behind
 	// others in a queue (WaitQueue): the campaign will not create the key
-	// when it goes (Config.NoLead, or damped), or the key's handover
-	// marker names this session, which must not wait its turn.
+	// when it goes (Config.NoLead, or damped).
 	Direct bool
 	// Cleanup, on an Enqueue, marks a cleanup's call (see Enqueue).
 	Cleanup bool
@@ -192,18 +170,8 @@ func (a Action) String() string {
 		}
 	case Delete:
 		fmt.Fprintf(&b, " op=%d token=%d", a.Op, a.Token)
-		if a.To != "" {
-			fmt.Fprintf(&b, " to=%s id=%s entry=%d", a.To, a.ToID, a.Entry)
-			if a.Record.Token != 0 {
-				fmt.Fprintf(&b, " ahead=%s:%d", a.Record.Owner, a.Record.Token)
-			}
-		}
 	case Elected:
 		fmt.Fprintf(&b, " token=%d epoch=%d", a.Record.Token, a.Epoch)
-	case Proclaim:
-		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s", a.Op, a.Epoch, a.Token, a.To)
-	case Nudge:
-		fmt.Fprintf(&b, " op=%d to=%s token=%d", a.Op, a.To, a.Token)
 	case Pass:
 		fmt.Fprintf(&b, " op=%d epoch=%d token=%d to=%s id=%s", a.Op, a.Epoch, a.Token, a.To, a.ToID)
 		if a.Queue != 0 {
@@ -233,7 +201,7 @@ func (a Action) String() string {
 	if a.Leave {
 		b.WriteString(" leave")
 	}
-	if a.Cause != "" && (a.Kind == Proclaim || a.Kind == Pass || a.Kind == Delete || a.Kind == Ahead) {
+	if a.Cause != "" && (a.Kind == Pass || a.Kind == Delete || a.Kind == Ahead) {
 		fmt.Fprintf(&b, " cause=%s", a.Cause)
 	}
 	if a.Err != nil {

@@ -16,8 +16,6 @@ const (
 	leading                  // we hold the key: watching it
 	releasing                // Delete in flight or due
 	yielding                 // we hold the key after Yield: watching it, awaiting Resign
-	proclaiming              // handing over: Proclaim in flight
-	nudging                  // handing over: Nudge in flight
 	passing                  // handing over: Pass in flight
 )
 
@@ -28,7 +26,7 @@ func (e *election) holds() bool { return e.phase == leading || e.phase == yieldi
 // ending reports whether e is on its way out after its leadership: a
 // handover's writes or the Delete.
 func (e *election) ending() bool {
-	return e.phase == releasing || e.phase == proclaiming || e.phase == nudging || e.phase == passing
+	return e.phase == releasing || e.phase == passing
 }
 
 // election is the core's state of one election it campaigns for or holds.
@@ -54,16 +52,13 @@ type election struct {
 	yieldUntil time.Time            // yielding: hand over then without Resign
 	holdUntil  time.Time            // waiting: create no key before then
 	dampEnd    time.Time            // while damped: when it ends
-	stepBack   time.Time            // a campaign of the leader that just handed over: sit out until then
 
 	line line // queue mode: the place in the election's queue (queue.go)
 
-	inflight   bool // the phase's call is in flight
-	canceled   bool // the campaign was canceled while a Create was in flight
-	toWakes    bool // yielding and after: the target wakes in line when passed the key
-	passFailed bool // releasing: the Pass or the marked Delete to the target failed, so the Delete names no one
-	proclaimed bool // handing over: the marker naming the target is in the key's value
-	damped     bool // campaigning while damped, until dampEnd
+	inflight bool // the phase's call is in flight
+	canceled bool // the campaign was canceled while a Create was in flight
+	toWakes  bool // yielding and after: the target wakes in line when passed the key
+	damped   bool // campaigning while damped, until dampEnd
 }
 
 // Campaign starts campaigning for name. The caller ensures name is not
@@ -73,12 +68,6 @@ func (m *Machine) Campaign(now time.Time, name string) {
 	e := &election{phase: needSession}
 	m.els[name] = e
 	m.startDamped(now, name, e)
-	if until, ok := m.passed[name]; ok {
-		delete(m.passed, name)
-		if now.Before(until) {
-			e.stepBack = until
-		}
-	}
 	if m.sess.state == live {
 		m.create(now, name, e)
 		return
@@ -88,10 +77,9 @@ func (m *Machine) Campaign(now time.Time, name string) {
 
 // Cancel stops the campaign for name. If a Create is in flight, the outcome
 // is awaited and a key it made is deleted. A held leadership is resigned:
-// Lost with ErrResigned, then the key is deleted, or, if the roster shows
-// that plain deletion would not let the top of the succession order lead
-// (see successor), handed over to it first (Proclaim, Nudge, Delete). A
-// yielding leadership goes on with its handover at once.
+// Lost with ErrResigned, then the key is passed to the top of the
+// succession order if the roster shows one (see successor), else deleted.
+// A yielding leadership goes on with its handover at once.
 func (m *Machine) Cancel(now time.Time, name string) {
 	m.Tick(now)
 	e := m.els[name]
@@ -108,8 +96,8 @@ func (m *Machine) Cancel(now time.Time, name string) {
 	}
 }
 
-// Resign ends the leadership of name and deletes its key, handing over
-// first where Cancel says so. It is Cancel by another name: a campaign not
+// Resign ends the leadership of name and deletes its key, or passes it on
+// where Cancel says so. It is Cancel by another name: a campaign not
 // yet won is canceled, and a yielding leadership completes its handover.
 func (m *Machine) Resign(now time.Time, name string) { m.Cancel(now, name) }
 
@@ -156,8 +144,6 @@ func (m *Machine) Observed(now time.Time, name string, op uint64, rec backends.R
 	e := m.result(name, op)
 	switch {
 	case e == nil:
-	case e.line.check && err == nil:
-		m.nudgeChecked(now, name, e, rec)
 	case errors.Is(err, backends.ErrCompacted):
 		e.known = backends.Record{}
 		m.wait(name, e)
@@ -187,9 +173,9 @@ func (m *Machine) Deleted(now time.Time, name string, op uint64, err error) {
 	switch {
 	case e == nil:
 	case err == nil:
-		m.handedOff(now, name, e, nil)
+		m.handedOff(name, e, nil)
 	case errors.Is(err, backends.ErrNotFound), errors.Is(err, backends.ErrSessionExpired):
-		m.handedOff(now, name, e, err) // gone, but not by this Delete
+		m.handedOff(name, e, err) // gone, but not by this Delete
 	case Permanent(err):
 		m.forget(name, err)
 	default:
@@ -263,81 +249,9 @@ func (m *Machine) release(name string, e *election) {
 	m.call(e, m.deleteAction(name, e))
 }
 
-// deleteAction returns the Delete of e's key; with Config.MarkDelete, a
-// handover's names its target (To, ToID, Entry), unless a Pass to it
-// failed (the target is gone, or the outcome is unknown).
+// deleteAction returns the Delete of e's key.
 func (m *Machine) deleteAction(name string, e *election) Action {
-	a := Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token}
-	if m.marksDelete(e) {
-		a.To, a.ToID, a.Entry = e.to, e.toID, e.toQueue
-		if m.headOfLine(name, e.roster, e.toQueue) {
-			a.Entry = 0 // it waits on the key
-		} else {
-			a.Record = m.entryAhead(name, e.roster, e.toQueue)
-		}
-	}
-	return a
-}
-
-// headOfLine reports whether the last roster shows the entry with token
-// q at the head of name's queue: no other candidate's entry is ahead of
-// it, the roster shows every entry that could be (lineKnown), and this
-// leader's own has left the line (its record keeps the token it had in
-// line; until its Dequeue has landed the entry may still stand ahead).
-// The roster cannot lag so far as to miss a record: a campaign joins
-// before it enqueues, so one that joined after the roster was read is
-// behind the target, whose entry the roster shows. An entry whose record
-// has left (its campaign is ending) is missed: the target then waits
-// behind it until it goes, and then reads the marker (see backends.Target.Ahead).
-func (m *Machine) headOfLine(name string, roster []Candidate, q uint64) bool {
-	return m.lineKnown(name, roster, q) && m.entryAhead(name, roster, q).Token == 0
-}
-
-// entryAhead returns the queue entry just ahead of the one with token q
-// in name's queue as the last roster shows it (backends.Target.Ahead): the
-// other candidate with the highest entry below q. It returns none (the
-// zero Record) unless the roster shows every entry that could be ahead
-// (lineKnown), as headOfLine.
-func (m *Machine) entryAhead(name string, roster []Candidate, q uint64) backends.Record {
-	var ahead backends.Record
-	if !m.lineKnown(name, roster, q) {
-		return ahead
-	}
-	for _, c := range roster {
-		if c.Session != m.SessionID() && c.Queue != 0 && c.Queue < q && c.Queue > ahead.Token {
-			ahead = backends.Record{Owner: c.Session, Token: c.Queue}
-		}
-	}
-	return ahead
-}
-
-// lineKnown reports whether the last roster can tell which entries stand
-// ahead of the one with token q in name's queue: q is an entry, this
-// elector's own entry has left the line (see cleaning), and every other
-// candidate that may take the key shows its entry. One that shows none
-// has joined and may have enqueued since, ahead of q: its record is
-// rewritten with its entry only after its Enqueue.
-func (m *Machine) lineKnown(name string, roster []Candidate, q uint64) bool {
-	if q == 0 || m.cleaning(name) {
-		return false
-	}
-	for _, c := range roster {
-		if c.Session != m.SessionID() && c.Queue == 0 && c.MayLead && !c.Damped && !c.Request {
-			return false
-		}
-	}
-	return true
-}
-
-// cleaning reports whether an entry of name's queue that this elector
-// made may still stand: its Dequeue is due or in flight.
-func (m *Machine) cleaning(name string) bool {
-	for _, c := range m.cleanups {
-		if c.name == name {
-			return true
-		}
-	}
-	return false
+	return Action{Kind: Delete, Election: name, Epoch: m.sess.epoch, Token: e.token}
 }
 
 // lost reports the end of name's leadership with cause, and counts it
@@ -352,7 +266,6 @@ func (m *Machine) lost(now time.Time, name string, cause error) {
 func (m *Machine) call(e *election, a Action) {
 	delete(m.due, a.Election)
 	e.op, e.kind, e.inflight, e.retryAt = m.op(), a.Kind, true, time.Time{}
-	e.line.check = false
 	a.Op = e.op
 	m.emit(a)
 }

@@ -30,14 +30,15 @@
 //
 // # Policies
 //
-// The election policies (Config.NoLead, Priority, Preempt, HoldOff,
-// YieldTimeout, Damping; see policy.go) decide only who creates the key
-// and when: they are liveness and preference, and safety rests on the
-// compare-and-swap create and the fencing tokens alone. The driver feeds
-// the leader the roster of its held elections (Roster) and reports the
-// handover's writes (Proclaimed, Nudged); a handover shows as Yield, then
-// Proclaim, Nudge (if the target waits in a queue), Delete and Released. With the policies' zero values,
-// and no roster, the machine acts as it did without them.
+// The election policies (Config.NoLead, Priority, Preempt, YieldTimeout,
+// Damping; see policy.go) decide only who creates the key and when: they
+// are liveness and preference, and safety rests on the compare-and-swap
+// create and the fencing tokens alone. The driver feeds the leader the
+// roster of its held elections (Roster) and reports the handover's write
+// (Passed); a handover shows as Yield, then Pass (after an Ahead if the
+// target waits in a queue and may not wake there) and Released. With the
+// policies' zero values, and no roster, the machine acts as it did
+// without them.
 //
 // # Queue mode
 //
@@ -110,7 +111,7 @@ type Config struct {
 
 	// The election policies (see policy.go). Their zero values are
 	// today's behaviour: every candidate may lead, none preempts, no
-	// hold-off, no damping.
+	// damping.
 
 	// NoLead makes every campaign a follower: it waits and watches, and
 	// never creates a key, even when none is held.
@@ -124,51 +125,26 @@ type Config struct {
 	Preempt bool
 	// PreemptAfter is the stability window of Preempt.
 	PreemptAfter time.Duration
-	// HoldOff is how long a waiter holds off after the key went with a
-	// handover marker naming another session, so as not to race the
-	// target. Zero: no hold-off.
-	HoldOff time.Duration
 	// YieldTimeout is how long a yielding leader keeps the key for the
 	// application to call Resign before it hands over anyway.
 	YieldTimeout time.Duration
 	// Damping sits out a candidate that loses leadership too often. Off
 	// when Losses is 0.
 	Damping Damping
-	// Pass hands a key off in one write (backends.Capabilities.Passes): a handover
-	// passes the key to its target instead of deleting it (see
-	// handover.go). A waiter that reads the key bound to its own live
-	// session then leads with the record read, without a Create: on such
-	// a store a key bound to a session moves only by that session's own
-	// writes, or ends with it, so a linearizable read (Get; a watch's
-	// read may lag, and is confirmed by one) is as good as a create's.
-	Pass bool
-	// PassFacts, with Pass, says that a wait's answer is a state the
-	// store committed at its Revision, after every state read before at a
-	// lower one (etcd, Consul). A waiter that reads the key bound to its
+	// PassFacts says that a wait's answer is a state the store committed
+	// at its Revision, after every state read before at a lower one
+	// (backends.Capabilities.CommittedWaits). A waiter that reads the key bound to its
 	// own session in an answer at a Revision above the last state it read
 	// (so after any write of its own) then leads with it, with no
 	// confirming Get: the key was passed to it since, and only its own
 	// writes or its session's end can move it.
 	PassFacts bool
-	// MarkDelete releases a key handed over with the marker beside it, in
-	// the same write (backends.Capabilities.Markers): a handover's Delete names
-	// the target (Action.To, Action.Entry), and a waiter that reads the
-	// key absent with Record.To naming another session holds off, as for
-	// a marker in the value. A target that wakes in line
-	// (Candidate.Wakes), or waits on the key, gets no Proclaim or Nudge
-	// first. A store passes keys or marks their release, not both: Pass
-	// and MarkDelete are not set together.
-	MarkDelete bool
 	// Roster: the store keeps candidate records (backends.Session.Join), and
 	// the machine decides their writes (Join, Leave; see candidacy.go).
 	Roster bool
 	// FoldLeave, with Roster, deletes a campaign's record in the same
 	// write as its key (backends.End.Leave; Action.Leave).
 	FoldLeave bool
-	// Marker parses a leader key's value and returns the session ID its
-	// handover marker names, with ok false if it has none. It must be
-	// pure. Nil: no value has a marker.
-	Marker func(value []byte) (to string, ok bool)
 }
 
 // Damping is the flap damping of a candidate, per election: after Losses
@@ -270,10 +246,6 @@ type Machine struct {
 	// damp holds the damping history per election name; it outlives
 	// campaigns and sessions.
 	damp map[string]*history
-	// passed holds the elections this machine handed over, with when a
-	// new campaign of theirs stops stepping back (HoldOff after the key
-	// was released), so that the old leader does not race its target.
-	passed map[string]time.Time
 	// enq holds the elections' Enqueue calls in flight, by op, until
 	// their report, so that one that comes back after its election left
 	// the line is cleaned up; cleanups holds the cleanups of queue
@@ -289,7 +261,7 @@ type Machine struct {
 // New returns a machine with no session and no elections.
 func New(cfg Config) *Machine {
 	return &Machine{cfg: cfg, els: make(map[string]*election), due: make(map[string]*election),
-		timed: make(map[string]*election), damp: make(map[string]*history), passed: make(map[string]time.Time),
+		timed: make(map[string]*election), damp: make(map[string]*history),
 		enq: make(map[uint64]enqueue), cleanups: make(map[uint64]*cleanup)}
 }
 
@@ -309,7 +281,7 @@ func (m *Machine) emit(a Action) {
 
 // Tick advances the machine to now: it ends a session whose deadline
 // passed, sends renewals that are due, retries failed calls and fires the
-// policies' timers (preemption, yield timeout, hold-off, end of damping). Every other
+// policies' timers (preemption, yield timeout, end of damping). Every other
 // method ticks first, so a result that arrives after the deadline cannot
 // make a leader.
 func (m *Machine) Tick(now time.Time) {

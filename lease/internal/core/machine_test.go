@@ -88,7 +88,7 @@ func scriptConfig(t *testing.T, d *datadriven.TestData) Config {
 		d.Fatalf(t, "drift: %v", err)
 	}
 	cfg := Config{TTL: dur(t, d, "ttl"), Margin: dur(t, d, "margin"), Drift: f,
-		RenewInterval: dur(t, d, "renew"), RetryInterval: dur(t, d, "retry"), Marker: scriptMarker}
+		RenewInterval: dur(t, d, "renew"), RetryInterval: dur(t, d, "retry")}
 	scriptPolicies(t, d, &cfg)
 	scriptRecords(t, d, &cfg)
 	return cfg
@@ -96,23 +96,16 @@ func scriptConfig(t *testing.T, d *datadriven.TestData) Config {
 
 // scriptPolicies reads the optional policy settings of a config line:
 // nolead, priority=N, preempt=DUR (Preempt with PreemptAfter DUR),
-// holdoff=DUR, yield=DUR, and losses=N window=DUR penalty=DUR cap=DUR;
-// queue (queue mode), pass (Pass), passfacts (PassFacts) and markdelete
-// (MarkDelete).
+// yield=DUR, and losses=N window=DUR penalty=DUR cap=DUR; queue (queue
+// mode) and passfacts (PassFacts).
 func scriptPolicies(t *testing.T, d *datadriven.TestData, cfg *Config) {
 	cfg.NoLead = d.HasArg("nolead")
 	cfg.Queue = d.HasArg("queue")
-	cfg.Pass = d.HasArg("pass")
 	cfg.PassFacts = d.HasArg("passfacts")
-	cfg.MarkDelete = d.HasArg("markdelete")
-	if cfg.Pass && cfg.MarkDelete {
-		t.Fatal("config: a store passes keys or marks their release, not both")
-	}
 	d.MaybeScanArgs(t, "priority", &cfg.Priority)
 	if d.HasArg("preempt") {
 		cfg.Preempt, cfg.PreemptAfter = true, dur(t, d, "preempt")
 	}
-	optDur(t, d, "holdoff", &cfg.HoldOff)
 	optDur(t, d, "yield", &cfg.YieldTimeout)
 	d.MaybeScanArgs(t, "losses", &cfg.Damping.Losses)
 	optDur(t, d, "window", &cfg.Damping.Window)
@@ -124,12 +117,6 @@ func optDur(t *testing.T, d *datadriven.TestData, key string, v *time.Duration) 
 	if d.HasArg(key) {
 		*v = dur(t, d, key)
 	}
-}
-
-// scriptMarker is the scripts' handover marker: a value "to:ID" names
-// session ID.
-func scriptMarker(v []byte) (string, bool) {
-	return strings.CutPrefix(string(v), "to:")
 }
 
 // scriptRoster reads a roster, one candidate a line:
@@ -210,7 +197,6 @@ func scriptRecord(t *testing.T, d *datadriven.TestData) backends.Record {
 	d.MaybeScanArgs(t, "token", &r.Token)
 	d.MaybeScanArgs(t, "owner", &r.Owner)
 	d.MaybeScanArgs(t, "rev", &r.Revision)
-	d.MaybeScanArgs(t, "to", &r.To)
 	if d.HasArg("value") {
 		var v string
 		d.ScanArgs(t, "value", &v)
@@ -256,18 +242,12 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 		m.Observed(now, name, op, scriptRecord(t, d), scriptErr(t, d))
 	case "deleted":
 		m.Deleted(now, name, op, scriptErr(t, d))
-	case "unmarked":
-		m.Unmarked(now, name, op, scriptErr(t, d))
 	case "roster":
 		m.Roster(now, name, scriptRoster(t, d))
 	case "handover":
 		var to string
 		d.MaybeScanArgs(t, "to", &to)
 		m.HandOver(now, name, to)
-	case "nudged":
-		m.Nudged(now, name, op, scriptErr(t, d))
-	case "proclaimed":
-		m.Proclaimed(now, name, op, scriptErr(t, d))
 	case "passed":
 		m.Passed(now, name, op, scriptErr(t, d))
 	case "enqueued":

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -20,16 +21,21 @@ func (m *Machine) checkLine(name string, e *election, cause string) {
 	m.call(e, Action{Kind: Ahead, Election: name, Token: e.toQueue, To: e.to, Cause: cause})
 }
 
+// errBehind: a handover's target waits in line behind another entry and
+// would not wake there if passed the key (Candidate.Wakes): the key is
+// deleted instead, and the Released that ends the handover wraps it.
+var errBehind = errors.New("the target waits behind another in line and would not wake")
+
 // lineChecked takes the outcome of checkLine's Ahead: a target at the
-// head of its queue is passed the key; one behind another entry is woken
-// first (Proclaim, Nudge, then Pass to it, now watching the key); a
-// failed lookup deletes the key with no marker, as a failed Pass does.
+// head of its queue, which watches the key, is passed the key; one behind
+// another entry, which would not wake, is not, and a failed lookup is
+// not either: the key is deleted, as after a failed Pass.
 func (m *Machine) lineChecked(name string, e *election, ahead backends.Record, err error) {
 	switch {
 	case err != nil:
 		m.passFailed(name, e, err)
 	case ahead.Exists():
-		m.proclaim(name, e, "")
+		m.passFailed(name, e, errBehind)
 	default:
 		m.pass(name, e, e.toQueue, "")
 	}

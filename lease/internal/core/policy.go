@@ -15,15 +15,11 @@ import (
 // the machine behaves as it did before them.
 
 // successor returns whom a plain resign should hand over to: the top of
-// the succession order, if plain deletion might not make it leader (the
-// priorities of the candidates differ), or if the key can be passed to it
-// (Config.Pass): one write, where a Delete and the successor's Create
-// are two. With equal priorities the top is the one first in line, who
-// takes the key after a plain Delete anyway; a handover by marker would
-// only add round trips.
+// the succession order, to which the key is passed in one write, where a
+// Delete and the successor's Create are two.
 func (m *Machine) successor(e *election) (Candidate, bool) {
 	line := m.succession(e.roster)
-	if len(line) == 0 || (line[0].Priority == line[len(line)-1].Priority && !m.cfg.Pass) {
+	if len(line) == 0 {
 		return Candidate{}, false
 	}
 	return line[0], true
@@ -32,91 +28,38 @@ func (m *Machine) successor(e *election) (Candidate, bool) {
 // sitsOut reports whether a campaign must not create the key now: it may
 // not lead, or it is damped.
 func (m *Machine) sitsOut(now time.Time, e *election) bool {
-	return m.cfg.NoLead || (e.damped && now.Before(e.dampEnd)) || now.Before(e.stepBack)
-}
-
-// sitOutEnd returns when a campaign that sits out (and may lead) may
-// create the key again: the later of its damping's end and, after it
-// handed the election over, the end of its step back.
-func (e *election) sitOutEnd() time.Time {
-	if e.damped && e.dampEnd.After(e.stepBack) {
-		return e.dampEnd
-	}
-	return e.stepBack
+	return m.cfg.NoLead || (e.damped && now.Before(e.dampEnd))
 }
 
 // direct reports whether a waiting e's Wait must watch the key itself,
 // not wait in a queue (see Action.Direct). The damping is current: Tick
 // clears e.damped when it ends.
 func (m *Machine) direct(e *election) bool {
-	if e.phase != waiting {
-		return false
-	}
-	to, ok := m.markerTo(e.known)
-	return m.cfg.NoLead || e.damped || !e.stepBack.IsZero() || (ok && to == m.SessionID())
-}
-
-// markerTo returns the session a record's handover marker names, if any:
-// in the value of a key, or beside an absent one (Record.To).
-func (m *Machine) markerTo(rec backends.Record) (string, bool) {
-	if !rec.Exists() {
-		return rec.To, rec.To != ""
-	}
-	if m.cfg.Marker == nil {
-		return "", false
-	}
-	to, ok := m.cfg.Marker(rec.Value)
-	return to, ok && to != ""
+	return e.phase == waiting && (m.cfg.NoLead || e.damped)
 }
 
 // observedWaiting handles a waiting campaign's read of the key: rec, after
-// e.known. The key held by our own session (a lost reply), or carrying or
-// gone with a marker naming us, is created at once, ending a step back
-// (see handedOff) but not a damping; a key gone with a marker naming
-// another session (in its value before, or beside it now, news to us:
-// one marker holds each waiter off once) is left to it for HoldOff; one
-// gone while we sit out (damped) waits for the end of the penalty; one
-// gone otherwise is created.
+// e.known. The key bound to our live session (passed to it, or made by
+// a Create whose reply was lost) leads at once if the read is a Get or a
+// wait's answer that states a fact (see fact), and is confirmed with a
+// Get otherwise; one gone while we sit out (damped) waits for the end of
+// the penalty; one gone otherwise is created.
 func (m *Machine) observedWaiting(now time.Time, name string, e *election, rec backends.Record) {
 	prev := e.known
 	e.known = rec
-	var to string
-	var marked bool
-	if prev.Exists() {
-		to, marked = m.markerTo(prev) // the key went with a marker in its value
-	}
-	named, _ := m.markerTo(rec)
-	if !rec.Exists() && named != "" && (prev.Exists() || prev.To != named) {
-		to, marked = named, true // released with the marker beside it, news to us
-	}
 	switch {
 	case m.cfg.NoLead:
-	case rec.Exists() && rec.Owner == m.SessionID() && m.cfg.Pass && (e.kind == Get || m.fact(prev, rec)):
-		m.won(name, e, rec) // passed to us: see Config.Pass
+	case rec.Exists() && rec.Owner == m.SessionID() && (e.kind == Get || m.fact(prev, rec)):
+		m.won(name, e, rec) // passed to us: see Config.PassFacts
 		m.tickSession(now)
 		return
-	case rec.Exists() && rec.Owner == m.SessionID() && m.cfg.Pass:
+	case rec.Exists() && rec.Owner == m.SessionID():
 		m.call(e, Action{Kind: Get, Election: name}) // a watch may lag: confirm
 		return
-	case rec.Exists() && (rec.Owner == m.sess.id || (named != "" && named == m.SessionID())):
-		m.create(now, name, e)
-		m.tickSession(now)
-		return
 	case rec.Exists():
-		e.holdUntil, e.stepBack = time.Time{}, time.Time{} // the target (or another) took it
-	case marked && to == m.SessionID() && !e.damped:
-		// Named by a later leader's marker: the target we stepped back for
-		// led and let go, perhaps before we read its key. Sitting out now
-		// would leave the key free for the rest of HoldOff.
-		e.stepBack = time.Time{}
-		m.create(now, name, e)
-		m.tickSession(now)
-		return
-	case !e.holdUntil.IsZero():
+		e.holdUntil = time.Time{}
 	case m.sitsOut(now, e):
-		m.holdOff(name, e, e.sitOutEnd())
-	case marked && to != m.SessionID() && m.cfg.HoldOff > 0:
-		m.holdOff(name, e, now.Add(m.cfg.HoldOff))
+		m.holdOff(name, e, e.dampEnd)
 	default:
 		m.create(now, name, e)
 		m.tickSession(now)
@@ -175,7 +118,7 @@ func (m *Machine) tickPolicies(now time.Time) {
 }
 
 // fire acts on e's policy timer: a preemption's window ended, a yield
-// timed out, a damping ended or a hold-off did.
+// timed out, or a damping ended.
 func (m *Machine) fire(now time.Time, name string, e *election) {
 	switch e.phase {
 	case leading:
@@ -191,9 +134,6 @@ func (m *Machine) fire(now time.Time, name string, e *election) {
 	}
 	if !e.holdUntil.IsZero() && !now.Before(e.holdUntil) {
 		e.holdUntil = time.Time{}
-		if !now.Before(e.stepBack) {
-			e.stepBack = time.Time{}
-		}
 		if e.phase == waiting {
 			m.call(e, Action{Kind: Get, Election: name})
 		}

@@ -16,16 +16,10 @@ import (
 // entry is removed (Dequeue) when the campaign leaves the line: it won or
 // ended. Entries go with their session, and so does all of this state.
 //
-// A campaign already in line keeps its entry while it waits on the key
-// directly (Action.Direct: the key's handover marker names it): removed,
-// the entry would wake the waiter behind it, which might then race the
-// handover's target for the key. Campaigns that start out direct (NoLead,
-// damped, stepping back) take no place in line.
-//
-// A handover's target may be woken in line (Nudge): its WaitGone returns
-// while the entry ahead stays. When Ahead then names the same entry, the
-// key is read (Get): absent, or with a marker naming this session, it is
-// observed as a Wait's outcome would be; otherwise the wait goes on.
+// A handover's target is woken in line by the pass itself: the WatchSet
+// answers its WaitGone with the key's state (Woken). Campaigns that wait
+// on the key directly (Action.Direct: NoLead, damped) take no place in
+// line.
 
 // line is a waiting election's place in its queue.
 type line struct {
@@ -34,8 +28,6 @@ type line struct {
 	ahead  backends.Record // the entry ahead last asked about
 	unsure bool            // an Enqueue of unknown outcome may have made an entry
 	head   bool            // entry is at the head of the queue
-	gone   bool            // ahead's WaitGone returned: the next Ahead checks for a nudge
-	check  bool            // the Get in flight is that check
 }
 
 // enqueue is an election's Enqueue in flight.
@@ -56,7 +48,7 @@ type cleanup struct {
 
 // queues reports whether the waiting e waits in its queue, not on the
 // key: queue mode, a live session, the key held by another session, and
-// no Direct wait (which keeps an entry made before, though: see above).
+// no Direct wait.
 func (m *Machine) queues(e *election) bool {
 	return m.cfg.Queue && e.phase == waiting && m.sess.state == live &&
 		e.known.Exists() && e.known.Owner != m.sess.id && !m.direct(e)
@@ -76,7 +68,7 @@ func (m *Machine) lineStep(name string, e *election) {
 	l := &e.line
 	switch {
 	case !l.entry.Exists():
-		l.ahead, l.gone = backends.Record{}, false
+		l.ahead = backends.Record{}
 		m.adoptCleanups(name, e)
 		m.call(e, Action{Kind: Enqueue, Election: name, Epoch: m.sess.epoch})
 		m.enq[e.op] = enqueue{name: name, epoch: m.sess.epoch}
@@ -93,7 +85,7 @@ func (e *election) queueCall() bool {
 	case Enqueue, Ahead, WaitGone:
 		return true
 	}
-	return e.kind == Get && e.line.check
+	return false
 }
 
 // Enqueued reports the outcome of Enqueue op for name: the entry made, or
@@ -147,18 +139,14 @@ func (m *Machine) AheadFound(now time.Time, name string, op uint64, ahead backen
 	case !ahead.Exists():
 		l.head = true
 		m.wait(name, e)
-	case l.gone && ahead.Token == l.ahead.Token: // nudged?
-		l.ahead, l.gone = ahead, false
-		m.call(e, Action{Kind: Get, Election: name})
-		l.check = true
 	default:
-		l.ahead, l.gone = ahead, false
+		l.ahead = ahead
 		m.call(e, Action{Kind: WaitGone, Election: name, Record: ahead})
 	}
 }
 
 // Gone reports the outcome of WaitGone op for name: the entry ahead is
-// gone or was nudged (err nil), or the wait failed.
+// gone (err nil; or the wait returned early), or the wait failed.
 func (m *Machine) Gone(now time.Time, name string, op uint64, err error) {
 	m.Tick(now)
 	e := m.result(name, op)
@@ -167,46 +155,29 @@ func (m *Machine) Gone(now time.Time, name string, op uint64, err error) {
 	case err != nil:
 		m.lineFailed(now, name, e, err)
 	default:
-		e.line.gone = true
 		m.wait(name, e)
 	}
 }
 
 // Woken reports that WaitGone op for name was answered by a handover to a
-// target at or behind this place in line, with rec, the key's state: the
-// key passed to the target (Config.Pass), or absent with the marker
-// beside it naming the target (Config.MarkDelete). It is observed as a
-// Wait's outcome, with no Ahead: a target passed the key confirms it with
-// a Get and leads; one named by the marker creates the key at once (its
-// Create is a compare-and-create); the others between it and the head go
-// back to the line, or hold off.
+// target at or behind this place in line, with rec, the key's state
+// after the pass. It is observed as a Wait's outcome, with no Ahead: a
+// target passed the key confirms it with a Get (or a fact, see
+// Config.PassFacts) and leads; the others between it and the head go
+// back to the line.
 func (m *Machine) Woken(now time.Time, name string, op uint64, rec backends.Record) {
 	m.Tick(now)
 	if e := m.result(name, op); e != nil {
-		e.line.gone = false
 		m.observedWaiting(now, name, e, rec)
 	}
-}
-
-// nudgeChecked takes the read of the key after a WaitGone whose entry
-// stayed: absent, or marked for this session, it is observed as a Wait's
-// outcome; otherwise the entry ahead is watched again.
-func (m *Machine) nudgeChecked(now time.Time, name string, e *election, rec backends.Record) {
-	to, ok := m.markerTo(rec)
-	if !rec.Exists() || (ok && to == m.SessionID()) || rec.Owner == m.SessionID() {
-		m.observedWaiting(now, name, e, rec)
-		return
-	}
-	m.call(e, Action{Kind: WaitGone, Election: name, Record: e.line.ahead})
 }
 
 // lineFailed handles a failed step in line as a failed Wait: a compacted
 // watch looks again at once, a permanent error ends the campaign, an
 // expired session is replaced, and any other error is retried after the
-// retry wait, with a read of the key first: a wake for a handover (a
-// pass, a marker) that the failed wait missed is not repeated.
+// retry wait, with a read of the key first: a wake for a pass that the
+// failed wait missed is not repeated.
 func (m *Machine) lineFailed(now time.Time, name string, e *election, err error) {
-	e.line.gone = false
 	switch {
 	case errors.Is(err, backends.ErrCompacted):
 		m.wait(name, e)

@@ -35,14 +35,13 @@ type Candidate struct {
 	// Superseded).
 	Joined uint64
 	// Queue is the token of the candidate's queue entry, 0 if it waits in
-	// no queue: a handover's Nudge wakes it through the entry ahead.
+	// no queue.
 	Queue uint64
 	// Wakes is true for a candidate whose wait in line also wakes when
-	// the key is passed to it (backends.Capabilities.Passes) or released with a
-	// marker naming it (backends.Capabilities.Markers): where keys are passed
-	// (Config.Pass), it is passed the key at once, wherever it waits in
-	// line, with no check of its place and no marker or nudge; where they
-	// are released so (Config.MarkDelete), the key is.
+	// the key is passed to it (see backends.Target.Entry): it is passed
+	// the key at once, wherever it waits in line, with no check of its
+	// place. One that does not wake is passed the key only at the head
+	// of its line (see passcheck.go).
 	Wakes bool
 	// Request marks a handover request from outside (`leasehold
 	// handover`), not a candidate: the leader hands over to To.
