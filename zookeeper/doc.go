@@ -101,9 +101,9 @@
 //
 // A queue entry is an EPHEMERAL_SEQUENTIAL node of its session (the
 // driver keeps the queue), and its token is its sequence number plus
-// 1. Ahead and WaitGone sync and read on the Store's reader (see
-// Watches); WaitGone leaves a getData watch on the entry, which fires
-// when the entry is deleted or its data changes.
+// 1. Ahead syncs and reads on the Store's reader (see Watches); a
+// WatchSet's WatchEntry request leaves a getData watch on the entry,
+// which fires when the entry is deleted or its data changes.
 // Dequeue leaves an entry that the pointer names (a candidate that took
 // the key by its entry leads by it until its End), and otherwise deletes
 // it in a multi that checks the pointer's version as read after a sync.
@@ -113,12 +113,12 @@
 // the session ID, whose czxid is its Token. A Join that rewrites a record
 // also creates and deletes a child of the roster node in the same multi,
 // so that every change to a roster moves its node's pzxid and fires its
-// children watch: WaitList leaves that one watch, and a roster whose pzxid
-// is above the revision asked has changed since. A roster listing's
-// revision is that pzxid; a queue listing's (Ahead) is the queue node's
-// pzxid, and an Enqueue's the connection's highest zxid seen. Wait,
-// WaitGone and a WatchSet's requests compare states (Token and Value),
-// never Revisions.
+// children watch: a WatchSet's WatchRoster request leaves that one
+// watch, and a roster whose pzxid is above the revision asked has
+// changed since. A roster listing's revision is that pzxid; a queue
+// listing's (Ahead) is the queue node's pzxid, and an Enqueue's the
+// connection's highest zxid seen. A WatchSet's WatchKey and WatchEntry
+// requests compare states (Token and Value), never Revisions.
 //
 // # Sessions
 //
@@ -175,13 +175,14 @@
 //
 // # Watches
 //
-// Wait reads the pointer with a watch set by the same request (getData, or
-// exists when the node is absent), returns if the key differs from the
-// known Record and otherwise watches the lead node too and waits for a
-// notification, about a round trip after the change commits. Get and the first read of Wait
-// follow a sync, so they see every change the leader committed before they
-// began; so do Roster.List and WaitList, Ahead, WaitGone's first read,
-// GuardedPut's read, and a WatchSet's reads after its connection changed.
+// A WatchSet's WatchKey request reads the pointer with a watch set by the
+// same request (getData, or exists when the node is absent), is answered
+// if the key differs from the known Record and otherwise watches the lead
+// node too and waits for a notification, about a round trip after the
+// change commits. Get and a request's first read follow a sync, so they
+// see every change the leader committed before they began; so do
+// Roster.List, Ahead, GuardedPut's read, and a WatchSet's reads after its
+// connection changed.
 // A read that follows a watch's notification needs none: the server that
 // sent it has the change.
 //
@@ -193,13 +194,13 @@
 // out; the Store sends it once the sync has answered. Nor can the sync
 // be left out of those reads: a server that lags the leader would answer
 // with a state older than one the caller already knows (no node, where
-// the caller saw a holder's create), which Wait would return as a change,
-// and Get as the current state. Hand-offs do not pay for it: a waiter
+// the caller saw a holder's create), which a WatchKey request would be
+// answered with as a change, and Get return as the current state. Hand-offs do not pay for it: a waiter
 // learns of the deletion from its watch's notification and creates at
 // once.
 //
-// Reads and watches (Get, Wait, Ahead, WaitGone, Dequeue, GuardedPut's
-// reads, WatchSets) go on the Store's reader: the connection of one of its
+// Reads and watches (Get, Ahead, Dequeue, GuardedPut's reads,
+// WatchSets) go on the Store's reader: the connection of one of its
 // open sessions, which that session's KeepAlive keeps alive, so an idle
 // Store sends no more than its sessions' renewals. Only while it has no
 // session whose connection can serve (an observer, or between sessions)
@@ -234,9 +235,9 @@
 //
 // Not promised: a pass to a candidate in line given no entry
 // (Target.Entry 0, the target's record showed none) points the pointer
-// at its roster record: a WatchSet's WaitGone made after it sees the
-// pass, but one already waiting wakes only when the entry ahead goes. A
-// watch left by a Wait whose ctx ended, or by a WatchSet request stopped
-// or replaced, stays registered until the node's next change:
-// go-zookeeper cannot remove watches.
+// at its roster record: a WatchSet's WatchEntry request made after it
+// sees the pass, but one already waiting wakes only when the entry ahead
+// goes. A watch left by a WatchSet request stopped or replaced stays
+// registered until the node's next change: go-zookeeper cannot remove
+// watches.
 package zookeeper

@@ -1,7 +1,6 @@
 package zookeeper
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -197,9 +196,10 @@ func TestCreateTakesDeadLead(t *testing.T) {
 }
 
 // TestWaitFromAbsentAfterCrash: once a holder's session is over, its key
-// reads absent though the pointer still names its node; a Wait from that
-// absent state waits (the pointer naming the dead node is no change), and
-// returns the next holder.
+// reads absent though the pointer still names its node; a WatchKey
+// request from that absent state waits (the pointer naming the dead node
+// is no change: the set's read finds none and leaves its watches), and is
+// answered with the next holder.
 func TestWaitFromAbsentAfterCrash(t *testing.T) {
 	servers, tick := testServers(t)
 	s := newStore(t, servers, Options{TickTime: tick, Prefix: uniqueName("/leasehold-gone-")})
@@ -219,30 +219,19 @@ func TestWaitFromAbsentAfterCrash(t *testing.T) {
 	if err != nil || absent.Exists() {
 		t.Fatalf("Get after the holder's session closed = %+v, %v; want absent", absent, err)
 	}
-	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-	defer cancel()
-	if got, err := s.Wait(short, absent); !errors.Is(err, backends.ErrCanceled) {
-		t.Fatalf("Wait from the absent key = %+v, %v; want it to wait until its ctx ends", got, err)
-	}
+	watching := hookWatching(t)
+	w, changes := watchOn(t, s)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: absent})
+	awaitWatching(t, watching, "el") // not answered: it watches
 	b, err := s.NewSession(ctx, ttl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan backends.Record, 1)
-	go func() {
-		got, _ := s.Wait(ctx, absent)
-		done <- got
-	}()
 	held, err := b.Create(ctx, "el", []byte("b"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case got := <-done:
-		if got.Token != held.Token || got.Owner != b.ID() {
-			t.Fatalf("Wait = %+v, want the new holder %+v", got, held)
-		}
-	case <-ctx.Done():
-		t.Fatal("Wait did not see the new holder")
+	if c := nextChange(t, changes); c.Err != nil || c.Record.Token != held.Token || c.Record.Owner != b.ID() {
+		t.Fatalf("WatchKey answer = %+v, want the new holder %+v", c, held)
 	}
 }

@@ -212,60 +212,6 @@ func listQueue(l *link, qpath string) (listing, error) {
 	return listing{children, uint64(st.Pzxid)}, nil
 }
 
-// WaitGone syncs the server it reads from with the leader and reads the
-// entry's node (named from its Owner and Token) with a watch, on the
-// Store's reader (see Get). It returns nil at once if the node is absent,
-// and otherwise when the watch fires, about a round trip after the node's
-// deletion or a change of its data.
-// If the reader's connection closes or its session expires first, it
-// reads again on the reader of the moment. It returns an error wrapping
-// ErrCanceled when ctx ends first. As with Wait, a watch left when ctx
-// ends stays registered until the node goes, which it does with its
-// session at the latest.
-func (s *store) WaitGone(ctx context.Context, entry backends.Record) error {
-	what := fmt.Sprintf("zookeeper: queue wait %q at token %d", entry.Election, entry.Token)
-	path, err := s.checkedEntry(what, entry)
-	if err != nil || path == "" {
-		return err
-	}
-	for {
-		ev, err := s.watchEntry(ctx, path)
-		if err != nil {
-			return classifyRead(what, ctx, err)
-		}
-		if ev == nil {
-			return nil
-		}
-		testHookWatching(entry.Election)
-		e, err := awaitEvent(ctx, ev, nil)
-		if err != nil {
-			return classifyRead(what, ctx, err)
-		}
-		if e.Type != zk.EventNotWatching {
-			return nil
-		}
-	}
-}
-
-// watchEntry syncs and reads the entry at path with a watch on the
-// reader: a nil channel if it is absent.
-func (s *store) watchEntry(ctx context.Context, path string) (<-chan zk.Event, error) {
-	return readFor(s, ctx, func(l *link) (<-chan zk.Event, error) {
-		return synced(l, path, func() (<-chan zk.Event, error) { return getEntryW(l, path) })
-	})
-}
-
-// getEntryW reads the entry at path with a watch: a nil channel if it is
-// absent. A getData, not an exists: on an absent node it leaves no watch,
-// where an exists would leave one for a create that never comes.
-func getEntryW(l *link, path string) (<-chan zk.Event, error) {
-	_, _, ev, err := l.conn.GetW(path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, nil
-	}
-	return ev, err
-}
-
 // Dequeue deletes the entry's node (named from its Owner and Token), on
 // the Store's reader (see Get), unless the election's pointer names it:
 // a candidate that was passed the key, or took it, holds it by its entry

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/leasehold/leasehold/backends"
 )
 
@@ -37,106 +35,40 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 	return rec, nil
 }
 
-// Wait reads the election's pointer node with a data watch set by the
-// same request, and returns the key it shows if that differs from known
-// (another Token or Value): a pointer naming a holder other than known's
-// is returned as a present key, a state the pointer's write committed at
-// its mzxid (from an absent known, only if its lead node exists). If
-// the key is as known, Wait also leaves an exists watch on the lead node,
-// which tells that the holder's session ended, and waits for either
-// watch; then it reads again, with no sync: the server that sent the
-// notification has the change. The first read follows a sync, so a
-// change already made at the leader is seen at once; a later one is seen
-// when its notification arrives, about a round trip after it commits. A
-// lead node found gone is an absent key.
-//
-// Wait reads and watches on the Store's reader (see Get). If that
-// connection closes or its session expires before a watch fires, Wait
-// reads again, after a sync, on the reader of the moment.
-//
-// ZooKeeper watches fire once and go-zookeeper cannot remove one: a watch
-// left behind when ctx ends stays registered, without any goroutine, until
-// the node's next change or the connection's end.
-func (s *store) Wait(ctx context.Context, known backends.Record) (backends.Record, error) {
-	what := fmt.Sprintf("zookeeper: wait %q", known.Election)
-	path, err := s.checkedPath(known.Election)
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
-	for sync := true; ; {
-		w, err := readFor(s, ctx, func(l *link) (watched, error) { return s.watchKey(l, known, path, sync, nil) })
-		if err != nil {
-			return backends.Record{}, classifyRead(what, ctx, err)
-		}
-		if w.rec.Differs(known) {
-			return since(known, w.rec), nil
-		}
-		testHookWatching(known.Election)
-		ev, err := awaitEvent(ctx, w.ev, w.lead)
-		if err != nil {
-			return backends.Record{}, classifyRead(what, ctx, err)
-		}
-		sync = ev.Type == zk.EventNotWatching // the connection went: read again after a sync
-	}
-}
-
-// watched is the key read with watches left on it, on link l: ev on the
-// pointer node, lead on its lead node (nil: none).
+// watched is the key read with watches left on it: on the pointer node,
+// and on its lead node at leadPath ("": none).
 type watched struct {
 	rec      backends.Record
-	ev, lead <-chan zk.Event
 	leadPath string
-	l        *link
 }
 
-// watchKey reads the key on l with a watch on the pointer node, after a
-// sync if asked. Unless the pointer names a holder other than known's,
-// which it returns at once, it watches the lead node too: its deletion,
-// or a lead node already gone, makes the key absent (so a Wait from an
-// absent key does not return a holder whose session ended). onLead, unless nil, is told the lead node's path before
-// its watch is set.
-func (s *store) watchKey(l *link, known backends.Record, path string, sync bool, onLead func(string)) (watched, error) {
+// watchKey reads the key on l with a watch on the pointer node. Unless
+// the pointer names a holder other than known's, which it returns at
+// once, it watches the lead node too: its deletion, or a lead node
+// already gone, makes the key absent (so a request from an absent key
+// is not answered with a holder whose session ended). onLead is told the
+// lead node's path before its watch is set.
+func (s *store) watchKey(l *link, known backends.Record, path string, onLead func(string)) (watched, error) {
 	election := known.Election
-	if sync {
-		if _, err := l.conn.Sync(path); err != nil {
-			return watched{}, err
-		}
-	}
-	ps, ev, err := getPointer(l, path, true)
+	ps, _, err := getPointer(l, path, true)
 	if err != nil {
 		return watched{}, err
 	}
 	s.ptrs.saw(election, ps)
-	w := watched{rec: ps.record(election, true, l), ev: ev, l: l}
+	w := watched{rec: ps.record(election, true, l)}
 	if !ps.led() || (w.rec.Differs(known) && known.Exists()) {
 		return w, nil // a new holder, as the pointer's write committed it
 	}
-	if onLead != nil {
-		onLead(ps.p.lead)
-	}
-	ok, _, lead, err := l.conn.ExistsW(ps.p.lead)
+	onLead(ps.p.lead)
+	ok, _, _, err := l.conn.ExistsW(ps.p.lead)
 	if err != nil {
 		return watched{}, err
 	}
 	if !ok {
 		w.rec = ps.record(election, false, l)
 	}
-	w.lead, w.leadPath = lead, ps.p.lead
+	w.leadPath = ps.p.lead
 	return w, nil
-}
-
-// awaitEvent waits for one of the watches to fire and returns its event,
-// which is an EventNotWatching if the watch ended unfired. A nil channel
-// never fires.
-func awaitEvent(ctx context.Context, ev, other <-chan zk.Event) (zk.Event, error) {
-	select {
-	case e := <-ev:
-		return e, nil
-	case e := <-other:
-		return e, nil
-	case <-ctx.Done():
-		return zk.Event{}, ctx.Err()
-	}
 }
 
 // since returns rec, a state of known's key read after known, with its

@@ -10,17 +10,17 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// The Store reads and watches (Get, Wait, Ahead, WaitGone, Dequeue, the
-// reads of GuardedPut, and the WatchSets) on one connection at a time, its
+// The Store reads and watches (Get, Ahead, Dequeue, the reads of
+// GuardedPut, and the WatchSets) on one connection at a time, its
 // reader: the connection of one of its open sessions if it has one, whose
 // KeepAlive keeps it alive at no extra cost, and otherwise a connection of
 // its own, the read link. The read link pings by itself (go-zookeeper
 // pings every third of its session timeout), so it is opened only while
 // no session's connection can serve, and closed once one can and no call
 // is reading on it. A watch on a connection that closes, or whose session
-// expires, ends with an EventNotWatching: the Wait, WaitGone or WatchSet
-// request that set it reads again on the reader of the moment. A
-// WatchSet does so as soon as the connection drops (see the driver's Watch).
+// expires, ends with an EventNotWatching: the WatchSet request that set
+// it reads again on the reader of the moment, as soon as the connection
+// drops (see the driver's Watch).
 
 // reader returns the link to read on, and done, to call when the read is
 // over. It waits for the read link's credentials, if it is that link.
@@ -189,15 +189,11 @@ func (s *store) unserve(l *link) {
 // retire the read link.
 func (s *store) route(l *link, ev zk.Event) {
 	switch {
-	case ev.Path != "":
-		for _, w := range *s.sets.Load() {
-			w.event(l, ev)
+	case ev.Path != "" || (ev.Type == zk.EventSession && ev.State == zk.StateDisconnected):
+		for _, st := range *s.streams.Load() {
+			st.notify(l, ev)
 		}
 	case ev.Type != zk.EventSession:
-	case ev.State == zk.StateDisconnected:
-		for _, w := range *s.sets.Load() {
-			w.dropped(l)
-		}
 	case ev.State == zk.StateHasSession && l.ttl > 0:
 		s.mu.Lock()
 		s.retireRead()

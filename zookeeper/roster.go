@@ -211,7 +211,7 @@ func (ss *session) unleadOps(election, ppath string, ps pstate, ops []any) []any
 // of the election's roster node and reads each, on the Store's reader
 // (see Get). The records are in czxid order. The revision is a position
 // at which the roster was as listed: the roster node's pzxid, or the
-// connection's position if higher (see readRoster and WaitList).
+// connection's position if higher (see readRoster).
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	what := fmt.Sprintf("zookeeper: list the roster of %q", election)
 	rpath, err := checkedName("election", election, s.rosterPath)
@@ -221,60 +221,20 @@ func (s *store) List(ctx context.Context, election string) ([]backends.Record, u
 	if err := s.layout.Check(ctx); err != nil {
 		return nil, 0, err
 	}
-	r, err := readFor(s, ctx, func(l *link) (rosterRead, error) { return readRoster(l, election, rpath, false) })
+	r, err := readFor(s, ctx, func(l *link) (rosterRead, error) { return readRoster(l, election, rpath) })
 	if err != nil {
 		return nil, 0, classifyRead(what, ctx, err)
 	}
 	return r.recs, r.rev, nil
 }
 
-// WaitList lists the roster as List does, leaving a children watch on the
-// roster node (or an exists watch, if it is absent) in the same request.
-// If the roster node's pzxid is above revision, the roster changed since
-// (a record joined, left or was rewritten: see rosterPath), and WaitList
-// returns what it read; unless the node has no children and was created
-// since revision, when the roster was as empty. Otherwise it waits for
-// the watch to fire, about a round trip after the next change, and lists
-// again (or, if the watch saw the roster node created, watches again).
-// The listing's position is at or below the state it read, so a change
-// after it is above it: a WaitList from a List's revision misses none,
-// and returns early at most once with the roster unchanged. If the
-// reader's connection closes first, it reads again on the reader of the
-// moment. As with Wait, a watch left when ctx ends stays registered until
-// the roster's next change.
-func (s *store) WaitList(ctx context.Context, election string, revision uint64) ([]backends.Record, uint64, error) {
-	what := fmt.Sprintf("zookeeper: wait for the roster of %q", election)
-	rpath, err := checkedName("election", election, s.rosterPath)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", what, err)
-	}
-	for {
-		r, err := readFor(s, ctx, func(l *link) (rosterRead, error) { return readRoster(l, election, rpath, true) })
-		if err != nil {
-			return nil, 0, classifyRead(what, ctx, err)
-		}
-		if r.changedSince(revision) {
-			return r.recs, r.rev, nil
-		}
-		testHookWatching(election)
-		e, err := awaitEvent(ctx, r.ev, nil)
-		if err != nil {
-			return nil, 0, classifyRead(what, ctx, err)
-		}
-		if e.Type != zk.EventNotWatching && e.Type != zk.EventNodeCreated {
-			return s.List(ctx, election)
-		}
-	}
-}
-
 // rosterRead is a roster read on a link.
 type rosterRead struct {
 	recs  []backends.Record
-	rev   uint64          // the position of the listing (see List)
-	pzxid uint64          // the roster node's pzxid: its last change; 0 if absent
-	born  uint64          // the roster node's czxid; 0 if absent
-	empty bool            // the roster node had no children
-	ev    <-chan zk.Event // the watch set, if asked
+	rev   uint64 // the position of the listing (see List)
+	pzxid uint64 // the roster node's pzxid: its last change; 0 if absent
+	born  uint64 // the roster node's czxid; 0 if absent
+	empty bool   // the roster node had no children
 }
 
 // changedSince reports whether the roster read differs from the roster at
@@ -284,23 +244,28 @@ func (r rosterRead) changedSince(revision uint64) bool {
 	return r.pzxid > revision && !(r.empty && r.born > revision)
 }
 
-// readRoster syncs, lists the roster node at rpath (with a watch if
-// asked) and reads its records (synced). The revision is the node's
-// pzxid, the position of its children's last change, from which the
-// listing held until it was read; or, if higher, the link's position when
-// the listing is sent (link.position), which is at or below the
-// listing's. A record deleted after the listing is left out.
-func readRoster(l *link, election, rpath string, watch bool) (rosterRead, error) {
-	return synced(l, rpath, func() (rosterRead, error) { return listRoster(l, election, rpath, watch) })
+// readRoster syncs, lists the roster node at rpath and reads its records
+// (synced). The revision is the node's pzxid, the position of its
+// children's last change, from which the listing held until it was read;
+// or, if higher, the link's position when the listing is sent
+// (link.position), which is at or below the listing's. A record deleted
+// after the listing is left out.
+func readRoster(l *link, election, rpath string) (rosterRead, error) {
+	return synced(l, rpath, func() (rosterRead, error) { return listRoster(l, election, rpath) })
 }
 
 // listRoster is readRoster after the sync.
-func listRoster(l *link, election, rpath string, watch bool) (rosterRead, error) {
+func listRoster(l *link, election, rpath string) (rosterRead, error) {
 	r := rosterRead{rev: l.position()}
-	children, err := r.children(l.conn, rpath, watch)
-	if err != nil {
+	children, st, err := l.conn.Children(rpath)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		r.empty = true
+		return r, nil
+	case err != nil:
 		return rosterRead{}, err
 	}
+	r.pzxid, r.born, r.empty = uint64(st.Pzxid), uint64(st.Czxid), len(children) == 0
 	r.rev = max(r.rev, r.pzxid)
 	recs, err := readRecords(l.conn, election, rpath, children)
 	if err != nil {
@@ -313,41 +278,6 @@ func listRoster(l *link, election, rpath string, watch bool) (rosterRead, error)
 	}
 	slices.SortFunc(r.recs, func(a, b backends.Record) int { return cmp.Compare(a.Token, b.Token) })
 	return r, nil
-}
-
-// children lists the roster node's children and sets r's fields, with a
-// watch in r.ev if asked: a children watch, or, with the node absent, an
-// exists watch. If the node is created between the listing and the
-// exists, it lists again: the node is never deleted.
-func (r *rosterRead) children(conn *zk.Conn, rpath string, watch bool) ([]string, error) {
-	for range createRounds {
-		children, st, ev, err := listChildren(conn, rpath, watch)
-		if !errors.Is(err, zk.ErrNoNode) {
-			if err == nil {
-				r.pzxid, r.born, r.empty, r.ev = uint64(st.Pzxid), uint64(st.Czxid), len(children) == 0, ev
-			}
-			return children, err
-		}
-		r.empty = true
-		if !watch {
-			return nil, nil
-		}
-		ok, _, ev, err := conn.ExistsW(rpath)
-		if err != nil || !ok {
-			r.ev = ev
-			return nil, err
-		}
-	}
-	return nil, fmt.Errorf("roster node %q was created and deleted %d times while listed", rpath, createRounds)
-}
-
-// listChildren lists the children of rpath, with a watch if asked.
-func listChildren(conn *zk.Conn, rpath string, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
-	if watch {
-		return conn.ChildrenW(rpath)
-	}
-	children, st, err := conn.Children(rpath)
-	return children, st, nil, err
 }
 
 // readRecord reads the record at path: Token 0 if it is absent or no

@@ -1,11 +1,9 @@
 package zookeeper
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/backends/backendtest"
@@ -87,48 +85,37 @@ func TestRosterJoinListLeave(t *testing.T) {
 	}
 }
 
-// waitList runs WaitList in the background; its outcome comes on the
-// channel returned.
-type listed struct {
-	recs []backends.Record
-	rev  uint64
-	err  error
+// waitRoster makes a WatchRoster request for el's roster as listed
+// (recs at rev) on w, tagged tag.
+func waitRoster(w backends.WatchSet, el string, tag uint64, recs []backends.Record, rev uint64) {
+	w.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: tag,
+		Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(recs)})
 }
 
-func waitList(ctx context.Context, s *store, el string, rev uint64) <-chan listed {
-	ch := make(chan listed, 1)
-	go func() {
-		recs, r, err := s.WaitList(ctx, el, rev)
-		ch <- listed{recs, r, err}
-	}()
-	return ch
-}
-
-// nextList returns WaitList's outcome, failing t after 20s or on an error.
-func nextList(t *testing.T, ch <-chan listed) listed {
+// nextRoster waits for the answer tagged tag and lists el's roster.
+func nextRoster(t *testing.T, f *watchFixture, ch <-chan backends.Change, el string, tag uint64) ([]backends.Record, uint64) {
 	t.Helper()
-	select {
-	case l := <-ch:
-		if l.err != nil {
-			t.Fatal(l.err)
-		}
-		return l
-	case <-time.After(20 * time.Second):
-		t.Fatal("WaitList did not return within 20s")
+	if c := nextChange(t, ch); c.Tag != tag || c.Err != nil || !c.Roster || c.Election != el {
+		t.Fatalf("Change %+v, want the roster answer tagged %d", c, tag)
 	}
-	return listed{}
+	recs, rev, err := f.s.List(f.ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, rev
 }
 
-// TestRosterWaitList: a WaitList from a revision returns at once if the
-// roster changed since, and otherwise on the next join (the first one
-// too, which also creates the roster node), rewrite, leave, or end of a
-// session, each time with the new roster at a higher revision; and it
-// ends with its ctx.
+// TestRosterWaitList: a WatchRoster request from a revision is answered
+// at once if the roster changed since, and otherwise on the next join
+// (the first one too, which also creates the roster node), rewrite,
+// leave, or end of a session; each time List then shows the new roster
+// at a higher revision.
 func TestRosterWaitList(t *testing.T) {
 	f := newWatchFixture(t)
 	el := uniqueName("roster-wait-")
 	watching := hookWatching(t)
-	_, rev0, err := f.s.List(f.ctx, el)
+	w, ch := watchOn(t, f.s)
+	recs, rev, err := f.s.List(f.ctx, el)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,32 +130,27 @@ func TestRosterWaitList(t *testing.T) {
 		{"leave", func() { _ = f.ss.Leave(f.ctx, el) }, []string{f.pss.ID() + "=b2"}},
 		{"session end", func() { _ = f.pss.Close(f.ctx) }, nil},
 	}
-	rev, revs := rev0, []uint64{}
-	for _, st := range steps {
-		ch := waitList(f.ctx, f.s, el, rev)
-		awaitAny(t, watching)
+	var revs []uint64
+	for i, st := range steps {
+		tag := uint64(i + 1)
+		waitRoster(w, el, tag, recs, rev)
+		awaitWatching(t, watching, el)
 		st.change()
-		got := nextList(t, ch)
-		if !slices.Equal(entries(got.recs), st.want) || got.rev <= rev {
-			t.Fatalf("%s: WaitList = %v at %d; want %v above %d", st.name, entries(got.recs), got.rev, st.want, rev)
+		got, grev := nextRoster(t, f, ch, el, tag)
+		if !slices.Equal(entries(got), st.want) || grev <= rev {
+			t.Fatalf("%s: roster = %v at %d; want %v above %d", st.name, entries(got), grev, st.want, rev)
 		}
-		rev = got.rev
+		recs, rev = got, grev
 		revs = append(revs, rev)
 	}
-	if got := nextList(t, waitList(f.ctx, f.s, el, revs[0])); len(got.recs) != 0 || got.rev < rev {
-		t.Fatalf("WaitList from the first join's revision = %v at %d; want none at once, at or above %d", owners(got.recs), got.rev, rev)
-	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	ch := waitList(ctx, f.s, el, rev)
-	awaitAny(t, watching)
-	cancel()
-	if l := <-ch; !errors.Is(l.err, backends.ErrCanceled) {
-		t.Fatalf("WaitList after its ctx ended: %v, want ErrCanceled", l.err)
+	waitRoster(w, el, 99, nil, revs[0])
+	if got, grev := nextRoster(t, f, ch, el, 99); len(got) != 0 || grev < rev {
+		t.Fatalf("roster request from the first join's revision: %v at %d; want none at once, at or above %d", owners(got), grev, rev)
 	}
 }
 
 // TestProclaim: the holder's Proclaim rewrites the value, keeping token
-// and owner, and a Wait on the old state sees it; a wrong token, another
+// and owner, and a WatchKey request on the old state sees it; a wrong token, another
 // session, or a deleted key give ErrNotFound.
 func TestProclaim(t *testing.T) {
 	f := newWatchFixture(t)
@@ -182,8 +164,10 @@ func TestProclaim(t *testing.T) {
 	if rec.Token != held.Token || rec.Owner != held.Owner || string(rec.Value) != "news" || rec.Revision <= held.Revision {
 		t.Fatalf("Proclaim = %+v, want token %d, owner %s, value news, a higher revision", rec, held.Token, held.Owner)
 	}
-	if got, err := f.s.Wait(f.ctx, known); err != nil || got.Token != held.Token || string(got.Value) != "news" {
-		t.Fatalf("Wait after Proclaim = %+v, %v; want the token kept and value news", got, err)
+	w, ch := watchOn(t, f.s)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
+	if c := nextChange(t, ch); c.Err != nil || c.Record.Token != held.Token || string(c.Record.Value) != "news" {
+		t.Fatalf("WatchKey answer after Proclaim = %+v; want the token kept and value news", c)
 	}
 	if _, err := f.pss.Proclaim(f.ctx, el, held.Token+1, []byte("x")); !errors.Is(err, backends.ErrNotFound) {
 		t.Fatalf("Proclaim at another token: %v, want ErrNotFound", err)

@@ -25,6 +25,7 @@ type store struct {
 	warned  sync.Once // warnOpenPrefix ran
 	layout  *backends.Layout
 	sets    atomic.Pointer[[]*watchSet] // open WatchSets, copied on write under mu
+	streams atomic.Pointer[[]*stream]   // their open streams, which take notifications; as sets
 	ptrs    pointers                    // the pointer nodes last seen (see pointers)
 	own     ownEntries                  // the queue entries this Store's sessions made
 
@@ -69,6 +70,7 @@ func open(servers []string, opts Options) (*store, error) {
 	opts = opts.withDefaults()
 	s := &store{servers: append([]string(nil), servers...), opts: opts, links: make(map[*link]struct{})}
 	s.sets.Store(new([]*watchSet))
+	s.streams.Store(new([]*stream))
 	s.layout = newLayout(s)
 	s.mu.Lock()
 	defer s.mu.Unlock()

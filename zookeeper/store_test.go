@@ -133,11 +133,7 @@ func newUnreachable(t *testing.T, opts Options) *store {
 func TestUnreachableCallsEndWithContext(t *testing.T) {
 	s := newUnreachable(t, Options{})
 	calls := map[string]func(ctx context.Context) error{
-		"Get": func(ctx context.Context) error { _, err := s.Get(ctx, "a"); return err },
-		"Wait": func(ctx context.Context) error {
-			_, err := s.Wait(ctx, backends.Record{Election: "a", Revision: 1})
-			return err
-		},
+		"Get":        func(ctx context.Context) error { _, err := s.Get(ctx, "a"); return err },
 		"NewSession": func(ctx context.Context) error { _, err := s.NewSession(ctx, 4*time.Second); return err },
 	}
 	for name, call := range calls {

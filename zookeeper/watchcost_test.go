@@ -1,7 +1,6 @@
 package zookeeper
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"testing"
@@ -16,29 +15,17 @@ type footprint struct {
 }
 
 // measureWaiting returns the footprint of m elections waiting for their
-// (absent) nodes on the Store of f: on one WatchSet if set, otherwise
-// with one goroutine per election in Store.Wait, as package lease waits
-// without a WatchSet. It counts once every watch is set, and ends the
-// waits before it returns.
-func measureWaiting(tb testing.TB, f *watchFixture, m int, set bool) footprint {
+// (absent) nodes on one WatchSet of the Store of f. It counts once every
+// watch is set, and closes the set before it returns.
+func measureWaiting(tb testing.TB, f *watchFixture, m int) footprint {
 	watching := hookWatching(tb)
 	prefix := uniqueName("cost-")
 	before := usage()
-	var stop func()
-	if set {
-		w := f.s.Watch(func(backends.Change) {})
-		for i := range m {
-			w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: fmt.Sprintf("%s-%d", prefix, i)}})
-		}
-		stop = func() { _ = w.Close() }
-	} else {
-		ctx, cancel := context.WithCancel(f.ctx)
-		for i := range m {
-			go func() { _, _ = f.s.Wait(ctx, backends.Record{Election: fmt.Sprintf("%s-%d", prefix, i)}) }()
-		}
-		stop = cancel
+	w := f.s.Watch(func(backends.Change) {})
+	defer func() { _ = w.Close() }()
+	for i := range m {
+		w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: uint64(i), Known: backends.Record{Election: fmt.Sprintf("%s-%d", prefix, i)}})
 	}
-	defer stop()
 	for range m {
 		awaitAny(tb, watching)
 	}
@@ -63,7 +50,7 @@ func usage() usageNow {
 func TestWatchSetFootprint(t *testing.T) {
 	f := newWatchFixture(t)
 	const m = 2000
-	got := measureWaiting(t, f, m, true)
+	got := measureWaiting(t, f, m)
 	t.Logf("WatchSet: %.0f B and %.4f goroutines per waiting election (M=%d)", got.bytes, got.goroutines, m)
 	if got.bytes > 4096 || got.goroutines*m > maxReaders+1 {
 		t.Fatalf("WatchSet footprint %+v per election, want at most 4096 B and %d goroutines in all", got, maxReaders+1)
@@ -71,26 +58,22 @@ func TestWatchSetFootprint(t *testing.T) {
 }
 
 // BenchmarkWaitingCost reports what M elections waiting for their nodes
-// cost the Store's process, as etcd's benchmark of that name does: Go heap
-// and goroutine stacks in B/election, and goroutines per election,
-// measured after a GC once every watch is set. WatchSet makes M requests
-// on one set; StoreWait makes M Store.Wait calls, one goroutine each, as
-// package lease does without a set. The servers run in their own
-// processes. Run with -benchtime=1x: each iteration sets up M watches.
+// on one WatchSet cost the Store's process, as etcd's benchmark of that
+// name does: Go heap and goroutine stacks in B/election, and goroutines
+// per election, measured after a GC once every watch is set. The servers
+// run in their own processes. Run with -benchtime=1x: each iteration
+// sets up M watches.
 func BenchmarkWaitingCost(b *testing.B) {
 	f := newWatchFixture(b)
 	for _, m := range []int{1, 100, 10_000} {
-		for _, set := range []bool{true, false} {
-			name := fmt.Sprintf("%s/M=%d", map[bool]string{true: "WatchSet", false: "StoreWait"}[set], m)
-			b.Run(name, func(b *testing.B) {
-				var sum footprint
-				for b.Loop() {
-					got := measureWaiting(b, f, m, set)
-					sum.bytes, sum.goroutines = sum.bytes+got.bytes, sum.goroutines+got.goroutines
-				}
-				b.ReportMetric(sum.bytes/float64(b.N), "B/election")
-				b.ReportMetric(sum.goroutines/float64(b.N), "goroutines/election")
-			})
-		}
+		b.Run(fmt.Sprintf("WatchSet/M=%d", m), func(b *testing.B) {
+			var sum footprint
+			for b.Loop() {
+				got := measureWaiting(b, f, m)
+				sum.bytes, sum.goroutines = sum.bytes+got.bytes, sum.goroutines+got.goroutines
+			}
+			b.ReportMetric(sum.bytes/float64(b.N), "B/election")
+			b.ReportMetric(sum.goroutines/float64(b.N), "goroutines/election")
+		})
 	}
 }

@@ -1,290 +1,241 @@
 package zookeeper
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/watchset"
 )
 
-// queue puts r in line for a read, starting a reading goroutine if fewer
-// than maxReaders run; w.mu is held.
-func (w *watchSet) queue(r *watchReq) {
-	r.state, r.l, r.fired = queued, nil, 0
-	w.todo = append(w.todo, r)
-	if w.readers >= maxReaders {
-		return
-	}
-	w.readers++
-	if !w.s.spawn(w.readLoop) {
-		w.readers--
-		w.answer(r, backends.Record{}, fmt.Errorf("zookeeper: watch %q: %w: %w",
-			r.known.Election, backends.ErrUnavailable, errStoreClosed))
-	}
-}
-
-// readLoop reads for the set until no request waits for a read.
-func (w *watchSet) readLoop() {
-	for batch, needSync := w.take(); len(batch) > 0; batch, needSync = w.take() {
-		w.readBatch(batch, needSync)
-	}
-}
-
-// read is one read of a request: the request and its read count then.
-type read struct {
-	r *watchReq
-	n uint64
-}
-
-// mine reports whether rd is the read r is waiting for: a request read
-// again (queued anew and taken by another reader meanwhile) takes the
-// outcome of its newest read only. w.mu is held.
-func (w *watchSet) mine(rd read) bool {
-	return w.current(rd.r) && rd.r.state == reading && rd.r.reads == rd.n
-}
-
-// take returns up to readBatch reads to make, and whether any needs a
-// sync first; none, and one reader fewer, when there are none.
-func (w *watchSet) take() (batch []read, needSync bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for len(w.todo) > 0 && len(batch) < readBatch {
-		r := w.todo[0]
-		w.todo = w.todo[1:]
-		if w.current(r) && r.state == queued {
-			r.state = reading
-			r.reads++
-			needSync = needSync || r.sync
-			batch = append(batch, read{r, r.reads})
+// Read reads each of reqs with its watches (see Watch) on the Store's
+// reader, up to recordReads at once, after one sync unless each was
+// notified since its last read. A read that fails because its session's
+// connection went away is made once more on the reader of the moment.
+func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Batch {
+	sync := st.takeFresh(reqs)
+	testHookRead(sync)
+	facts, err := readFor(st.s, ctx, func(l *link) ([][]watchset.Fact, error) {
+		if sync {
+			if _, err := l.conn.Sync("/"); err != nil {
+				return nil, err
+			}
 		}
-	}
-	if len(w.todo) == 0 {
-		w.todo = nil
-	}
-	if len(batch) == 0 {
-		w.readers--
-	}
-	return batch, needSync
-}
-
-// readBatch reads each request of batch with a watch, on the reader,
-// after one sync if one needs it (synced). The reads go out together, up
-// to recordReads at once, so a batch costs about a round trip after the
-// sync's, not one per request.
-func (w *watchSet) readBatch(batch []read, needSync bool) {
-	l, done, err := w.s.reader(w.ctx)
-	if err != nil {
-		w.failed(batch, nil, err)
-		return
-	}
-	defer done()
-	w.mu.Lock()
-	for _, rd := range batch {
-		if w.mine(rd) {
-			rd.r.l = l
-		}
-	}
-	w.mu.Unlock()
-	readAll := func() ([]readOut, error) { return w.readAll(l, batch), nil }
-	var outs []readOut
-	if needSync {
-		outs, err = synced(l, "/", readAll)
-	} else {
-		outs, err = readAll()
-	}
-	if err != nil {
-		w.failed(batch, l, err)
-		return
-	}
-	for i, rd := range batch {
-		if outs[i].made {
-			w.readDone(rd, outs[i])
-		}
-	}
-}
-
-// readOut is the outcome of one read of a batch; made is false for a
-// request no longer the reader's, which was not read. done says rec
-// answers the request; other is the second node the request watches
-// if not ("": none).
-type readOut struct {
-	rec   backends.Record
-	other string
-	done  bool
-	err   error
-	made  bool
-}
-
-// readAll reads every request of batch still the reader's on l, up to
-// recordReads at once (atOnce), and returns the outcomes in batch's
-// order.
-func (w *watchSet) readAll(l *link, batch []read) []readOut {
-	outs := make([]readOut, len(batch))
-	atOnce(len(batch), func(i int) {
-		if rd := batch[i]; w.stillMine(rd) {
-			outs[i] = w.readWatched(l, rd.r)
-			outs[i].made = true
-		}
-	})
-	return outs
-}
-
-// stillMine is mine, taking w.mu.
-func (w *watchSet) stillMine(rd read) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.mine(rd)
-}
-
-// readWatched reads r's nodes with watches on l (see Watch): for a Wait,
-// the pointer node and, if the key is as r knows it, its lead node; for
-// a WaitGone, the pointer first if r's own entry changed (check), then
-// the entry, r's own entry and the pointer. r's check is read under w.mu:
-// this goroutine alone reads r while it is reading.
-func (w *watchSet) readWatched(l *link, r *watchReq) readOut {
-	w.mu.Lock()
-	check, nudge := r.check, r.nudge
-	w.mu.Unlock()
-	switch {
-	case r.roster:
-		rec, err := readRosterW(l, r)
-		return readOut{rec: rec, done: rec.Revision != 0, err: err} // changed: see readRosterW
-	case !r.gone:
-		return w.readWait(l, r)
-	case check:
-		if out := w.readPass(l, r); out.done || out.err != nil {
-			return out
-		}
-	}
-	return w.readEntry(l, r, nudge)
-}
-
-// readWait reads Wait request r's key with watches (see watchKey).
-func (w *watchSet) readWait(l *link, r *watchReq) readOut {
-	wd, err := w.s.watchKey(l, r.known, r.path, false, func(lead string) {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.current(r) {
-			w.watchOther(r, lead) // its notification may come before the read's answer
-		}
+		return st.readAll(l, reqs)
 	})
 	if err != nil {
-		return readOut{err: err}
+		return watchset.Batch{Err: readErr(err)}
 	}
-	out := readOut{rec: since(r.known, wd.rec), done: wd.rec.Differs(r.known)}
-	if !out.done {
-		out.other = wd.leadPath
+	var b watchset.Batch
+	for _, fs := range facts {
+		b.Facts = append(b.Facts, fs...)
 	}
-	return out
+	return b
 }
 
-// readEntry reads WaitGone request r's entry with a watch, then r's own
-// entry with one, and the pointer: done with r's entry if it is gone, or
-// was nudged (nudge: its data changed, and not by a pass to it, see
-// passData), or with the key if it was passed to own's session
-// (readPass).
-func (w *watchSet) readEntry(l *link, r *watchReq, nudge bool) readOut {
-	data, _, _, err := l.conn.GetW(r.path)
+// takeFresh reports whether a read of reqs needs a sync: one of them was
+// not notified since its last read. It forgets their notifications.
+func (st *stream) takeFresh(reqs []watchset.Request) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	sync := false
+	for _, r := range reqs {
+		key := reqKey{r.Known.Election, r.Kind}
+		sync = sync || !st.fresh[key]
+		delete(st.fresh, key)
+	}
+	return sync
+}
+
+// readAll reads every request of reqs on l, up to recordReads at once,
+// and returns the Facts of each, in reqs' order.
+func (st *stream) readAll(l *link, reqs []watchset.Request) ([][]watchset.Fact, error) {
+	facts := make([][]watchset.Fact, len(reqs))
+	errs := make([]error, len(reqs))
+	atOnce(len(reqs), func(i int) {
+		r := reqs[i]
+		switch r.Kind {
+		case watchset.Roster:
+			facts[i], errs[i] = st.readRoster(l, r)
+		case watchset.Gone:
+			facts[i], errs[i] = st.readGone(l, r)
+		default:
+			facts[i], errs[i] = st.readKey(l, r)
+		}
+	})
+	return facts, errors.Join(errs...)
+}
+
+// fact returns a Fact of kind what of r's election, newer than any r saw.
+func fact(what watchset.What, r watchset.Request, rec backends.Record) watchset.Fact {
+	return watchset.Fact{What: what, Election: r.Known.Election, Revision: math.MaxUint64, Record: rec}
+}
+
+// readKey reads WatchKey request r's key with watches (see watchKey).
+func (st *stream) readKey(l *link, r watchset.Request) ([]watchset.Fact, error) {
+	s, el := st.s, r.Known.Election
+	path := s.leaderPath(el)
+	st.watch(path, route{el: el, kind: r.Kind, l: l})
+	wd, err := s.watchKey(l, r.Known, path, func(lead string) { st.watch(lead, route{el: el, kind: r.Kind, l: l}) })
+	if err != nil {
+		return nil, err
+	}
+	if !wd.rec.Differs(r.Known) {
+		testHookWatching(el)
+	}
+	return []watchset.Fact{fact(watchset.LeaderState, r, since(r.Known, wd.rec))}, nil
+}
+
+// readGone reads WatchEntry request r's entry with a watch, then its own
+// entry (the one of this Store's behind it, if any) with one, and the
+// pointer: a Passed Fact if the key was passed to own's session, then
+// the entry's state, absent if it is gone (a pass to the entry, which
+// sets its data, leaves it in line). After own's data
+// changed (check), the pointer is read first, alone if it shows a pass
+// not told yet.
+func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error) {
+	el := r.Known.Election
+	own, hasOwn := st.s.own.behind(el, r.Known.Token)
+	if st.takeCheck(el) && hasOwn {
+		if p, err := st.passedTo(l, r, own, true); err != nil || p != nil {
+			return p, err
+		}
+	}
+	path, _ := st.s.entryPath(r.Known) // Wait checked it
+	st.watch(path, route{el: el, kind: r.Kind, l: l, entry: true, hasOwn: hasOwn, owner: r.Known.Owner})
+	_, _, _, err := l.conn.GetW(path)
+	gone := fact(watchset.EntryState, r, backends.Record{Owner: r.Known.Owner})
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return readOut{rec: r.known, done: true}
+		return []watchset.Fact{gone}, nil
 	case err != nil:
-		return readOut{err: err}
-	case nudge && !bytes.Equal(data, passData):
-		return readOut{rec: r.known, done: true}
-	case r.own == "":
-		return readOut{rec: r.known}
+		return nil, err
 	}
-	oev, err := getEntryW(l, r.own)
-	if err != nil || oev == nil {
-		return readOut{rec: r.known, err: err}
+	here := gone
+	here.Record.Token = r.Known.Token
+	if !hasOwn {
+		testHookWatching(el)
+		return []watchset.Fact{here}, nil
 	}
-	out := w.readPass(l, r)
-	out.other = r.own
-	return out
+	var out []watchset.Fact
+	if out, err = st.watchOwn(l, r, own); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		testHookWatching(el)
+	}
+	return append(out, here), nil
 }
 
-// readPass reads the pointer of r's election and is done with the key if
-// it names a node of own's session at a token no WaitGone of the set was
-// answered with.
-func (w *watchSet) readPass(l *link, r *watchReq) readOut {
-	ps, _, err := getPointer(l, w.s.leaderPath(r.known.Election), false)
+// watchOwn reads own, r's own entry, with a watch, then the pointer: the
+// Passed Fact of a pass to own's session, if any.
+func (st *stream) watchOwn(l *link, r watchset.Request, own backends.Record) ([]watchset.Fact, error) {
+	opath, err := st.s.entryPath(own)
 	if err != nil {
-		return readOut{err: err}
+		return nil, nil
 	}
-	w.s.ptrs.saw(r.known.Election, ps)
-	if !ps.led() || ps.p.owner != r.owner {
-		return readOut{rec: r.known}
+	st.watch(opath, route{el: r.Known.Election, kind: r.Kind, l: l, mine: true})
+	if _, _, _, err := l.conn.GetW(opath); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return nil, err
 	}
-	w.mu.Lock()
-	seen := w.passed[r.known.Election] == ps.token()
-	w.mu.Unlock()
-	return readOut{rec: ps.record(r.known.Election, true, l), done: !seen}
+	return st.passedTo(l, r, own, false)
 }
 
-// readDone takes the outcome of r's read: it answers r if out is done;
-// otherwise r waits for its watches, or, if an event for its nodes came
-// while it read, is read again.
-func (w *watchSet) readDone(rd read, out readOut) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	r := rd.r
-	switch {
-	case !w.mine(rd):
-	case out.err != nil:
-		w.fail(r, r.l, out.err)
-	case out.done:
-		w.answer(r, out.rec, nil)
-	case r.fired != 0:
-		r.sync = r.fired == zk.EventNotWatching
-		w.queue(r)
-	case r.l.conn.State() != zk.StateHasSession: // dropped since: see dropped
-		r.sync = true
-		w.queue(r)
-	default:
-		r.state, r.check, r.nudge = watching, false, false
-		w.watchOther(r, out.other)
-		testHookWatching(r.known.Election)
+// passedTo reads r's election's pointer and returns the Passed Fact of a
+// pass to own's session, if it holds the key; with once, only if no read
+// told that pass before.
+func (st *stream) passedTo(l *link, r watchset.Request, own backends.Record, once bool) ([]watchset.Fact, error) {
+	el := r.Known.Election
+	ps, _, err := getPointer(l, st.s.leaderPath(el), false)
+	if err != nil {
+		return nil, err
 	}
+	st.s.ptrs.saw(el, ps)
+	if !ps.led() || ps.p.owner != own.Owner {
+		return nil, nil
+	}
+	tok := ps.token()
+	if first := st.notePass(el, tok); once && !first {
+		return nil, nil
+	}
+	return []watchset.Fact{{What: watchset.Passed, Election: el, Revision: tok, Entry: own.Token,
+		Record: ps.record(el, true, l)}}, nil
 }
 
-// testHookWatching runs when a watch of a WatchSet's request (with the
-// set's mutex held), of a Wait, a WaitGone or a WaitList is set; tests
-// set it to know when.
+// takeCheck reports whether the data of election el's WatchEntry
+// request's own entry changed since its last read, and forgets it.
+func (st *stream) takeCheck(el string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	check := st.checks[el]
+	delete(st.checks, el)
+	return check
+}
+
+// notePass notes the pass at token tok of election el, and reports
+// whether no read told it before.
+func (st *stream) notePass(el string, tok uint64) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.passed[el] == tok {
+		return false
+	}
+	st.passed[el] = tok
+	return true
+}
+
+// readRoster lists WatchRoster request r's roster node with a children
+// watch, or, if it is absent, sets an exists watch on it: a RosterWrite
+// at the node's pzxid if the roster changed after r's revision
+// (rosterRead.changedSince). A node created between the two reads
+// counts as changed: its first record came with it.
+func (st *stream) readRoster(l *link, r watchset.Request) ([]watchset.Fact, error) {
+	el := r.Known.Election
+	rpath := st.s.rosterPath(el)
+	st.watch(rpath, route{el: el, kind: r.Kind, l: l})
+	changed := func(rev uint64) []watchset.Fact {
+		return []watchset.Fact{{What: watchset.RosterWrite, Election: el, Revision: rev}}
+	}
+	children, stat, _, err := l.conn.ChildrenW(rpath)
+	if errors.Is(err, zk.ErrNoNode) {
+		ok, stat, _, err := l.conn.ExistsW(rpath)
+		switch {
+		case err != nil:
+			return nil, err
+		case ok:
+			return changed(max(uint64(stat.Pzxid), r.Known.Revision+1)), nil
+		}
+		testHookWatching(el)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rr := rosterRead{pzxid: uint64(stat.Pzxid), born: uint64(stat.Czxid), empty: len(children) == 0}
+	if rr.changedSince(r.Known.Revision) {
+		return changed(max(rr.pzxid, r.Known.Revision+1)), nil
+	}
+	testHookWatching(el)
+	return nil, nil
+}
+
+// testHookRead runs as a WatchSet's read begins, telling whether it
+// syncs first; tests set it.
+var testHookRead = func(synced bool) {}
+
+// testHookWatching runs when the watches of a WatchSet's request are
+// set and its read found nothing to answer; tests set it to know when.
 var testHookWatching = func(election string) {}
 
-// failed fails every request of batch still current with err, from a
-// read on l (nil if there was none).
-func (w *watchSet) failed(batch []read, l *link, err error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, rd := range batch {
-		if w.mine(rd) {
-			w.fail(rd.r, l, err)
-		}
-	}
-}
-
-// fail answers r with err from a read on l, unless the read failed
-// because l is a session's connection that went away (see readFor): r
-// is then read again on the reader of the moment. w.mu is held.
-func (w *watchSet) fail(r *watchReq, l *link, err error) {
-	if l != nil && leftBehind(l, err) {
-		r.sync = true
-		w.queue(r)
-		return
-	}
-	w.answer(r, backends.Record{}, w.readErr(r, err))
-}
-
-// readErr classifies a failed read of r: ErrPermission if the
-// credentials may not read, ErrUnavailable otherwise (the connection or
-// its session broke, or the Store closed).
-func (w *watchSet) readErr(r *watchReq, err error) error {
-	what := fmt.Sprintf("zookeeper: watch %q", r.known.Election)
+// readErr classifies a failed read: ErrPermission if the credentials may
+// not read, ErrUnavailable otherwise (the connection or its session
+// broke, or the Store closed).
+func readErr(err error) error {
+	const what = "zookeeper: watch set read"
 	if permanent(err) {
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
 	}
@@ -292,64 +243,4 @@ func (w *watchSet) readErr(r *watchReq, err error) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
-}
-
-// dropped reads again, on the reader of the moment, every request whose
-// watch is on link l, which lost its connection: the watch would come
-// back with it, but if the session expired meanwhile the notifications it
-// owes are lost, and until then the request would hear nothing. A read in
-// flight on l fails or lands on its next connection (see readDone).
-func (w *watchSet) dropped(l *link) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, reqs := range []map[string]*watchReq{w.reqs, w.rosters} {
-		for _, r := range reqs {
-			if r.l == l && r.state == watching {
-				r.sync = true
-				w.queue(r)
-			}
-		}
-	}
-}
-
-// event takes a watch notification of link l for the request watching
-// ev.Path on l: a WaitGone's entry deleted or changed answers it with the
-// entry; its own entry changed has it read the pointer (check); any
-// other change has the request read again, with no sync, or after the
-// watch ended with its connection or session, with one. An event that
-// comes while the request is being read on l is kept for readDone: it
-// may be the watch the read just set firing.
-func (w *watchSet) event(l *link, ev zk.Event) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	r := w.paths[ev.Path]
-	if r == nil || r.l != l {
-		return
-	}
-	own := r.gone && ev.Path == r.own && ev.Path != r.path
-	switch {
-	case r.state == reading:
-		if r.fired == 0 || ev.Type == zk.EventNotWatching {
-			r.fired = ev.Type
-		}
-		r.check = r.check || (own && ev.Type == zk.EventNodeDataChanged)
-		r.nudge = r.nudge || (r.gone && !own && ev.Type == zk.EventNodeDataChanged)
-	case r.state != watching:
-	case ev.Type == zk.EventNotWatching:
-		r.sync = true
-		w.queue(r)
-	case r.roster: // its children, or the node, changed
-		w.answer(r, backends.Record{}, nil)
-	case own && ev.Type == zk.EventNodeDataChanged:
-		r.sync, r.check = false, true
-		w.queue(r)
-	case r.gone && ev.Type == zk.EventNodeDataChanged: // a nudge, or a pass to the entry: read it
-		r.sync, r.nudge = false, true
-		w.queue(r)
-	case r.gone:
-		w.answer(r, r.known, nil)
-	default:
-		r.sync = false
-		w.queue(r)
-	}
 }

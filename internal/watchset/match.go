@@ -16,6 +16,11 @@ func (w *Set[E]) apply(facts []Fact) {
 				w.matchRoster(r, f)
 			}
 			continue
+		case Reread:
+			if r := w.kind(f.Kind)[el]; r != nil {
+				w.queue(r)
+			}
+			continue
 		case LeaderState:
 			if !f.Record.Exists() {
 				delete(w.passWoke, el) // the term, and its pass, ended
@@ -51,7 +56,7 @@ func (w *Set[E]) matchLeader(r *Request, f Fact) {
 	rec := f.Record
 	if f.What == LeaderWrite {
 		if !r.Known.Exists() || r.Known.Owner != rec.Owner {
-			w.toRead = append(w.toRead, r)
+			w.queue(r)
 			return
 		}
 		rec.Token = r.Known.Token

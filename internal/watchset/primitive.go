@@ -19,7 +19,9 @@ type Source[E any] interface {
 
 // Stream is one open change stream; see Source. Its methods are called
 // from the Set's goroutine, except Read, which runs in a goroutine of its
-// own, one Read at a time, beside the others.
+// own, one Read at a time, beside the others; a Stream that is also a
+// Readers has up to Readers() Reads run at once, which may end in any
+// order.
 type Stream[E any] interface {
 	// Events is the stream's channel of raw news, which the Set selects
 	// on; it hands each value, and whether the channel was open, to Next.
@@ -52,6 +54,13 @@ type Stream[E any] interface {
 	Close()
 }
 
+// Readers is what a Stream whose store serves reads side by side
+// implements: Readers returns how many Reads the Set may run at once (at
+// least 1). A request may then be in two Reads at once.
+type Readers interface {
+	Readers() int
+}
+
 // Batch is what a Stream tells at once.
 type Batch struct {
 	// Facts are the store's changes (Next) or states (Read), in order.
@@ -68,7 +77,9 @@ type Batch struct {
 	// the stream's start then waits for those, and is not read.
 	RosterWrites bool
 	// Reset says that the store's revisions went back (Consul's index
-	// can): every request pending is read again, from Position on.
+	// can), or that the stream lost what it watched (a ZooKeeper
+	// connection dropped): every request pending is read again, from
+	// Position on.
 	Reset bool
 	// Err, if not nil, ended the stream (Next) or the read (Read), with
 	// the classes of backends.Change.Err; the requests it ends get it.
@@ -103,15 +114,24 @@ const (
 	// RosterDigest: Entry is the backends.RosterDigest of the election's
 	// roster.
 	RosterDigest
+	// Reread: the election's request of Kind, if any, is read again (its
+	// store's watch fired, or ended): the stream does not tell what
+	// changed, the read does.
+	Reread
 )
 
-// Fact is one thing a stream or a read tells of an election.
+// Fact is one thing a stream or a read tells of an election. A stream
+// whose reads carry no revision comparable with a request's (ZooKeeper's
+// watches, each set by a read) tells math.MaxUint64 as Revision of a
+// LeaderState, EntryState or Reread: such a Fact is newer than anything
+// the request saw, as a read made after the last fact's was.
 type Fact struct {
 	What     What
 	Election string
 	Revision uint64
 	Record   backends.Record
 	Entry    uint64
+	Kind     Kind // Reread: the kind of request to read again
 }
 
 // Kind names the kind of a Request: backends.WatchKind.
@@ -135,5 +155,6 @@ type Request struct {
 	// Digest is, for Roster, the RosterDigest of the roster read.
 	Digest uint64
 
-	seen uint64 // every change at or before it is reflected in Known
+	seen   uint64 // every change at or before it is reflected in Known
+	queued bool   // it waits in Set.toRead
 }

@@ -41,7 +41,10 @@ func (w *Set[E]) prepare() {
 	if open {
 		st := w.src.Open(w.ctx) // without w.mu: it may wait on the store
 		w.mu.Lock()
-		w.stream, w.pos, w.wanted = st, 0, false
+		w.stream, w.pos, w.wanted, w.readers = st, 0, false, 1
+		if r, ok := st.(Readers); ok {
+			w.readers = max(r.Readers(), 1)
+		}
 		w.mu.Unlock()
 	}
 	w.want(false)
@@ -50,7 +53,7 @@ func (w *Set[E]) prepare() {
 	if w.pos != 0 {
 		w.cover()
 	}
-	if !w.reading && len(w.toRead) > 0 && w.stream != nil {
+	for w.reading < w.readers && len(w.toRead) > 0 && w.stream != nil {
 		n := min(len(w.toRead), readBatch)
 		batch := w.toRead[:n:n]
 		if w.toRead = w.toRead[n:]; len(w.toRead) == 0 {
@@ -58,9 +61,10 @@ func (w *Set[E]) prepare() {
 		}
 		in := make([]Request, n) // copied under w.mu: run moves their seen on
 		for i, r := range batch {
+			r.queued = false
 			in[i] = *r
 		}
-		w.reading = true
+		w.reading++
 		go w.read(w.stream, batch, in)
 	}
 }
@@ -94,7 +98,7 @@ func (w *Set[E]) cover() {
 			w.answer(r, r.Known, nil)
 		case r.Kind == Roster && r.seen >= w.start && w.writes:
 		case r.Kind != Wait || r.Known.Revision < w.pos:
-			w.toRead = append(w.toRead, r)
+			w.queue(r)
 		}
 	}
 	w.fresh = nil
@@ -110,7 +114,7 @@ func (w *Set[E]) read(st Stream[E], reqs []*Request, in []Request) {
 func (w *Set[E]) onRead(d readDone) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.reading = false
+	w.reading--
 	if d.batch.Err != nil {
 		for _, r := range d.reqs {
 			if w.current(r) {
@@ -143,6 +147,9 @@ func (w *Set[E]) onBatch(b Batch) {
 // opens a new stream. w.mu is held.
 func (w *Set[E]) broken(err error) {
 	w.stream.Close()
+	for _, r := range w.toRead {
+		r.queued = false
+	}
 	w.stream, w.pos, w.toRead, w.fresh, w.start = nil, 0, nil, nil, 0
 	clear(w.rosterSeen)
 	for _, m := range []map[string]*Request{w.reqs, w.rosters} {
@@ -161,18 +168,27 @@ func (w *Set[E]) reset(pos uint64) {
 	clear(w.passWoke)
 	for _, m := range []map[string]*Request{w.reqs, w.rosters} {
 		for _, r := range m {
-			r.seen = 0
-			w.toRead = append(w.toRead, r)
+			r.seen, r.queued = 0, false
+			w.queue(r)
 		}
 	}
 }
 
-// finish ends the stream and waits for a read in flight.
+// queue puts r in line for a read, unless it waits there already. w.mu
+// is held.
+func (w *Set[E]) queue(r *Request) {
+	if !r.queued {
+		r.queued = true
+		w.toRead = append(w.toRead, r)
+	}
+}
+
+// finish ends the stream and waits for the reads in flight.
 func (w *Set[E]) finish() {
 	if w.stream != nil {
 		w.stream.Close()
 	}
-	if w.reading {
+	for ; w.reading > 0; w.reading-- {
 		<-w.reads
 	}
 }

@@ -5,9 +5,13 @@
 // when a request waits, covers with reads the requests the stream cannot
 // answer alone, matches the stream's Facts with the requests, and
 // delivers the answers from its one goroutine, as backends.Driver.Watch states.
+// A store with no change stream (ZooKeeper) gives its watches'
+// notifications as the stream: each tells which request to read again
+// (Reread), and each read sets the request's watches.
 //
-// A Set's goroutine runs from New to Close. Besides it, one goroutine
-// runs a Stream's Read at a time, on at most readBatch requests.
+// A Set's goroutine runs from New to Close. Besides it, a goroutine runs
+// each Stream's Read in flight, on at most readBatch requests: one at a
+// time, or as many as the Stream's Readers tells.
 package watchset
 
 import (
@@ -56,7 +60,8 @@ type Set[E any] struct {
 	writes  bool       // the stream tells RosterWrites
 	pos     uint64     // see Batch.Position; 0 until the stream tells
 	toRead  []*Request // whose gap a read must cover
-	reading bool       // a Read is in flight
+	reading int        // Reads in flight
+	readers int        // the most Reads in flight: the stream's Readers
 }
 
 // readDone is a Read's outcome, with the requests it read.
