@@ -92,9 +92,10 @@
 //     classifies its error (errors.go). No timers, retries or loops of
 //     its own: package lease owns them, identically for every store.
 //   - Capabilities: the TTL range and granularity the store grants, the
-//     largest value, and how an End with a target ends a term: Passes
-//     (one write rebinds the key, with CommittedWaits if a wait's answer
-//     is a committed state) or Markers.
+//     largest value, and whether an End with a target passes the key in
+//     one write (Passes), with CommittedWaits if a wait's answer is a
+//     committed state. A store that cannot pass hands nothing over: its
+//     handovers release the key plainly.
 //   - WatchSet: many waits over one stream, each answered once. The
 //     adapters of this module feed their store's read-with-watch and
 //     change stream to one shared engine (internal/watchset); an adapter
