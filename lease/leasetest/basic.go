@@ -140,16 +140,7 @@ func (s *suite) testObserve(t *testing.T) {
 	}
 	next := func(want string) lease.LeaderInfo {
 		t.Helper()
-		select {
-		case info, ok := <-ch:
-			if !ok || info.Identity != want || info.HasLeader() != (want != "") {
-				t.Fatalf("observed %+v (open %v), want leader %q", info, ok, want)
-			}
-			return info
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no observation within 10s, want leader %q", want)
-		}
-		return lease.LeaderInfo{}
+		return observed(t, ch, want)
 	}
 	next("")
 	la := campaign(t, a, el)
