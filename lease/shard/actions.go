@@ -55,7 +55,7 @@ func (lp *loop) idle() bool {
 // campaign starts the campaign for shard s.
 func (lp *loop) campaign(s int) {
 	ctx, cancel := context.WithCancel(context.Background())
-	lp.slots[s] = slot{phase: campaigning, cancel: cancel}
+	lp.slots[s] = slot{phase: campaigning, cancel: cancel, mover: lp.slots[s].mover}
 	lp.spawn(func() { lp.g.work(ctx, s) })
 }
 
@@ -63,7 +63,7 @@ func (lp *loop) campaign(s int) {
 func (lp *loop) cancel(s int) {
 	sl := &lp.slots[s]
 	if sl.backoff {
-		*sl = slot{}
+		sl.phase, sl.backoff = idle, false
 		return
 	}
 	sl.cancel()
@@ -72,14 +72,14 @@ func (lp *loop) cancel(s int) {
 // campaignEnded takes the end of a campaign for s that did not win.
 func (lp *loop) campaignEnded(s int, err error, cancelled bool) {
 	lp.done()
-	lp.slots[s] = slot{}
+	lp.slots[s] = slot{mover: lp.slots[s].mover}
 	switch {
 	case cancelled:
 	case errors.Is(err, lease.ErrClosed):
 		lp.fail(err)
 	default:
 		lp.g.opts.Logger.Warn("shard campaign failed; retrying", "group", lp.g.name, "shard", s, "err", err)
-		lp.slots[s] = slot{phase: campaigning, backoff: true}
+		lp.slots[s].phase, lp.slots[s].backoff = campaigning, true
 		lp.armRetry()
 	}
 }
@@ -95,13 +95,23 @@ func (lp *loop) won(s int, l *lease.Leadership) {
 // lost takes the end of the leadership of s, and of its worker.
 func (lp *loop) lost(s int, l *lease.Leadership) {
 	lp.done()
-	mv := lp.slots[s].mover
-	if mv != nil && mv.cancel == nil {
-		mv = nil // a retry of a handover of the leadership that ended
-	}
-	lp.slots[s] = slot{mover: mv}
+	lp.slots[s] = slot{mover: lp.endMove(s)}
 	lp.g.setOwned(s, false)
 	lp.emit(Event{Shard: s, Leadership: l, Released: true, Reason: reason(l.Err())})
+}
+
+// endMove stops the handover of s, whose leadership ended, and returns
+// the mover to keep until it reports, or nil.
+func (lp *loop) endMove(s int) *mover {
+	mv := lp.slots[s].mover
+	switch {
+	case mv == nil:
+	case mv.cancel == nil:
+		return nil // a retry of a handover of the leadership that ended
+	default:
+		mv.cancel()
+	}
+	return mv
 }
 
 // move starts handing s over to member to.
@@ -155,7 +165,7 @@ func (lp *loop) retryAll() {
 	for s := range lp.slots {
 		sl := &lp.slots[s]
 		if sl.backoff {
-			*sl = slot{}
+			sl.phase, sl.backoff = idle, false
 		}
 		if sl.mover != nil && sl.mover.cancel == nil {
 			sl.mover = nil
