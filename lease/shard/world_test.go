@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/lease/shard"
 	"github.com/leasehold/leasehold/lease/shard/internal/assign"
@@ -97,7 +98,14 @@ type member struct {
 func (w *world) join(id string, opts shard.Options) *member {
 	w.t.Helper()
 	link := w.srv.Connect(w.t)
-	e, err := lease.New(link.Store, lease.Options{TTL: ttl, Identity: id})
+	return w.joinOn(id, link, link.Store, opts)
+}
+
+// joinOn starts a member on store, which goes through link, and joins it
+// to the group.
+func (w *world) joinOn(id string, link *leaseholdtest.Link, store *backends.Store, opts shard.Options) *member {
+	w.t.Helper()
+	e, err := lease.New(store, lease.Options{TTL: ttl, Identity: id})
 	if err != nil {
 		w.t.Fatal(err)
 	}
