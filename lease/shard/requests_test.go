@@ -12,6 +12,8 @@ import (
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease/shard"
+	"github.com/leasehold/leasehold/lease/shard/shardtest"
+	"github.com/leasehold/leasehold/leaseholdtest"
 )
 
 // TestRequestsAtRest: once a group is balanced, its members make no store
@@ -21,15 +23,15 @@ import (
 func TestRequestsAtRest(t *testing.T) {
 	for _, shards := range []int{16, 256} {
 		t.Run(fmt.Sprint(shards), func(t *testing.T) {
-			w := newWorld(t, shards)
+			w := shardtest.NewWorld(t, leaseholdtest.Etcd(t), 2*time.Second, shards)
 			var c counts
-			var ms []*member
+			var ms []*shardtest.Member
 			for i := range 3 {
-				link := w.srv.Connect(t)
+				link := w.Server().Connect(t)
 				store := backends.NewStore(countingDriver{driver.Of(link.Store), &c})
-				ms = append(ms, w.joinOn(fmt.Sprintf("m%d", i), link, store, shard.Options{}))
+				ms = append(ms, w.JoinOn(fmt.Sprintf("m%d", i), link, store, shard.Options{}))
 			}
-			w.await("balance", 30*time.Second, func() bool { return w.balanced(ms...) })
+			w.Await("balance", 30*time.Second, func() bool { return w.Balanced(ms...) })
 			// The last moves' tails (the new holders' first watches of
 			// their rosters, the old records' removal) end within a
 			// second; then three seconds at rest are counted.
@@ -45,15 +47,15 @@ func TestRequestsAtRest(t *testing.T) {
 			}
 
 			c.reset()
-			ms = append(ms, w.join("new", shard.Options{}))
-			w.await("balance with a fourth member", 30*time.Second, func() bool { return w.balanced(ms...) })
+			ms = append(ms, w.Join("new", shard.Options{}))
+			w.Await("balance with a fourth member", 30*time.Second, func() bool { return w.Balanced(ms...) })
 			<-time.After(time.Second) // the tails, as above
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			members, others := 0, 0
 			for k, n := range c.seen {
 				switch {
-				case k == "List "+shard.MembersElection(w.group):
+				case k == "List "+shard.MembersElection(w.Name()):
 					members += n
 				case strings.HasPrefix(k, "List "):
 					others += n

@@ -9,50 +9,13 @@ import (
 
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/lease/shard"
+	"github.com/leasehold/leasehold/leaseholdtest"
 )
-
-// TestSessionExpired: a member whose session the store ends loses its
-// shards, comes back on a new session, and the group is whole and
-// balanced again.
-func TestSessionExpired(t *testing.T) {
-	const n, shards = 3, 60
-	w := newWorld(t, shards)
-	ms := w.startAll(n, shard.Options{})
-	w.await("balance", 30*time.Second, func() bool { return w.balanced(ms...) })
-	_, rel0 := w.snapshot()
-	held := len(ms[0].g.Owned())
-	w.srv.ExpireSession(t, ms[0].e.SessionID())
-	total := func(r map[string]int) (n int) {
-		for _, k := range r {
-			n += k
-		}
-		return n
-	}
-	w.await("m0's shards released", 10*time.Second, func() bool {
-		return total(w.releases[ms[0].id]) >= total(rel0[ms[0].id])+held
-	})
-	_, rel := w.snapshot()
-	t.Logf("m0 released %v", rel[ms[0].id])
-	d := w.await("balance again", 30*time.Second, func() bool { return w.balanced(ms...) })
-	t.Logf("session expired: balanced again %v after its %d shards were released", d.Round(time.Millisecond), held)
-}
-
-// TestWeights: shares follow the members' weights.
-func TestWeights(t *testing.T) {
-	w := newWorld(t, 100)
-	a := w.join("a", shard.Options{Weight: 1})
-	b := w.join("b", shard.Options{Weight: 3})
-	w.await("weighted balance", 30*time.Second, func() bool {
-		n := w.counts()
-		return n["a"] == 25 && n["b"] == 75
-	})
-	_, _ = a, b
-}
 
 // TestJoinOptions: Join names the bad option and its range.
 func TestJoinOptions(t *testing.T) {
-	w := newWorld(t, 1)
-	e, err := lease.New(w.srv.Store, lease.Options{TTL: ttl})
+	srv := leaseholdtest.Etcd(t)
+	e, err := lease.New(srv.Store, lease.Options{TTL: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +45,7 @@ func TestJoinOptions(t *testing.T) {
 	for _, k := range strings.Fields("a b c d e f g") {
 		full[k] = "x"
 	}
-	e2, err := lease.New(w.srv.Store, lease.Options{TTL: ttl, Labels: full})
+	e2, err := lease.New(srv.Store, lease.Options{TTL: 2 * time.Second, Labels: full})
 	if err != nil {
 		t.Fatal(err)
 	}

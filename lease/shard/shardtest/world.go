@@ -1,4 +1,9 @@
-package shard_test
+// Package shardtest runs the scenarios of a shard group (package shard)
+// against a real store: cold start, join and leave by handover, a crash,
+// a flapping member, a session the store ends, weights. Run is called by
+// the shard package's tests on an in-process etcd and by the integration
+// tests on ZooKeeper and Consul containers. Only tests import it.
+package shardtest
 
 import (
 	"context"
@@ -6,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,13 +22,16 @@ import (
 	"github.com/leasehold/leasehold/leaseholdtest"
 )
 
-const ttl = 2 * time.Second
+// groups numbers the groups of the Worlds, so that Worlds can share a
+// server.
+var groups atomic.Int64
 
-// world records the events of every member of one group, as each
+// World records the events of every member of one group, as each
 // member's reader receives them.
-type world struct {
+type World struct {
 	t      *testing.T
 	srv    *leaseholdtest.Server
+	ttl    time.Duration
 	group  string
 	shards int
 
@@ -47,8 +56,10 @@ type release struct {
 	at             time.Time
 }
 
-func newWorld(t *testing.T, shards int) *world {
-	w := &world{t: t, srv: leaseholdtest.Etcd(t), group: "orders", shards: shards, changed: make(chan struct{}),
+// NewWorld returns a World of a group of shards on srv, whose members'
+// electors have TTL ttl; it checks the shards' tokens when t ends.
+func NewWorld(t *testing.T, srv *leaseholdtest.Server, ttl time.Duration, shards int) *World {
+	w := &World{t: t, srv: srv, ttl: ttl, group: fmt.Sprintf("g%d", groups.Add(1)), shards: shards, changed: make(chan struct{}),
 		holders: make([]map[string]bool, shards), acquires: make([][]acquire, shards),
 		releases: map[string]map[string]int{}, lastRel: make([]release, shards)}
 	for s := range w.holders {
@@ -58,8 +69,14 @@ func newWorld(t *testing.T, shards int) *world {
 	return w
 }
 
+// Server returns the World's store server.
+func (w *World) Server() *leaseholdtest.Server { return w.srv }
+
+// Name returns the World's group name.
+func (w *World) Name() string { return w.group }
+
 // record takes one event of member.
-func (w *world) record(member string, ev shard.Event) {
+func (w *World) record(member string, ev shard.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := time.Now()
@@ -85,27 +102,27 @@ func (w *world) record(member string, ev shard.Event) {
 	w.changed = make(chan struct{})
 }
 
-// member is one member of the group: its elector on its own link.
-type member struct {
-	id   string
-	e    *lease.LeaseElector
-	link *leaseholdtest.Link
-	g    *shard.Group
-	read chan struct{} // closed when its events channel closed
+// Member is one member of the group: its elector on its own link.
+type Member struct {
+	ID      string
+	Elector *lease.LeaseElector
+	Link    *leaseholdtest.Link
+	Group   *shard.Group
+	read    chan struct{} // closed when its events channel closed
 }
 
-// join starts a member and joins it to the group.
-func (w *world) join(id string, opts shard.Options) *member {
+// Join starts a member and joins it to the group.
+func (w *World) Join(id string, opts shard.Options) *Member {
 	w.t.Helper()
 	link := w.srv.Connect(w.t)
-	return w.joinOn(id, link, link.Store, opts)
+	return w.JoinOn(id, link, link.Store, opts)
 }
 
-// joinOn starts a member on store, which goes through link, and joins it
+// JoinOn starts a member on store, which goes through link, and joins it
 // to the group.
-func (w *world) joinOn(id string, link *leaseholdtest.Link, store *backends.Store, opts shard.Options) *member {
+func (w *World) JoinOn(id string, link *leaseholdtest.Link, store *backends.Store, opts shard.Options) *Member {
 	w.t.Helper()
-	e, err := lease.New(store, lease.Options{TTL: ttl, Identity: id})
+	e, err := lease.New(store, lease.Options{TTL: w.ttl, Identity: id})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -121,19 +138,19 @@ func (w *world) joinOn(id string, link *leaseholdtest.Link, store *backends.Stor
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	m := &member{id: id, e: e, link: link, g: g, read: make(chan struct{})}
+	m := &Member{ID: id, Elector: e, Link: link, Group: g, read: make(chan struct{})}
 	go func() {
 		defer close(m.read)
 		for ev := range g.Events() {
 			w.record(id, ev)
 		}
 	}()
-	w.t.Cleanup(func() { g.Close(); <-m.read })
+	w.t.Cleanup(func() { _ = g.Close(); <-m.read })
 	return m
 }
 
-// await waits until cond holds, checked at each event, for up to timeout.
-func (w *world) await(what string, timeout time.Duration, cond func() bool) time.Duration {
+// Await waits until cond holds, checked at each event, for up to timeout.
+func (w *World) Await(what string, timeout time.Duration, cond func() bool) time.Duration {
 	w.t.Helper()
 	start := time.Now()
 	deadline := time.After(timeout)
@@ -156,7 +173,7 @@ func (w *world) await(what string, timeout time.Duration, cond func() bool) time
 
 // counts returns how many shards each member holds; "-" counts shards
 // without a holder and "+" those with more than one. Under w.mu.
-func (w *world) counts() map[string]int {
+func (w *World) counts() map[string]int {
 	n := map[string]int{}
 	for _, hs := range w.holders {
 		switch len(hs) {
@@ -173,36 +190,36 @@ func (w *world) counts() map[string]int {
 	return n
 }
 
-// balanced reports whether exactly the members ms hold every shard, one
-// each, ⌊M/N⌋ or ⌈M/N⌉ apiece. Under w.mu.
-func (w *world) balanced(ms ...*member) bool {
+// Balanced reports whether exactly the members ms hold every shard, one
+// each, ⌊M/N⌋ or ⌈M/N⌉ apiece. Call it in an Await condition.
+func (w *World) Balanced(ms ...*Member) bool {
 	n := w.counts()
 	lo := w.shards / len(ms)
 	hi := (w.shards + len(ms) - 1) / len(ms)
 	total := 0
 	for _, m := range ms {
-		if n[m.id] < lo || n[m.id] > hi {
+		if n[m.ID] < lo || n[m.ID] > hi {
 			return false
 		}
-		total += n[m.id]
+		total += n[m.ID]
 	}
 	return total == w.shards
 }
 
 // ownedBy reports whether the members ms hold every shard, one each.
 // Under w.mu.
-func (w *world) ownedBy(ms ...*member) bool {
+func (w *World) ownedBy(ms ...*Member) bool {
 	n := w.counts()
 	total := 0
 	for _, m := range ms {
-		total += n[m.id]
+		total += n[m.ID]
 	}
 	return total == w.shards
 }
 
 // checkTokens checks that each shard's tokens strictly increase in the
 // order its terms were won.
-func (w *world) checkTokens() {
+func (w *World) checkTokens() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for s, as := range w.acquires {
@@ -219,15 +236,15 @@ func (w *world) checkTokens() {
 
 // startAll joins n members m0..m(n-1), one after the other (each Join
 // returns within a round trip).
-func (w *world) startAll(n int, opts shard.Options) []*member {
-	ms := make([]*member, n)
+func (w *World) startAll(n int, opts shard.Options) []*Member {
+	ms := make([]*Member, n)
 	for i := range ms {
-		ms[i] = w.join(fmt.Sprintf("m%d", i), opts)
+		ms[i] = w.Join(fmt.Sprintf("m%d", i), opts)
 	}
 	return ms
 }
 
-func (w *world) snapshot() (moves int, rel map[string]map[string]int) {
+func (w *World) snapshot() (moves int, rel map[string]map[string]int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	rel = map[string]map[string]int{}
@@ -246,7 +263,7 @@ func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 
 // quiet fails the test as soon as bad holds, checked at each event, in
 // the window.
-func (w *world) quiet(what string, window time.Duration, bad func() bool) {
+func (w *World) quiet(what string, window time.Duration, bad func() bool) {
 	w.t.Helper()
 	end := time.After(window)
 	for {
@@ -266,10 +283,10 @@ func (w *world) quiet(what string, window time.Duration, bad func() bool) {
 	}
 }
 
-// churn is how many shards change owner from the assignment over before
-// to the one over after (members of weight 1).
-func (w *world) churn(before, after []string) int {
-	a, b := owners(w.group, w.shards, before), owners(w.group, w.shards, after)
+// Churn is how many of shards shards of group change owner from the
+// assignment over members before to the one over after (weight 1).
+func Churn(group string, shards int, before, after []string) int {
+	a, b := owners(group, shards, before), owners(group, shards, after)
 	n := 0
 	for s := range a {
 		if a[s] != b[s] {
@@ -292,10 +309,11 @@ func owners(group string, shards int, ids []string) []string {
 	return out
 }
 
-func ids(ms []*member) []string {
+// IDs returns the members' IDs.
+func IDs(ms []*Member) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
-		out[i] = m.id
+		out[i] = m.ID
 	}
 	return out
 }
