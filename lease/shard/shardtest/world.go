@@ -8,8 +8,11 @@ package shardtest
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,6 +46,8 @@ type World struct {
 	moves    int                       // acquires of a shard whose last holder released it by handover
 	lastRel  []release                 // per shard: the last release
 	maxGap   time.Duration             // longest time a shard released by handover waited for its next holder
+	members  map[string]bool           // the members joined
+	history  [][]string                // per shard: its events, for a failure's message
 }
 
 type acquire struct {
@@ -81,6 +86,11 @@ func (w *World) record(member string, ev shard.Event) {
 	defer w.mu.Unlock()
 	now := time.Now()
 	s := ev.Shard
+	if w.history == nil {
+		w.history = make([][]string, w.shards)
+	}
+	w.history[s] = append(w.history[s], fmt.Sprintf("%s %v released=%v %s token %d",
+		member, now.Format("05.000"), ev.Released, ev.Reason, ev.Leadership.Token))
 	if ev.Released {
 		delete(w.holders[s], member)
 		if w.releases[member] == nil {
@@ -122,7 +132,7 @@ func (w *World) Join(id string, opts shard.Options) *Member {
 // to the group.
 func (w *World) JoinOn(id string, link *leaseholdtest.Link, store *backends.Store, opts shard.Options) *Member {
 	w.t.Helper()
-	e, err := lease.New(store, lease.Options{TTL: w.ttl, Identity: id})
+	e, err := lease.New(store, lease.Options{TTL: w.ttl, Identity: id, Logger: testLogger(w.t, id)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -138,6 +148,12 @@ func (w *World) JoinOn(id string, link *leaseholdtest.Link, store *backends.Stor
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	w.mu.Lock()
+	if w.members == nil {
+		w.members = map[string]bool{}
+	}
+	w.members[id] = true
+	w.mu.Unlock()
 	m := &Member{ID: id, Elector: e, Link: link, Group: g, read: make(chan struct{})}
 	go func() {
 		defer close(m.read)
@@ -166,9 +182,24 @@ func (w *World) Await(what string, timeout time.Duration, cond func() bool) time
 		case <-deadline:
 			w.mu.Lock()
 			defer w.mu.Unlock()
-			w.t.Fatalf("%s: not within %v; holdings %v", what, timeout, w.counts())
+			w.t.Fatalf("%s: not within %v; holdings %v; %s", what, timeout, w.counts(), w.unheld())
 		}
 	}
+}
+
+// unheld describes the first shards without a holder, as the store has
+// them. Under w.mu.
+func (w *World) unheld() string {
+	var out []string
+	own := owners(w.group, w.shards, slices.Sorted(maps.Keys(w.members)))
+	for s, hs := range w.holders {
+		if len(hs) == 0 && len(out) < 5 {
+			info := w.srv.Leader(w.t, shard.Election(w.group, s, w.shards))
+			out = append(out, fmt.Sprintf("shard %d: the store's leader %q token %d, assigned to %s; events %v",
+				s, info.Identity, info.Token, own[s], w.history[s]))
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // counts returns how many shards each member holds; "-" counts shards
@@ -316,4 +347,16 @@ func IDs(ms []*Member) []string {
 		out[i] = m.ID
 	}
 	return out
+}
+
+// testLogger logs warnings and errors to t.
+func testLogger(t *testing.T, id string) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})).With("member", id)
+}
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
