@@ -13,12 +13,13 @@ import (
 // TTL + up to one tick.
 func TestShardZooKeeper(t *testing.T) {
 	srv := leaseholdtest.Container(t, "zookeeper", leaseholdtest.ContainerOptions{})
-	shardtest.Run(t, shardtest.Store{Server: srv, TTL: 2 * time.Second, Takeover: 5 * time.Second})
+	shardtest.Run(t, shardtest.Store{Server: srv, TTL: 2 * time.Second, Takeover: 5 * time.Second, HandOff: time.Second})
 }
 
 // TestShardConsul runs them on a Consul container: TTL 10 s, its least; a
-// silent session goes after TTL to 2×TTL (its server's limit).
+// silent session goes after TTL to 2×TTL (its server's limit); a passed
+// key wakes its waiter through a blocking query, slower in a burst.
 func TestShardConsul(t *testing.T) {
 	srv := leaseholdtest.Container(t, "consul", leaseholdtest.ContainerOptions{})
-	shardtest.Run(t, shardtest.Store{Server: srv, TTL: 10 * time.Second, Takeover: 23 * time.Second})
+	shardtest.Run(t, shardtest.Store{Server: srv, TTL: 10 * time.Second, Takeover: 23 * time.Second, HandOff: 3 * time.Second})
 }

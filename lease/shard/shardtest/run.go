@@ -18,6 +18,9 @@ type Store struct {
 	// the others holding all its shards: the store's expiry of a silent
 	// session after TTL, and a campaign.
 	Takeover time.Duration
+	// HandOff bounds the time a shard handed over waits for its new
+	// holder to report it, in a join's burst of handovers.
+	HandOff time.Duration
 }
 
 // Run runs every scenario on st, each as a subtest.

@@ -47,8 +47,8 @@ func joinHandsOver(t *testing.T, st Store) {
 			}
 		}
 	}
-	if w.maxGap > time.Second {
-		t.Errorf("a handed-over shard waited %v for its new holder, want under 1s", w.maxGap)
+	if w.maxGap > st.HandOff {
+		t.Errorf("a handed-over shard waited %v for its new holder, want under %v", w.maxGap, st.HandOff)
 	}
 }
 
