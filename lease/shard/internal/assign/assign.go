@@ -4,9 +4,8 @@
 package assign
 
 import (
-	"hash/fnv"
 	"slices"
-	"strconv"
+	"strings"
 )
 
 // Member is one live member of a group, as its roster record names it.
@@ -29,38 +28,43 @@ type Prefer func(shard int) (key, value string)
 // its weighted share of the shards to within one: ⌊shards×w/W⌋ or
 // ⌈shards×w/W⌉. The order of members does not matter. prefer may be nil.
 func Assign(group string, shards int, members []Member, prefer Prefer) []int {
-	owner := make([]int, shards)
 	if len(members) == 0 {
+		owner := make([]int, shards)
 		for s := range owner {
 			owner[s] = -1
 		}
 		return owner
 	}
-	quota := Quotas(shards, members)
-	load := make([]int, len(members))
-	order := make([]int, len(members))
-	for s := range shards {
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int {
-			ha, hb := score(group, s, members[a].ID), score(group, s, members[b].ID)
-			if ha != hb {
-				if ha > hb {
-					return -1
-				}
-				return 1
-			}
-			return 0
-		})
-		for _, i := range order {
-			if load[i] < quota[i] {
-				owner[s], load[i] = i, load[i]+1
-				break
-			}
-		}
+	order := byID(members)
+	sorted := make([]Member, len(members))
+	for k, i := range order {
+		sorted[k] = members[i]
+	}
+	mk := &flow{
+		n:     len(sorted),
+		cost:  costs(group, shards, sorted, prefer),
+		owner: make([]int, shards),
+		load:  make([]int, len(sorted)),
+		quota: Quotas(shards, sorted),
+	}
+	owner := mk.solve()
+	for s, k := range owner {
+		owner[s] = order[k]
 	}
 	return owner
+}
+
+// byID returns the indices of members in ID order, so that the result does
+// not depend on the order the caller lists them in.
+func byID(members []Member) []int {
+	idx := make([]int, len(members))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		return strings.Compare(members[a].ID, members[b].ID)
+	})
+	return idx
 }
 
 // Quotas returns how many shards each member owns: shares by weight,
@@ -96,14 +100,4 @@ func Quotas(shards int, members []Member) []int {
 		q[i]++
 	}
 	return q
-}
-
-func score(group string, shard int, id string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(group))
-	h.Write([]byte{0})
-	h.Write([]byte(strconv.Itoa(shard)))
-	h.Write([]byte{0})
-	h.Write([]byte(id))
-	return h.Sum64()
 }
