@@ -1,6 +1,32 @@
 // Package assign computes which member of a shard group owns each shard.
 // It is pure: the same group name, shard count and members give the same
 // assignment on every member, so that no coordinator is needed.
+//
+// # Algorithm
+//
+// Each (shard, member) pair has a weighted rendezvous cost log2(E/w), E an
+// exponential variate from a stable hash (FNV-1a and splitmix64, a table
+// log2 of exactly rounded operations: the same bits on every platform and
+// Go version); a member carrying the shard's preferred label gets a bonus
+// larger than any cost gap. Assign returns the min-cost transport that
+// gives each member exactly its quota (Quotas): it starts from plain
+// rendezvous and moves shards along cheapest chains between members
+// (successive shortest paths, Dijkstra over the N members). The optimum is
+// unique, so member order does not matter; affinity is met whenever balance
+// allows, and balance is exact.
+//
+// Moves/ideal on a join, leave, or weight 1→2 of one member, mean/max over
+// 50 member sets (go test -run TestCompare -v with ASSIGN_COMPARE=1):
+//
+//	M=1024:  N=3 1.03/1.07  N=10 1.17/1.32  N=30 1.67/1.91  N=100 4.65/5.92
+//	M=10000: N=3 1.01/1.02  N=10 1.05/1.07  N=30 1.18/1.23  N=100 1.78/1.93
+//
+// The excess over 1 grows like N/√M: exact quotas force each member to
+// trade its ±√(M/N) rendezvous surplus with the others, and a join moves
+// that equilibrium. Fixed-order and global greedy and Maglev filling do no
+// better (global greedy is better at N/√M ≥ 2, worse at large M).
+// Assign takes 2 ms for M=1024, N=10; 0.11 s for M=10,000, N=100; 2 s and
+// M×N×8 bytes for M=65,536, N=200 (go test -bench Assign, 2 cores).
 package assign
 
 import (
@@ -24,9 +50,12 @@ type Member struct {
 type Prefer func(shard int) (key, value string)
 
 // Assign returns, for each shard s in [0, shards), the index in members of
-// its owner, or -1 for every shard if members is empty. Each member owns
-// its weighted share of the shards to within one: ⌊shards×w/W⌋ or
-// ⌈shards×w/W⌉. The order of members does not matter. prefer may be nil.
+// its owner, or -1 for every shard if members is empty. Member i owns
+// exactly Quotas(shards, members)[i] shards: its weighted share to within
+// one. The order of members does not matter; IDs must be unique. A shard
+// goes to a member carrying its preferred label whenever the quotas allow
+// (prefer may be nil). prefer is called once per shard. Cost: O(M×N) time
+// and memory plus O(N²) per shard moved off its rendezvous choice.
 func Assign(group string, shards int, members []Member, prefer Prefer) []int {
 	if len(members) == 0 {
 		owner := make([]int, shards)
