@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -169,12 +170,17 @@ func (s stat) String() string { return fmt.Sprintf("%.2f/%.2f", s.sum/float64(ma
 // TestCompare prints, per algorithm, M and N, the mean/max over 50 member
 // sets of moves/ideal for a join, a leave and a weight change. It is the
 // simulation behind the package doc's figures; it runs only with
-// ASSIGN_COMPARE=1 (about a minute): go test -run TestCompare -v.
+// ASSIGN_COMPARE=1 (several minutes), or ASSIGN_COMPARE=maglev for the
+// candidates whose name contains it: go test -run TestCompare -v.
 func TestCompare(t *testing.T) {
-	if os.Getenv("ASSIGN_COMPARE") == "" {
+	only := os.Getenv("ASSIGN_COMPARE")
+	if only == "" {
 		t.Skip("set ASSIGN_COMPARE=1 to run the comparison")
 	}
 	for _, c := range candidates {
+		if only != "1" && !strings.Contains(c.name, only) {
+			continue
+		}
 		for _, m := range []int{64, 1024, 10000} {
 			for _, n := range []int{2, 3, 5, 10, 30, 100} {
 				var j, l, w stat
