@@ -9,11 +9,11 @@
 // log2 of exactly rounded operations: the same bits on every platform and
 // Go version); a member carrying the shard's preferred label gets a bonus
 // larger than any cost gap. Assign returns the min-cost transport that
-// gives each member exactly its quota (Quotas): it starts from plain
-// rendezvous and moves shards along cheapest chains between members
-// (successive shortest paths, Dijkstra over the N members). The optimum is
-// unique, so member order does not matter; affinity is met whenever balance
-// allows, and balance is exact.
+// gives each member the floor or the ceiling of its weighted share: it
+// starts from plain rendezvous and moves shards along cheapest chains
+// between members (successive shortest paths, Dijkstra over the N members;
+// members sorted by ID, ties to the lowest). Affinity is met whenever
+// balance allows; balance is exact.
 //
 // Moves/ideal on a join, leave, or weight 1→2 of one member, mean/max over
 // 50 member sets (go test -run TestCompare -v with ASSIGN_COMPARE=1):
@@ -21,9 +21,9 @@
 //	M=1024:  N=3 1.03/1.07  N=10 1.17/1.32  N=30 1.67/1.91  N=100 4.65/5.92
 //	M=10000: N=3 1.01/1.02  N=10 1.05/1.07  N=30 1.18/1.23  N=100 1.78/1.93
 //
-// The excess over 1 grows like N/√M: exact quotas force each member to
+// The excess over 1 grows like N/√M: exact balance forces each member to
 // trade its ±√(M/N) rendezvous surplus with the others, and a join moves
-// that equilibrium. Fixed-order and global greedy and Maglev filling do no
+// that equilibrium (the 1.1 holds for N/√M ≤ 0.1). Fixed-order and global greedy and Maglev filling do no
 // better (global greedy is better at N/√M ≥ 2, worse at large M).
 // Assign takes 2 ms for M=1024, N=10; 0.11 s for M=10,000, N=100; 2 s and
 // M×N×8 bytes for M=65,536, N=200 (go test -bench Assign, 2 cores).
@@ -50,11 +50,12 @@ type Member struct {
 type Prefer func(shard int) (key, value string)
 
 // Assign returns, for each shard s in [0, shards), the index in members of
-// its owner, or -1 for every shard if members is empty. Member i owns
-// exactly Quotas(shards, members)[i] shards: its weighted share to within
-// one. The order of members does not matter; IDs must be unique. A shard
-// goes to a member carrying its preferred label whenever the quotas allow
-// (prefer may be nil). prefer is called once per shard. Cost: O(M×N) time
+// its owner, or -1 for every shard if members is empty. A member of weight
+// w owns ⌊shards×w/W⌋ or ⌈shards×w/W⌉ shards (W the total weight); which
+// members round up is chosen with the shards, to move fewer of them, so
+// the loads may differ from Quotas by one. The order of members does not
+// matter; IDs must be unique. A shard goes to a member carrying its
+// preferred label whenever these bounds allow (prefer may be nil). prefer is called once per shard. Cost: O(M×N) time
 // and memory plus O(N²) per shard moved off its rendezvous choice.
 func Assign(group string, shards int, members []Member, prefer Prefer) []int {
 	if len(members) == 0 {
@@ -74,8 +75,8 @@ func Assign(group string, shards int, members []Member, prefer Prefer) []int {
 		cost:  costs(group, shards, sorted, prefer),
 		owner: make([]int, shards),
 		load:  make([]int, len(sorted)),
-		quota: Quotas(shards, sorted),
 	}
+	mk.lo, mk.hi = bounds(shards, sorted)
 	owner := mk.solve()
 	for s, k := range owner {
 		owner[s] = order[k]
@@ -96,8 +97,23 @@ func byID(members []Member) []int {
 	return idx
 }
 
-// Quotas returns how many shards each member owns: shares by weight,
-// rounded so that they sum to shards, each within one of its exact share.
+// bounds returns, per member, the floor and ceiling of its weighted share.
+func bounds(shards int, members []Member) (lo, hi []int) {
+	total := 0
+	for _, m := range members {
+		total += max(m.Weight, 1)
+	}
+	lo, hi = make([]int, len(members)), make([]int, len(members))
+	for i, m := range members {
+		w := max(m.Weight, 1)
+		lo[i], hi[i] = shards*w/total, (shards*w+total-1)/total
+	}
+	return lo, hi
+}
+
+// Quotas returns a fixed rounding of the weighted shares: it sums to
+// shards, each within one of its exact share. Assign keeps every load
+// within the same floor and ceiling but picks who rounds up itself.
 // Remainders go to the largest fractional parts, ties by ID.
 func Quotas(shards int, members []Member) []int {
 	total := 0

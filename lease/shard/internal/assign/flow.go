@@ -3,23 +3,25 @@ package assign
 import "math"
 
 // flow solves the transport problem "shard s to member i at cost c[s][i],
-// member i takes exactly quota[i] shards" exactly, by successive shortest
+// member i takes between lo[i] and hi[i] shards" by successive shortest
 // paths on the member graph. It starts from every shard at its cheapest
-// member (weighted rendezvous), then, while a member is over quota, moves
-// one shard along the cheapest chain of moves from an overloaded member to
-// an underloaded one: the edge j→k costs the least c[s][k]-c[s][j] over
-// the shards s at j. Potentials keep the edge costs non-negative, so each
-// search is Dijkstra over N nodes. The result is a min-cost transport; with
-// costs from a 64-bit hash it is unique, so member order does not matter.
+// member (weighted rendezvous). Then, while a member is over hi, it moves
+// one shard along the cheapest chain of moves from such a member to one
+// under hi; then, while a member is under lo, along the cheapest chain from
+// a member over lo. The edge j→k costs the least c[s][k]-c[s][j] over the
+// shards s at j. Potentials keep the edge costs non-negative, so each
+// search is Dijkstra over N nodes. Each phase ends at a min-cost transport
+// for its bounds; ties go to the lowest index, so the caller fixes the
+// member order (Assign sorts by ID).
 type flow struct {
-	n     int
-	cost  []float64 // row-major, shard by member
-	owner []int
-	load  []int
-	quota []int
-	pot   []float64 // potentials: w(j,k)+pot[j]-pot[k] >= 0
-	w     []float64 // n×n: cheapest move j→k
-	arg   []int     // n×n: the shard that move takes
+	n      int
+	cost   []float64 // row-major, shard by member
+	owner  []int
+	load   []int
+	lo, hi []int     // bounds on each member's load
+	pot    []float64 // potentials: w(j,k)+pot[j]-pot[k] >= 0
+	w      []float64 // n×n: cheapest move j→k
+	arg    []int     // n×n: the shard that move takes
 }
 
 // solve assigns every shard and returns the owners.
@@ -36,7 +38,9 @@ func (f *flow) solve() []int {
 		all[i] = true
 	}
 	f.edges(all)
-	for f.augment() {
+	for f.augment(f.hi) {
+	}
+	for f.augment(f.lo) {
 	}
 	return f.owner
 }
@@ -76,10 +80,10 @@ func (f *flow) edges(rows []bool) {
 	}
 }
 
-// augment moves one shard along the cheapest chain from an overloaded
-// member to an underloaded one, and reports whether there was one to move.
-func (f *flow) augment() bool {
-	dist, prev, sink := f.dijkstra()
+// augment moves one shard along the cheapest chain from a member over
+// limit to one under it, and reports whether there was one to move.
+func (f *flow) augment(limit []int) bool {
+	dist, prev, sink := f.dijkstra(limit)
 	if sink < 0 {
 		return false
 	}
@@ -104,15 +108,15 @@ func (f *flow) augment() bool {
 	return true
 }
 
-// dijkstra returns the reduced distances from the overloaded members, each
-// node's predecessor (-1 for a start), and the nearest underloaded member,
-// or -1 if no member is over quota. Ties go to the lowest index.
-func (f *flow) dijkstra() (dist []float64, prev []int, sink int) {
+// dijkstra returns the reduced distances from the members over limit, each
+// node's predecessor (-1 for a start), and the nearest member under limit,
+// or -1 if there is none to move. Ties go to the lowest index.
+func (f *flow) dijkstra(limit []int) (dist []float64, prev []int, sink int) {
 	dist, prev = make([]float64, f.n), make([]int, f.n)
 	done := make([]bool, f.n)
 	top := math.Inf(-1)
 	for v := range f.n {
-		if f.load[v] > f.quota[v] {
+		if f.load[v] > limit[v] {
 			top = max(top, f.pot[v])
 		}
 	}
@@ -121,7 +125,7 @@ func (f *flow) dijkstra() (dist []float64, prev []int, sink int) {
 	}
 	for v := range f.n {
 		dist[v], prev[v] = math.Inf(1), -1
-		if f.load[v] > f.quota[v] {
+		if f.load[v] > limit[v] {
 			dist[v] = top - f.pot[v]
 		}
 	}
@@ -132,7 +136,10 @@ func (f *flow) dijkstra() (dist []float64, prev []int, sink int) {
 				u = v
 			}
 		}
-		if f.load[u] < f.quota[u] {
+		if u < 0 || math.IsInf(dist[u], 1) {
+			return nil, nil, -1 // no member under limit
+		}
+		if f.load[u] < limit[u] {
 			return dist, prev, u
 		}
 		done[u] = true
