@@ -42,7 +42,9 @@ type MemberStatus struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Owns is how many shards it leads.
 	Owns int `json:"leads"`
-	// Quota is how many shards it owns once the group has settled.
+	// Quota is how many shards it owns once the group has settled, as
+	// the members compute it without shard preferences (Options.Prefer
+	// is not in the store): its weighted share, rounded down or up.
 	Quota int `json:"settled"`
 }
 
@@ -92,9 +94,13 @@ func ReadStatus(ctx context.Context, e *lease.LeaseElector, group string, shards
 	if err := readOwners(ctx, e, group, st.Owner); err != nil {
 		return Status{}, err
 	}
-	quota := assign.Quotas(shards, ms)
-	for i, m := range ms {
-		st.Members = append(st.Members, MemberStatus{Identity: m.ID, Weight: m.Weight, Labels: m.Labels, Quota: quota[i]})
+	for _, m := range ms {
+		st.Members = append(st.Members, MemberStatus{Identity: m.ID, Weight: m.Weight, Labels: m.Labels})
+	}
+	for _, i := range assign.Assign(group, shards, ms, nil) {
+		if i >= 0 {
+			st.Members[i].Quota++
+		}
 	}
 	for _, o := range st.Owner {
 		if i := slices.IndexFunc(st.Members, func(m MemberStatus) bool { return m.Identity == o }); i >= 0 {
