@@ -64,7 +64,7 @@ func (ss *session) create(election, path string, value []byte) (backends.Record,
 	if err == nil || !(errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists) || errors.Is(err, zk.ErrBadVersion)) {
 		return rec, err
 	}
-	ss.entryGone(election, p.lead, own, ops, err)
+	ss.entryGone(election, p.lead, own, err)
 	for range createRounds {
 		rec, err = ss.createRead(election, path, value)
 		if !errors.Is(err, errMoved) {
@@ -100,12 +100,11 @@ func (ss *session) leadPointer(election string, value []byte) (pointer, bool, er
 	return pointer{owner: ss.ID(), lead: lead, value: value}, own, err
 }
 
-// entryGone forgets the session's queue entry in election if err says the
-// multi ops found it gone (its check failed): the next round uses the
-// lead entry.
-func (ss *session) entryGone(election, lead string, own bool, ops []any, err error) bool {
-	op := failed(ops, err)
-	if own && op != nil && opPath(op) == lead && errors.Is(err, zk.ErrNoNode) {
+// entryGone forgets the session's queue entry in election if err says a
+// multi found it gone (its check failed): the next round uses the lead
+// entry.
+func (ss *session) entryGone(election, lead string, own bool, err error) bool {
+	if own && failedAt(err) == lead && errors.Is(err, zk.ErrNoNode) {
 		ss.s.own.forget(election, ss.ID())
 		return true
 	}
@@ -119,7 +118,7 @@ func (ss *session) createRead(election, path string, value []byte) (backends.Rec
 	if err != nil {
 		return backends.Record{}, err
 	}
-	rec, ps, err := ss.s.readKey(ss.l, election, path, true)
+	rec, ps, err := ss.s.readKey(ss.l, election, path)
 	switch {
 	case err != nil:
 		return backends.Record{}, err
@@ -135,7 +134,7 @@ func (ss *session) createRead(election, path string, value []byte) (backends.Rec
 	ops = append(ops, ss.leadOps(p.lead, own)...)
 	rec, err = ss.take(election, ops, p, 0)
 	switch {
-	case errors.Is(err, zk.ErrBadVersion), ss.entryGone(election, p.lead, own, ops, err):
+	case errors.Is(err, zk.ErrBadVersion), ss.entryGone(election, p.lead, own, err):
 		return rec, errMoved
 	case errors.Is(err, zk.ErrNodeExists) && !own: // a lead entry left behind: see leadOps
 		if err := ss.l.conn.Delete(p.lead, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
@@ -162,7 +161,7 @@ func (ss *session) createPointer(election, path string, p pointer, own bool) (ba
 	ops := append([]any{&zk.CreateRequest{Path: path, Data: p.encode(), Acl: acl},
 		&zk.SetDataRequest{Path: path, Data: p.encode(), Version: 0}}, ss.leadOps(p.lead, own)...)
 	rec, err := ss.take(election, ops, p, 1)
-	if errors.Is(err, zk.ErrNodeExists) && failed(ops, err) == ops[0] || ss.entryGone(election, p.lead, own, ops, err) {
+	if errors.Is(err, zk.ErrNodeExists) && failedAt(err) == path || ss.entryGone(election, p.lead, own, err) {
 		return rec, errMoved
 	}
 	return rec, err
@@ -170,43 +169,15 @@ func (ss *session) createPointer(election, path string, p pointer, own bool) (ba
 
 // take sends ops, which point the pointer at p, with the pointer's
 // setData at index at (whose stat gives the token), and returns the key
-// as it then is. The error is the failed op's, wrapped so that failed
-// finds the op.
+// as it then is. The error is the multi's (see multi).
 func (ss *session) take(election string, ops []any, p pointer, at int) (backends.Record, error) {
-	res, err := ss.l.conn.Multi(ops...)
-	if err := multiErr(res, err); err != nil {
-		return backends.Record{}, opError{ops: ops, res: res, err: err}
+	st, err := multiStat(ss.l.conn, at, ops...)
+	if err != nil {
+		return backends.Record{}, err
 	}
-	if len(res) <= at || res[at].Stat == nil {
-		return backends.Record{}, fmt.Errorf("the multi answered %d results without a stat", len(res))
-	}
-	ps := pstate{p: p, st: res[at].Stat}
+	ps := pstate{p: p, st: st}
 	ss.s.ptrs.saw(election, ps)
 	return ps.record(election, true, ss.l), nil
-}
-
-// opError is a multi's error, with the ops sent and the results, so that
-// failed can tell which op failed.
-type opError struct {
-	ops []any
-	res []zk.MultiResponse
-	err error
-}
-
-func (e opError) Error() string { return e.err.Error() }
-func (e opError) Unwrap() error { return e.err }
-
-// failed returns the op of ops whose failure err reports (an opError of
-// ops), or nil.
-func failed(ops []any, err error) any {
-	var oe opError
-	if !errors.As(err, &oe) || len(oe.ops) != len(ops) || len(ops) == 0 || oe.ops[0] != ops[0] {
-		return nil
-	}
-	if i := failedOp(oe.res); i >= 0 && i < len(ops) {
-		return ops[i]
-	}
-	return nil
 }
 
 // leadNode returns the path of the node the session's Create points the

@@ -124,24 +124,22 @@ func (ss *session) end(e ending) (backends.Record, error) {
 		}
 	}
 	for range endRounds {
-		ops := e.ops(ps)
-		res, err := ss.l.conn.Multi(ops...)
-		at, ferr := failedAt(ops, res, err)
-		switch {
+		st, err := multiStat(ss.l.conn, 0, e.ops(ps)...)
+		switch at := failedAt(err); {
 		case err == nil:
-			return ss.ended(e, ps, res)
-		case at == e.path && errors.Is(ferr, zk.ErrBadVersion):
+			return ss.ended(e, ps, st), nil
+		case at == e.path && errors.Is(err, zk.ErrBadVersion):
 			if ps, err = ss.readHeld(e); err != nil {
 				return backends.Record{}, err
 			}
-		case at == e.record && errors.Is(ferr, zk.ErrNoNode):
+		case at == e.record && errors.Is(err, zk.ErrNoNode):
 			e.record = ""
-		case (at == e.toRecord || at == e.toEntry) && errors.Is(ferr, zk.ErrNoNode):
+		case (at == e.toRecord || at == e.toEntry) && errors.Is(err, zk.ErrNoNode):
 			return backends.Record{}, errNoTarget
-		case at == ps.p.lead && at != e.ownRecord && errors.Is(ferr, zk.ErrNoNode):
+		case at == ps.p.lead && at != e.ownRecord && errors.Is(err, zk.ErrNoNode):
 			return backends.Record{}, errNotHeld // its session ended
 		default:
-			return backends.Record{}, ferr
+			return backends.Record{}, err
 		}
 	}
 	return backends.Record{}, fmt.Errorf("the pointer kept moving")
@@ -150,18 +148,7 @@ func (ss *session) end(e ending) (backends.Record, error) {
 // readHeld reads the pointer after a sync and returns it if it names the
 // session's node at e.token; errNotHeld if not.
 func (ss *session) readHeld(e ending) (pstate, error) {
-	if _, err := ss.l.conn.Sync(e.path); err != nil {
-		return pstate{}, err
-	}
-	ps, _, err := getPointer(ss.l, e.path, false)
-	if err != nil {
-		return pstate{}, err
-	}
-	ss.s.ptrs.saw(e.election, ps)
-	if !ps.holds(ss.ID(), e.token) {
-		return pstate{}, errNotHeld
-	}
-	return ps, nil
+	return ss.s.heldAt(ss.l, e.election, e.path, ss.ID(), e.token)
 }
 
 // ops returns the multi of e over the pointer ps.
@@ -186,13 +173,10 @@ func (e ending) ops(ps pstate) []any {
 	return ops
 }
 
-// ended records the pointer as e's multi left it and returns the passed
-// key, or the zero Record for a release.
-func (ss *session) ended(e ending, was pstate, res []zk.MultiResponse) (backends.Record, error) {
-	if len(res) == 0 || res[0].Stat == nil {
-		return backends.Record{}, fmt.Errorf("the multi answered %d results without a stat", len(res))
-	}
-	ps := pstate{p: e.to, st: res[0].Stat}
+// ended records the pointer as e's multi left it, at st, and returns the
+// passed key, or the zero Record for a release.
+func (ss *session) ended(e ending, was pstate, st *zk.Stat) backends.Record {
+	ps := pstate{p: e.to, st: st}
 	if !e.pass {
 		ps.p = pointer{}
 	}
@@ -201,7 +185,7 @@ func (ss *session) ended(e ending, was pstate, res []zk.MultiResponse) (backends
 		ss.s.own.dropPath(e.election, was.p.lead)
 	}
 	if !e.pass {
-		return backends.Record{}, nil
+		return backends.Record{}
 	}
-	return ps.record(e.election, true, ss.l), nil
+	return ps.record(e.election, true, ss.l)
 }

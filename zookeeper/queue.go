@@ -241,10 +241,7 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 // names it.
 func (s *store) dequeue(l *link, ppath, path string) error {
 	for range endRounds {
-		if _, err := l.conn.Sync(ppath); err != nil {
-			return err
-		}
-		ps, _, err := getPointer(l, ppath, false)
+		ps, err := s.syncedPointer(l, "", ppath)
 		switch {
 		case err != nil:
 			return err
@@ -253,12 +250,11 @@ func (s *store) dequeue(l *link, ppath, path string) error {
 		case ps.st == nil:
 			return l.conn.Delete(path, -1)
 		}
-		res, err := l.conn.Multi(&zk.CheckVersionRequest{Path: ppath, Version: ps.st.Version},
+		_, err = multi(l.conn, &zk.CheckVersionRequest{Path: ppath, Version: ps.st.Version},
 			&zk.DeleteRequest{Path: path, Version: -1})
-		if i := failedOp(res); i == 0 && errors.Is(res[0].Error, zk.ErrBadVersion) {
-			continue
+		if failedAt(err) != ppath || !errors.Is(err, zk.ErrBadVersion) {
+			return err
 		}
-		return multiErr(res, err)
 	}
 	return fmt.Errorf("the pointer kept moving")
 }

@@ -26,7 +26,7 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 		return backends.Record{}, err
 	}
 	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
-		rec, _, err := s.readKey(l, election, path, true)
+		rec, _, err := s.readKey(l, election, path)
 		return rec, err
 	})
 	if err != nil {
@@ -50,7 +50,7 @@ type watched struct {
 // lead node's path before its watch is set.
 func (s *store) watchKey(l *link, known backends.Record, path string, onLead func(string)) (watched, error) {
 	election := known.Election
-	ps, _, err := getPointer(l, path, true)
+	ps, err := getPointer(l, path, true)
 	if err != nil {
 		return watched{}, err
 	}

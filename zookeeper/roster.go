@@ -119,20 +119,6 @@ func (ss *session) rewrite(path string, value []byte) (*zk.Stat, error) {
 		&zk.DeleteRequest{Path: touch, Version: -1}, &zk.SetDataRequest{Path: path, Data: value, Version: st.Version})
 }
 
-// multiStat sends ops as one multi and returns the stat answered to the
-// op at index at (a setData); the error is that of the first op that
-// failed.
-func multiStat(conn *zk.Conn, at int, ops ...any) (*zk.Stat, error) {
-	res, err := conn.Multi(ops...)
-	if err := multiErr(res, err); err != nil {
-		return nil, err
-	}
-	if len(res) != len(ops) || res[at].Stat == nil {
-		return nil, fmt.Errorf("the multi answered %d results without a stat", len(res))
-	}
-	return res[at].Stat, nil
-}
-
 // Leave reads the session's record in the election's roster and deletes
 // it at the version read, if the session owns it, on the session's
 // connection. A missing record is not an error, nor is a session known to
@@ -169,10 +155,7 @@ func (ss *session) leave(election, ppath, path string) error {
 		return fmt.Errorf("node %q is not this session's record: its ephemeral owner is %s", path, sessionID(st.EphemeralOwner))
 	}
 	for range endRounds {
-		if _, err := ss.l.conn.Sync(ppath); err != nil {
-			return err
-		}
-		ps, _, err := getPointer(ss.l, ppath, false)
+		ps, err := ss.s.syncedPointer(ss.l, "", ppath)
 		if err != nil {
 			return err
 		}
@@ -180,13 +163,12 @@ func (ss *session) leave(election, ppath, path string) error {
 		if ps.led() && ps.p.lead == path {
 			ops = ss.unleadOps(election, ppath, ps, ops)
 		}
-		res, err := ss.l.conn.Multi(ops...)
-		at, ferr := failedAt(ops, res, err)
-		switch {
-		case err == nil || (at == path && errors.Is(ferr, zk.ErrNoNode)):
+		_, err = multi(ss.l.conn, ops...)
+		switch at := failedAt(err); {
+		case err == nil || (at == path && errors.Is(err, zk.ErrNoNode)):
 			return nil
-		case at != ppath || !errors.Is(ferr, zk.ErrBadVersion):
-			return ferr
+		case at != ppath || !errors.Is(err, zk.ErrBadVersion):
+			return err
 		}
 	}
 	return fmt.Errorf("the pointer kept moving")

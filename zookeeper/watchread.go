@@ -150,7 +150,7 @@ func (st *stream) watchOwn(l *link, r watchset.Request, own backends.Record) ([]
 // told that pass before.
 func (st *stream) passedTo(l *link, r watchset.Request, own backends.Record, once bool) ([]watchset.Fact, error) {
 	el := r.Known.Election
-	ps, _, err := getPointer(l, st.s.leaderPath(el), false)
+	ps, err := getPointer(l, st.s.leaderPath(el), false)
 	if err != nil {
 		return nil, err
 	}
