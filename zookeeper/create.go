@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -188,11 +189,7 @@ func (ss *session) leadNode(election string) (string, bool, error) {
 		p, err := ss.s.entryPath(e)
 		return p, true, err
 	}
-	q, err := ss.s.checkedQueuePath(election)
-	if err != nil {
-		return "", false, err
-	}
-	return q + "/" + entryPrefix(ss.ID()) + "L", false, nil
+	return ss.s.queuePath(election) + "/" + entryPrefix(ss.ID()) + "L", false, nil
 }
 
 // leadOps returns the op that makes or checks the lead node at lead: a
@@ -226,15 +223,17 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 // value by ss: it checks the name, the value's size and that the session
 // is not over, and fails with an error that starts with what.
 func (ss *session) writable(what, election string, value []byte) (string, error) {
-	path, err := ss.s.checkedPath(election)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	if len(value) > MaxValueSize {
-		return "", fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
-	}
-	if err := ss.gone(what); err != nil {
+	if err := cmp.Or(named(what, election), fitting(what, value), ss.gone(what)); err != nil {
 		return "", err
 	}
-	return path, nil
+	return ss.s.leaderPath(election), nil
+}
+
+// fitting fails, with an error that starts with what, if value exceeds
+// MaxValueSize.
+func fitting(what string, value []byte) error {
+	if len(value) > MaxValueSize {
+		return fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
+	}
+	return nil
 }

@@ -46,14 +46,11 @@ var errNoTarget = errors.New("the target has no node in the election")
 // missing, or the target is this session.
 func (ss *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: end %q at token %d", req.Election, req.Token)
-	path, err := ss.s.checkedPath(req.Election)
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	if err := named(what, req.Election); err != nil {
+		return backends.Record{}, err
 	}
-	e := ending{election: req.Election, path: path, token: req.Token, acl: ss.s.opts.ACL}
-	if e.ownRecord, err = ss.recordPath(req.Election); err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
+	e := ending{election: req.Election, path: ss.s.leaderPath(req.Election), token: req.Token, acl: ss.s.opts.ACL,
+		ownRecord: ss.recordPath(req.Election)}
 	if req.Leave {
 		e.record = e.ownRecord
 	}
@@ -95,16 +92,13 @@ func (ss *session) target(e *ending, t *backends.Target) error {
 	if t.Session == ss.ID() {
 		return errors.New("the target is the holder itself")
 	}
-	r, err := checkedName("election", e.election, ss.s.rosterPath)
-	if err != nil {
-		return err
-	}
-	e.pass, e.toRecord = true, r+"/"+t.Session
+	e.pass, e.toRecord = true, ss.s.rosterPath(e.election)+"/"+t.Session
 	if err := validatePath(e.toRecord); err != nil {
 		return err
 	}
 	lead := e.toRecord
 	if t.Entry != 0 {
+		var err error
 		if e.toEntry, err = ss.s.entryPath(backends.Record{Election: e.election, Owner: t.Session, Token: t.Entry}); err != nil {
 			return err
 		}

@@ -35,10 +35,10 @@ func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
 	if token == 0 {
 		return fmt.Errorf("%s: %w", what, backends.ErrNotLeader)
 	}
-	path, err := s.checkedPath(election)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+	if err := named(what, election); err != nil {
+		return err
 	}
+	path := s.leaderPath(election)
 	ps, err := readFor(s, ctx, func(l *link) (pstate, error) { return s.readAt(l, election, path, token) })
 	if err == nil {
 		err = s.guardedWrite(ctx, ps, path, s.dataPath(key), value)

@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,37 +33,17 @@ func (s *store) queuePath(election string) string {
 	return s.opts.Prefix + "/" + backends.QueueSegment + "/" + names.Node(election)
 }
 
-// checkedQueuePath returns the election's queue node if it is a valid
-// ZooKeeper path.
-func (s *store) checkedQueuePath(election string) (string, error) {
-	return checkedName("election", election, s.queuePath)
-}
-
 // entryPath returns the node of entry: its name is derived from Owner and
 // Token, as Enqueue made it.
 func (s *store) entryPath(entry backends.Record) (string, error) {
-	q, err := s.checkedQueuePath(entry.Election)
-	if err != nil {
-		return "", err
+	if entry.Election == "" {
+		return "", errNoName
 	}
-	p := q + "/" + entryName(entry.Owner, entry.Token)
+	p := s.queuePath(entry.Election) + "/" + entryName(entry.Owner, entry.Token)
 	if err := validatePath(p); err != nil {
 		return "", fmt.Errorf("entry of %q owned by %q: %w", entry.Election, entry.Owner, err)
 	}
 	return p, nil
-}
-
-// checkedEntry returns the entry's node path, and "" for Token 0 (no
-// entry: nothing to do).
-func (s *store) checkedEntry(what string, entry backends.Record) (string, error) {
-	if entry.Token == 0 {
-		return "", nil
-	}
-	path, err := s.entryPath(entry)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	return path, nil
 }
 
 // entryPrefix is the name of a session's entry without its sequence
@@ -108,13 +89,10 @@ func parseEntry(name string) (owner string, token uint64, ok bool) {
 func (ss *session) Enqueue(ctx context.Context, election string) (backends.Record, error) {
 	s := ss.s
 	what := fmt.Sprintf("zookeeper: enqueue %q", election)
-	qpath, err := s.checkedQueuePath(election)
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := ss.gone(what); err != nil {
+	if err := cmp.Or(named(what, election), ss.gone(what)); err != nil {
 		return backends.Record{}, err
 	}
+	qpath := s.queuePath(election)
 	token, err := callFor(s, ctx, func() (uint64, error) { return ss.enqueue(qpath) })
 	if err := ss.outcome(what, ctx, err); err != nil {
 		return backends.Record{}, err
@@ -169,11 +147,10 @@ func (ss *session) enqueue(qpath string) (uint64, error) {
 // node (see Get).
 func (s *store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: queue ahead of %q at token %d", election, token)
-	qpath, err := s.checkedQueuePath(election)
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	if err := named(what, election); err != nil {
+		return backends.Record{}, err
 	}
-	rec := backends.Record{Election: election}
+	qpath, rec := s.queuePath(election), backends.Record{Election: election}
 	if token <= 1 {
 		return rec, nil
 	}
@@ -221,14 +198,14 @@ func listQueue(l *link, qpath string) (listing, error) {
 // made again. A missing node is not an error.
 func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	what := fmt.Sprintf("zookeeper: dequeue %q at token %d", entry.Election, entry.Token)
-	path, err := s.checkedEntry(what, entry)
-	if err != nil || path == "" {
-		return err
+	if entry.Token == 0 {
+		return nil // no entry
 	}
-	ppath, err := s.checkedPath(entry.Election)
+	path, err := s.entryPath(entry)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	ppath := s.leaderPath(entry.Election)
 	_, err = readFor(s, ctx, func(l *link) (struct{}, error) { return struct{}{}, s.dequeue(l, ppath, path) })
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return classifyRead(what, ctx, err)

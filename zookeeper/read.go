@@ -18,13 +18,13 @@ import (
 // the server had reached.
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: get %q", election)
-	path, err := s.checkedPath(election)
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	if err := named(what, election); err != nil {
+		return backends.Record{}, err
 	}
 	if err := s.layout.Check(ctx); err != nil {
 		return backends.Record{}, err
 	}
+	path := s.leaderPath(election)
 	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
 		rec, _, err := s.readKey(l, election, path)
 		return rec, err

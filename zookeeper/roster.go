@@ -34,23 +34,8 @@ func (s *store) rosterPath(election string) string {
 func touchName(id string) string { return "~" + id }
 
 // recordPath returns the path of session ss's record in election's roster.
-func (ss *session) recordPath(election string) (string, error) {
-	r, err := checkedName("election", election, ss.s.rosterPath)
-	if err != nil {
-		return "", err
-	}
-	return r + "/" + ss.ID(), nil
-}
-
-// rosterSession checks the arguments of Join and Leave: it returns the
-// session's record path, and whether the session is known to be over
-// (gone's error).
-func (ss *session) rosterSession(what, election string) (string, error) {
-	path, err := ss.recordPath(election)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	return path, ss.gone(what)
+func (ss *session) recordPath(election string) string {
+	return ss.s.rosterPath(election) + "/" + ss.ID()
 }
 
 // Join creates the session's record in the election's roster, an
@@ -65,13 +50,10 @@ func (ss *session) rosterSession(what, election string) (string, error) {
 func (ss *session) Join(ctx context.Context, election string, value []byte) (backends.Record, error) {
 	s := ss.s
 	what := fmt.Sprintf("zookeeper: join the roster of %q", election)
-	path, err := ss.rosterSession(what, election)
-	if err != nil {
+	if err := cmp.Or(named(what, election), ss.gone(what), fitting(what, value)); err != nil {
 		return backends.Record{}, err
 	}
-	if len(value) > MaxValueSize {
-		return backends.Record{}, fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
-	}
+	path := ss.recordPath(election)
 	st, err := callFor(s, ctx, func() (*zk.Stat, error) { return ss.join(path, value) })
 	if err := ss.outcome(what, ctx, err); err != nil {
 		return backends.Record{}, err
@@ -126,18 +108,14 @@ func (ss *session) rewrite(path string, value []byte) (*zk.Stat, error) {
 func (ss *session) Leave(ctx context.Context, election string) error {
 	s := ss.s
 	what := fmt.Sprintf("zookeeper: leave the roster of %q", election)
-	path, err := ss.rosterSession(what, election)
-	if errors.Is(err, backends.ErrSessionExpired) {
-		return nil
-	}
-	if err != nil {
+	if err := cmp.Or(named(what, election), ss.gone(what)); err != nil {
+		if errors.Is(err, backends.ErrSessionExpired) {
+			return nil
+		}
 		return err
 	}
-	ppath, err := s.checkedPath(election)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	err = s.callErr(ctx, func() error { return ss.leave(election, ppath, path) })
+	path, ppath := ss.recordPath(election), s.leaderPath(election)
+	err := s.callErr(ctx, func() error { return ss.leave(election, ppath, path) })
 	return ss.outcome(what, ctx, err)
 }
 
@@ -178,12 +156,8 @@ func (ss *session) leave(election, ppath, path string) error {
 // pointer ps names, the ops that move the pointer to the session's lead
 // entry, with the token and value it holds.
 func (ss *session) unleadOps(election, ppath string, ps pstate, ops []any) []any {
-	q, err := ss.s.checkedQueuePath(election)
-	if err != nil {
-		return ops
-	}
 	p := ps.p
-	p.lead, p.token = q+"/"+entryPrefix(ss.ID())+"L", ps.token()
+	p.lead, p.token = ss.s.queuePath(election)+"/"+entryPrefix(ss.ID())+"L", ps.token()
 	_ = makeParents(ss.l.conn, p.lead, ss.s.opts.ACL)
 	return append(ops, &zk.SetDataRequest{Path: ppath, Data: p.encode(), Version: ps.st.Version},
 		&zk.CreateRequest{Path: p.lead, Acl: ss.s.opts.ACL, Flags: zk.FlagEphemeral})
@@ -196,10 +170,10 @@ func (ss *session) unleadOps(election, ppath string, ps pstate, ops []any) []any
 // connection's position if higher (see readRoster).
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	what := fmt.Sprintf("zookeeper: list the roster of %q", election)
-	rpath, err := checkedName("election", election, s.rosterPath)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", what, err)
+	if err := named(what, election); err != nil {
+		return nil, 0, err
 	}
+	rpath := s.rosterPath(election)
 	if err := s.layout.Check(ctx); err != nil {
 		return nil, 0, err
 	}
