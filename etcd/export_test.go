@@ -11,4 +11,3 @@ type Driver = backends.Driver
 
 // DriverOf returns the driver of a Store New returned.
 func DriverOf(s *backends.Store) Driver { return idriver.Of(s).(Driver) }
-
