@@ -95,10 +95,22 @@ func (ss *session) firstOps(election, path string, p pointer, own bool) ([]any, 
 }
 
 // leadPointer returns the pointer that names the session's lead node in
-// election with value, and whether that node is its queue entry.
+// election with value, and whether that node is its queue entry: the
+// entry it made in election, if any (own), else its lead entry.
 func (ss *session) leadPointer(election string, value []byte) (pointer, bool, error) {
-	lead, own, err := ss.leadNode(election)
-	return pointer{owner: ss.ID(), lead: lead, value: value}, own, err
+	p := pointer{owner: ss.ID(), lead: ss.leadEntry(election), value: value}
+	e, own := ss.s.own.of(election, ss.ID())
+	if !own {
+		return p, false, nil
+	}
+	var err error
+	p.lead, err = ss.s.entryPath(e)
+	return p, true, err
+}
+
+// leadEntry returns the path of the session's lead entry in election.
+func (ss *session) leadEntry(election string) string {
+	return ss.s.queuePath(election) + "/" + entryPrefix(ss.ID()) + "L"
 }
 
 // entryGone forgets the session's queue entry in election if err says a
@@ -179,17 +191,6 @@ func (ss *session) take(election string, ops []any, p pointer, at int) (backends
 	ps := pstate{p: p, st: st}
 	ss.s.ptrs.saw(election, ps)
 	return ps.record(election, true, ss.l), nil
-}
-
-// leadNode returns the path of the node the session's Create points the
-// pointer at: its queue entry in election, if it made one (own), else its
-// lead entry.
-func (ss *session) leadNode(election string) (string, bool, error) {
-	if e, ok := ss.s.own.of(election, ss.ID()); ok {
-		p, err := ss.s.entryPath(e)
-		return p, true, err
-	}
-	return ss.s.queuePath(election) + "/" + entryPrefix(ss.ID()) + "L", false, nil
 }
 
 // leadOps returns the op that makes or checks the lead node at lead: a

@@ -110,12 +110,9 @@ func (ss *session) target(e *ending, t *backends.Target) error {
 
 // end is End's work on the session's connection.
 func (ss *session) end(e ending) (backends.Record, error) {
-	ps, ok := ss.s.ptrs.get(e.election)
-	if !ok || !ps.holds(ss.ID(), e.token) {
-		var err error
-		if ps, err = ss.readHeld(e); err != nil {
-			return backends.Record{}, err
-		}
+	ps, err := ss.held(e.election, e.path, e.token, false)
+	if err != nil {
+		return backends.Record{}, err
 	}
 	for range endRounds {
 		st, err := multiStat(ss.l.conn, 0, e.ops(ps)...)
@@ -123,7 +120,7 @@ func (ss *session) end(e ending) (backends.Record, error) {
 		case err == nil:
 			return ss.ended(e, ps, st), nil
 		case at == e.path && errors.Is(err, zk.ErrBadVersion):
-			if ps, err = ss.readHeld(e); err != nil {
+			if ps, err = ss.held(e.election, e.path, e.token, true); err != nil {
 				return backends.Record{}, err
 			}
 		case at == e.record && errors.Is(err, zk.ErrNoNode):
@@ -139,10 +136,14 @@ func (ss *session) end(e ending) (backends.Record, error) {
 	return backends.Record{}, fmt.Errorf("the pointer kept moving")
 }
 
-// readHeld reads the pointer after a sync and returns it if it names the
-// session's node at e.token; errNotHeld if not.
-func (ss *session) readHeld(e ending) (pstate, error) {
-	return ss.s.heldAt(ss.l, e.election, e.path, ss.ID(), e.token)
+// held returns election's pointer, at path, if it names the session's
+// node at token: as the Store last saw it, unless read is set or that
+// state does not, else as read after a sync (heldAt); errNotHeld if not.
+func (ss *session) held(election, path string, token uint64, read bool) (pstate, error) {
+	if ps, ok := ss.s.ptrs.get(election); ok && !read && ps.holds(ss.ID(), token) {
+		return ps, nil
+	}
+	return ss.s.heldAt(ss.l, election, path, ss.ID(), token)
 }
 
 // ops returns the multi of e over the pointer ps.

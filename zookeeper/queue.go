@@ -150,43 +150,41 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	if err := named(what, election); err != nil {
 		return backends.Record{}, err
 	}
-	qpath, rec := s.queuePath(election), backends.Record{Election: election}
 	if token <= 1 {
-		return rec, nil
+		return backends.Record{Election: election}, nil
 	}
-	q, err := readFor(s, ctx, func(l *link) (listing, error) {
-		return synced(l, qpath, func() (listing, error) { return listQueue(l, qpath) })
+	qpath := s.queuePath(election)
+	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
+		return synced(l, qpath, func() (backends.Record, error) { return ahead(l, election, qpath, token) })
 	})
 	if err != nil {
 		return backends.Record{}, classifyRead(what, ctx, err)
 	}
-	rec.Revision = q.rev
-	for _, c := range q.children {
+	return rec, nil
+}
+
+// ahead lists the queue node at qpath on l and returns the entry of
+// election with the greatest token below token: none without a node.
+// The Revision is the node's pzxid, or without a node the link's
+// (position).
+func ahead(l *link, election, qpath string, token uint64) (backends.Record, error) {
+	rec := backends.Record{Election: election}
+	children, st, err := l.conn.Children(qpath)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		rec.Revision = l.position()
+		return rec, nil
+	case err != nil:
+		return backends.Record{}, err
+	}
+	l.saw(st)
+	rec.Revision = uint64(st.Pzxid)
+	for _, c := range children {
 		if owner, t, ok := parseEntry(c); ok && t < token && t > rec.Token {
 			rec.Owner, rec.Token = owner, t
 		}
 	}
 	return rec, nil
-}
-
-// listing is a queue node's children and the position they held at.
-type listing struct {
-	children []string
-	rev      uint64
-}
-
-// listQueue lists the queue node at qpath: none without a node. The
-// position is the node's pzxid, or without a node the link's (position).
-func listQueue(l *link, qpath string) (listing, error) {
-	children, st, err := l.conn.Children(qpath)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		return listing{rev: l.position()}, nil
-	case err != nil:
-		return listing{}, err
-	}
-	l.saw(st)
-	return listing{children, uint64(st.Pzxid)}, nil
 }
 
 // Dequeue deletes the entry's node (named from its Owner and Token), on
@@ -238,7 +236,7 @@ func (s *store) dequeue(l *link, ppath, path string) error {
 
 // ownEntries holds the queue entries this Store's sessions made, by
 // election: a session's Create points the pointer at its entry (see
-// leadNode), and a WatchSet's WaitGone watches the entry behind the one
+// leadPointer), and a WatchSet's WaitGone watches the entry behind the one
 // it waits on (see Watch). It is safe for concurrent use.
 type ownEntries struct {
 	mu sync.Mutex

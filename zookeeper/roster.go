@@ -157,7 +157,7 @@ func (ss *session) leave(election, ppath, path string) error {
 // entry, with the token and value it holds.
 func (ss *session) unleadOps(election, ppath string, ps pstate, ops []any) []any {
 	p := ps.p
-	p.lead, p.token = ss.s.queuePath(election)+"/"+entryPrefix(ss.ID())+"L", ps.token()
+	p.lead, p.token = ss.leadEntry(election), ps.token()
 	_ = makeParents(ss.l.conn, p.lead, ss.s.opts.ACL)
 	return append(ops, &zk.SetDataRequest{Path: ppath, Data: p.encode(), Version: ps.st.Version},
 		&zk.CreateRequest{Path: p.lead, Acl: ss.s.opts.ACL, Flags: zk.FlagEphemeral})
