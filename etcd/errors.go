@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/errclass"
 )
 
 // classify wraps an etcd client error of s with the backends class it
@@ -84,24 +86,22 @@ func opName(op, election string) string {
 // authenticates with a token it was given (clientv3.Config.Token), which
 // clientv3 cannot renew.
 func classifyErr(op, election string, ctx context.Context, err error, fixedToken bool) error {
-	what := opName(op, election)
-	if cerr := backends.CanceledAfter(ctx, err); cerr != nil {
-		return fmt.Errorf("%s: %w", what, cerr)
-	}
-	switch {
-	case errorsIs(err, rpctypes.ErrCompacted), errors.Is(err, rpctypes.ErrGRPCCompacted):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrCompacted, err)
-	case errorsIs(err, rpctypes.ErrLeaseNotFound):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrSessionExpired, err)
-	case errorsIs(err, rpctypes.ErrNoLeader), errorsIs(err, rpctypes.ErrTooManyRequests),
-		errorsIs(err, rpctypes.ErrNotCapable):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
-	case denied(err, fixedToken):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
-	case staleToken(err): // refused before acting; the next call has a new token
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
-	}
-	return fmt.Errorf("%s: %w", what, err)
+	return errclass.Wrap(opName(op, election), ctx, err,
+		errclass.Class{Err: backends.ErrCompacted, Is: func(err error) bool {
+			return errorsIs(err, rpctypes.ErrCompacted) || errors.Is(err, rpctypes.ErrGRPCCompacted)
+		}},
+		etcdClass(backends.ErrSessionExpired, rpctypes.ErrLeaseNotFound),
+		etcdClass(backends.ErrUnavailable, rpctypes.ErrNoLeader, rpctypes.ErrTooManyRequests, rpctypes.ErrNotCapable),
+		errclass.Class{Err: backends.ErrPermission, Is: func(err error) bool { return denied(err, fixedToken) }},
+		// refused before acting; the next call has a new token
+		errclass.Class{Err: backends.ErrUnavailable, Is: staleToken})
+}
+
+// etcdClass is errclass.Of for etcd errors, compared by errorsIs.
+func etcdClass(class error, targets ...error) errclass.Class {
+	return errclass.Class{Err: class, Is: func(err error) bool {
+		return slices.ContainsFunc(targets, func(t error) bool { return errorsIs(err, t) })
+	}}
 }
 
 // permanentAuth are the etcd errors that no retry can cure: the user lacks

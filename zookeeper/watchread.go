@@ -3,12 +3,12 @@ package zookeeper
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/errclass"
 	"github.com/leasehold/leasehold/internal/watchset"
 )
 
@@ -236,11 +236,5 @@ var testHookWatching = func(election string) {}
 // broke, or the Store closed).
 func readErr(err error) error {
 	const what = "zookeeper: watch set read"
-	if permanent(err) {
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
-	}
-	if errors.Is(err, backends.ErrUnavailable) {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
+	return errclass.WatchErr(what, classify(what, context.Background(), err), err)
 }
