@@ -118,7 +118,7 @@ func (ss *session) leadEntry(election string) string {
 // entry.
 func (ss *session) entryGone(election, lead string, own bool, err error) bool {
 	if own && failedAt(err) == lead && errors.Is(err, zk.ErrNoNode) {
-		ss.s.own.forget(election, ss.ID())
+		ss.s.own.drop(election, ownedBy(ss.ID()))
 		return true
 	}
 	return false

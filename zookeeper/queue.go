@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -243,7 +244,8 @@ type ownEntries struct {
 	m  map[string][]backends.Record
 }
 
-// add records entry.
+// add records entry, in place of its session's earlier entry in the
+// election.
 func (o *ownEntries) add(entry backends.Record) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -251,53 +253,53 @@ func (o *ownEntries) add(entry backends.Record) {
 		o.m = map[string][]backends.Record{}
 	}
 	el := entry.Election
-	o.m[el] = append(slices.DeleteFunc(o.m[el], func(r backends.Record) bool { return r.Owner == entry.Owner }), entry)
+	o.m[el] = append(slices.DeleteFunc(o.m[el], ownedBy(entry.Owner)), entry)
+}
+
+// ownedBy reports the entries of owner.
+func ownedBy(owner string) func(backends.Record) bool {
+	return func(r backends.Record) bool { return r.Owner == owner }
 }
 
 // of returns owner's entry in election.
 func (o *ownEntries) of(election, owner string) (backends.Record, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, r := range o.m[election] {
-		if r.Owner == owner {
-			return r, true
-		}
-	}
-	return backends.Record{}, false
+	return o.find(election, func(r, _ backends.Record) bool { return r.Owner == owner })
 }
 
 // behind returns the entry of election with the least token above token:
 // the one a WaitGone on the entry at token waits for, if it is this
 // Store's.
 func (o *ownEntries) behind(election string, token uint64) (backends.Record, bool) {
+	return o.find(election, func(r, best backends.Record) bool {
+		return r.Token > token && (best.Token == 0 || r.Token < best.Token)
+	})
+}
+
+// find returns the last entry of election that better prefers to the
+// one found before it (none at first).
+func (o *ownEntries) find(election string, better func(r, best backends.Record) bool) (backends.Record, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var best backends.Record
 	for _, r := range o.m[election] {
-		if r.Token > token && (best.Token == 0 || r.Token < best.Token) {
+		if better(r, best) {
 			best = r
 		}
 	}
 	return best, best.Token != 0
 }
 
-// forget drops owner's entry in election.
-func (o *ownEntries) forget(election, owner string) {
+// drop drops the entries of election ("": of every election) that gone
+// reports.
+func (o *ownEntries) drop(election string, gone func(backends.Record) bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.m[election] = slices.DeleteFunc(o.m[election], func(r backends.Record) bool { return r.Owner == owner })
-	if len(o.m[election]) == 0 {
-		delete(o.m, election)
+	els := []string{election}
+	if election == "" {
+		els = slices.Collect(maps.Keys(o.m))
 	}
-}
-
-// forgetSession drops owner's entries in every election: its session is
-// over, and its entries with it.
-func (o *ownEntries) forgetSession(owner string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for el, rs := range o.m {
-		if o.m[el] = slices.DeleteFunc(rs, func(r backends.Record) bool { return r.Owner == owner }); len(o.m[el]) == 0 {
+	for _, el := range els {
+		if o.m[el] = slices.DeleteFunc(o.m[el], gone); len(o.m[el]) == 0 {
 			delete(o.m, el)
 		}
 	}
@@ -305,10 +307,7 @@ func (o *ownEntries) forgetSession(owner string) {
 
 // dropPath drops the entry of election whose node is at path, if any.
 func (o *ownEntries) dropPath(election, path string) {
-	name := path[strings.LastIndexByte(path, '/')+1:]
-	if owner, token, ok := parseEntry(name); ok {
-		if r, found := o.of(election, owner); found && r.Token == token {
-			o.forget(election, owner)
-		}
+	if owner, token, ok := parseEntry(path[strings.LastIndexByte(path, '/')+1:]); ok {
+		o.drop(election, func(r backends.Record) bool { return r.Owner == owner && r.Token == token })
 	}
 }

@@ -80,14 +80,14 @@ func (st *stream) readKey(l *link, r watchset.Request) ([]watchset.Fact, error) 
 	s, el := st.s, r.Known.Election
 	path := s.leaderPath(el)
 	st.watch(path, route{el: el, kind: r.Kind, l: l})
-	wd, err := s.watchKey(l, r.Known, path, func(lead string) { st.watch(lead, route{el: el, kind: r.Kind, l: l}) })
+	rec, err := s.watchKey(l, r.Known, path, func(lead string) { st.watch(lead, route{el: el, kind: r.Kind, l: l}) })
 	if err != nil {
 		return nil, err
 	}
-	if !wd.rec.Differs(r.Known) {
+	if !rec.Differs(r.Known) {
 		testHookWatching(el)
 	}
-	return []watchset.Fact{fact(watchset.LeaderState, r, since(r.Known, wd.rec))}, nil
+	return []watchset.Fact{fact(watchset.LeaderState, r, since(r.Known, rec))}, nil
 }
 
 // readGone reads WatchEntry request r's entry with a watch, then its own
