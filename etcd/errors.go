@@ -87,9 +87,7 @@ func opName(op, election string) string {
 // clientv3 cannot renew.
 func classifyErr(op, election string, ctx context.Context, err error, fixedToken bool) error {
 	return errclass.Wrap(opName(op, election), ctx, err,
-		errclass.Class{Err: backends.ErrCompacted, Is: func(err error) bool {
-			return errorsIs(err, rpctypes.ErrCompacted) || errors.Is(err, rpctypes.ErrGRPCCompacted)
-		}},
+		etcdClass(backends.ErrCompacted, rpctypes.ErrCompacted, rpctypes.ErrGRPCCompacted),
 		etcdClass(backends.ErrSessionExpired, rpctypes.ErrLeaseNotFound),
 		etcdClass(backends.ErrUnavailable, rpctypes.ErrNoLeader, rpctypes.ErrTooManyRequests, rpctypes.ErrNotCapable),
 		errclass.Class{Err: backends.ErrPermission, Is: func(err error) bool { return denied(err, fixedToken) }},
@@ -99,9 +97,7 @@ func classifyErr(op, election string, ctx context.Context, err error, fixedToken
 
 // etcdClass is errclass.Of for etcd errors, compared by errorsIs.
 func etcdClass(class error, targets ...error) errclass.Class {
-	return errclass.Class{Err: class, Is: func(err error) bool {
-		return slices.ContainsFunc(targets, func(t error) bool { return errorsIs(err, t) })
-	}}
+	return errclass.Class{Err: class, Is: func(err error) bool { return errorsIsAny(err, targets...) }}
 }
 
 // permanentAuth are the etcd errors that no retry can cure: the user lacks
@@ -121,12 +117,7 @@ var permanentAuth = []error{rpctypes.ErrPermissionDenied, rpctypes.ErrAuthFailed
 // reaches the adapter is unavailable. With a fixed token (fixedToken)
 // nothing can renew it, and they are permanent.
 func denied(err error, fixedToken bool) bool {
-	for _, target := range permanentAuth {
-		if errorsIs(err, target) {
-			return true
-		}
-	}
-	return fixedToken && (errorsIs(err, rpctypes.ErrInvalidAuthToken) || errorsIs(err, rpctypes.ErrAuthOldRevision))
+	return errorsIsAny(err, permanentAuth...) || fixedToken && staleToken(err)
 }
 
 // errorsIs compares etcd errors, which cross the wire as gRPC statuses, by
@@ -148,5 +139,10 @@ func errorsIs(err, target error) bool {
 // staleToken reports whether err is etcd's refusal of a token it no
 // longer accepts: lapsed or unknown, or older than the auth revision.
 func staleToken(err error) bool {
-	return errorsIs(err, rpctypes.ErrInvalidAuthToken) || errorsIs(err, rpctypes.ErrAuthOldRevision)
+	return errorsIsAny(err, rpctypes.ErrInvalidAuthToken, rpctypes.ErrAuthOldRevision)
+}
+
+// errorsIsAny reports whether errorsIs(err, t) for one of targets.
+func errorsIsAny(err error, targets ...error) bool {
+	return slices.ContainsFunc(targets, func(t error) bool { return errorsIs(err, t) })
 }
