@@ -167,7 +167,7 @@ func (ss *session) unleadOps(election, ppath string, ps pstate, ops []any) []any
 // of the election's roster node and reads each, on the Store's reader
 // (see Get). The records are in czxid order. The revision is a position
 // at which the roster was as listed: the roster node's pzxid, or the
-// connection's position if higher (see readRoster).
+// connection's position if higher (see listRoster).
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	what := fmt.Sprintf("zookeeper: list the roster of %q", election)
 	if err := named(what, election); err != nil {
@@ -177,55 +177,48 @@ func (s *store) List(ctx context.Context, election string) ([]backends.Record, u
 	if err := s.layout.Check(ctx); err != nil {
 		return nil, 0, err
 	}
-	r, err := readFor(s, ctx, func(l *link) (rosterRead, error) { return readRoster(l, election, rpath) })
+	r, err := readFor(s, ctx, func(l *link) (rosterList, error) {
+		return synced(l, rpath, func() (rosterList, error) { return listRoster(l, election, rpath) })
+	})
 	if err != nil {
 		return nil, 0, classifyRead(what, ctx, err)
 	}
 	return r.recs, r.rev, nil
 }
 
-// rosterRead is a roster read on a link.
-type rosterRead struct {
-	recs  []backends.Record
-	rev   uint64 // the position of the listing (see List)
-	pzxid uint64 // the roster node's pzxid: its last change; 0 if absent
-	born  uint64 // the roster node's czxid; 0 if absent
-	empty bool   // the roster node had no children
+// rosterList is a roster as List returns it.
+type rosterList struct {
+	recs []backends.Record
+	rev  uint64 // the position of the listing (see listRoster)
 }
 
-// changedSince reports whether the roster read differs from the roster at
-// revision: its node's children changed since (see rosterPath), unless
-// it has none and was created since, so that it had none then either.
-func (r rosterRead) changedSince(revision uint64) bool {
-	return r.pzxid > revision && !(r.empty && r.born > revision)
+// rosterChanged reports whether a roster node whose stat is st, with n
+// children, differs from the roster at revision: its children changed
+// since (see rosterPath), unless it has none and was created since, so
+// that it had none then either.
+func rosterChanged(st *zk.Stat, n int, revision uint64) bool {
+	return uint64(st.Pzxid) > revision && !(n == 0 && uint64(st.Czxid) > revision)
 }
 
-// readRoster syncs, lists the roster node at rpath and reads its records
-// (synced). The revision is the node's pzxid, the position of its
-// children's last change, from which the listing held until it was read;
-// or, if higher, the link's position when the listing is sent
+// listRoster lists the roster node at rpath and reads its records, on l
+// after a sync (see List). The revision is the node's pzxid, the position
+// of its children's last change, from which the listing held until it
+// was read; or, if higher, the link's position when the listing is sent
 // (link.position), which is at or below the listing's. A record deleted
 // after the listing is left out.
-func readRoster(l *link, election, rpath string) (rosterRead, error) {
-	return synced(l, rpath, func() (rosterRead, error) { return listRoster(l, election, rpath) })
-}
-
-// listRoster is readRoster after the sync.
-func listRoster(l *link, election, rpath string) (rosterRead, error) {
-	r := rosterRead{rev: l.position()}
+func listRoster(l *link, election, rpath string) (rosterList, error) {
+	r := rosterList{rev: l.position()}
 	children, st, err := l.conn.Children(rpath)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		r.empty = true
 		return r, nil
 	case err != nil:
-		return rosterRead{}, err
+		return rosterList{}, err
 	}
-	r.pzxid, r.born, r.empty = uint64(st.Pzxid), uint64(st.Czxid), len(children) == 0
-	r.rev = max(r.rev, r.pzxid)
+	r.rev = max(r.rev, uint64(st.Pzxid))
 	recs, err := readRecords(l.conn, election, rpath, children)
 	if err != nil {
-		return rosterRead{}, err
+		return rosterList{}, err
 	}
 	for i, rec := range recs {
 		if rec.Token != 0 && rec.Owner == children[i] {

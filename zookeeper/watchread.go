@@ -191,7 +191,7 @@ func (st *stream) notePass(el string, tok uint64) bool {
 // readRoster lists WatchRoster request r's roster node with a children
 // watch, or, if it is absent, sets an exists watch on it: a RosterWrite
 // at the node's pzxid if the roster changed after r's revision
-// (rosterRead.changedSince). A node created between the two reads
+// (rosterChanged). A node created between the two reads
 // counts as changed: its first record came with it.
 func (st *stream) readRoster(l *link, r watchset.Request) ([]watchset.Fact, error) {
 	el := r.Known.Election
@@ -215,9 +215,8 @@ func (st *stream) readRoster(l *link, r watchset.Request) ([]watchset.Fact, erro
 	if err != nil {
 		return nil, err
 	}
-	rr := rosterRead{pzxid: uint64(stat.Pzxid), born: uint64(stat.Czxid), empty: len(children) == 0}
-	if rr.changedSince(r.Known.Revision) {
-		return changed(max(rr.pzxid, r.Known.Revision+1)), nil
+	if rosterChanged(stat, len(children), r.Known.Revision) {
+		return changed(max(uint64(stat.Pzxid), r.Known.Revision+1)), nil
 	}
 	testHookWatching(el)
 	return nil, nil
