@@ -10,4 +10,4 @@ import (
 type Driver = backends.Driver
 
 // DriverOf returns the driver of a Store New returned.
-func DriverOf(s *backends.Store) Driver { return idriver.Of(s).(Driver) }
+func DriverOf(s *backends.Store) Driver { return idriver.Of(s) }
