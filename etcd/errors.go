@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/errclass"
 )
 
 // classify wraps an etcd client error of s with the backends class it
@@ -84,24 +86,18 @@ func opName(op, election string) string {
 // authenticates with a token it was given (clientv3.Config.Token), which
 // clientv3 cannot renew.
 func classifyErr(op, election string, ctx context.Context, err error, fixedToken bool) error {
-	what := opName(op, election)
-	if cerr := backends.CanceledAfter(ctx, err); cerr != nil {
-		return fmt.Errorf("%s: %w", what, cerr)
-	}
-	switch {
-	case errorsIs(err, rpctypes.ErrCompacted), errors.Is(err, rpctypes.ErrGRPCCompacted):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrCompacted, err)
-	case errorsIs(err, rpctypes.ErrLeaseNotFound):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrSessionExpired, err)
-	case errorsIs(err, rpctypes.ErrNoLeader), errorsIs(err, rpctypes.ErrTooManyRequests),
-		errorsIs(err, rpctypes.ErrNotCapable):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
-	case denied(err, fixedToken):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
-	case staleToken(err): // refused before acting; the next call has a new token
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
-	}
-	return fmt.Errorf("%s: %w", what, err)
+	return errclass.Wrap(opName(op, election), ctx, err,
+		etcdClass(backends.ErrCompacted, rpctypes.ErrCompacted, rpctypes.ErrGRPCCompacted),
+		etcdClass(backends.ErrSessionExpired, rpctypes.ErrLeaseNotFound),
+		etcdClass(backends.ErrUnavailable, rpctypes.ErrNoLeader, rpctypes.ErrTooManyRequests, rpctypes.ErrNotCapable),
+		errclass.Class{Err: backends.ErrPermission, Is: func(err error) bool { return denied(err, fixedToken) }},
+		// refused before acting; the next call has a new token
+		errclass.Class{Err: backends.ErrUnavailable, Is: staleToken})
+}
+
+// etcdClass is errclass.Of for etcd errors, compared by errorsIs.
+func etcdClass(class error, targets ...error) errclass.Class {
+	return errclass.Class{Err: class, Is: func(err error) bool { return errorsIsAny(err, targets...) }}
 }
 
 // permanentAuth are the etcd errors that no retry can cure: the user lacks
@@ -121,12 +117,7 @@ var permanentAuth = []error{rpctypes.ErrPermissionDenied, rpctypes.ErrAuthFailed
 // reaches the adapter is unavailable. With a fixed token (fixedToken)
 // nothing can renew it, and they are permanent.
 func denied(err error, fixedToken bool) bool {
-	for _, target := range permanentAuth {
-		if errorsIs(err, target) {
-			return true
-		}
-	}
-	return fixedToken && (errorsIs(err, rpctypes.ErrInvalidAuthToken) || errorsIs(err, rpctypes.ErrAuthOldRevision))
+	return errorsIsAny(err, permanentAuth...) || fixedToken && staleToken(err)
 }
 
 // errorsIs compares etcd errors, which cross the wire as gRPC statuses, by
@@ -148,5 +139,10 @@ func errorsIs(err, target error) bool {
 // staleToken reports whether err is etcd's refusal of a token it no
 // longer accepts: lapsed or unknown, or older than the auth revision.
 func staleToken(err error) bool {
-	return errorsIs(err, rpctypes.ErrInvalidAuthToken) || errorsIs(err, rpctypes.ErrAuthOldRevision)
+	return errorsIsAny(err, rpctypes.ErrInvalidAuthToken, rpctypes.ErrAuthOldRevision)
+}
+
+// errorsIsAny reports whether errorsIs(err, t) for one of targets.
+func errorsIsAny(err error, targets ...error) bool {
+	return slices.ContainsFunc(targets, func(t error) bool { return errorsIs(err, t) })
 }

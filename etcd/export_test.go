@@ -10,7 +10,4 @@ import (
 type Driver = backends.Driver
 
 // DriverOf returns the driver of a Store New returned.
-func DriverOf(s *backends.Store) Driver { return idriver.Of(s).(Driver) }
-
-// storeOf returns the adapter's own driver of a Store New returned.
-func storeOf(s *backends.Store) *store { return idriver.Of(s).(*store) }
+func DriverOf(s *backends.Store) Driver { return idriver.Of(s) }

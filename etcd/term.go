@@ -1,8 +1,6 @@
 package etcd
 
 import (
-	"context"
-
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -48,17 +46,4 @@ func (s *store) held(election string, token uint64) []clientv3.Cmp {
 		clientv3.Compare(clientv3.CreateRevision(key), ">", 0),
 		clientv3.Compare(clientv3.CreateRevision(key), "<", int64(token)+1),
 	}
-}
-
-// termAt reads election's term key as of revision rev: nil if absent
-// then.
-func (s *store) termAt(ctx context.Context, election string, rev uint64) (*mvccpb.KeyValue, error) {
-	resp, err := s.c.Get(ctx, s.termKey(election), clientv3.WithRev(int64(rev)))
-	if err != nil {
-		return nil, s.classify("read term", election, ctx, err)
-	}
-	if len(resp.Kvs) == 1 {
-		return resp.Kvs[0], nil
-	}
-	return nil, nil
 }

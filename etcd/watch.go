@@ -3,13 +3,13 @@ package etcd
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/errclass"
 	"github.com/leasehold/leasehold/internal/watchset"
 )
 
@@ -124,11 +124,5 @@ func only(r *etcdserverpb.ResponseOp) *mvccpb.KeyValue {
 // reported as ErrUnavailable: the request did nothing, and the caller
 // reads and asks again.
 func (st *stream) err(op string, err error) error {
-	classified := st.s.classify(op, "", st.ctx, err)
-	for _, class := range []error{backends.ErrCompacted, backends.ErrPermission, backends.ErrUnavailable, backends.ErrCanceled} {
-		if errors.Is(classified, class) {
-			return classified
-		}
-	}
-	return fmt.Errorf("etcd: %s: %w: %w", op, backends.ErrUnavailable, err)
+	return errclass.WatchErr("etcd: "+op, st.s.classify(op, "", st.ctx, err), err)
 }

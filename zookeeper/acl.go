@@ -109,18 +109,13 @@ func checkRights(conn *zk.Conn, prefix string, acl []zk.ACL, auth []Auth) error 
 // probe sends the rights probe; nil if the rights are there.
 func probe(conn *zk.Conn, prefix string, acl []zk.ACL) error {
 	p := prefix + "/" + probeName
-	res, err := conn.Multi(&zk.CreateRequest{Path: p, Acl: acl, Flags: zk.FlagEphemeral},
+	_, err := multi(conn, &zk.CreateRequest{Path: p, Acl: acl, Flags: zk.FlagEphemeral},
 		&zk.DeleteRequest{Path: p, Version: -1},
 		&zk.CheckVersionRequest{Path: prefix, Version: math.MaxInt32})
-	for _, r := range res {
-		if r.Error != nil {
-			if errors.Is(r.Error, zk.ErrBadVersion) {
-				return nil // every op before the check passed its ACL
-			}
-			return r.Error
-		}
-	}
-	if err == nil {
+	switch {
+	case failedAt(err) == prefix && errors.Is(err, zk.ErrBadVersion):
+		return nil // every op before the check passed its ACL
+	case err == nil:
 		return fmt.Errorf("the rights probe on %q committed: its version check passed", prefix)
 	}
 	return err

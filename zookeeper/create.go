@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,7 +65,7 @@ func (ss *session) create(election, path string, value []byte) (backends.Record,
 	if err == nil || !(errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists) || errors.Is(err, zk.ErrBadVersion)) {
 		return rec, err
 	}
-	ss.entryGone(election, p.lead, own, ops, err)
+	ss.entryGone(election, p.lead, own, err)
 	for range createRounds {
 		rec, err = ss.createRead(election, path, value)
 		if !errors.Is(err, errMoved) {
@@ -94,19 +95,30 @@ func (ss *session) firstOps(election, path string, p pointer, own bool) ([]any, 
 }
 
 // leadPointer returns the pointer that names the session's lead node in
-// election with value, and whether that node is its queue entry.
+// election with value, and whether that node is its queue entry: the
+// entry it made in election, if any (own), else its lead entry.
 func (ss *session) leadPointer(election string, value []byte) (pointer, bool, error) {
-	lead, own, err := ss.leadNode(election)
-	return pointer{owner: ss.ID(), lead: lead, value: value}, own, err
+	p := pointer{owner: ss.ID(), lead: ss.leadEntry(election), value: value}
+	e, own := ss.s.own.of(election, ss.ID())
+	if !own {
+		return p, false, nil
+	}
+	var err error
+	p.lead, err = ss.s.entryPath(e)
+	return p, true, err
 }
 
-// entryGone forgets the session's queue entry in election if err says the
-// multi ops found it gone (its check failed): the next round uses the
-// lead entry.
-func (ss *session) entryGone(election, lead string, own bool, ops []any, err error) bool {
-	op := failed(ops, err)
-	if own && op != nil && opPath(op) == lead && errors.Is(err, zk.ErrNoNode) {
-		ss.s.own.forget(election, ss.ID())
+// leadEntry returns the path of the session's lead entry in election.
+func (ss *session) leadEntry(election string) string {
+	return ss.s.queuePath(election) + "/" + entryPrefix(ss.ID()) + "L"
+}
+
+// entryGone forgets the session's queue entry in election if err says a
+// multi found it gone (its check failed): the next round uses the lead
+// entry.
+func (ss *session) entryGone(election, lead string, own bool, err error) bool {
+	if own && failedAt(err) == lead && errors.Is(err, zk.ErrNoNode) {
+		ss.s.own.drop(election, ownedBy(ss.ID()))
 		return true
 	}
 	return false
@@ -119,7 +131,7 @@ func (ss *session) createRead(election, path string, value []byte) (backends.Rec
 	if err != nil {
 		return backends.Record{}, err
 	}
-	rec, ps, err := ss.s.readKey(ss.l, election, path, true)
+	rec, ps, err := ss.s.readKey(ss.l, election, path)
 	switch {
 	case err != nil:
 		return backends.Record{}, err
@@ -135,7 +147,7 @@ func (ss *session) createRead(election, path string, value []byte) (backends.Rec
 	ops = append(ops, ss.leadOps(p.lead, own)...)
 	rec, err = ss.take(election, ops, p, 0)
 	switch {
-	case errors.Is(err, zk.ErrBadVersion), ss.entryGone(election, p.lead, own, ops, err):
+	case errors.Is(err, zk.ErrBadVersion), ss.entryGone(election, p.lead, own, err):
 		return rec, errMoved
 	case errors.Is(err, zk.ErrNodeExists) && !own: // a lead entry left behind: see leadOps
 		if err := ss.l.conn.Delete(p.lead, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
@@ -162,7 +174,7 @@ func (ss *session) createPointer(election, path string, p pointer, own bool) (ba
 	ops := append([]any{&zk.CreateRequest{Path: path, Data: p.encode(), Acl: acl},
 		&zk.SetDataRequest{Path: path, Data: p.encode(), Version: 0}}, ss.leadOps(p.lead, own)...)
 	rec, err := ss.take(election, ops, p, 1)
-	if errors.Is(err, zk.ErrNodeExists) && failed(ops, err) == ops[0] || ss.entryGone(election, p.lead, own, ops, err) {
+	if errors.Is(err, zk.ErrNodeExists) && failedAt(err) == path || ss.entryGone(election, p.lead, own, err) {
 		return rec, errMoved
 	}
 	return rec, err
@@ -170,58 +182,15 @@ func (ss *session) createPointer(election, path string, p pointer, own bool) (ba
 
 // take sends ops, which point the pointer at p, with the pointer's
 // setData at index at (whose stat gives the token), and returns the key
-// as it then is. The error is the failed op's, wrapped so that failed
-// finds the op.
+// as it then is. The error is the multi's (see multi).
 func (ss *session) take(election string, ops []any, p pointer, at int) (backends.Record, error) {
-	res, err := ss.l.conn.Multi(ops...)
-	if err := multiErr(res, err); err != nil {
-		return backends.Record{}, opError{ops: ops, res: res, err: err}
+	st, err := multiStat(ss.l.conn, at, ops...)
+	if err != nil {
+		return backends.Record{}, err
 	}
-	if len(res) <= at || res[at].Stat == nil {
-		return backends.Record{}, fmt.Errorf("the multi answered %d results without a stat", len(res))
-	}
-	ps := pstate{p: p, st: res[at].Stat}
+	ps := pstate{p: p, st: st}
 	ss.s.ptrs.saw(election, ps)
 	return ps.record(election, true, ss.l), nil
-}
-
-// opError is a multi's error, with the ops sent and the results, so that
-// failed can tell which op failed.
-type opError struct {
-	ops []any
-	res []zk.MultiResponse
-	err error
-}
-
-func (e opError) Error() string { return e.err.Error() }
-func (e opError) Unwrap() error { return e.err }
-
-// failed returns the op of ops whose failure err reports (an opError of
-// ops), or nil.
-func failed(ops []any, err error) any {
-	var oe opError
-	if !errors.As(err, &oe) || len(oe.ops) != len(ops) || len(ops) == 0 || oe.ops[0] != ops[0] {
-		return nil
-	}
-	if i := failedOp(oe.res); i >= 0 && i < len(ops) {
-		return ops[i]
-	}
-	return nil
-}
-
-// leadNode returns the path of the node the session's Create points the
-// pointer at: its queue entry in election, if it made one (own), else its
-// lead entry.
-func (ss *session) leadNode(election string) (string, bool, error) {
-	if e, ok := ss.s.own.of(election, ss.ID()); ok {
-		p, err := ss.s.entryPath(e)
-		return p, true, err
-	}
-	q, err := ss.s.checkedQueuePath(election)
-	if err != nil {
-		return "", false, err
-	}
-	return q + "/" + entryPrefix(ss.ID()) + "L", false, nil
 }
 
 // leadOps returns the op that makes or checks the lead node at lead: a
@@ -255,15 +224,17 @@ func makeParents(conn *zk.Conn, path string, acl []zk.ACL) error {
 // value by ss: it checks the name, the value's size and that the session
 // is not over, and fails with an error that starts with what.
 func (ss *session) writable(what, election string, value []byte) (string, error) {
-	path, err := ss.s.checkedPath(election)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	if len(value) > MaxValueSize {
-		return "", fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
-	}
-	if err := ss.gone(what); err != nil {
+	if err := cmp.Or(named(what, election), fitting(what, value), ss.gone(what)); err != nil {
 		return "", err
 	}
-	return path, nil
+	return ss.s.leaderPath(election), nil
+}
+
+// fitting fails, with an error that starts with what, if value exceeds
+// MaxValueSize.
+func fitting(what string, value []byte) error {
+	if len(value) > MaxValueSize {
+		return fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
+	}
+	return nil
 }

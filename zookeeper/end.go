@@ -46,14 +46,11 @@ var errNoTarget = errors.New("the target has no node in the election")
 // missing, or the target is this session.
 func (ss *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: end %q at token %d", req.Election, req.Token)
-	path, err := ss.s.checkedPath(req.Election)
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	if err := named(what, req.Election); err != nil {
+		return backends.Record{}, err
 	}
-	e := ending{election: req.Election, path: path, token: req.Token, acl: ss.s.opts.ACL}
-	if e.ownRecord, err = ss.recordPath(req.Election); err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
+	e := ending{election: req.Election, path: ss.s.leaderPath(req.Election), token: req.Token, acl: ss.s.opts.ACL,
+		ownRecord: ss.recordPath(req.Election)}
 	if req.Leave {
 		e.record = e.ownRecord
 	}
@@ -95,16 +92,13 @@ func (ss *session) target(e *ending, t *backends.Target) error {
 	if t.Session == ss.ID() {
 		return errors.New("the target is the holder itself")
 	}
-	r, err := checkedName("election", e.election, ss.s.rosterPath)
-	if err != nil {
-		return err
-	}
-	e.pass, e.toRecord = true, r+"/"+t.Session
+	e.pass, e.toRecord = true, ss.s.rosterPath(e.election)+"/"+t.Session
 	if err := validatePath(e.toRecord); err != nil {
 		return err
 	}
 	lead := e.toRecord
 	if t.Entry != 0 {
+		var err error
 		if e.toEntry, err = ss.s.entryPath(backends.Record{Election: e.election, Owner: t.Session, Token: t.Entry}); err != nil {
 			return err
 		}
@@ -116,52 +110,40 @@ func (ss *session) target(e *ending, t *backends.Target) error {
 
 // end is End's work on the session's connection.
 func (ss *session) end(e ending) (backends.Record, error) {
-	ps, ok := ss.s.ptrs.get(e.election)
-	if !ok || !ps.holds(ss.ID(), e.token) {
-		var err error
-		if ps, err = ss.readHeld(e); err != nil {
-			return backends.Record{}, err
-		}
+	ps, err := ss.held(e.election, e.path, e.token, false)
+	if err != nil {
+		return backends.Record{}, err
 	}
 	for range endRounds {
-		ops := e.ops(ps)
-		res, err := ss.l.conn.Multi(ops...)
-		at, ferr := failedAt(ops, res, err)
-		switch {
+		st, err := multiStat(ss.l.conn, 0, e.ops(ps)...)
+		switch at := failedAt(err); {
 		case err == nil:
-			return ss.ended(e, ps, res)
-		case at == e.path && errors.Is(ferr, zk.ErrBadVersion):
-			if ps, err = ss.readHeld(e); err != nil {
+			return ss.ended(e, ps, st), nil
+		case at == e.path && errors.Is(err, zk.ErrBadVersion):
+			if ps, err = ss.held(e.election, e.path, e.token, true); err != nil {
 				return backends.Record{}, err
 			}
-		case at == e.record && errors.Is(ferr, zk.ErrNoNode):
+		case at == e.record && errors.Is(err, zk.ErrNoNode):
 			e.record = ""
-		case (at == e.toRecord || at == e.toEntry) && errors.Is(ferr, zk.ErrNoNode):
+		case (at == e.toRecord || at == e.toEntry) && errors.Is(err, zk.ErrNoNode):
 			return backends.Record{}, errNoTarget
-		case at == ps.p.lead && at != e.ownRecord && errors.Is(ferr, zk.ErrNoNode):
+		case at == ps.p.lead && at != e.ownRecord && errors.Is(err, zk.ErrNoNode):
 			return backends.Record{}, errNotHeld // its session ended
 		default:
-			return backends.Record{}, ferr
+			return backends.Record{}, err
 		}
 	}
 	return backends.Record{}, fmt.Errorf("the pointer kept moving")
 }
 
-// readHeld reads the pointer after a sync and returns it if it names the
-// session's node at e.token; errNotHeld if not.
-func (ss *session) readHeld(e ending) (pstate, error) {
-	if _, err := ss.l.conn.Sync(e.path); err != nil {
-		return pstate{}, err
+// held returns election's pointer, at path, if it names the session's
+// node at token: as the Store last saw it, unless read is set or that
+// state does not, else as read after a sync (heldAt); errNotHeld if not.
+func (ss *session) held(election, path string, token uint64, read bool) (pstate, error) {
+	if ps, ok := ss.s.ptrs.get(election); ok && !read && ps.holds(ss.ID(), token) {
+		return ps, nil
 	}
-	ps, _, err := getPointer(ss.l, e.path, false)
-	if err != nil {
-		return pstate{}, err
-	}
-	ss.s.ptrs.saw(e.election, ps)
-	if !ps.holds(ss.ID(), e.token) {
-		return pstate{}, errNotHeld
-	}
-	return ps, nil
+	return ss.s.heldAt(ss.l, election, path, ss.ID(), token)
 }
 
 // ops returns the multi of e over the pointer ps.
@@ -186,13 +168,10 @@ func (e ending) ops(ps pstate) []any {
 	return ops
 }
 
-// ended records the pointer as e's multi left it and returns the passed
-// key, or the zero Record for a release.
-func (ss *session) ended(e ending, was pstate, res []zk.MultiResponse) (backends.Record, error) {
-	if len(res) == 0 || res[0].Stat == nil {
-		return backends.Record{}, fmt.Errorf("the multi answered %d results without a stat", len(res))
-	}
-	ps := pstate{p: e.to, st: res[0].Stat}
+// ended records the pointer as e's multi left it, at st, and returns the
+// passed key, or the zero Record for a release.
+func (ss *session) ended(e ending, was pstate, st *zk.Stat) backends.Record {
+	ps := pstate{p: e.to, st: st}
 	if !e.pass {
 		ps.p = pointer{}
 	}
@@ -201,7 +180,7 @@ func (ss *session) ended(e ending, was pstate, res []zk.MultiResponse) (backends
 		ss.s.own.dropPath(e.election, was.p.lead)
 	}
 	if !e.pass {
-		return backends.Record{}, nil
+		return backends.Record{}
 	}
-	return ps.record(e.election, true, ss.l), nil
+	return ps.record(e.election, true, ss.l)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/errclass"
 )
 
 // errStoreClosed: a call on a Store after its Close.
@@ -35,27 +36,15 @@ var errStoreClosed = errors.New("zookeeper: store closed")
 // that failed on a certificate, as the last failure of a session that no
 // server gave (see link.noSession): ErrTLS.
 func classify(what string, ctx context.Context, err error) error {
-	var op *net.OpError
 	if backends.CertificateFailure(err) {
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrTLS, err)
 	}
-	if cerr := backends.CanceledAfter(ctx, err); cerr != nil {
-		return fmt.Errorf("%s: %w", what, cerr)
-	}
-	switch {
-	case permanent(err):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
-	case errors.Is(err, zk.ErrSessionExpired):
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrSessionExpired, err)
-	case errors.Is(err, zk.ErrNoServer), errors.As(err, &op) && op.Op == "write":
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}
-
-// permanent reports the errors classify counts as ErrPermission.
-func permanent(err error) bool {
-	return errors.Is(err, zk.ErrNoAuth) || errors.Is(err, zk.ErrAuthFailed) || errors.Is(err, zk.ErrInvalidACL)
+	return errclass.Wrap(what, ctx, err, errclass.Of(backends.ErrPermission, zk.ErrNoAuth, zk.ErrAuthFailed, zk.ErrInvalidACL),
+		errclass.Of(backends.ErrSessionExpired, zk.ErrSessionExpired),
+		errclass.Class{Err: backends.ErrUnavailable, Is: func(err error) bool {
+			var op *net.OpError
+			return errors.Is(err, zk.ErrNoServer) || errors.As(err, &op) && op.Op == "write"
+		}})
 }
 
 // classifyRead is classify for a read on the Store's reader. Its session

@@ -35,10 +35,10 @@ func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
 	if token == 0 {
 		return fmt.Errorf("%s: %w", what, backends.ErrNotLeader)
 	}
-	path, err := s.checkedPath(election)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+	if err := named(what, election); err != nil {
+		return err
 	}
+	path := s.leaderPath(election)
 	ps, err := readFor(s, ctx, func(l *link) (pstate, error) { return s.readAt(l, election, path, token) })
 	if err == nil {
 		err = s.guardedWrite(ctx, ps, path, s.dataPath(key), value)
@@ -53,18 +53,11 @@ func (s *store) GuardedPut(ctx context.Context, w backends.Guarded) error {
 }
 
 // readAt reads the pointer after a sync on l and returns it if it names a
-// node at token; errNotHeld if not.
+// live node at token; errNotHeld if not.
 func (s *store) readAt(l *link, election, path string, token uint64) (pstate, error) {
-	if _, err := l.conn.Sync(path); err != nil {
-		return pstate{}, err
-	}
-	ps, _, err := getPointer(l, path, false)
+	ps, err := s.heldAt(l, election, path, "", token)
 	if err != nil {
 		return pstate{}, err
-	}
-	s.ptrs.saw(election, ps)
-	if !ps.led() || ps.token() != token {
-		return pstate{}, errNotHeld
 	}
 	switch ok, _, err := l.conn.Exists(ps.p.lead); {
 	case err != nil:
@@ -89,15 +82,15 @@ func (s *store) guardedWrite(ctx context.Context, ps pstate, path, dpath string,
 		if err != nil {
 			return err
 		}
-		mr, err := l.conn.Multi(&zk.CheckVersionRequest{Path: path, Version: ps.st.Version},
+		_, err = multi(l.conn, &zk.CheckVersionRequest{Path: path, Version: ps.st.Version},
 			&zk.CheckVersionRequest{Path: ps.p.lead, Version: -1}, write)
-		switch i := failedOp(mr); {
-		case i == 0 || i == 1:
+		switch at := failedAt(err); {
+		case at == path || at == ps.p.lead:
 			return errNotHeld
 		case owned && errors.Is(err, zk.ErrSessionExpired):
 			return fmt.Errorf("the owning session expired: %w", errNotHeld)
 		}
-		return multiErr(mr, err)
+		return err
 	})
 }
 

@@ -144,21 +144,13 @@ func (o Options) logger() *slog.Logger {
 // whole milliseconds, an ACL or Auth that is inconsistent. It contacts no
 // server. Zero fields are checked as New defaults them.
 func (o Options) Validate() error {
-	if err := o.validateACL(); err != nil {
-		return err
-	}
-	return o.withDefaults().validate()
-}
-
-// validateACL checks the ACL options as the caller gave them.
-func (o Options) validateACL() error {
-	switch {
+	switch { // the ACL options as the caller gave them
 	case o.NoWorldRead && len(o.Auth) == 0:
 		return errors.New("zookeeper: NoWorldRead needs Auth: without credentials no one could read or change the nodes")
 	case o.NoWorldRead && o.ACL != nil:
 		return errors.New("zookeeper: NoWorldRead and ACL are both set: NoWorldRead only changes the default ACL")
 	}
-	return nil
+	return o.withDefaults().validate()
 }
 
 // validate checks defaulted options.

@@ -87,9 +87,10 @@ func (ps pstate) token() uint64 {
 // led reports whether the pointer names a holder.
 func (ps pstate) led() bool { return ps.st != nil && ps.p.owner != "" }
 
-// holds reports whether the pointer names owner's node at token.
+// holds reports whether the pointer names owner's node ("": anyone's)
+// at token.
 func (ps pstate) holds(owner string, token uint64) bool {
-	return ps.led() && ps.p.owner == owner && ps.token() == token && token != 0
+	return ps.led() && (owner == "" || ps.p.owner == owner) && ps.token() == token && token != 0
 }
 
 // record returns the key's state that ps shows, read on l, with the lead
@@ -107,50 +108,41 @@ func (ps pstate) record(election string, alive bool, l *link) backends.Record {
 		Owner: ps.p.owner, Revision: uint64(ps.st.Mzxid)}
 }
 
-// getPointer reads the pointer node at path on l, with a watch if ev is
-// asked for; a missing node is the zero pstate (and, with watch, an
-// exists watch for its create).
-func getPointer(l *link, path string, watch bool) (pstate, <-chan zk.Event, error) {
+// getPointer reads the pointer node at path on l, with a watch if asked
+// for; a missing node is the zero pstate (and, with watch, an exists
+// watch for its create).
+func getPointer(l *link, path string, watch bool) (pstate, error) {
 	var data []byte
 	var st *zk.Stat
-	var ev <-chan zk.Event
 	var err error
 	if watch {
-		data, st, ev, err = l.conn.GetW(path)
+		data, st, _, err = l.conn.GetW(path)
 	} else {
 		data, st, err = l.conn.Get(path)
 	}
-	if errors.Is(err, zk.ErrNoNode) {
-		if !watch {
-			return pstate{}, nil, nil
+	if errors.Is(err, zk.ErrNoNode) && watch {
+		if ok, _, _, err := l.conn.ExistsW(path); err != nil || !ok {
+			return pstate{}, err
 		}
-		ok, _, ev, err := l.conn.ExistsW(path)
-		if err != nil || !ok {
-			return pstate{}, ev, err
-		}
-		ps, _, err := getPointer(l, path, false) // created since: ev covers what follows
-		return ps, ev, err
+		return getPointer(l, path, false) // created since: the watch covers what follows
 	}
-	if err != nil {
-		return pstate{}, nil, err
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return pstate{}, nil
+	case err != nil:
+		return pstate{}, err
 	}
 	p, err := parsePointer(data)
-	return pstate{p: p, st: st}, ev, err
+	return pstate{p: p, st: st}, err
 }
 
-// readKey reads the key's state on l: the pointer node, then, if it names
-// a node, whether that node exists. With sync, a sync comes first.
-func (s *store) readKey(l *link, election, path string, sync bool) (backends.Record, pstate, error) {
-	if sync {
-		if _, err := l.conn.Sync(path); err != nil {
-			return backends.Record{}, pstate{}, err
-		}
-	}
-	ps, _, err := getPointer(l, path, false)
+// readKey reads the key's state on l: the pointer node, after a sync,
+// then, if it names a node, whether that node exists.
+func (s *store) readKey(l *link, election, path string) (backends.Record, pstate, error) {
+	ps, err := s.syncedPointer(l, election, path)
 	if err != nil {
 		return backends.Record{}, pstate{}, err
 	}
-	s.ptrs.saw(election, ps)
 	alive := false
 	if ps.led() {
 		if alive, _, err = l.conn.Exists(ps.p.lead); err != nil {
@@ -158,6 +150,29 @@ func (s *store) readKey(l *link, election, path string, sync bool) (backends.Rec
 		}
 	}
 	return ps.record(election, alive, l), ps, nil
+}
+
+// syncedPointer reads the pointer node at path on l after a sync (see
+// synced) and, unless election is "", records it (pointers.saw).
+func (s *store) syncedPointer(l *link, election, path string) (pstate, error) {
+	ps, err := synced(l, path, func() (pstate, error) { return getPointer(l, path, false) })
+	if err == nil && election != "" {
+		s.ptrs.saw(election, ps)
+	}
+	return ps, err
+}
+
+// heldAt reads the pointer after a sync on l (syncedPointer) and returns
+// it if it names a node of owner ("": any) at token; errNotHeld if not.
+func (s *store) heldAt(l *link, election, path, owner string, token uint64) (pstate, error) {
+	ps, err := s.syncedPointer(l, election, path)
+	switch {
+	case err != nil:
+		return pstate{}, err
+	case !ps.holds(owner, token):
+		return pstate{}, errNotHeld
+	}
+	return ps, nil
 }
 
 // pointers holds the latest state of each election's pointer node that
@@ -193,32 +208,50 @@ func (p *pointers) get(election string) (pstate, bool) {
 	return ps, ok
 }
 
-// forget drops election's pointer state, which a write found stale.
-func (p *pointers) forget(election string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.m, election)
-}
-
-// multiErr returns the error of the first op of a multi that failed, or
-// the multi's own error if none did.
-func multiErr(res []zk.MultiResponse, err error) error {
-	if i := failedOp(res); i >= 0 {
-		return res[i].Error
-	}
-	return err
-}
-
-// failedOp returns the index of a failed multi's op that failed, or -1
-// if none did (the multi's error is its own): the ops before it report
-// no error, and those after it a runtime inconsistency.
-func failedOp(res []zk.MultiResponse) int {
+// multi sends ops as one multi. If an op failed, the error is an opError
+// that wraps the op's error and names its path (failedAt); else it is the
+// multi's own. ZooKeeper reports the first op that failed, and a runtime
+// inconsistency for those after it.
+func multi(conn *zk.Conn, ops ...any) ([]zk.MultiResponse, error) {
+	res, err := conn.Multi(ops...)
 	for i, r := range res {
-		if r.Error != nil {
-			return i
+		if r.Error != nil && i < len(ops) {
+			return res, opError{path: opPath(ops[i]), err: r.Error}
 		}
 	}
-	return -1
+	return res, err
+}
+
+// multiStat sends ops as one multi (see multi) and returns the stat
+// answered to the op at index at (a setData).
+func multiStat(conn *zk.Conn, at int, ops ...any) (*zk.Stat, error) {
+	res, err := multi(conn, ops...)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) <= at || res[at].Stat == nil {
+		return nil, fmt.Errorf("the multi answered %d results without a stat", len(res))
+	}
+	return res[at].Stat, nil
+}
+
+// opError is the error of a multi's op that failed, and the op's path.
+type opError struct {
+	path string
+	err  error
+}
+
+func (e opError) Error() string { return e.err.Error() }
+func (e opError) Unwrap() error { return e.err }
+
+// failedAt returns the path of the multi op whose failure err reports,
+// or "" if err is no op's (see multi).
+func failedAt(err error) string {
+	var oe opError
+	if errors.As(err, &oe) {
+		return oe.path
+	}
+	return ""
 }
 
 // opPath returns the path a multi op acts on.
@@ -234,13 +267,4 @@ func opPath(op any) string {
 		return op.Path
 	}
 	return ""
-}
-
-// failedAt returns the path of the op of ops that failed and its error,
-// or "" and the multi's error.
-func failedAt(ops []any, res []zk.MultiResponse, err error) (string, error) {
-	if i := failedOp(res); i >= 0 && i < len(ops) {
-		return opPath(ops[i]), res[i].Error
-	}
-	return "", err
 }

@@ -38,14 +38,10 @@ func (ss *session) Proclaim(ctx context.Context, election string, token uint64, 
 
 // proclaim is Proclaim's work on the session's connection.
 func (ss *session) proclaim(election, path string, token uint64, value []byte) (backends.Record, error) {
-	e := ending{election: election, path: path, token: token}
-	ps, ok := ss.s.ptrs.get(election)
-	for round := 0; round < endRounds; round++ {
-		if !ok || !ps.holds(ss.ID(), token) || round > 0 {
-			var err error
-			if ps, err = ss.readHeld(e); err != nil {
-				return backends.Record{}, err
-			}
+	for round := range endRounds {
+		ps, err := ss.held(election, path, token, round > 0)
+		if err != nil {
+			return backends.Record{}, err
 		}
 		p := ps.p
 		p.token, p.value = token, value

@@ -1,9 +1,11 @@
 package zookeeper
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,37 +34,17 @@ func (s *store) queuePath(election string) string {
 	return s.opts.Prefix + "/" + backends.QueueSegment + "/" + names.Node(election)
 }
 
-// checkedQueuePath returns the election's queue node if it is a valid
-// ZooKeeper path.
-func (s *store) checkedQueuePath(election string) (string, error) {
-	return checkedName("election", election, s.queuePath)
-}
-
 // entryPath returns the node of entry: its name is derived from Owner and
 // Token, as Enqueue made it.
 func (s *store) entryPath(entry backends.Record) (string, error) {
-	q, err := s.checkedQueuePath(entry.Election)
-	if err != nil {
-		return "", err
+	if entry.Election == "" {
+		return "", errNoName
 	}
-	p := q + "/" + entryName(entry.Owner, entry.Token)
+	p := s.queuePath(entry.Election) + "/" + entryName(entry.Owner, entry.Token)
 	if err := validatePath(p); err != nil {
 		return "", fmt.Errorf("entry of %q owned by %q: %w", entry.Election, entry.Owner, err)
 	}
 	return p, nil
-}
-
-// checkedEntry returns the entry's node path, and "" for Token 0 (no
-// entry: nothing to do).
-func (s *store) checkedEntry(what string, entry backends.Record) (string, error) {
-	if entry.Token == 0 {
-		return "", nil
-	}
-	path, err := s.entryPath(entry)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	return path, nil
 }
 
 // entryPrefix is the name of a session's entry without its sequence
@@ -108,13 +90,10 @@ func parseEntry(name string) (owner string, token uint64, ok bool) {
 func (ss *session) Enqueue(ctx context.Context, election string) (backends.Record, error) {
 	s := ss.s
 	what := fmt.Sprintf("zookeeper: enqueue %q", election)
-	qpath, err := s.checkedQueuePath(election)
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := ss.gone(what); err != nil {
+	if err := cmp.Or(named(what, election), ss.gone(what)); err != nil {
 		return backends.Record{}, err
 	}
+	qpath := s.queuePath(election)
 	token, err := callFor(s, ctx, func() (uint64, error) { return ss.enqueue(qpath) })
 	if err := ss.outcome(what, ctx, err); err != nil {
 		return backends.Record{}, err
@@ -169,47 +148,44 @@ func (ss *session) enqueue(qpath string) (uint64, error) {
 // node (see Get).
 func (s *store) Ahead(ctx context.Context, election string, token uint64) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: queue ahead of %q at token %d", election, token)
-	qpath, err := s.checkedQueuePath(election)
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	if err := named(what, election); err != nil {
+		return backends.Record{}, err
 	}
-	rec := backends.Record{Election: election}
 	if token <= 1 {
-		return rec, nil
+		return backends.Record{Election: election}, nil
 	}
-	q, err := readFor(s, ctx, func(l *link) (listing, error) {
-		return synced(l, qpath, func() (listing, error) { return listQueue(l, qpath) })
+	qpath := s.queuePath(election)
+	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
+		return synced(l, qpath, func() (backends.Record, error) { return ahead(l, election, qpath, token) })
 	})
 	if err != nil {
 		return backends.Record{}, classifyRead(what, ctx, err)
 	}
-	rec.Revision = q.rev
-	for _, c := range q.children {
+	return rec, nil
+}
+
+// ahead lists the queue node at qpath on l and returns the entry of
+// election with the greatest token below token: none without a node.
+// The Revision is the node's pzxid, or without a node the link's
+// (position).
+func ahead(l *link, election, qpath string, token uint64) (backends.Record, error) {
+	rec := backends.Record{Election: election}
+	children, st, err := l.conn.Children(qpath)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		rec.Revision = l.position()
+		return rec, nil
+	case err != nil:
+		return backends.Record{}, err
+	}
+	l.saw(st)
+	rec.Revision = uint64(st.Pzxid)
+	for _, c := range children {
 		if owner, t, ok := parseEntry(c); ok && t < token && t > rec.Token {
 			rec.Owner, rec.Token = owner, t
 		}
 	}
 	return rec, nil
-}
-
-// listing is a queue node's children and the position they held at.
-type listing struct {
-	children []string
-	rev      uint64
-}
-
-// listQueue lists the queue node at qpath: none without a node. The
-// position is the node's pzxid, or without a node the link's (position).
-func listQueue(l *link, qpath string) (listing, error) {
-	children, st, err := l.conn.Children(qpath)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		return listing{rev: l.position()}, nil
-	case err != nil:
-		return listing{}, err
-	}
-	l.saw(st)
-	return listing{children, uint64(st.Pzxid)}, nil
 }
 
 // Dequeue deletes the entry's node (named from its Owner and Token), on
@@ -221,14 +197,14 @@ func listQueue(l *link, qpath string) (listing, error) {
 // made again. A missing node is not an error.
 func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	what := fmt.Sprintf("zookeeper: dequeue %q at token %d", entry.Election, entry.Token)
-	path, err := s.checkedEntry(what, entry)
-	if err != nil || path == "" {
-		return err
+	if entry.Token == 0 {
+		return nil // no entry
 	}
-	ppath, err := s.checkedPath(entry.Election)
+	path, err := s.entryPath(entry)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	ppath := s.leaderPath(entry.Election)
 	_, err = readFor(s, ctx, func(l *link) (struct{}, error) { return struct{}{}, s.dequeue(l, ppath, path) })
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return classifyRead(what, ctx, err)
@@ -241,10 +217,7 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 // names it.
 func (s *store) dequeue(l *link, ppath, path string) error {
 	for range endRounds {
-		if _, err := l.conn.Sync(ppath); err != nil {
-			return err
-		}
-		ps, _, err := getPointer(l, ppath, false)
+		ps, err := s.syncedPointer(l, "", ppath)
 		switch {
 		case err != nil:
 			return err
@@ -253,26 +226,26 @@ func (s *store) dequeue(l *link, ppath, path string) error {
 		case ps.st == nil:
 			return l.conn.Delete(path, -1)
 		}
-		res, err := l.conn.Multi(&zk.CheckVersionRequest{Path: ppath, Version: ps.st.Version},
+		_, err = multi(l.conn, &zk.CheckVersionRequest{Path: ppath, Version: ps.st.Version},
 			&zk.DeleteRequest{Path: path, Version: -1})
-		if i := failedOp(res); i == 0 && errors.Is(res[0].Error, zk.ErrBadVersion) {
-			continue
+		if failedAt(err) != ppath || !errors.Is(err, zk.ErrBadVersion) {
+			return err
 		}
-		return multiErr(res, err)
 	}
 	return fmt.Errorf("the pointer kept moving")
 }
 
 // ownEntries holds the queue entries this Store's sessions made, by
 // election: a session's Create points the pointer at its entry (see
-// leadNode), and a WatchSet's WaitGone watches the entry behind the one
+// leadPointer), and a WatchSet's WaitGone watches the entry behind the one
 // it waits on (see Watch). It is safe for concurrent use.
 type ownEntries struct {
 	mu sync.Mutex
 	m  map[string][]backends.Record
 }
 
-// add records entry.
+// add records entry, in place of its session's earlier entry in the
+// election.
 func (o *ownEntries) add(entry backends.Record) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -280,53 +253,53 @@ func (o *ownEntries) add(entry backends.Record) {
 		o.m = map[string][]backends.Record{}
 	}
 	el := entry.Election
-	o.m[el] = append(slices.DeleteFunc(o.m[el], func(r backends.Record) bool { return r.Owner == entry.Owner }), entry)
+	o.m[el] = append(slices.DeleteFunc(o.m[el], ownedBy(entry.Owner)), entry)
+}
+
+// ownedBy reports the entries of owner.
+func ownedBy(owner string) func(backends.Record) bool {
+	return func(r backends.Record) bool { return r.Owner == owner }
 }
 
 // of returns owner's entry in election.
 func (o *ownEntries) of(election, owner string) (backends.Record, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, r := range o.m[election] {
-		if r.Owner == owner {
-			return r, true
-		}
-	}
-	return backends.Record{}, false
+	return o.find(election, func(r, _ backends.Record) bool { return r.Owner == owner })
 }
 
 // behind returns the entry of election with the least token above token:
 // the one a WaitGone on the entry at token waits for, if it is this
 // Store's.
 func (o *ownEntries) behind(election string, token uint64) (backends.Record, bool) {
+	return o.find(election, func(r, best backends.Record) bool {
+		return r.Token > token && (best.Token == 0 || r.Token < best.Token)
+	})
+}
+
+// find returns the last entry of election that better prefers to the
+// one found before it (none at first).
+func (o *ownEntries) find(election string, better func(r, best backends.Record) bool) (backends.Record, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var best backends.Record
 	for _, r := range o.m[election] {
-		if r.Token > token && (best.Token == 0 || r.Token < best.Token) {
+		if better(r, best) {
 			best = r
 		}
 	}
 	return best, best.Token != 0
 }
 
-// forget drops owner's entry in election.
-func (o *ownEntries) forget(election, owner string) {
+// drop drops the entries of election ("": of every election) that gone
+// reports.
+func (o *ownEntries) drop(election string, gone func(backends.Record) bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.m[election] = slices.DeleteFunc(o.m[election], func(r backends.Record) bool { return r.Owner == owner })
-	if len(o.m[election]) == 0 {
-		delete(o.m, election)
+	els := []string{election}
+	if election == "" {
+		els = slices.Collect(maps.Keys(o.m))
 	}
-}
-
-// forgetSession drops owner's entries in every election: its session is
-// over, and its entries with it.
-func (o *ownEntries) forgetSession(owner string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for el, rs := range o.m {
-		if o.m[el] = slices.DeleteFunc(rs, func(r backends.Record) bool { return r.Owner == owner }); len(o.m[el]) == 0 {
+	for _, el := range els {
+		if o.m[el] = slices.DeleteFunc(o.m[el], gone); len(o.m[el]) == 0 {
 			delete(o.m, el)
 		}
 	}
@@ -334,10 +307,7 @@ func (o *ownEntries) forgetSession(owner string) {
 
 // dropPath drops the entry of election whose node is at path, if any.
 func (o *ownEntries) dropPath(election, path string) {
-	name := path[strings.LastIndexByte(path, '/')+1:]
-	if owner, token, ok := parseEntry(name); ok {
-		if r, found := o.of(election, owner); found && r.Token == token {
-			o.forget(election, owner)
-		}
+	if owner, token, ok := parseEntry(path[strings.LastIndexByte(path, '/')+1:]); ok {
+		o.drop(election, func(r backends.Record) bool { return r.Owner == owner && r.Token == token })
 	}
 }

@@ -18,15 +18,15 @@ import (
 // the server had reached.
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {
 	what := fmt.Sprintf("zookeeper: get %q", election)
-	path, err := s.checkedPath(election)
-	if err != nil {
-		return backends.Record{}, fmt.Errorf("%s: %w", what, err)
+	if err := named(what, election); err != nil {
+		return backends.Record{}, err
 	}
 	if err := s.layout.Check(ctx); err != nil {
 		return backends.Record{}, err
 	}
+	path := s.leaderPath(election)
 	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
-		rec, _, err := s.readKey(l, election, path, true)
+		rec, _, err := s.readKey(l, election, path)
 		return rec, err
 	})
 	if err != nil {
@@ -35,40 +35,29 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 	return rec, nil
 }
 
-// watched is the key read with watches left on it: on the pointer node,
-// and on its lead node at leadPath ("": none).
-type watched struct {
-	rec      backends.Record
-	leadPath string
-}
-
 // watchKey reads the key on l with a watch on the pointer node. Unless
 // the pointer names a holder other than known's, which it returns at
 // once, it watches the lead node too: its deletion, or a lead node
 // already gone, makes the key absent (so a request from an absent key
 // is not answered with a holder whose session ended). onLead is told the
 // lead node's path before its watch is set.
-func (s *store) watchKey(l *link, known backends.Record, path string, onLead func(string)) (watched, error) {
+func (s *store) watchKey(l *link, known backends.Record, path string, onLead func(string)) (backends.Record, error) {
 	election := known.Election
-	ps, _, err := getPointer(l, path, true)
+	ps, err := getPointer(l, path, true)
 	if err != nil {
-		return watched{}, err
+		return backends.Record{}, err
 	}
 	s.ptrs.saw(election, ps)
-	w := watched{rec: ps.record(election, true, l)}
-	if !ps.led() || (w.rec.Differs(known) && known.Exists()) {
-		return w, nil // a new holder, as the pointer's write committed it
+	rec := ps.record(election, true, l)
+	if !ps.led() || (rec.Differs(known) && known.Exists()) {
+		return rec, nil // a new holder, as the pointer's write committed it
 	}
 	onLead(ps.p.lead)
 	ok, _, _, err := l.conn.ExistsW(ps.p.lead)
-	if err != nil {
-		return watched{}, err
+	if err != nil || ok {
+		return rec, err
 	}
-	if !ok {
-		w.rec = ps.record(election, false, l)
-	}
-	w.leadPath = ps.p.lead
-	return w, nil
+	return ps.record(election, false, l), nil
 }
 
 // since returns rec, a state of known's key read after known, with its

@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"cmp"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
@@ -25,10 +26,8 @@ func readRecords(conn *zk.Conn, election, rpath string, children []string) ([]ba
 	atOnce(len(children), func(i int) {
 		recs[i], errs[i] = readRecord(conn, election, rpath+"/"+children[i])
 	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := cmp.Or(errs...); err != nil { // the first that failed
+		return nil, err
 	}
 	return recs, nil
 }

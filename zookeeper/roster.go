@@ -34,23 +34,8 @@ func (s *store) rosterPath(election string) string {
 func touchName(id string) string { return "~" + id }
 
 // recordPath returns the path of session ss's record in election's roster.
-func (ss *session) recordPath(election string) (string, error) {
-	r, err := checkedName("election", election, ss.s.rosterPath)
-	if err != nil {
-		return "", err
-	}
-	return r + "/" + ss.ID(), nil
-}
-
-// rosterSession checks the arguments of Join and Leave: it returns the
-// session's record path, and whether the session is known to be over
-// (gone's error).
-func (ss *session) rosterSession(what, election string) (string, error) {
-	path, err := ss.recordPath(election)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	return path, ss.gone(what)
+func (ss *session) recordPath(election string) string {
+	return ss.s.rosterPath(election) + "/" + ss.ID()
 }
 
 // Join creates the session's record in the election's roster, an
@@ -65,13 +50,10 @@ func (ss *session) rosterSession(what, election string) (string, error) {
 func (ss *session) Join(ctx context.Context, election string, value []byte) (backends.Record, error) {
 	s := ss.s
 	what := fmt.Sprintf("zookeeper: join the roster of %q", election)
-	path, err := ss.rosterSession(what, election)
-	if err != nil {
+	if err := cmp.Or(named(what, election), ss.gone(what), fitting(what, value)); err != nil {
 		return backends.Record{}, err
 	}
-	if len(value) > MaxValueSize {
-		return backends.Record{}, fmt.Errorf("%s: value of %d bytes exceeds MaxValueSize %d", what, len(value), MaxValueSize)
-	}
+	path := ss.recordPath(election)
 	st, err := callFor(s, ctx, func() (*zk.Stat, error) { return ss.join(path, value) })
 	if err := ss.outcome(what, ctx, err); err != nil {
 		return backends.Record{}, err
@@ -119,20 +101,6 @@ func (ss *session) rewrite(path string, value []byte) (*zk.Stat, error) {
 		&zk.DeleteRequest{Path: touch, Version: -1}, &zk.SetDataRequest{Path: path, Data: value, Version: st.Version})
 }
 
-// multiStat sends ops as one multi and returns the stat answered to the
-// op at index at (a setData); the error is that of the first op that
-// failed.
-func multiStat(conn *zk.Conn, at int, ops ...any) (*zk.Stat, error) {
-	res, err := conn.Multi(ops...)
-	if err := multiErr(res, err); err != nil {
-		return nil, err
-	}
-	if len(res) != len(ops) || res[at].Stat == nil {
-		return nil, fmt.Errorf("the multi answered %d results without a stat", len(res))
-	}
-	return res[at].Stat, nil
-}
-
 // Leave reads the session's record in the election's roster and deletes
 // it at the version read, if the session owns it, on the session's
 // connection. A missing record is not an error, nor is a session known to
@@ -140,18 +108,14 @@ func multiStat(conn *zk.Conn, at int, ops ...any) (*zk.Stat, error) {
 func (ss *session) Leave(ctx context.Context, election string) error {
 	s := ss.s
 	what := fmt.Sprintf("zookeeper: leave the roster of %q", election)
-	path, err := ss.rosterSession(what, election)
-	if errors.Is(err, backends.ErrSessionExpired) {
-		return nil
-	}
-	if err != nil {
+	if err := cmp.Or(named(what, election), ss.gone(what)); err != nil {
+		if errors.Is(err, backends.ErrSessionExpired) {
+			return nil
+		}
 		return err
 	}
-	ppath, err := s.checkedPath(election)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	err = s.callErr(ctx, func() error { return ss.leave(election, ppath, path) })
+	path, ppath := ss.recordPath(election), s.leaderPath(election)
+	err := s.callErr(ctx, func() error { return ss.leave(election, ppath, path) })
 	return ss.outcome(what, ctx, err)
 }
 
@@ -169,10 +133,7 @@ func (ss *session) leave(election, ppath, path string) error {
 		return fmt.Errorf("node %q is not this session's record: its ephemeral owner is %s", path, sessionID(st.EphemeralOwner))
 	}
 	for range endRounds {
-		if _, err := ss.l.conn.Sync(ppath); err != nil {
-			return err
-		}
-		ps, _, err := getPointer(ss.l, ppath, false)
+		ps, err := ss.s.syncedPointer(ss.l, "", ppath)
 		if err != nil {
 			return err
 		}
@@ -180,13 +141,12 @@ func (ss *session) leave(election, ppath, path string) error {
 		if ps.led() && ps.p.lead == path {
 			ops = ss.unleadOps(election, ppath, ps, ops)
 		}
-		res, err := ss.l.conn.Multi(ops...)
-		at, ferr := failedAt(ops, res, err)
-		switch {
-		case err == nil || (at == path && errors.Is(ferr, zk.ErrNoNode)):
+		_, err = multi(ss.l.conn, ops...)
+		switch at := failedAt(err); {
+		case err == nil || (at == path && errors.Is(err, zk.ErrNoNode)):
 			return nil
-		case at != ppath || !errors.Is(ferr, zk.ErrBadVersion):
-			return ferr
+		case at != ppath || !errors.Is(err, zk.ErrBadVersion):
+			return err
 		}
 	}
 	return fmt.Errorf("the pointer kept moving")
@@ -196,12 +156,8 @@ func (ss *session) leave(election, ppath, path string) error {
 // pointer ps names, the ops that move the pointer to the session's lead
 // entry, with the token and value it holds.
 func (ss *session) unleadOps(election, ppath string, ps pstate, ops []any) []any {
-	q, err := ss.s.checkedQueuePath(election)
-	if err != nil {
-		return ops
-	}
 	p := ps.p
-	p.lead, p.token = q+"/"+entryPrefix(ss.ID())+"L", ps.token()
+	p.lead, p.token = ss.leadEntry(election), ps.token()
 	_ = makeParents(ss.l.conn, p.lead, ss.s.opts.ACL)
 	return append(ops, &zk.SetDataRequest{Path: ppath, Data: p.encode(), Version: ps.st.Version},
 		&zk.CreateRequest{Path: p.lead, Acl: ss.s.opts.ACL, Flags: zk.FlagEphemeral})
@@ -211,65 +167,58 @@ func (ss *session) unleadOps(election, ppath string, ps pstate, ops []any) []any
 // of the election's roster node and reads each, on the Store's reader
 // (see Get). The records are in czxid order. The revision is a position
 // at which the roster was as listed: the roster node's pzxid, or the
-// connection's position if higher (see readRoster).
+// connection's position if higher (see listRoster).
 func (s *store) List(ctx context.Context, election string) ([]backends.Record, uint64, error) {
 	what := fmt.Sprintf("zookeeper: list the roster of %q", election)
-	rpath, err := checkedName("election", election, s.rosterPath)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", what, err)
+	if err := named(what, election); err != nil {
+		return nil, 0, err
 	}
+	rpath := s.rosterPath(election)
 	if err := s.layout.Check(ctx); err != nil {
 		return nil, 0, err
 	}
-	r, err := readFor(s, ctx, func(l *link) (rosterRead, error) { return readRoster(l, election, rpath) })
+	r, err := readFor(s, ctx, func(l *link) (rosterList, error) {
+		return synced(l, rpath, func() (rosterList, error) { return listRoster(l, election, rpath) })
+	})
 	if err != nil {
 		return nil, 0, classifyRead(what, ctx, err)
 	}
 	return r.recs, r.rev, nil
 }
 
-// rosterRead is a roster read on a link.
-type rosterRead struct {
-	recs  []backends.Record
-	rev   uint64 // the position of the listing (see List)
-	pzxid uint64 // the roster node's pzxid: its last change; 0 if absent
-	born  uint64 // the roster node's czxid; 0 if absent
-	empty bool   // the roster node had no children
+// rosterList is a roster as List returns it.
+type rosterList struct {
+	recs []backends.Record
+	rev  uint64 // the position of the listing (see listRoster)
 }
 
-// changedSince reports whether the roster read differs from the roster at
-// revision: its node's children changed since (see rosterPath), unless
-// it has none and was created since, so that it had none then either.
-func (r rosterRead) changedSince(revision uint64) bool {
-	return r.pzxid > revision && !(r.empty && r.born > revision)
+// rosterChanged reports whether a roster node whose stat is st, with n
+// children, differs from the roster at revision: its children changed
+// since (see rosterPath), unless it has none and was created since, so
+// that it had none then either.
+func rosterChanged(st *zk.Stat, n int, revision uint64) bool {
+	return uint64(st.Pzxid) > revision && !(n == 0 && uint64(st.Czxid) > revision)
 }
 
-// readRoster syncs, lists the roster node at rpath and reads its records
-// (synced). The revision is the node's pzxid, the position of its
-// children's last change, from which the listing held until it was read;
-// or, if higher, the link's position when the listing is sent
+// listRoster lists the roster node at rpath and reads its records, on l
+// after a sync (see List). The revision is the node's pzxid, the position
+// of its children's last change, from which the listing held until it
+// was read; or, if higher, the link's position when the listing is sent
 // (link.position), which is at or below the listing's. A record deleted
 // after the listing is left out.
-func readRoster(l *link, election, rpath string) (rosterRead, error) {
-	return synced(l, rpath, func() (rosterRead, error) { return listRoster(l, election, rpath) })
-}
-
-// listRoster is readRoster after the sync.
-func listRoster(l *link, election, rpath string) (rosterRead, error) {
-	r := rosterRead{rev: l.position()}
+func listRoster(l *link, election, rpath string) (rosterList, error) {
+	r := rosterList{rev: l.position()}
 	children, st, err := l.conn.Children(rpath)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		r.empty = true
 		return r, nil
 	case err != nil:
-		return rosterRead{}, err
+		return rosterList{}, err
 	}
-	r.pzxid, r.born, r.empty = uint64(st.Pzxid), uint64(st.Czxid), len(children) == 0
-	r.rev = max(r.rev, r.pzxid)
+	r.rev = max(r.rev, uint64(st.Pzxid))
 	recs, err := readRecords(l.conn, election, rpath, children)
 	if err != nil {
-		return rosterRead{}, err
+		return rosterList{}, err
 	}
 	for i, rec := range recs {
 		if rec.Token != 0 && rec.Owner == children[i] {

@@ -185,7 +185,7 @@ func (ss *session) Close(ctx context.Context) error {
 	if !ss.closing.CompareAndSwap(false, true) {
 		return nil
 	}
-	ss.s.own.forgetSession(ss.ID())
+	ss.s.own.drop("", ownedBy(ss.ID()))
 	ss.s.unserve(ss.l)
 	if ss.l.expired.Load() || ss.l.conn.SessionID() != ss.id {
 		ss.s.spawn(func() { ss.s.closeLink(ss.l) })

@@ -97,22 +97,18 @@ func (s *store) Capabilities() backends.Capabilities {
 // Prefix + "/a%2Fb"; see the package doc, Keys and tokens).
 func (s *store) leaderPath(election string) string { return s.opts.Prefix + "/" + names.Node(election) }
 
-// checkedPath returns the election's path if it is a valid ZooKeeper path.
-func (s *store) checkedPath(election string) (string, error) {
-	return checkedName("election", election, s.leaderPath)
+// named fails, with an error that starts with what, if election is
+// empty. Every other name gives valid paths (leaderPath, queuePath,
+// rosterPath): its node name escapes every byte a path may not hold.
+func named(what, election string) error {
+	if election == "" {
+		return fmt.Errorf("%s: %w", what, errNoName)
+	}
+	return nil
 }
 
-// checkedName returns path(name) if name is not empty and the path valid.
-func checkedName(what, name string, path func(string) string) (string, error) {
-	if name == "" {
-		return "", fmt.Errorf("%s name is empty", what)
-	}
-	p := path(name)
-	if err := validatePath(p); err != nil {
-		return "", fmt.Errorf("%s %q: %w", what, name, err)
-	}
-	return p, nil
-}
+// errNoName: an election name is empty.
+var errNoName = errors.New("election name is empty")
 
 // Close, which the Store's Close calls, closes every connection the
 // driver opened, which ends every session still open (and deletes their

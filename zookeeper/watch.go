@@ -75,17 +75,14 @@ type watchSet struct {
 func (w *watchSet) Wait(req backends.WatchRequest) {
 	known := req.Known
 	var err error
-	switch req.Kind {
-	case backends.WatchEntry:
-		if known.Token == 0 {
-			w.answer(req, known, nil)
-			return
-		}
+	switch {
+	case req.Kind == backends.WatchEntry && known.Token == 0:
+		w.answer(req, known, nil)
+		return
+	case req.Kind == backends.WatchEntry:
 		_, err = w.s.entryPath(known)
-	case backends.WatchRoster:
-		_, err = checkedName("election", known.Election, w.s.rosterPath)
-	default:
-		_, err = w.s.checkedPath(known.Election)
+	case known.Election == "":
+		err = errNoName
 	}
 	if err != nil {
 		w.answer(req, backends.Record{}, fmt.Errorf("zookeeper: watch %q: %w", known.Election, err))

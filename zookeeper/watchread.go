@@ -3,12 +3,12 @@ package zookeeper
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/errclass"
 	"github.com/leasehold/leasehold/internal/watchset"
 )
 
@@ -80,14 +80,14 @@ func (st *stream) readKey(l *link, r watchset.Request) ([]watchset.Fact, error) 
 	s, el := st.s, r.Known.Election
 	path := s.leaderPath(el)
 	st.watch(path, route{el: el, kind: r.Kind, l: l})
-	wd, err := s.watchKey(l, r.Known, path, func(lead string) { st.watch(lead, route{el: el, kind: r.Kind, l: l}) })
+	rec, err := s.watchKey(l, r.Known, path, func(lead string) { st.watch(lead, route{el: el, kind: r.Kind, l: l}) })
 	if err != nil {
 		return nil, err
 	}
-	if !wd.rec.Differs(r.Known) {
+	if !rec.Differs(r.Known) {
 		testHookWatching(el)
 	}
-	return []watchset.Fact{fact(watchset.LeaderState, r, since(r.Known, wd.rec))}, nil
+	return []watchset.Fact{fact(watchset.LeaderState, r, since(r.Known, rec))}, nil
 }
 
 // readGone reads WatchEntry request r's entry with a watch, then its own
@@ -150,7 +150,7 @@ func (st *stream) watchOwn(l *link, r watchset.Request, own backends.Record) ([]
 // told that pass before.
 func (st *stream) passedTo(l *link, r watchset.Request, own backends.Record, once bool) ([]watchset.Fact, error) {
 	el := r.Known.Election
-	ps, _, err := getPointer(l, st.s.leaderPath(el), false)
+	ps, err := getPointer(l, st.s.leaderPath(el), false)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (st *stream) notePass(el string, tok uint64) bool {
 // readRoster lists WatchRoster request r's roster node with a children
 // watch, or, if it is absent, sets an exists watch on it: a RosterWrite
 // at the node's pzxid if the roster changed after r's revision
-// (rosterRead.changedSince). A node created between the two reads
+// (rosterChanged). A node created between the two reads
 // counts as changed: its first record came with it.
 func (st *stream) readRoster(l *link, r watchset.Request) ([]watchset.Fact, error) {
 	el := r.Known.Election
@@ -215,9 +215,8 @@ func (st *stream) readRoster(l *link, r watchset.Request) ([]watchset.Fact, erro
 	if err != nil {
 		return nil, err
 	}
-	rr := rosterRead{pzxid: uint64(stat.Pzxid), born: uint64(stat.Czxid), empty: len(children) == 0}
-	if rr.changedSince(r.Known.Revision) {
-		return changed(max(rr.pzxid, r.Known.Revision+1)), nil
+	if rosterChanged(stat, len(children), r.Known.Revision) {
+		return changed(max(uint64(stat.Pzxid), r.Known.Revision+1)), nil
 	}
 	testHookWatching(el)
 	return nil, nil
@@ -236,11 +235,5 @@ var testHookWatching = func(election string) {}
 // broke, or the Store closed).
 func readErr(err error) error {
 	const what = "zookeeper: watch set read"
-	if permanent(err) {
-		return fmt.Errorf("%s: %w: %w", what, backends.ErrPermission, err)
-	}
-	if errors.Is(err, backends.ErrUnavailable) {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return fmt.Errorf("%s: %w: %w", what, backends.ErrUnavailable, err)
+	return errclass.WatchErr(what, classify(what, context.Background(), err), err)
 }

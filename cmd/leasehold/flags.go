@@ -30,6 +30,9 @@ type common struct {
 	query bool
 	// policy is the candidacy flags; only run registers them.
 	policy policy
+	// group is set by the shards commands, which name a group instead
+	// of an election: --election is then neither registered nor checked.
+	group bool
 }
 
 // register adds the common flags to fs, named as etcdctl and consul name
@@ -37,7 +40,11 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.store, "store", os.Getenv("LEASEHOLD_STORE"),
 		"store URL: etcd://[user[:password]@]host:port[,host:port]/prefix, zk://[user:password@]host:port[,...]/prefix[?tick=2s], consul://host:port/prefix; etcds, zks, consuls: TLS (env LEASEHOLD_STORE)")
-	fs.StringVar(&c.election, "election", "", "election name: segments of [A-Za-z0-9._-] separated by '/'")
+	if c.group {
+		fs.StringVar(&c.election, "group", "", "shard group name: segments of [A-Za-z0-9._-] separated by '/'")
+	} else {
+		fs.StringVar(&c.election, "election", "", "election name: segments of [A-Za-z0-9._-] separated by '/'")
+	}
 	fs.DurationVar(&c.ttl, "ttl", lease.DefaultTTL, "session TTL (etcd: whole seconds ≥ 2s; ZooKeeper: 2–20 tickTime; Consul: 10s–24h)")
 	fs.DurationVar(&c.margin, "margin", 0, "safety margin: the leader stops this long before the store could free the key (default TTL/4)")
 	fs.StringVar(&c.identity, "identity", "", "value stored in the leader key (default hostname/pid/random)")
@@ -59,11 +66,15 @@ func (c *common) check() error {
 	if c.store == "" {
 		return fmt.Errorf("--store is required, e.g. --store etcd://127.0.0.1:2379/leasehold")
 	}
+	name := "election"
+	if c.group {
+		name = "group"
+	}
 	if c.election == "" {
-		return fmt.Errorf("--election is required, e.g. --election jobs/nightly")
+		return fmt.Errorf("--%s is required, e.g. --%s jobs/nightly", name, name)
 	}
 	if err := backends.ValidateElection(c.election); err != nil {
-		return fmt.Errorf("--election: %v", err)
+		return fmt.Errorf("--%s: %v", name, err)
 	}
 	if _, err := parseLevel(c.logLevel); err != nil {
 		return err

@@ -26,6 +26,8 @@ commands:
   observe   stream an election's leader changes, including "no leader"
   handover  ask the leader to hand over, to a named candidate (--to) or the
             next in line; wait and print who leads, with the new token
+  shards    status: print a shard group's members, the shards each leads
+            and will lead once settled, and the shards without a leader
   demo      start an in-process etcd and three candidates; kill the leader,
             show the hand-over with increasing fencing tokens, and a guarded
             resource rejecting the stale leader's write
@@ -64,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = runObserve(ctx, args[1:], stdout, stderr)
 	case "handover":
 		code, err = runHandover(ctx, args[1:], stdout, stderr)
+	case "shards":
+		code, err = runShards(ctx, args[1:], stdout, stderr)
 	case "demo":
 		if err = runDemo(ctx, stdout, args[1:]); err != nil {
 			code = 1
@@ -71,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		code, err = 2, fmt.Errorf("unknown command %q: want run, status, observe, handover or demo (see leasehold -h)", args[0])
+		code, err = 2, fmt.Errorf("unknown command %q: want run, status, observe, handover, shards or demo (see leasehold -h)", args[0])
 	}
 	if err != nil && err != errHelp {
 		fmt.Fprintln(stderr, "leasehold:", err)

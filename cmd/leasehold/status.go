@@ -45,10 +45,14 @@ type query struct {
 }
 
 // open parses args and opens the elector; code is the exit code on error.
-func (q *query) open(ctx context.Context, name, usage string, args []string, stderr io.Writer) (*lease.LeaseElector, func(), int, error) {
+// extra registers a command's own flags.
+func (q *query) open(ctx context.Context, name, usage string, args []string, stderr io.Writer, extra ...func(*flag.FlagSet)) (*lease.LeaseElector, func(), int, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	q.register(fs)
 	fs.BoolVar(&q.json, "json", false, "print JSON, one object per line")
+	for _, f := range extra {
+		f(fs)
+	}
 	fs.Usage = func() { fmt.Fprint(fs.Output(), usage); fs.PrintDefaults() }
 	if err := parse(fs, args); err != nil {
 		return nil, nil, 2, err
