@@ -142,7 +142,7 @@ func (w *World) JoinOn(id string, link *leaseholdtest.Link, store *backends.Stor
 		_ = e.Close(ctx)
 	})
 	opts.Shards = w.shards
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), max(30*time.Second, 4*w.ttl))
 	defer cancel()
 	g, err := shard.Join(ctx, e, w.group, opts)
 	if err != nil {
