@@ -15,8 +15,9 @@ import (
 
 // campaign is a Campaign call waiting for its outcome.
 type campaign struct {
-	done  chan campaignResult // buffered: the loop never blocks on it
-	start time.Time
+	done   chan campaignResult // buffered: the loop never blocks on it
+	start  time.Time
+	labels map[string]string // of its candidate record (WithLabels)
 }
 
 type campaignResult struct {
@@ -45,14 +46,21 @@ func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l
 // there). A Campaign cancelled just as it won releases the key.
 // The leadership returned outlives ctx: it ends on Resign, on loss, or on
 // Close.
-func (e *LeaseElector) Campaign(ctx context.Context, election string) (*Leadership, error) {
+//
+// opts change this campaign alone (WithLabels); an invalid one fails at
+// once with an error wrapping ErrInvalidOption.
+func (e *LeaseElector) Campaign(ctx context.Context, election string, opts ...CampaignOption) (*Leadership, error) {
 	if err := e.check("campaign"); err != nil {
 		return nil, err
 	}
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: campaign: %v: %w", err, ErrInvalidOption)
 	}
-	c := &campaign{done: make(chan campaignResult, 1), start: time.Now()}
+	labels, err := e.campaignLabels(opts)
+	if err != nil {
+		return nil, fmt.Errorf("lease: campaign %q: %w", election, err)
+	}
+	c := &campaign{done: make(chan campaignResult, 1), start: time.Now(), labels: labels}
 	var busy error
 	if !e.do(func(now time.Time) {
 		if busy = e.campaignBusy(election); busy == nil {
@@ -119,6 +127,10 @@ func won(c *campaign) *Leadership {
 func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 	c := e.takeCampaign(name)
 	l := newLeadership(e, rec, epoch)
+	l.labels = e.opts.Labels
+	if c != nil {
+		l.labels = c.labels
+	}
 	e.entry(name).held = l
 	e.health.held.Add(1)
 	e.opts.Metrics.Leading(name, true)
@@ -214,6 +226,7 @@ type Leadership struct {
 	cancel context.CancelCauseFunc
 	since  time.Time              // the time in the key's value
 	value  atomic.Pointer[string] // the value last proclaimed; nil: none
+	labels map[string]string      // of its candidate record and proclaimed value
 }
 
 func newLeadership(e *LeaseElector, rec backends.Record, epoch uint64) *Leadership {

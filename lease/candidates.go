@@ -20,7 +20,8 @@ type Candidate struct {
 	Session string
 	// Priority is the candidate's Options.Priority.
 	Priority int
-	// Labels are the candidate's Options.Labels; nil if none.
+	// Labels are the candidate's Options.Labels, with its campaign's
+	// WithLabels merged over them; nil if none.
 	Labels map[string]string
 	// Joined is when the candidate joined the election, by its own clock.
 	// It is for display only: nothing here decides by it.

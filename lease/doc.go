@@ -35,7 +35,8 @@
 //
 // Each campaign also publishes a candidate record in the election's
 // roster, bound to its session: its identity, Options.Priority and
-// Options.Labels, whether it may lead (Options.NoLead) and whether it is
+// Options.Labels (with the campaign's own WithLabels merged over them),
+// whether it may lead (Options.NoLead) and whether it is
 // damped (Options.Damping). It writes the record once, when its first
 // outcome is known (it won, or found the key taken and took its place in
 // line), and deletes it when the campaign or leadership ends; a crashed

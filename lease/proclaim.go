@@ -12,7 +12,7 @@ import (
 // Proclaim publishes value in the leader key without a new term: the key
 // keeps its Token, its session and the identity and time it was taken
 // with; observers see the value as LeaderInfo.Value (Observe sends it),
-// with the elector's Labels. It checks Valid first and writes nothing if
+// with the labels of its campaign (Options.Labels, or WithLabels). It checks Valid first and writes nothing if
 // the leadership has ended (the error then wraps ErrLost); the store
 // writes only while the key still holds this term's token and session,
 // and otherwise the error wraps ErrLost and backends.ErrNotFound. It
@@ -68,7 +68,7 @@ func (l *Leadership) proclaimed() string {
 func (l *Leadership) keyValue(value string) []byte {
 	x := leaderExtra{Value: value}
 	if value != "" {
-		x.Labels = l.e.opts.Labels
+		x.Labels = l.labels
 	}
 	return encodeLeader(leaderValue{identity: l.Identity, since: l.since, extra: x})
 }

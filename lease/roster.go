@@ -58,7 +58,7 @@ func (e *LeaseElector) logRecord(ctx context.Context, election, what string, err
 func (e *LeaseElector) candidateRecord(a core.Action) []byte {
 	follows := true // every leader follows its roster in the set
 	return encodeCandidate(candidateValue{Identity: e.opts.Identity, Priority: e.opts.Priority,
-		Labels: e.opts.Labels, Joined: joinedAt(a.Joined), NoLead: e.opts.NoLead, Damped: a.Damped, Queue: a.Queue,
+		Labels: e.labelsOf(a.Election), Joined: joinedAt(a.Joined), NoLead: e.opts.NoLead, Damped: a.Damped, Queue: a.Queue,
 		Wakes: a.Queue != 0 && e.store.Capabilities().Passes, Follows: &follows})
 }
 

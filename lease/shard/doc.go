@@ -3,4 +3,47 @@
 // same assignment from the group's members roster, campaigns only for its
 // own shards, and hands over those it holds but should not: there is no
 // coordinator.
+//
+//	g, err := shard.Join(ctx, elector, "orders", shard.Options{Shards: 1024})
+//	...
+//	for ev := range g.Events() {
+//		if ev.Released {
+//			stop(ev.Shard) // ev.Leadership's context is already cancelled
+//		} else {
+//			go serve(ev.Leadership) // check Valid before each write; send Token
+//		}
+//	}
+//	...
+//	err = g.Leave(ctx) // from another goroutine: hands every shard over
+//
+// One elector (one store session) is one member. Each shard it holds is a
+// *lease.Leadership of Election(group, s, Shards), with its own fencing
+// token, context and Valid: everything package lease promises of a
+// leadership holds for each shard.
+//
+// # How shards move
+//
+//   - A member campaigns for every shard assigned to it at once; if another
+//     holds it, it waits in line.
+//   - A member hands a shard it holds to its new owner (Leadership.HandOver,
+//     a pass of the key: the new owner's token is the pass's) once the
+//     assignment over the members it has seen for Options.Settle agrees
+//     with the one over all members: a member that joins and leaves
+//     within Settle moves no held shard.
+//   - Leave ends the membership first, then hands each held shard to its
+//     new owner as soon as that one waits in the shard's election; Close
+//     resigns them instead.
+//   - A crashed member's shards go with its session, after the store's
+//     TTL, and their new owners, campaigning already, take them at once.
+//
+// At rest the group makes no store request but its session's renewals: a
+// holder waits on its keys and roster in the elector's watch set, and every
+// member follows the members roster with one observer, which lists the
+// roster once per change.
+//
+// Not promised: that a shard always has a holder (it has none between a
+// crash and the store's expiry of the crashed session, and for a hand-off
+// when moved), nor that shards are balanced while members come and go:
+// balance (each member ⌊M×w/W⌋ or ⌈M×w/W⌉) holds once the roster has been
+// stable for Settle and the moves are done.
 package shard

@@ -113,6 +113,13 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		m.resign(now, name, e, nil)
 	case err == nil:
 		m.won(name, e, rec)
+	case e.canceled && unknownOutcome(err):
+		// The Create may have taken the key after all. Made again, it
+		// returns the key if it did (a retried Create), and the
+		// canceled campaign deletes it; left, the key would be held by
+		// this session, with no campaign, until the session ends.
+		e.lastErr = err
+		m.retry(now, name, e)
 	case e.canceled:
 		m.forget(name, ErrCanceled)
 	case Permanent(err):
@@ -128,6 +135,12 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 		m.retry(now, name, e)
 	}
 	m.standAfter(now, name, errors.Is(err, backends.ErrKeyExists) && !m.InLine(name))
+}
+
+// unknownOutcome reports whether a Create that failed with err may
+// still have taken the key.
+func unknownOutcome(err error) bool {
+	return !errors.Is(err, backends.ErrKeyExists) && !errors.Is(err, backends.ErrSessionExpired) && !Permanent(err)
 }
 
 // won makes e lead with rec, the key bound to this session.

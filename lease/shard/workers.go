@@ -1,0 +1,144 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/lease"
+)
+
+// post hands f to the loop; the loop runs until every goroutine that
+// posts has reported done, so it always takes it.
+func (g *Group) post(f func(*loop)) { g.inbox <- f }
+
+// work campaigns for shard s until it wins or ctx ends, then holds it
+// until the leadership ends, or resigns it when ctx ends.
+func (g *Group) work(ctx context.Context, s int) {
+	l, err := g.e.Campaign(ctx, Election(g.name, s, g.opts.Shards))
+	if err != nil {
+		cancelled := ctx.Err() != nil
+		g.post(func(lp *loop) { lp.campaignEnded(s, err, cancelled) })
+		return
+	}
+	g.post(func(lp *loop) { lp.won(s, l) })
+	select {
+	case <-l.Context().Done():
+	case <-ctx.Done():
+		g.resign(l)
+	}
+	g.post(func(lp *loop) { lp.lost(s, l) })
+}
+
+// resign resigns l, bounded by the elector's TTL, and waits for its end.
+func (g *Group) resign(l *lease.Leadership) {
+	ctx, cancel := context.WithTimeout(context.Background(), g.e.Options().TTL)
+	defer cancel()
+	if err := l.Resign(ctx); err != nil {
+		g.opts.Logger.Warn("shard resign failed", "group", g.name, "election", l.Election, "err", err)
+	}
+	<-l.Context().Done()
+}
+
+// move hands l, shard s's leadership, over to member to: at once if to
+// waits in the shard's election, or as soon as it does.
+func (g *Group) move(ctx context.Context, s int, l *lease.Leadership, to string) {
+	for {
+		start := time.Now()
+		err := l.HandOver(ctx, to)
+		if errors.Is(err, lease.ErrNoCandidate) && ctx.Err() == nil {
+			if err = g.awaitCandidate(ctx, l.Election, to); err == nil {
+				continue
+			}
+		}
+		cancelled, d := ctx.Err() != nil, time.Since(start)
+		g.post(func(lp *loop) { lp.moved(s, l, to, err, cancelled, d) })
+		return
+	}
+}
+
+// awaitCandidate waits until member to's candidate record is in
+// election's roster, following it with one observer.
+func (g *Group) awaitCandidate(ctx context.Context, election, to string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := g.e.ObserveCandidates(ctx, election)
+	if err != nil {
+		return err
+	}
+	for cs := range ch {
+		for _, c := range cs {
+			if c.Identity == to && c.MayLead && !c.Superseded && !c.Requester {
+				return nil
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return errors.New("observer of the shard's roster ended")
+}
+
+// membership campaigns for the group's members election, with this
+// member's labels, until ctx ends; whoever leads it does nothing more.
+func (g *Group) membership(ctx context.Context) {
+	defer g.post(func(lp *loop) { lp.done() })
+	for {
+		l, err := g.e.Campaign(ctx, MembersElection(g.name), lease.WithLabels(g.labels()))
+		switch {
+		case ctx.Err() != nil:
+			if l != nil {
+				g.resign(l)
+			}
+			return
+		case permanent(err):
+			g.post(func(lp *loop) { lp.fail(err) })
+			return
+		case err != nil:
+			g.opts.Logger.Warn("shard group members campaign failed; retrying", "group", g.name, "err", err)
+			g.pause(ctx)
+			continue
+		}
+		select {
+		case <-l.Context().Done():
+		case <-ctx.Done():
+			g.resign(l)
+			return
+		}
+	}
+}
+
+// follow follows the group's members roster until ctx ends, and reports
+// each list to the loop.
+func (g *Group) follow(ctx context.Context) {
+	defer g.post(func(lp *loop) { lp.done() })
+	for ctx.Err() == nil {
+		ch, err := g.e.ObserveCandidates(ctx, MembersElection(g.name))
+		if permanent(err) {
+			g.post(func(lp *loop) { lp.fail(err) })
+			return
+		}
+		for cs := range ch {
+			g.post(func(lp *loop) { lp.roster(cs) })
+		}
+		g.pause(ctx)
+	}
+}
+
+// pause waits the elector's RetryInterval, or until ctx ends.
+func (g *Group) pause(ctx context.Context) {
+	t := time.NewTimer(g.e.Options().RetryInterval)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// permanent reports whether err ends the group: the elector closed, or
+// an option or the store refuses for good.
+func permanent(err error) bool {
+	return errors.Is(err, lease.ErrClosed) || errors.Is(err, lease.ErrInvalidOption) ||
+		errors.Is(err, backends.ErrPermission) || errors.Is(err, backends.ErrTLS) || errors.Is(err, backends.ErrLayout)
+}
