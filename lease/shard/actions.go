@@ -95,20 +95,22 @@ func (lp *loop) won(s int, l *lease.Leadership) {
 // lost takes the end of the leadership of s, and of its worker.
 func (lp *loop) lost(s int, l *lease.Leadership) {
 	lp.done()
-	lp.slots[s] = slot{mover: lp.endMove(s)}
+	lp.slots[s] = slot{mover: lp.endMove(s, l)}
 	lp.g.setOwned(s, false)
 	lp.emit(Event{Shard: s, Leadership: l, Released: true, Reason: reason(l.Err())})
 }
 
-// endMove stops the handover of s, whose leadership ended, and returns
-// the mover to keep until it reports, or nil.
-func (lp *loop) endMove(s int) *mover {
+// endMove stops the handover of s, whose leadership l ended, and returns
+// the mover to keep until it reports, or nil. A leadership that ended by
+// its handover is not stopped: its HandOver call is passing the key, and
+// returns when it is passed or released.
+func (lp *loop) endMove(s int, l *lease.Leadership) *mover {
 	mv := lp.slots[s].mover
 	switch {
 	case mv == nil:
 	case mv.cancel == nil:
 		return nil // a retry of a handover of the leadership that ended
-	default:
+	case !errors.Is(l.Err(), lease.ErrHandover):
 		mv.cancel()
 	}
 	return mv

@@ -9,9 +9,13 @@ import (
 	"github.com/leasehold/leasehold/lease"
 )
 
-// MaxWeight is the largest Options.Weight. (Options.Shards is at most
-// MaxShards.)
-const MaxWeight = 1000
+// Bounds of Options.Shards and Options.Weight.
+const (
+	// MaxShards is the most shards a group may have.
+	MaxShards = 65536
+	// MaxWeight is the largest Options.Weight.
+	MaxWeight = 1000
+)
 
 // Prefer names the label a shard prefers its owner to carry: key and
 // value. Among the members whose share allows it, a shard goes to one

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/lease/shard/internal/assign"
 )
-
-// MaxShards is the most shards a group may have.
-const MaxShards = 65536
 
 // statusReads is how many leader reads ReadStatus keeps in flight.
 const statusReads = 32
@@ -30,6 +28,9 @@ type Status struct {
 	// Owner is, for each shard, the identity of its leader; empty for a
 	// shard without one.
 	Owner []string
+	// Refused are the records of the members roster that the members
+	// leave out (see Join), by identity, with the reason.
+	Refused map[string]string
 }
 
 // MemberStatus is one member of a group as Status read it.
@@ -75,25 +76,34 @@ func (s Status) Strangers() map[string]int {
 // ReadStatus reads group's members and the leader of each of its shards,
 // with one roster read and one leader read per shard, a few at a time.
 // shards is the group's shard count; 0 takes it from the members' records
-// (ShardsLabel), and fails if there are none or they disagree.
+// (ShardsLabel), and fails if there are none or they disagree. The
+// members are those the group's members count (see Join); the other
+// records are in Refused.
 func ReadStatus(ctx context.Context, e *lease.LeaseElector, group string, shards int) (Status, error) {
 	cs, err := e.Candidates(ctx, MembersElection(group))
 	if err != nil {
 		return Status{}, fmt.Errorf("shard: status of %q: %w", group, err)
 	}
-	ms, counts := membersOf(cs)
 	if shards == 0 {
-		if shards, err = agreedShards(group, counts); err != nil {
+		if shards, err = agreedShards(group, cs); err != nil {
 			return Status{}, err
 		}
 	}
 	if shards < 1 || shards > MaxShards {
 		return Status{}, fmt.Errorf("shard: status of %q: %d shards: want 1 to %d: %w", group, shards, MaxShards, lease.ErrInvalidOption)
 	}
+	ms, refused := parseMembers(cs, shards)
 	st := Status{Group: group, Shards: shards, Owner: make([]string, shards)}
+	for _, r := range refused {
+		if st.Refused == nil {
+			st.Refused = map[string]string{}
+		}
+		st.Refused[r.identity] = r.why
+	}
 	if err := readOwners(ctx, e, group, st.Owner); err != nil {
 		return Status{}, err
 	}
+	slices.SortFunc(ms, func(a, b assign.Member) int { return strings.Compare(a.ID, b.ID) })
 	for _, m := range ms {
 		st.Members = append(st.Members, MemberStatus{Identity: m.ID, Weight: m.Weight, Labels: m.Labels})
 	}
@@ -110,47 +120,28 @@ func ReadStatus(ctx context.Context, e *lease.LeaseElector, group string, shards
 	return st, nil
 }
 
-// membersOf returns the members a members roster lists, by identity, and
-// the shard count each names. Handover requests and superseded records are
-// not members.
-func membersOf(cs []lease.Candidate) ([]assign.Member, []int) {
-	var ms []assign.Member
-	var counts []int
+// agreedShards returns the shard count that the records of the members
+// roster name, if they all name the same.
+func agreedShards(group string, cs []lease.Candidate) (int, error) {
+	n := 0
 	for _, c := range cs {
-		if c.Requester || c.Superseded {
+		v, ok := c.Labels[ShardsLabel]
+		if c.Requester || c.Superseded || !ok {
 			continue
 		}
-		w, err := strconv.Atoi(c.Labels[WeightLabel])
-		if err != nil || w < 1 {
-			w = 1
-		}
-		n, _ := strconv.Atoi(c.Labels[ShardsLabel])
-		ms = append(ms, assign.Member{ID: c.Identity, Weight: w, Labels: c.Labels})
-		counts = append(counts, n)
-	}
-	slices.SortFunc(ms, func(a, b assign.Member) int {
+		m, err := strconv.Atoi(v)
 		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
+		case err != nil:
+			continue
+		case n != 0 && m != n:
+			return 0, fmt.Errorf("shard: status of %q: members disagree on the shard count (%d, %d): name it", group, n, m)
 		}
-		return 0
-	})
-	return ms, counts
-}
-
-// agreedShards returns the shard count all members name.
-func agreedShards(group string, counts []int) (int, error) {
-	if len(counts) == 0 {
+		n = m
+	}
+	if n == 0 {
 		return 0, fmt.Errorf("shard: status of %q: no members to take the shard count from: name it", group)
 	}
-	for _, n := range counts[1:] {
-		if n != counts[0] {
-			return 0, fmt.Errorf("shard: status of %q: members disagree on the shard count (%d, %d): name it", group, counts[0], n)
-		}
-	}
-	return counts[0], nil
+	return n, nil
 }
 
 // readOwners reads the leader of each shard into owner, statusReads at a
