@@ -1,9 +1,10 @@
-// Command sharded spreads N shards over workers: each worker campaigns for
-// every shard over ONE store session, so the session's single heartbeat
-// serves all the shards it leads. When a worker stops, the others take its
-// shards over.
+// Command sharded spreads a group of shards over workers with package
+// lease/shard: each worker is one elector, hence one store session, and
+// leads only its share of the shards. A worker that joins takes its share
+// by planned handover; one that leaves hands its shards to their new owners
+// first.
 //
-//	go run ./examples/sharded [--store URL] [--shards 100] [--workers 3]
+//	go run ./examples/sharded [--store URL] [--shards 120] [--workers 3]
 package main
 
 import (
@@ -12,12 +13,12 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/examples/internal/exstore"
 	"github.com/leasehold/leasehold/lease"
+	"github.com/leasehold/leasehold/lease/shard"
 )
 
 func main() {
@@ -29,8 +30,8 @@ func main() {
 func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("sharded", flag.ContinueOnError)
 	url := fs.String("store", "", "store URL (default: an in-process etcd)")
-	shards := fs.Int("shards", 100, "number of shards (elections)")
-	workers := fs.Int("workers", 3, "number of workers")
+	shards := fs.Int("shards", 120, "number of shards in the group")
+	workers := fs.Int("workers", 3, "number of workers at the start")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -39,61 +40,85 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeStore()
-	o := &owners{by: map[int]string{}}
-	ws := make([]*worker, *workers)
-	for i := range ws {
-		if ws[i], err = startWorker(store, fmt.Sprintf("worker-%d", i+1), *shards, o); err != nil {
+	o := newOwners(*shards)
+	var ws []*worker
+	defer func() {
+		for _, w := range ws {
+			w.close()
+		}
+	}()
+	start := func(name string) error {
+		w, err := startWorker(ctx, store, name, *shards, o)
+		if err == nil {
+			ws = append(ws, w)
+		}
+		return err
+	}
+	for i := range *workers {
+		if err := start(fmt.Sprintf("worker-%d", i+1)); err != nil {
 			return err
 		}
 	}
-	if err := o.await(ctx, *shards, "", 30*time.Second); err != nil {
+	if err := o.report(ctx, "started", names(ws)); err != nil {
 		return err
 	}
-	fmt.Println("all shards owned:", o.counts())
-	ws[0].stop()
-	if err := o.await(ctx, *shards, ws[0].name, 30*time.Second); err != nil {
+	if err := start(fmt.Sprintf("worker-%d", len(ws)+1)); err != nil {
 		return err
 	}
-	fmt.Printf("after %s stopped: %v\n", ws[0].name, o.counts())
-	for _, w := range ws[1:] {
-		w.stop()
+	if err := o.report(ctx, ws[len(ws)-1].name+" joined", names(ws)); err != nil {
+		return err
 	}
-	return nil
+	if err := ws[0].g.Leave(ctx); err != nil {
+		return err
+	}
+	left := ws[0]
+	ws = ws[1:]
+	left.close()
+	return o.report(ctx, left.name+" left", names(ws))
 }
 
-// worker campaigns for every shard on one elector, hence one session.
+// worker is one member of the group: an elector and its Group.
 type worker struct {
-	name   string
-	e      *lease.LeaseElector
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	name string
+	e    *lease.LeaseElector
+	g    *shard.Group
+	read chan struct{} // closed when its events are all read
 }
 
-func startWorker(store *backends.Store, name string, shards int, o *owners) (*worker, error) {
+func startWorker(ctx context.Context, store *backends.Store, name string, shards int, o *owners) (*worker, error) {
 	e, err := lease.New(store, lease.Options{TTL: max(2*time.Second, store.Limits().MinTTL), Identity: name})
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	w := &worker{name: name, e: e, cancel: cancel}
-	for s := range shards {
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			_ = e.Run(ctx, fmt.Sprintf("examples/shards/%d", s), func(ctx context.Context, l *lease.Leadership) error {
-				o.set(s, name)
-				<-ctx.Done() // serve the shard until leadership ends (a server writing for it would check l.Valid before each write)
-				o.clear(s, name)
-				return nil
-			})
-		}()
+	g, err := shard.Join(ctx, e, "examples/orders", shard.Options{Shards: shards})
+	if err != nil {
+		_ = e.Close(ctx)
+		return nil, err
 	}
+	w := &worker{name: name, e: e, g: g, read: make(chan struct{})}
+	go func() {
+		defer close(w.read)
+		for ev := range g.Events() {
+			// A server would now serve ev.Shard while ev.Leadership is
+			// valid, checking Valid before each write and sending its
+			// Token with it.
+			o.event(name, ev)
+		}
+	}()
 	return w, nil
 }
 
-// stop ends the worker: its shards are resigned and go to the others.
-func (w *worker) stop() {
-	w.cancel()
-	w.wg.Wait()
+// close ends the worker: a worker that has not left resigns its shards.
+func (w *worker) close() {
+	_ = w.g.Close()
+	<-w.read
 	_ = w.e.Close(context.Background())
+}
+
+func names(ws []*worker) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.name
+	}
+	return out
 }

@@ -3,52 +3,59 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/leasehold/leasehold/lease/shard"
 )
 
-// owners tracks which worker serves each shard, as the workers report it.
+// owners tracks which worker leads each shard, as the workers' events say,
+// and counts the moves: shards won by a worker other than their last
+// leader.
 type owners struct {
 	mu      sync.Mutex
-	by      map[int]string
+	by      []string // per shard: its leader, or ""
+	last    []string // per shard: its last leader
+	moves   int
 	changed chan struct{} // closed and replaced on every change
 }
 
-func (o *owners) set(shard int, w string) { o.update(func() { o.by[shard] = w }) }
-
-func (o *owners) clear(shard int, w string) {
-	o.update(func() {
-		if o.by[shard] == w {
-			delete(o.by, shard)
-		}
-	})
+func newOwners(shards int) *owners {
+	return &owners{by: make([]string, shards), last: make([]string, shards), changed: make(chan struct{})}
 }
 
-func (o *owners) update(f func()) {
+func (o *owners) event(w string, ev shard.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	f()
-	if o.changed != nil {
-		close(o.changed)
-		o.changed = nil
+	switch {
+	case ev.Released && o.by[ev.Shard] == w:
+		o.by[ev.Shard] = ""
+	case !ev.Released:
+		if o.last[ev.Shard] != "" && o.last[ev.Shard] != w {
+			o.moves++
+		}
+		o.by[ev.Shard], o.last[ev.Shard] = w, w
 	}
+	close(o.changed)
+	o.changed = make(chan struct{})
 }
 
-// await waits until all n shards have an owner other than not.
-func (o *owners) await(ctx context.Context, n int, not string, d time.Duration) error {
-	deadline := time.After(d)
+// report waits until the workers ws lead every shard, evenly, and prints
+// each one's count and the moves since the last report.
+func (o *owners) report(ctx context.Context, what string, ws []string) error {
+	start := time.Now()
+	deadline := time.After(30 * time.Second)
 	for {
 		o.mu.Lock()
-		ok := len(o.by) == n
-		for _, w := range o.by {
-			ok = ok && w != not
+		counts, ok := o.balanced(ws)
+		ch, moves := o.changed, o.moves
+		if ok {
+			o.moves = 0
 		}
-		if o.changed == nil {
-			o.changed = make(chan struct{})
-		}
-		ch := o.changed
 		o.mu.Unlock()
 		if ok {
+			fmt.Printf("%-16s balanced in %4d ms, %3d shards moved: %s\n", what+":", time.Since(start).Milliseconds(), moves, counts)
 			return nil
 		}
 		select {
@@ -56,17 +63,25 @@ func (o *owners) await(ctx context.Context, n int, not string, d time.Duration) 
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-deadline:
-			return fmt.Errorf("shards not all owned after %v: %v", d, o.counts())
+			return fmt.Errorf("%s: not balanced after 30 s: %s", what, counts)
 		}
 	}
 }
 
-func (o *owners) counts() map[string]int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	c := map[string]int{}
+// balanced reports whether ws lead every shard, ⌊M/N⌋ or ⌈M/N⌉ each, and
+// their counts. Under o.mu.
+func (o *owners) balanced(ws []string) (string, bool) {
+	n := map[string]int{}
 	for _, w := range o.by {
-		c[w]++
+		n[w]++
 	}
-	return c
+	lo, hi := len(o.by)/len(ws), (len(o.by)+len(ws)-1)/len(ws)
+	ok, total := true, 0
+	var parts []string
+	for _, w := range ws {
+		parts = append(parts, fmt.Sprintf("%s=%d", w, n[w]))
+		ok = ok && n[w] >= lo && n[w] <= hi
+		total += n[w]
+	}
+	return strings.Join(parts, " "), ok && total == len(o.by)
 }

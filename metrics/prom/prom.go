@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/leasehold/leasehold/lease"
+	"github.com/leasehold/leasehold/lease/shard"
 )
 
 // Metrics is a lease.Metrics that updates Prometheus collectors:
@@ -21,7 +22,16 @@ import (
 //	leasehold_handovers_total{election,cause}   leaderships handed over, by lease.Cause*
 //	leasehold_damped{election}                  1 while this elector sits out a damping penalty, else 0
 //
+// and, as a shard.Metrics (shard.Options.Metrics):
+//
+//	leasehold_shards_owned{group}               shards of the group this member holds
+//	leasehold_shard_moves_total{group}          shards this member handed over to their new owner
+//	leasehold_shard_handover_seconds{group}     histogram: HandOver call to its return, per move
+//
 // It implements lease.PolicyMetrics too. It is safe for concurrent use.
+// A member of a large shard group that also passes it as the elector's
+// lease.Options.Metrics gets one leasehold_leader series per shard it has
+// held; leave the elector's Metrics unset there if that is too many.
 type Metrics struct {
 	leader      *prometheus.GaugeVec
 	transitions *prometheus.CounterVec
@@ -30,11 +40,15 @@ type Metrics struct {
 	renew       prometheus.Histogram
 	handovers   *prometheus.CounterVec
 	damped      *prometheus.GaugeVec
+	owned       *prometheus.GaugeVec
+	moves       *prometheus.CounterVec
+	moveTime    *prometheus.HistogramVec
 }
 
 var (
 	_ lease.Metrics       = (*Metrics)(nil)
 	_ lease.PolicyMetrics = (*Metrics)(nil)
+	_ shard.Metrics       = (*Metrics)(nil)
 )
 
 // New creates the collectors and registers them with reg. It fails if reg
@@ -57,8 +71,16 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Leaderships this process handed over on purpose, by cause."}, []string{"election", "cause"}),
 		damped: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "leasehold_damped",
 			Help: "1 while this process sits out a flap-damping penalty in the election, else 0."}, []string{"election"}),
+		owned: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "leasehold_shards_owned",
+			Help: "Shards of the group this process holds."}, []string{"group"}),
+		moves: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "leasehold_shard_moves_total",
+			Help: "Shards this process handed over to their new owner."}, []string{"group"}),
+		moveTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "leasehold_shard_handover_seconds",
+			Help: "Time from a shard's HandOver call to its return.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)},
+			[]string{"group"}),
 	}
-	for _, c := range []prometheus.Collector{m.leader, m.transitions, m.losses, m.acquire, m.renew, m.handovers, m.damped} {
+	for _, c := range []prometheus.Collector{m.leader, m.transitions, m.losses, m.acquire, m.renew, m.handovers, m.damped,
+		m.owned, m.moves, m.moveTime} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -101,4 +123,14 @@ func (m *Metrics) Damped(election string, damped bool) {
 		v = 1
 	}
 	m.damped.WithLabelValues(election).Set(v)
+}
+
+// Owned sets leasehold_shards_owned.
+func (m *Metrics) Owned(group string, n int) { m.owned.WithLabelValues(group).Set(float64(n)) }
+
+// HandedOver counts leasehold_shard_moves_total and observes
+// leasehold_shard_handover_seconds.
+func (m *Metrics) HandedOver(group string, d time.Duration) {
+	m.moves.WithLabelValues(group).Inc()
+	m.moveTime.WithLabelValues(group).Observe(d.Seconds())
 }

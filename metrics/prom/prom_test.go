@@ -2,6 +2,7 @@ package prom_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,9 @@ import (
 	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 	"github.com/leasehold/leasehold/lease"
+	"github.com/leasehold/leasehold/lease/shard"
+	"github.com/leasehold/leasehold/lease/shard/shardtest"
+	"github.com/leasehold/leasehold/leaseholdtest"
 	"github.com/leasehold/leasehold/metrics/prom"
 )
 
@@ -161,4 +165,53 @@ leasehold_handovers_total{cause="handover",election="jobs/a"} 1
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "leasehold_handovers_total"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestShardMetrics: a shard group's member on a real etcd reports the
+// shards it holds and, when a second member joins, each shard it hands over
+// as a move with its handover time.
+func TestShardMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := prom.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := shardtest.NewWorld(t, leaseholdtest.Etcd(t), 2*time.Second, 8)
+	moved := movesOf{Metrics: m, moved: make(chan struct{}, 8)}
+	a := w.Join("a", shard.Options{Metrics: moved, Settle: time.Millisecond})
+	w.Await("a holds every shard", 20*time.Second, func() bool { return w.Balanced(a) })
+	b := w.Join("b", shard.Options{Settle: time.Millisecond})
+	w.Await("a and b hold 4 each", 20*time.Second, func() bool { return w.Balanced(a, b) })
+	for i := range 4 {
+		select {
+		case <-moved.moved:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d moves reported, want 4", i)
+		}
+	}
+	want := fmt.Sprintf(`
+# HELP leasehold_shard_moves_total Shards this process handed over to their new owner.
+# TYPE leasehold_shard_moves_total counter
+leasehold_shard_moves_total{group=%[1]q} 4
+# HELP leasehold_shards_owned Shards of the group this process holds.
+# TYPE leasehold_shards_owned gauge
+leasehold_shards_owned{group=%[1]q} 4
+`, w.Name())
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "leasehold_shard_moves_total", "leasehold_shards_owned"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := testutil.GatherAndCount(reg, "leasehold_shard_handover_seconds"); err != nil || n != 1 {
+		t.Fatalf("handover histogram series: %d (%v), want 1", n, err)
+	}
+}
+
+// movesOf tells of each move it reports.
+type movesOf struct {
+	*prom.Metrics
+	moved chan struct{}
+}
+
+func (m movesOf) HandedOver(group string, d time.Duration) {
+	m.Metrics.HandedOver(group, d)
+	m.moved <- struct{}{}
 }
