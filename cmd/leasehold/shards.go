@@ -19,7 +19,8 @@ const shardsUsage = `usage: leasehold shards status --store URL --group NAME [--
 Prints a shard group (package lease/shard): each member with its weight,
 the shards it leads and the shards it will lead once the group has settled,
 then the leaders that are not members (a member that left, handing its
-shards over) and the shards without a leader. --shards is the group's shard
+shards over), the records the members leave out (another shard count, a
+bad weight) and the shards without a leader. --shards is the group's shard
 count, by default the one its members publish. It reads the members' roster
 once and each shard's leader once. --json prints one object. Exits 0 when
 every shard has a leader, 4 when some have none.
@@ -77,6 +78,9 @@ func printShards(w io.Writer, st shard.Status) {
 	for _, id := range slices.Sorted(maps.Keys(st.Strangers())) {
 		fmt.Fprintf(tw, "  %s\t-\t%d\t0\t(not a member)\n", id, st.Strangers()[id])
 	}
+	for _, id := range slices.Sorted(maps.Keys(st.Refused)) {
+		fmt.Fprintf(tw, "  %s\t-\t-\t0\t(left out: %s)\n", id, st.Refused[id])
+	}
 	tw.Flush()
 	if len(un) > 0 {
 		fmt.Fprintf(w, "without a leader: %s\n", shardList(un, 20))
@@ -98,6 +102,7 @@ type shardsJSON struct {
 	Shards    int                  `json:"shards"`
 	Members   []shard.MemberStatus `json:"members"`
 	Strangers map[string]int       `json:"not_members,omitempty"`
+	Refused   map[string]string    `json:"left_out,omitempty"`
 	Unowned   []int                `json:"without_leader"`
 }
 
@@ -106,6 +111,6 @@ func printShardsJSON(w io.Writer, st shard.Status) {
 	if un == nil {
 		un = []int{}
 	}
-	b, _ := json.Marshal(shardsJSON{st.Group, st.Shards, st.Members, st.Strangers(), un})
+	b, _ := json.Marshal(shardsJSON{st.Group, st.Shards, st.Members, st.Strangers(), st.Refused, un})
 	fmt.Fprintln(w, string(b))
 }

@@ -14,7 +14,8 @@ import (
 
 // TestShardsStatus: shards status counts each member's shards and its
 // settled share, names a leader that is not a member, lists the shards
-// without a leader and exits 4 for them, in text and in JSON.
+// without a leader and exits 4 for them, and names a record the members
+// leave out (another shard count), in text and in JSON.
 func TestShardsStatus(t *testing.T) {
 	store := "etcd://" + etcdServer(t) + "/t"
 	const group, shards = "g", 4
@@ -28,9 +29,15 @@ func TestShardsStatus(t *testing.T) {
 	}
 	campaign(t, x, shard.Election(group, 2, shards))
 	go m2.Campaign(t.Context(), shard.MembersElection(group)) // waits in line behind m1
-	awaitCandidates(t, store, shard.MembersElection(group), "m1", "m2")
+	bad := testElector(t, store, lease.Options{Identity: "bad", Labels: map[string]string{shard.WeightLabel: "1", shard.ShardsLabel: "5"}})
+	go bad.Campaign(t.Context(), shard.MembersElection(group))
+	awaitCandidates(t, store, shard.MembersElection(group), "m1", "m2", "bad")
 
-	st := start(t, "shards", "status", "--store", store, "--group", group)
+	amb := start(t, "shards", "status", "--store", store, "--group", group)
+	if code := amb.exit(t, 10*time.Second); code != 1 || !strings.Contains(amb.stderr.all.String(), "disagree on the shard count (4, 5)") {
+		t.Fatalf("shards status with records of 4 and 5 shards: exit %d, want 1 and the disagreement named\n%s", code, amb.stderr.all.String())
+	}
+	st := start(t, "shards", "status", "--store", store, "--group", group, "--shards", "4")
 	if code := st.exit(t, 10*time.Second); code != exitNoLeader {
 		t.Fatalf("shards status exit %d, want %d (a shard has no leader)\n%s", code, exitNoLeader, st.stderr.all.String())
 	}
@@ -41,7 +48,7 @@ func TestShardsStatus(t *testing.T) {
 			rows[f[0]] = strings.Join(f, " ")
 		}
 	}
-	for _, want := range []string{"m1 3 2 3", "m2 1 0 1", "x - 1 0 (not a member)"} {
+	for _, want := range []string{"m1 3 2 3", "m2 1 0 1", "x - 1 0 (not a member)", "bad - - 0 (left out: shard.shards is 5"} {
 		if id := strings.Fields(want)[0]; !strings.HasPrefix(rows[id], want) {
 			t.Errorf("shards status row %q, want %q:\n%s", rows[id], want, out)
 		}
@@ -52,7 +59,7 @@ func TestShardsStatus(t *testing.T) {
 		}
 	}
 
-	js := start(t, "shards", "status", "--store", store, "--group", group, "--json")
+	js := start(t, "shards", "status", "--store", store, "--group", group, "--shards", "4", "--json")
 	if code := js.exit(t, 10*time.Second); code != exitNoLeader {
 		t.Fatalf("shards status --json exit %d", code)
 	}
@@ -61,7 +68,7 @@ func TestShardsStatus(t *testing.T) {
 		t.Fatalf("shards status --json: %v: %s", err, js.stdout.all.String())
 	}
 	if got.Shards != 4 || len(got.Members) != 2 || got.Members[0].Owns != 2 || got.Members[0].Quota != 3 ||
-		got.Strangers["x"] != 1 || len(got.Unowned) != 1 || got.Unowned[0] != 3 {
+		got.Strangers["x"] != 1 || got.Refused["bad"] == "" || len(got.Unowned) != 1 || got.Unowned[0] != 3 {
 		t.Fatalf("shards status --json = %s", js.stdout.all.String())
 	}
 	t.Logf("shards status:\n%s", out)
