@@ -35,7 +35,7 @@ const (
 	group        = "faults-shards"
 	groupShards  = 32
 	groupMembers = 4
-	groupEvery   = 100 * time.Millisecond
+	groupEvery   = 200 * time.Millisecond
 	// groupFresh is how recent a shard's last admitted write must be for
 	// the driver to count its writer as its acting owner.
 	groupFresh = 5 * groupEvery
