@@ -61,7 +61,7 @@ var allBackends = []backend{
 	{name: "zookeeper", ttl: 2 * time.Second, recovery: stores.ZooKeeperTick, cycles: 10,
 		start:         func(t *testing.T) string { return stores.ZooKeeper(t, 1)[0] },
 		cluster:       func(t *testing.T) *stores.Cluster { return stores.ZooKeeperCluster(t, 3) },
-		storeRecovery: time.Second, restartRecovery: 10 * time.Second, storeCycles: 4,
+		storeRecovery: time.Second, restartRecovery: 10 * time.Second, storeCycles: 4, shardCycles: 8,
 		observer: zkObserver,
 		args:     []string{"-backend", "zookeeper", "-ttl", "2s", "-tick", stores.ZooKeeperTick.String()}},
 	{name: "consul", ttl: 10 * time.Second, recovery: 10 * time.Second, cycles: 5,

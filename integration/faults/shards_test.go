@@ -388,3 +388,22 @@ func renderShards(runs []shardOutcome) string {
 	}
 	return b.String()
 }
+
+// TestBalancedCounts: the driver's wait for a balanced group counts every
+// running member's share, and no one else's.
+func TestBalancedCounts(t *testing.T) {
+	running := map[string]*candidate{"c1": {}, "c2": {}, "c3": {}}
+	for _, c := range []struct {
+		counts map[string]int
+		want   bool
+	}{
+		{map[string]int{"c1": 11, "c2": 11, "c3": 10}, true},
+		{map[string]int{"c1": 12, "c2": 10, "c3": 10}, false}, // 12 > ⌈32/3⌉
+		{map[string]int{"c1": 16, "c2": 16}, false},           // c3 owns none
+		{map[string]int{"c1": 11, "c2": 11, "c3": 9, "c9": 1}, false},
+	} {
+		if got := balancedCounts(c.counts, running); got != c.want {
+			t.Errorf("balancedCounts(%v) = %t, want %t", c.counts, got, c.want)
+		}
+	}
+}

@@ -6,8 +6,9 @@
 // before each write it asks its Leadership whether it still holds
 // (-check: Valid, or the context-based Err of old), and stops acting on
 // a no. After each leadership it makes one straggling write with the old
-// token (see writer.straggle). It stops on SIGTERM, resigning if it leads. The suite builds and runs it; it is
-// not meant for other use.
+// token (see writer.straggle). It stops on SIGTERM, resigning if it leads.
+// With -shards it is a member of a shard group instead (see runMember).
+// The suite builds and runs it; it is not meant for other use.
 package main
 
 import (
