@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -233,13 +234,7 @@ func balancedCounts(counts map[string]int, running map[string]*candidate) bool {
 // lowest id on a tie).
 func (sr *shardRun) target() *candidate {
 	counts, _ := sr.fence.acting()
-	ids := slices.Sorted(func(yield func(string) bool) {
-		for id := range sr.c.cands {
-			if !yield(id) {
-				return
-			}
-		}
-	})
+	ids := slices.Sorted(maps.Keys(sr.c.cands))
 	slices.SortStableFunc(ids, func(a, b string) int { return counts[b] - counts[a] })
 	return sr.c.cands[ids[0]]
 }
