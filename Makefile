@@ -14,7 +14,9 @@ demo:
 # traffic stays on loopback).
 # The fault suite runs its default size: a few cycles of each client-side
 # fault, and one of each store-node fault on a 3-node cluster of each store
-# (Consul's take about 100 s). ZooKeeper's store-node faults run in a second
+# (Consul's take about 100 s), and a shard group (lease/shard) through 8
+# fault cycles on single-node etcd and ZooKeeper (about 45 s each).
+# ZooKeeper's store-node faults run in a second
 # step without -race: a reconnect with watches set trips a data race inside
 # go-zookeeper v1.0.4 itself (Conn.lastZxid, read by sendSetWatches while
 # the new recvLoop writes it; upstream go-zookeeper/zk#35, unmerged), which

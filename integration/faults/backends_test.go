@@ -38,6 +38,9 @@ type backend struct {
 	storeRecovery, restartRecovery time.Duration
 	// storeCycles is the default number of store fault cycles.
 	storeCycles int
+	// shardCycles is the default number of a shard group's fault cycles
+	// (shards_test.go); 0: no shard group runs by default.
+	shardCycles int
 	// observer returns a Store in the test process, dialed directly to
 	// every node of the store.
 	observer func(t *testing.T, addrs []string) *backends.Store
@@ -53,12 +56,12 @@ var allBackends = []backend{
 	{name: "etcd", ttl: 2 * time.Second, recovery: 500 * time.Millisecond, cycles: 10,
 		start:         func(t *testing.T) string { return stripScheme(stores.Etcd(t, 1)[0]) },
 		cluster:       func(t *testing.T) *stores.Cluster { return stores.EtcdCluster(t, 3) },
-		storeRecovery: 3 * time.Second, restartRecovery: 5 * time.Second, storeCycles: 4,
+		storeRecovery: 3 * time.Second, restartRecovery: 5 * time.Second, storeCycles: 4, shardCycles: 8,
 		observer: etcdObserver, args: []string{"-backend", "etcd", "-ttl", "2s"}},
 	{name: "zookeeper", ttl: 2 * time.Second, recovery: stores.ZooKeeperTick, cycles: 10,
 		start:         func(t *testing.T) string { return stores.ZooKeeper(t, 1)[0] },
 		cluster:       func(t *testing.T) *stores.Cluster { return stores.ZooKeeperCluster(t, 3) },
-		storeRecovery: time.Second, restartRecovery: 10 * time.Second, storeCycles: 4,
+		storeRecovery: time.Second, restartRecovery: 10 * time.Second, storeCycles: 4, shardCycles: 8,
 		observer: zkObserver,
 		args:     []string{"-backend", "zookeeper", "-ttl", "2s", "-tick", stores.ZooKeeperTick.String()}},
 	{name: "consul", ttl: 10 * time.Second, recovery: 10 * time.Second, cycles: 5,

@@ -41,6 +41,7 @@ type cluster struct {
 	cands     map[string]*candidate   // by id; running ones
 	hists     []string                // every history file
 	born      map[string]history.Time // when each candidate was started
+	started   func(cd *candidate)     // if set, called after each start
 }
 
 type candidate struct {
@@ -99,6 +100,9 @@ func (c *cluster) startWith(pol policy) *candidate {
 	c.cands[id] = cd
 	c.hists = append(c.hists, hist)
 	c.born[id] = history.Now()
+	if c.started != nil {
+		c.started(cd)
+	}
 	return cd
 }
 

@@ -60,6 +60,34 @@
 // =fail or log overrides). The report counts each event's outcomes and
 // the candidates' handovers by cause.
 //
+// Shard groups (shards_test.go, subtests "<backend>-shards") run the same
+// faults on a group of package lease/shard: 4 member processes (the
+// candidate program with -shards), each one elector on proxies of its own,
+// join one group of 32 shards and, while each holds a shard, write every
+// 200 ms to that shard's fenced resource (a fencing.Guard per shard),
+// checking the shard's Leadership.Valid first. Each cycle waits for the
+// group to be balanced, then aims its fault at the member holding the most
+// shards. On top of the client-side kinds (and, in mixed mode, the store
+// kinds) come the group's own:
+//
+//   - member-join: one more member joins;
+//   - member-leave: the member leaves gracefully (SIGTERM: Group.Leave,
+//     its shards handed over);
+//   - member-crash: the member's links are cut and it is killed: it
+//     leaves nothing and its session expires; after 1.5×TTL a new member
+//     joins in its place.
+//
+// history.CheckShards judges checks a to e per shard (d: the shard owned
+// again within TTL + renew interval + the store's recovery after each
+// heal) and f: within that bound + 2×TTL (Settle, the TTL, and the
+// handovers) after each heal, every shard owned by one live member and
+// each live member owning ⌊32/N⌋ or ⌈32/N⌉ of them. The report adds a
+// table of the groups: moves, the longest time a shard had no owner, time
+// to balance. By default a short run (8 cycles: each kind once) runs on
+// single-node etcd and ZooKeeper; Consul's (TTL 10 s) only on request or
+// in a soak. In mixed mode each backend's group runs on a 3-node cluster
+// of its own, beside the election's, through every kind.
+//
 // Every candidate records its history (package history) on the machine's
 // monotonic clock; the suite merges the histories and judges them with
 // history.Check: any violation fails the test.
@@ -86,7 +114,8 @@
 //	LEASEHOLD_FAULTS_STORE=off       no store-fault runs (or a comma-separated
 //	                                 subset of the backends; unset: all)
 //	LEASEHOLD_FAULTS_BACKENDS=etcd   a comma-separated subset of etcd,zookeeper,consul
-//	LEASEHOLD_FAULTS_KINDS=pause     a comma-separated subset of the fault kinds (unset: all)
+//	LEASEHOLD_FAULTS_KINDS=pause     a comma-separated subset of the fault kinds (unset: all;
+//	                                 member-join, member-leave, member-crash: shard groups only)
 //	LEASEHOLD_FAULTS_CHECK=err       candidates check Leadership.Err before each write, not
 //	                                 Valid: a pause then lets writes through after a
 //	                                 successor began, and check e fails the run (the
@@ -94,6 +123,10 @@
 //	LEASEHOLD_FAULTS_REPORT=docs/faults.md   where to write the markdown report (and
 //	                                 the timeline, docs/faults.png)
 //	LEASEHOLD_FAULTS_KEEP=/tmp/dir   keep every run's histories and candidate logs there
+//	LEASEHOLD_FAULTS_SHARDS=off      no shard-group runs (or a comma-separated subset of
+//	                                 the backends; "only": the shard groups alone, no
+//	                                 election runs; unset: etcd and ZooKeeper, or in a
+//	                                 soak every selected backend)
 //	LEASEHOLD_FAULTS_POLICIES=off    no policy events, all candidates equal, no Preempt
 //	LEASEHOLD_FAULTS_POLICY_MISS=log policy misses logged, not failed (fail: failed)
 //	LEASEHOLD_FAULTS_DEBUG=1         every run's timeline in the test log, and the

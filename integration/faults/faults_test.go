@@ -92,6 +92,11 @@ func TestFaults(t *testing.T) {
 		writeReport(t)
 		return
 	}
+	runShardGroups(t, want, bin)
+	if onlyShards() {
+		writeReport(t)
+		return
+	}
 	clientKinds := kindsSelected(faultKinds)
 	for _, b := range allBackends {
 		if want[b.name] && len(clientKinds) > 0 {
@@ -123,12 +128,20 @@ func TestFaults(t *testing.T) {
 // parallel. This is the soak's mode (LEASEHOLD_FAULTS_MIXED=1).
 func runMixed(t *testing.T, want map[string]bool, bin string) {
 	kinds := usable(t, kindsSelected(allFaultKinds))
-	if len(kinds) == 0 {
+	groupKinds := kindsSelected(slices.Concat(kinds, shardKinds))
+	if len(groupKinds) == 0 {
 		t.Fatalf("LEASEHOLD_FAULTS_KINDS=%q selects no fault kind", os.Getenv("LEASEHOLD_FAULTS_KINDS"))
 	}
+	groups := shardsSelected(want)
 	t.Run("mixed", func(t *testing.T) {
 		for _, b := range allBackends {
-			if want[b.name] {
+			if groups[b.name] && len(groupKinds) > 0 {
+				t.Run(b.name+"-shards", func(t *testing.T) {
+					t.Parallel()
+					runShards(t, b, bin, b.cluster(t), groupKinds)
+				})
+			}
+			if want[b.name] && !onlyShards() && len(kinds) > 0 {
 				t.Run(b.name, func(t *testing.T) {
 					t.Parallel()
 					runBackend(t, b, bin, b.cluster(t), kinds)

@@ -41,18 +41,28 @@ type policyOutcome struct {
 func writeReport(t *testing.T) {
 	results.Lock()
 	defer results.Unlock()
-	if len(results.byBackend) == 0 {
+	shardResults.Lock()
+	defer shardResults.Unlock()
+	if len(results.byBackend) == 0 && len(shardResults.runs) == 0 {
 		return
 	}
 	slices.SortStableFunc(results.byBackend, func(a, b outcome) int { return strings.Compare(a.backend, b.backend) })
+	slices.SortStableFunc(shardResults.runs, func(a, b shardOutcome) int { return strings.Compare(a.backend, b.backend) })
 	path := os.Getenv("LEASEHOLD_FAULTS_REPORT")
 	pic, err := picturePath(path)
-	md := render(results.byBackend, filepath.Base(pic))
+	md := "# Fault suite results\n\n"
+	if len(results.byBackend) > 0 {
+		md = render(results.byBackend, filepath.Base(pic))
+	}
+	md += renderShards(shardResults.runs)
 	t.Logf("report:\n%s", md)
 	if path != "" {
 		if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 			t.Errorf("write report: %v", err)
 		}
+	}
+	if len(results.byBackend) == 0 {
+		return // shard groups only: no timeline
 	}
 	if err == nil {
 		err = writeTimeline(pic, timelines(results.byBackend))

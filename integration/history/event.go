@@ -24,6 +24,12 @@ const (
 	// Crash: Candidate's process was killed; its leadership, if any,
 	// ends here.
 	Crash Kind = "crash"
+	// Join: Candidate, a member of a shard group, was started: it counts
+	// as live for the balance check (CheckShards) from here.
+	Join Kind = "join"
+	// Leave: Candidate, a member of a shard group, was asked to leave
+	// it gracefully: it no longer counts as live from here.
+	Leave Kind = "leave"
 )
 
 // Guard kinds of a Write.
@@ -45,4 +51,9 @@ type Event struct {
 	Sent      Time   `json:"sent,omitempty"`      // Write: when it was sent
 	Accepted  bool   `json:"accepted,omitempty"`  // Write: whether the guard accepted it
 	Fault     string `json:"fault,omitempty"`     // Fault, Heal: the fault's name
+	// Shard names the shard of a group whose leadership a Lead, Unlead
+	// or Write is about (CheckShards); empty in an election's history,
+	// and on the events that concern every shard (Fault, Heal, Pause,
+	// Crash, Join, Leave).
+	Shard string `json:"shard,omitempty"`
 }

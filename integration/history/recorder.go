@@ -18,9 +18,15 @@ import (
 // file. It is safe for concurrent use.
 type Recorder struct {
 	candidate string
-	mu        sync.Mutex
-	f         *os.File
-	err       error
+	shard     string
+	*sink
+}
+
+// sink is a Recorder's file, shared with its ForShard views.
+type sink struct {
+	mu  sync.Mutex
+	f   *os.File
+	err error
 }
 
 // Create opens path for appending (creating it if needed) and returns a
@@ -30,7 +36,13 @@ func Create(path, candidate string) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	return &Recorder{candidate: candidate, f: f}, nil
+	return &Recorder{candidate: candidate, sink: &sink{f: f}}, nil
+}
+
+// ForShard returns a Recorder that writes to r's file and stamps shard on
+// events that name none. Closing either closes the file of both.
+func (r *Recorder) ForShard(shard string) *Recorder {
+	return &Recorder{candidate: r.candidate, shard: shard, sink: r.sink}
 }
 
 // Record appends e, with At set to Now() if zero and Candidate to the
@@ -42,6 +54,9 @@ func (r *Recorder) Record(e Event) error {
 	}
 	if e.Candidate == "" {
 		e.Candidate = r.candidate
+	}
+	if e.Shard == "" {
+		e.Shard = r.shard
 	}
 	line, err := json.Marshal(e)
 	if err != nil {

@@ -6,8 +6,9 @@
 // before each write it asks its Leadership whether it still holds
 // (-check: Valid, or the context-based Err of old), and stops acting on
 // a no. After each leadership it makes one straggling write with the old
-// token (see writer.straggle). It stops on SIGTERM, resigning if it leads. The suite builds and runs it; it is
-// not meant for other use.
+// token (see writer.straggle). It stops on SIGTERM, resigning if it leads.
+// With -shards it is a member of a shard group instead (see runMember).
+// The suite builds and runs it; it is not meant for other use.
 package main
 
 import (
@@ -48,6 +49,9 @@ type config struct {
 	preempt      bool
 	preemptAfter time.Duration
 	control      string // URL the candidate reports policy events to
+	// A member of a shard group (-shards), not a candidate of one election.
+	shards int
+	settle time.Duration
 }
 
 func main() {
@@ -70,6 +74,9 @@ func main() {
 		"SIGUSR1 makes a leader hand over to the candidate named in <history>.to (empty: the next in line)")
 	flag.BoolVar(&c.debug, "debug", false, "log at debug level: the elector's every action and watch answer")
 	flag.StringVar(&c.check, "check", "valid", "the check before each write: valid (Leadership.Valid) or err (Leadership.Err, which a pause can outrun)")
+	flag.IntVar(&c.shards, "shards", 0, "be a member of the shard group -election with this many shards (shard.Join), "+
+		"writing to <fence>/s/<shard> while holding a shard, with no guarded store writes; 0: a candidate of election -election")
+	flag.DurationVar(&c.settle, "settle", 0, "shard.Options.Settle of a member (-shards; 0: the default, TTL)")
 	flag.Parse()
 	if c.check != "valid" && c.check != "err" {
 		fmt.Fprintf(os.Stderr, "candidate: -check %q: want valid or err\n", c.check)
@@ -97,6 +104,11 @@ func run(c config) error {
 		opts.Level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, opts))
+	if c.shards > 0 {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		return runMember(ctx, c, store, rec, log)
+	}
 	ctl := newControl(c)
 	defer ctl.close()
 	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log, Wait: waitMode(c.queue),
@@ -239,6 +251,9 @@ func (w *writer) straggle(tok fencing.Token, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), w.c.ttl/3)
 	defer cancel()
 	w.sendFenced(ctx, tok, history.Now())
+	if w.c.shards > 0 {
+		return
+	}
 	w.sendGuarded(ctx, uint64(tok), n, history.Now(), w.storePut)
 }
 
@@ -260,8 +275,11 @@ func (w *writer) fenced(ctx context.Context, l *lease.Leadership) bool {
 // guarded checks the leadership and, if it holds, makes one guarded store
 // write: Leadership.GuardedPut (which checks Valid again) with -check
 // valid, the store's own with -check err. It reports false if a check
-// said no.
+// said no. A shard group's member (-shards) makes none, and reports true.
 func (w *writer) guarded(ctx context.Context, l *lease.Leadership, n int) bool {
+	if w.c.shards > 0 {
+		return true // a shard group's member writes to its fenced resources only
+	}
 	sent := history.Now()
 	if w.holds(l) != nil {
 		return false

@@ -1,0 +1,404 @@
+package faults
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leasehold/leasehold/fencing"
+	"github.com/leasehold/leasehold/integration/history"
+	"github.com/leasehold/leasehold/integration/stores"
+)
+
+// Shard groups (package lease/shard) under the same faults: groupMembers
+// member processes (the candidate program with -shards), each one elector
+// on links of its own, join one group of groupShards shards and, while
+// each holds a shard, write every groupEvery to that shard's fenced
+// resource (a fencing.Guard per shard), checking the shard's
+// Leadership first. Each cycle waits for the group to be balanced (every
+// shard written to by one live member, each member writing to its share),
+// then aims its fault at the member holding the most shards. On top of the
+// election's fault kinds, the group's own (shardKinds): a member joins, one
+// leaves gracefully (Group.Leave, its shards handed over), one crashes. The
+// history is judged by history.CheckShards: checks a to e per shard, and
+// f, the group balanced within a bound after each heal.
+
+const (
+	group        = "faults-shards"
+	groupShards  = 32
+	groupMembers = 4
+	groupEvery   = 200 * time.Millisecond
+	// groupFresh is how recent a shard's last admitted write must be for
+	// the driver to count its writer as its acting owner.
+	groupFresh = 5 * groupEvery
+)
+
+// shardKinds are the faults of a group's membership.
+var shardKinds = []fault{
+	{"member-join", (*run).memberJoin},
+	{"member-leave", (*run).memberLeave},
+	{"member-crash", (*run).memberCrash},
+}
+
+// memberJoin starts one more member.
+func (r *run) memberJoin(*candidate) {
+	r.drv.add(history.Event{Kind: history.Fault, Fault: "member-join"})
+	r.c.start()
+	r.drv.add(history.Event{Kind: history.Heal, Fault: "member-join"})
+}
+
+// memberLeave makes cd leave the group gracefully (SIGTERM: Group.Leave)
+// and waits for its exit.
+func (r *run) memberLeave(cd *candidate) {
+	r.drv.add(history.Event{Kind: history.Fault, Fault: "member-leave", Candidate: cd.id})
+	r.drv.add(history.Event{Kind: history.Leave, Candidate: cd.id})
+	r.c.stop(cd)
+	r.drv.add(history.Event{Kind: history.Heal, Fault: "member-leave", Candidate: cd.id})
+}
+
+// memberCrash cuts cd's links and kills it: it leaves nothing, its
+// session expires. After 1.5×TTL a new member joins in its place.
+func (r *run) memberCrash(cd *candidate) {
+	r.drv.add(history.Event{Kind: history.Fault, Fault: "member-crash", Candidate: cd.id})
+	if err := cd.toxic(time.Hour, 0, []string{"upstream", "downstream"}); err != nil {
+		r.t.Fatal(err)
+	}
+	r.c.kill(cd)
+	r.drv.add(history.Event{Kind: history.Crash, Candidate: cd.id})
+	r.hold()
+	r.c.start()
+	r.drv.add(history.Event{Kind: history.Heal, Fault: "member-crash", Candidate: cd.id})
+}
+
+// shardResults gathers the shard runs' outcomes for the report.
+var shardResults struct {
+	sync.Mutex
+	runs []shardOutcome
+}
+
+// shardOutcome is one shard run's result.
+type shardOutcome struct {
+	backend string
+	ttl     time.Duration
+	kinds   []fault
+	ran     map[string]int
+	cfg     history.ShardConfig
+	report  history.ShardReport
+	took    time.Duration
+}
+
+// shardsSelected returns the backends whose shard groups run:
+// LEASEHOLD_FAULTS_SHARDS is "off", a comma-separated subset of the
+// selected backends, or unset or "only" (no election runs) for those of
+// the selected backends with shard cycles by default (in mixed mode or a
+// soak: all of them).
+func shardsSelected(selected map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	switch v := os.Getenv("LEASEHOLD_FAULTS_SHARDS"); v {
+	case "off":
+		return nil
+	case "", "only":
+		for _, b := range allBackends {
+			m[b.name] = selected[b.name] && (b.shardCycles > 0 || soak())
+		}
+	default:
+		for name := range strings.SplitSeq(v, ",") {
+			m[name] = selected[name]
+		}
+	}
+	return m
+}
+
+// onlyShards reports whether only shard groups run
+// (LEASEHOLD_FAULTS_SHARDS=only).
+func onlyShards() bool { return os.Getenv("LEASEHOLD_FAULTS_SHARDS") == "only" }
+
+// shardRun is one backend's shard group run.
+type shardRun struct {
+	*run
+	fence *shardFence
+}
+
+// runShards runs a shard group through kinds, on a single-node store when
+// store is nil, else on the 3-node store cluster.
+func runShards(t *testing.T, b backend, bin string, store *stores.Cluster, kinds []fault) {
+	var addrs []string
+	n, name := cycles(t, b.shardCycles), b.name+" shards"
+	if store == nil {
+		addrs = []string{b.start(t)}
+	} else {
+		addrs, name = store.Addrs(), b.name+" (3 nodes) shards"
+	}
+	fence, h := newShardFence(groupShards)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	args := append(append([]string{"-election", group, "-fence", srv.URL, "-shards", fmt.Sprint(groupShards),
+		"-every", groupEvery.String()}, b.args...), checkArgs(t)...)
+	if os.Getenv("LEASEHOLD_FAULTS_DEBUG") != "" {
+		args = append(args, "-debug")
+	}
+	r := &run{t: t, b: b, ran: map[string]int{}, start: time.Now(), store: store}
+	r.c = newCluster(t, bin, addrs, args)
+	keep(t, name, r.c.dir)
+	drvPath := filepath.Join(r.c.dir, "driver.jsonl")
+	rec, err := history.Create(drvPath, "driver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	r.drv = record{t, rec}
+	r.c.started = func(cd *candidate) { r.drv.add(history.Event{Kind: history.Join, Candidate: cd.id}) }
+	for range groupMembers {
+		r.c.start()
+	}
+	sr := &shardRun{run: r, fence: fence}
+	for i := 0; i < n && r.timeLeft(); i++ {
+		r.cycle = i
+		f := kinds[i%len(kinds)]
+		sr.awaitBalanced()
+		f.apply(r, sr.target())
+		r.ran[f.name]++
+		if (i+1)%25 == 0 {
+			t.Logf("%s: %d fault cycles in %v", name, i+1, time.Since(r.start).Round(time.Second))
+		}
+		if t.Failed() {
+			break
+		}
+	}
+	sr.awaitBalanced()
+	r.c.stopAll()
+	evs, err := history.ReadFiles(append(r.c.hists, drvPath)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr.judge(name, kinds, evs)
+}
+
+// awaitBalanced waits until every shard is written to by a live member
+// and each live member writes to ⌊M/N⌋ or ⌈M/N⌉ shards, or fails the test
+// after a generous bound (check f judges the real bound).
+func (sr *shardRun) awaitBalanced() {
+	bound := 3*(sr.b.ttl+sr.b.recovery) + 3*sr.b.ttl + 30*time.Second
+	if sr.store != nil {
+		bound += 3 * (sr.b.storeRecovery + sr.b.restartRecovery)
+	}
+	deadline := time.NewTimer(bound)
+	defer deadline.Stop()
+	tick := time.NewTicker(groupEvery / 2)
+	defer tick.Stop()
+	for {
+		counts, all := sr.fence.acting()
+		if all && balancedCounts(counts, sr.c.cands) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			sr.t.Fatalf("the group is not balanced over %d members within %v: acting %v (all shards: %t)\n%s",
+				len(sr.c.cands), bound, counts, all, sr.c.logs())
+		}
+	}
+}
+
+// balancedCounts reports whether counts (shards acting, by member) give
+// every running member its share, and no other member any.
+func balancedCounts(counts map[string]int, running map[string]*candidate) bool {
+	n := len(running)
+	if n == 0 {
+		return false
+	}
+	lo, hi := groupShards/n, (groupShards+n-1)/n
+	for id := range counts {
+		if running[id] == nil {
+			return false
+		}
+	}
+	for id := range running {
+		if counts[id] < lo || counts[id] > hi {
+			return false
+		}
+	}
+	return true
+}
+
+// target returns the running member acting on the most shards (the
+// lowest id on a tie).
+func (sr *shardRun) target() *candidate {
+	counts, _ := sr.fence.acting()
+	ids := slices.Sorted(maps.Keys(sr.c.cands))
+	slices.SortStableFunc(ids, func(a, b string) int { return counts[b] - counts[a] })
+	return sr.c.cands[ids[0]]
+}
+
+// judge checks the merged history with history.CheckShards and keeps the
+// outcome for the report.
+func (sr *shardRun) judge(name string, kinds []fault, evs []history.Event) {
+	renew := sr.b.ttl / 2
+	recovery := sr.b.ttl + renew + sr.b.recovery
+	cfg := history.ShardConfig{Config: history.Config{Drift: 10 * time.Millisecond, Recovery: recovery},
+		Shards: groupShards,
+		// Owned again, then moved to their owners once those have been
+		// members for Settle (the TTL), each move a handover: a TTL more.
+		Balance: recovery + 2*sr.b.ttl}
+	if sr.store != nil {
+		cfg.FaultRecovery = map[string]time.Duration{"store-kill": sr.b.storeRecovery, "partition": sr.b.storeRecovery,
+			"isolate": sr.b.storeRecovery, "store-restart": sr.b.restartRecovery + sr.b.storeRecovery}
+	}
+	rep := history.CheckShards(evs, cfg)
+	for _, v := range rep.Violations {
+		sr.t.Errorf("violation: %v", v)
+	}
+	if len(rep.Violations) > 0 {
+		sr.t.Logf("member logs:\n%s", sr.c.logs())
+	}
+	o := shardOutcome{backend: name, ttl: sr.b.ttl, kinds: kinds, ran: sr.ran, cfg: cfg, report: rep, took: time.Since(sr.start)}
+	total := 0
+	for _, n := range sr.ran {
+		total += n
+	}
+	if rep.Moves <= total || rep.Writes[history.GuardFence].Accepted == 0 {
+		sr.t.Errorf("the run shows too little activity to judge: %d moves over %d fault cycles, writes %+v",
+			rep.Moves, total, rep.Writes)
+	}
+	sr.t.Logf("%s: %d fault cycles in %v, %d violations, %d moves, max unowned %v, to balance %s, writes %+v",
+		name, total, o.took.Round(time.Second), len(rep.Violations), rep.Moves, rep.MaxUnowned.Round(time.Millisecond),
+		medMax(sortedDurations(rep.ToBalance)), rep.Writes)
+	shardResults.Lock()
+	shardResults.runs = append(shardResults.runs, o)
+	shardResults.Unlock()
+}
+
+// sortedDurations returns the non-negative durations of ds, sorted.
+func sortedDurations(ds []time.Duration) []time.Duration {
+	var out []time.Duration
+	for _, d := range ds {
+		if d >= 0 {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// shardFence is the group's fenced resources: one fencing.Guard per
+// shard, at /s/<shard>, each remembering who last had a write admitted.
+type shardFence struct {
+	mu   sync.Mutex
+	last []admission // by shard
+}
+
+// admission is a write a shard's guard admitted: its member and when.
+type admission struct {
+	member string
+	at     time.Time
+}
+
+// newShardFence returns the resources of shards shards and their handler.
+func newShardFence(shards int) (*shardFence, http.Handler) {
+	f := &shardFence{last: make([]admission, shards)}
+	mux := http.NewServeMux()
+	for s := range shards {
+		g := &fencing.Guard{}
+		mux.Handle(fmt.Sprintf("/s/%d", s), g.Middleware(http.HandlerFunc(func(_ http.ResponseWriter, req *http.Request) {
+			body, _ := io.ReadAll(req.Body)
+			f.admit(s, string(body))
+		})))
+	}
+	return f, mux
+}
+
+func (f *shardFence) admit(s int, member string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.last[s] = admission{member, time.Now()}
+}
+
+// acting returns how many shards each member had a write admitted to
+// within groupFresh, and whether every shard had one.
+func (f *shardFence) acting() (map[string]int, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	counts, all := map[string]int{}, true
+	for _, a := range f.last {
+		if a.member == "" || time.Since(a.at) > groupFresh {
+			all = false
+			continue
+		}
+		counts[a.member]++
+	}
+	return counts, all
+}
+
+// runShardGroups runs, outside mixed mode, a shard group on a single-node
+// store of each backend shardsSelected names, through the client-side
+// kinds and the group's own.
+func runShardGroups(t *testing.T, want map[string]bool, bin string) {
+	kinds := kindsSelected(slices.Concat(faultKinds, shardKinds))
+	for _, b := range allBackends {
+		if shardsSelected(want)[b.name] && len(kinds) > 0 {
+			t.Run(b.name+"-shards", func(t *testing.T) { runShards(t, b, bin, nil, kinds) })
+		}
+	}
+}
+
+// renderShards renders the shard groups' table for the report, if any
+// ran.
+func renderShards(runs []shardOutcome) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Shard groups\n\n")
+	fmt.Fprintf(&b, "A group of %d shards (package `lease/shard`), %d member processes at the start, each one elector on\n", groupShards, groupMembers)
+	b.WriteString("toxiproxy links of its own, writing every " + groupEvery.String() + " to a fenced resource per shard it holds\n")
+	b.WriteString("(a `fencing.Guard` each), checking the shard's Leadership before each write. Faults are aimed at the\n")
+	b.WriteString("member holding the most shards, once the group is balanced; on top of the election's kinds: member-join\n")
+	b.WriteString("(one more member), member-leave (Group.Leave: its shards handed over), member-crash (its links cut, the\n")
+	b.WriteString("process killed, its session left to expire; a new member joins after 1.5×TTL). `history.CheckShards`\n")
+	b.WriteString("judges checks (a)–(e) per shard ((d): the shard owned again within its bound after each heal) and\n")
+	b.WriteString("(f): after each heal, within the balance bound, every shard owned by one live member and each live\n")
+	b.WriteString("member owning ⌊M/N⌋ or ⌈M/N⌉ shards. Moves: leaderships that went to another member than the\n")
+	b.WriteString("shard's previous one. Max unowned: the longest time a shard had no acting owner.\n\n")
+	b.WriteString("| store | TTL | fault cycles run | violations | moves | max unowned | to balance after heal, median / max (bound) | writes accepted / rejected | run time |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, o := range runs {
+		total, kinds := 0, []string{}
+		for _, f := range o.kinds {
+			total += o.ran[f.name]
+			kinds = append(kinds, fmt.Sprintf("%s %d", f.name, o.ran[f.name]))
+		}
+		w := o.report.Writes[history.GuardFence]
+		fmt.Fprintf(&b, "| %s | %v | %d (%s) | %d | %d | %v | %s (%v) | %d / %d | %v |\n", o.backend, o.ttl, total,
+			strings.Join(kinds, ", "), len(o.report.Violations), o.report.Moves, o.report.MaxUnowned.Round(time.Millisecond),
+			medMax(sortedDurations(o.report.ToBalance)), o.cfg.Balance, w.Accepted, w.Rejected, o.took.Round(time.Second))
+	}
+	return b.String()
+}
+
+// TestBalancedCounts: the driver's wait for a balanced group counts every
+// running member's share, and no one else's.
+func TestBalancedCounts(t *testing.T) {
+	running := map[string]*candidate{"c1": {}, "c2": {}, "c3": {}}
+	for _, c := range []struct {
+		counts map[string]int
+		want   bool
+	}{
+		{map[string]int{"c1": 11, "c2": 11, "c3": 10}, true},
+		{map[string]int{"c1": 12, "c2": 10, "c3": 10}, false}, // 12 > ⌈32/3⌉
+		{map[string]int{"c1": 16, "c2": 16}, false},           // c3 owns none
+		{map[string]int{"c1": 11, "c2": 11, "c3": 9, "c9": 1}, false},
+	} {
+		if got := balancedCounts(c.counts, running); got != c.want {
+			t.Errorf("balancedCounts(%v) = %t, want %t", c.counts, got, c.want)
+		}
+	}
+}
