@@ -120,9 +120,10 @@ func (lp *loop) endMove(s int, l *lease.Leadership) *mover {
 func (lp *loop) move(s int, to string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sl := &lp.slots[s]
-	sl.mover = &mover{to: to, cancel: cancel}
+	mv := &mover{to: to, cancel: cancel}
+	sl.mover = mv
 	l := sl.l
-	lp.spawn(func() { lp.g.move(ctx, s, l, to) })
+	lp.spawn(func() { lp.g.move(ctx, s, l, mv) })
 }
 
 // stopMove stops the handover of s: at once if it waits for its retry.
@@ -135,18 +136,23 @@ func (lp *loop) stopMove(s int) {
 	mv.cancel()
 }
 
-// moved takes the outcome of a handover of s to member to, which took d.
-func (lp *loop) moved(s int, l *lease.Leadership, to string, err error, cancelled bool, d time.Duration) {
+// moved takes the outcome of mv, a handover of s, which took d. Only the
+// slot's own mover is cleared: a report of an earlier one (of a leadership
+// that ended) leaves the handover under way alone, so that no shard has two.
+func (lp *loop) moved(s int, l *lease.Leadership, mv *mover, err error, cancelled bool, d time.Duration) {
 	lp.done()
 	sl := &lp.slots[s]
-	sl.mover = nil
+	if sl.mover == mv {
+		sl.mover = nil
+	}
+	to := mv.to
 	log := lp.g.opts.Logger
 	switch {
 	case err == nil:
 		lp.g.opts.Metrics.HandedOver(lp.g.name, d)
 		log.Info("shard moved", "group", lp.g.name, "shard", s, "from", lp.me, "to", to, "token", l.Token)
 	case cancelled:
-	case sl.l == l && l.Valid() == nil:
+	case sl.l == l && l.Valid() == nil && sl.mover == nil:
 		log.Warn("shard handover failed; retrying", "group", lp.g.name, "shard", s, "to", to, "err", err)
 		sl.mover = &mover{to: to}
 		lp.armRetry()

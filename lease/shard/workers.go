@@ -41,9 +41,10 @@ func (g *Group) resign(l *lease.Leadership) {
 	<-l.Context().Done()
 }
 
-// move hands l, shard s's leadership, over to member to: at once if to
-// waits in the shard's election, or as soon as it does.
-func (g *Group) move(ctx context.Context, s int, l *lease.Leadership, to string) {
+// move hands l, shard s's leadership, over to mv.to: at once if it waits
+// in the shard's election, or as soon as it does.
+func (g *Group) move(ctx context.Context, s int, l *lease.Leadership, mv *mover) {
+	to := mv.to
 	for {
 		start := time.Now()
 		err := l.HandOver(ctx, to)
@@ -53,7 +54,7 @@ func (g *Group) move(ctx context.Context, s int, l *lease.Leadership, to string)
 			}
 		}
 		cancelled, d := ctx.Err() != nil, time.Since(start)
-		g.post(func(lp *loop) { lp.moved(s, l, to, err, cancelled, d) })
+		g.post(func(lp *loop) { lp.moved(s, l, mv, err, cancelled, d) })
 		return
 	}
 }
