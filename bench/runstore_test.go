@@ -229,7 +229,7 @@ func runShards(cfg config, st *env.Store, r *report.Store, fail func(string, err
 	g := report.ShardGroup{N: cfg.groupN, M: m, RoundTripMs: ms(s.RoundTrip), ColdSeconds: s.Cold.Seconds(),
 		ColdRequests: s.ColdRequests, ColdCalls: s.ColdCalls, SteadyRequestsPerSec: s.SteadyRequestsPerSec,
 		SteadyNotificationsPerSec: s.SteadyNotificationsPerSec, HeapBytesPerShard: s.HeapPerShard, Goroutines: s.Goroutines,
-		JoinMoves: s.JoinMoves, JoinReleases: s.JoinReleases, JoinBalanceSeconds: s.JoinBalance.Seconds(),
+		JoinMoves: s.JoinMoves, JoinToNew: s.JoinToNew, JoinReleases: s.JoinReleases, JoinBalanceSeconds: s.JoinBalance.Seconds(),
 		JoinMaxUnownedMs: ms(s.JoinMaxUnowned), KillSeconds: s.Kill.Seconds(), KillBalanceSeconds: s.KillBalance.Seconds()}
 	if !kill {
 		g.KillSkipped = "quick mode (Consul's TTL is 10 s)"

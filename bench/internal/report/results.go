@@ -197,10 +197,12 @@ type ShardGroup struct {
 	PlainRequestsPerSec    float64 `json:"plain_requests_per_s"`
 	PlainHeapBytesPerElect float64 `json:"plain_heap_bytes_per_election"`
 	// JoinMoves is the shards that changed owner from one more member's
-	// Join to balance, JoinReleases their releases by reason,
+	// Join to balance, JoinToNew those the new member took, JoinReleases
+	// their releases by reason,
 	// JoinBalanceSeconds that time, and JoinMaxUnownedMs the longest a
 	// shard went without a holder.
 	JoinMoves          int            `json:"join_moves"`
+	JoinToNew          int            `json:"join_to_new"`
 	JoinReleases       map[string]int `json:"join_releases"`
 	JoinBalanceSeconds float64        `json:"join_balance_s"`
 	JoinMaxUnownedMs   float64        `json:"join_max_unowned_ms"`

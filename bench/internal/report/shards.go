@@ -75,7 +75,7 @@ func shardsTable(b *strings.Builder, r *Results) {
 	b.WriteString("\n#### Goals (sharded leadership), from this run\n\n| goal | store | measured | verdict |\n|---|---|---|---|\n")
 	writeGoals(b, gs)
 	b.WriteString("\n### Shards (lease/shard: N members, each its own elector, client and session, and M shards)\n\n" +
-		"| store | TTL | N | M | write RTT ms | cold start s | cold start store requests | traced calls | join: moved | / M/(N+1) | balanced s | max unowned ms | / RTT | kill: all owned s | / TTL | balanced s |\n" +
+		"| store | TTL | N | M | write RTT ms | cold start s | cold start store requests | traced calls | join: moved (to the new member) | / M/(N+1) | balanced s | max unowned ms | / RTT | kill: all owned s | / TTL | balanced s |\n" +
 		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Stores {
 		for _, g := range s.Shards {
@@ -83,8 +83,8 @@ func shardsTable(b *strings.Builder, r *Results) {
 			if g.KillSkipped != "" {
 				kill = "skipped: " + g.KillSkipped + " | | "
 			}
-			fmt.Fprintf(b, "| %s | %s | %d | %d | %.2f | %.2f | %.0f | %d | %d | %s | %.2f | %.1f | %s | %s |\n", s.Name, s.TTL, g.N, g.M,
-				g.RoundTripMs, g.ColdSeconds, g.ColdRequests, sumCalls(g.ColdCalls), g.JoinMoves, ratio(float64(g.JoinMoves), g.JoinIdeal()),
+			fmt.Fprintf(b, "| %s | %s | %d | %d | %.2f | %.2f | %.0f | %d | %d (%d) | %s | %.2f | %.1f | %s | %s |\n", s.Name, s.TTL, g.N, g.M,
+				g.RoundTripMs, g.ColdSeconds, g.ColdRequests, sumCalls(g.ColdCalls), g.JoinMoves, g.JoinToNew, ratio(float64(g.JoinMoves), g.JoinIdeal()),
 				g.JoinBalanceSeconds, g.JoinMaxUnownedMs, ratio(g.JoinMaxUnownedMs, g.RoundTripMs), kill)
 		}
 	}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,14 +29,14 @@ type book struct {
 	multi   int           // shards with more than one holder
 	freed   []time.Time   // per shard without a holder: when its last holder released it
 
-	acquires int
+	acquires []int // per member, since the mark
 	releases map[string]int
 	maxGap   time.Duration
 }
 
 // newBook returns the book of a group of m shards and n members.
 func newBook(n, m int) *book {
-	return &book{changed: make(chan struct{}), holders: make([]uint16, m), owned: make([]int, n), unowned: m,
+	return &book{changed: make(chan struct{}), holders: make([]uint16, m), owned: make([]int, n), acquires: make([]int, n), unowned: m,
 		freed: make([]time.Time, m), releases: map[string]int{}}
 }
 
@@ -56,7 +57,7 @@ func (b *book) record(i int, ev shard.Event) {
 	} else {
 		b.holders[s] |= bit
 		b.owned[i]++
-		b.acquires++
+		b.acquires[i]++
 		if before == 0 && !b.freed[s].IsZero() {
 			b.maxGap = max(b.maxGap, now.Sub(b.freed[s]))
 		}
@@ -87,19 +88,19 @@ func (b *book) count(before, after int) {
 func (b *book) mark() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.acquires, b.releases, b.maxGap = 0, map[string]int{}, 0
+	b.acquires, b.releases, b.maxGap = make([]int, len(b.owned)), map[string]int{}, 0
 }
 
-// phase returns the acquisitions, releases by reason and longest gap
-// since the mark.
-func (b *book) phase() (int, map[string]int, time.Duration) {
+// phase returns the acquisitions by member, releases by reason and
+// longest gap since the mark.
+func (b *book) phase() ([]int, map[string]int, time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	rel := map[string]int{}
 	for k, v := range b.releases {
 		rel[k] = v
 	}
-	return b.acquires, rel, b.maxGap
+	return slices.Clone(b.acquires), rel, b.maxGap
 }
 
 // balanced reports whether members ms (indices) alone hold every shard,

@@ -35,10 +35,12 @@ type ShardsResult struct {
 	// Goroutines is the process's goroutine count in the steady state.
 	Goroutines int
 	// JoinMoves is the shards acquired from one more member's Join until
-	// the group is balanced again, JoinReleases the releases meanwhile
-	// by reason, JoinBalance that time, and JoinMaxUnowned the longest a
-	// shard went from its holder's release to its next holder's win.
+	// the group is balanced again, JoinToNew those the new member
+	// acquired, JoinReleases the releases meanwhile by reason,
+	// JoinBalance that time, and JoinMaxUnowned the longest a shard went
+	// from its holder's release to its next holder's win.
 	JoinMoves      int
+	JoinToNew      int
 	JoinReleases   map[string]int
 	JoinBalance    time.Duration
 	JoinMaxUnowned time.Duration
@@ -171,7 +173,11 @@ func (w *shardGroup) joinOne(n int, r *ShardsResult) error {
 		return err
 	}
 	r.JoinBalance = time.Since(t0)
-	r.JoinMoves, r.JoinReleases, r.JoinMaxUnowned = w.book.phase()
+	acq, rel, gap := w.book.phase()
+	for _, k := range acq {
+		r.JoinMoves += k
+	}
+	r.JoinToNew, r.JoinReleases, r.JoinMaxUnowned = acq[n], rel, gap
 	return nil
 }
 
