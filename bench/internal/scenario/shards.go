@@ -124,11 +124,12 @@ func (w *shardGroup) coldStart(n int, r *ShardsResult) error {
 		return err
 	}
 	ms := members(0, n)
-	if _, err := w.book.await("cold start: balance", 5*time.Minute, func() bool { return w.book.balanced(ms) }); err != nil {
-		return err
+	_, err = w.book.await("cold start: balance", 5*time.Minute, func() bool { return w.book.balanced(ms) })
+	r.ColdCalls = w.tally.Snapshot().Sub(k0)
+	if err != nil {
+		return fmt.Errorf("%w; traced calls %v", err, r.ColdCalls)
 	}
 	r.Cold = time.Since(t0)
-	r.ColdCalls = w.tally.Snapshot().Sub(k0)
 	c1, err := w.counts()
 	r.ColdRequests = c1.Sub(c0).Requests
 	return err
