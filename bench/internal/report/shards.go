@@ -26,11 +26,14 @@ func ShardsMarkdown(r *Results) string {
 func shardsGoals(s *Store) []goal {
 	var gs []goal
 	for _, g := range s.Shards {
-		mv := goal{name: fmt.Sprintf("shards: a join moves ≤ 1.1× M/(N+1) (N=%d, M=%d)", g.N, g.M), store: s.Name,
-			measured: fmt.Sprintf("%d / %.0f = %s", g.JoinMoves, g.JoinIdeal(), ratio(float64(g.JoinMoves), g.JoinIdeal())),
-			met:      float64(g.JoinMoves) <= 1.1*g.JoinIdeal()}
+		joined := g.JoinBalanceSeconds > 0 // 0: the run failed before the join's end
+		mv := goal{name: fmt.Sprintf("shards: a join moves ≤ 1.1× M/(N+1) (N=%d, M=%d)", g.N, g.M), store: s.Name}
+		if joined {
+			mv.measured = fmt.Sprintf("%d / %.0f = %s", g.JoinMoves, g.JoinIdeal(), ratio(float64(g.JoinMoves), g.JoinIdeal()))
+			mv.met = float64(g.JoinMoves) <= 1.1*g.JoinIdeal()
+		}
 		gap := goal{name: "shards: longest unowned on a join ≤ one planned handover (p99)", store: s.Name}
-		if len(s.Policies) > 0 {
+		if joined && len(s.Policies) > 0 {
 			p := s.Policies[0].Planned
 			gap.measured = fmt.Sprintf("%.1f / %.1f ms (N=%d waiters) = %s", g.JoinMaxUnownedMs, p.P99, s.Policies[0].N, ratio(g.JoinMaxUnownedMs, p.P99))
 			gap.met = g.JoinMaxUnownedMs <= p.P99
@@ -39,7 +42,7 @@ func shardsGoals(s *Store) []goal {
 		if s.Name != "consul" {
 			ttl := ttlSeconds(s.TTL)
 			k := goal{name: "shards: a lost member's shards all owned ≤ TTL + 1 s", store: s.Name}
-			if g.KillSkipped == "" {
+			if g.KillSeconds > 0 {
 				k.measured = fmt.Sprintf("%.2f s (TTL %s)", g.KillSeconds, s.TTL)
 				k.met = g.KillSeconds <= ttl+1
 			}
@@ -79,9 +82,16 @@ func shardsTable(b *strings.Builder, r *Results) {
 		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Stores {
 		for _, g := range s.Shards {
+			if g.ColdSeconds == 0 {
+				fmt.Fprintf(b, "| %s | %s | %d | %d | %.2f | failed: see the errors | | | | | | | | | | |\n", s.Name, s.TTL, g.N, g.M, g.RoundTripMs)
+				continue
+			}
 			kill := fmt.Sprintf("%.2f | %s | %.2f", g.KillSeconds, ratio(g.KillSeconds, ttlSeconds(s.TTL)), g.KillBalanceSeconds)
-			if g.KillSkipped != "" {
+			switch {
+			case g.KillSkipped != "":
 				kill = "skipped: " + g.KillSkipped + " | | "
+			case g.KillSeconds == 0:
+				kill = "failed: see the errors | | "
 			}
 			fmt.Fprintf(b, "| %s | %s | %d | %d | %.2f | %.2f | %.0f | %d | %d (%d) | %s | %.2f | %.1f | %s | %s |\n", s.Name, s.TTL, g.N, g.M,
 				g.RoundTripMs, g.ColdSeconds, g.ColdRequests, sumCalls(g.ColdCalls), g.JoinMoves, g.JoinToNew, ratio(float64(g.JoinMoves), g.JoinIdeal()),

@@ -11,10 +11,11 @@ import (
 // made-up results: each verdict follows its criterion, Consul has no
 // takeover goal, and a skipped kill says so.
 func TestShardsGoals(t *testing.T) {
-	g := ShardGroup{N: 10, M: 1100, RoundTripMs: 2, JoinMoves: 110, JoinToNew: 100, JoinMaxUnownedMs: 8, KillSeconds: 3.5}
+	g := ShardGroup{N: 10, M: 1100, RoundTripMs: 2, ColdSeconds: 3, JoinMoves: 110, JoinToNew: 100, JoinBalanceSeconds: 3, JoinMaxUnownedMs: 8, KillSeconds: 3.5}
 	r := &Results{Mode: "full", Scenarios: []string{"shards"}, Stores: []*Store{
 		{Name: "etcd", TTL: "2s", Shards: []ShardGroup{g}, Policies: []Policy{{N: 2, Planned: Latency{Summary: stat.Summary{P99: 6}}}}},
-		{Name: "consul", TTL: "10s", Shards: []ShardGroup{{N: 10, M: 1100, JoinMoves: 122, KillSkipped: "quick"}}},
+		{Name: "consul", TTL: "10s", Shards: []ShardGroup{{N: 10, M: 1100, ColdSeconds: 3, JoinMoves: 122, JoinBalanceSeconds: 3, KillSkipped: "quick"}}},
+		{Name: "zookeeper", TTL: "2s", Shards: []ShardGroup{{N: 10, M: 1100}}},
 	}}
 	md := ShardsMarkdown(r)
 	for _, want := range []string{
@@ -25,6 +26,9 @@ func TestShardsGoals(t *testing.T) {
 		"| shards: longest unowned on a join ≤ one planned handover (p99) | consul | not measured | – |",
 		"| 110 (100) | 1.10× |",
 		"skipped: quick",
+		"| shards: a join moves ≤ 1.1× M/(N+1) (N=10, M=1100) | zookeeper | not measured | – |",
+		"| shards: a lost member's shards all owned ≤ TTL + 1 s | zookeeper | not measured | – |",
+		"| zookeeper | 2s | 10 | 1100 | 0.00 | failed: see the errors |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("missing %q in\n%s", want, md)
