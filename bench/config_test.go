@@ -33,6 +33,9 @@ type config struct {
 	groupN    int
 	groupMs   map[env.Kind]int
 	groupKill bool
+	// groupSettle is the shards scenario's shard.Options.Settle; 0 is
+	// its default, the TTL (10 s on Consul), which quick mode shortens.
+	groupSettle time.Duration
 	// idleWindow is each idle measurement's window.
 	idleWindow time.Duration
 	// slowCycles and consulSlowCycles are the slow-link cycles per
@@ -100,7 +103,7 @@ func sizes() config {
 	if os.Getenv("BENCH_QUICK") != "" {
 		return config{quick: true, physN: 5, handN: 5, valkN: 3, crashN: 1, herdNs: []int{10}, herdK: 2, herd2K: 4,
 			shardMs: []int{1, 100}, shardWindow: time.Second, idleWindow: time.Second,
-			groupN: 3, groupMs: map[env.Kind]int{env.Etcd: 100, env.ZooKeeper: 100, env.Consul: 100},
+			groupN: 3, groupMs: map[env.Kind]int{env.Etcd: 100, env.ZooKeeper: 100, env.Consul: 100}, groupSettle: 500 * time.Millisecond,
 			slowCycles: 1, consulSlowCycles: 1, slowHold: 1, slowTail: 0.25, slowSettle: time.Second,
 			policyNs: []int{2, 5}, policyK: 2}
 	}

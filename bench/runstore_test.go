@@ -222,11 +222,15 @@ func runIdle(t *testing.T, cfg config, st *env.Store, r *report.Store) {
 func runShards(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
 	m, o := cfg.groupMs[st.Kind], cand.Opts{TTL: ttls[st.Kind], LockDelay: time.Millisecond}
 	kill := st.Kind != env.Consul || cfg.groupKill
-	s, err := scenario.Shards(st, cfg.groupN, m, cfg.shardWindow, kill, o)
+	s, err := scenario.Shards(st, cfg.groupN, m, cfg.shardWindow, cfg.groupSettle, kill, o)
 	if err != nil {
 		fail(fmt.Sprintf("shards %d/%d", cfg.groupN, m), err)
 	}
-	g := report.ShardGroup{N: cfg.groupN, M: m, RoundTripMs: ms(s.RoundTrip), ColdSeconds: s.Cold.Seconds(),
+	settle := cfg.groupSettle
+	if settle == 0 {
+		settle = o.TTL
+	}
+	g := report.ShardGroup{N: cfg.groupN, M: m, Settle: settle.String(), RoundTripMs: ms(s.RoundTrip), ColdSeconds: s.Cold.Seconds(),
 		ColdRequests: s.ColdRequests, ColdCalls: s.ColdCalls, SteadyRequestsPerSec: s.SteadyRequestsPerSec,
 		SteadyNotificationsPerSec: s.SteadyNotificationsPerSec, HeapBytesPerShard: s.HeapPerShard, Goroutines: s.Goroutines,
 		JoinMoves: s.JoinMoves, JoinToNew: s.JoinToNew, JoinReleases: s.JoinReleases, JoinBalanceSeconds: s.JoinBalance.Seconds(),

@@ -173,6 +173,8 @@ type ShardGroup struct {
 	N int `json:"members"`
 	// M is the number of shards.
 	M int `json:"shards"`
+	// Settle is the members' shard.Options.Settle.
+	Settle string `json:"settle"`
 	// RoundTripMs is the median store write round trip, measured before.
 	RoundTripMs float64 `json:"round_trip_ms"`
 	// ColdSeconds is the time from the N Joins, called at once, to

@@ -78,12 +78,12 @@ func shardsTable(b *strings.Builder, r *Results) {
 	b.WriteString("\n#### Goals (sharded leadership), from this run\n\n| goal | store | measured | verdict |\n|---|---|---|---|\n")
 	writeGoals(b, gs)
 	b.WriteString("\n### Shards (lease/shard: N members, each its own elector, client and session, and M shards)\n\n" +
-		"| store | TTL | N | M | write RTT ms | cold start s | cold start store requests | traced calls | join: moved (to the new member) | / M/(N+1) | balanced s | max unowned ms | / RTT | kill: all owned s | / TTL | balanced s |\n" +
-		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		"| store | TTL | Settle | N | M | write RTT ms | cold start s | cold start store requests | traced calls | join: moved (to the new member) | / M/(N+1) | balanced s | max unowned ms | / RTT | kill: all owned s | / TTL | balanced s |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Stores {
 		for _, g := range s.Shards {
 			if g.ColdSeconds == 0 {
-				fmt.Fprintf(b, "| %s | %s | %d | %d | %.2f | failed: see the errors | | | | | | | | | | |\n", s.Name, s.TTL, g.N, g.M, g.RoundTripMs)
+				fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %.2f | failed: see the errors | | | | | | | | | | |\n", s.Name, s.TTL, g.Settle, g.N, g.M, g.RoundTripMs)
 				continue
 			}
 			kill := fmt.Sprintf("%.2f | %s | %.2f", g.KillSeconds, ratio(g.KillSeconds, ttlSeconds(s.TTL)), g.KillBalanceSeconds)
@@ -93,7 +93,7 @@ func shardsTable(b *strings.Builder, r *Results) {
 			case g.KillSeconds == 0:
 				kill = "failed: see the errors | | "
 			}
-			fmt.Fprintf(b, "| %s | %s | %d | %d | %.2f | %.2f | %.0f | %d | %d (%d) | %s | %.2f | %.1f | %s | %s |\n", s.Name, s.TTL, g.N, g.M,
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %.2f | %.2f | %.0f | %d | %d (%d) | %s | %.2f | %.1f | %s | %s |\n", s.Name, s.TTL, g.Settle, g.N, g.M,
 				g.RoundTripMs, g.ColdSeconds, g.ColdRequests, sumCalls(g.ColdCalls), g.JoinMoves, g.JoinToNew, ratio(float64(g.JoinMoves), g.JoinIdeal()),
 				g.JoinBalanceSeconds, g.JoinMaxUnownedMs, ratio(g.JoinMaxUnownedMs, g.RoundTripMs), kill)
 		}

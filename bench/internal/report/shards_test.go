@@ -28,7 +28,7 @@ func TestShardsGoals(t *testing.T) {
 		"skipped: quick",
 		"| shards: a join moves ≤ 1.1× M/(N+1) (N=10, M=1100) | zookeeper | not measured | – |",
 		"| shards: a lost member's shards all owned ≤ TTL + 1 s | zookeeper | not measured | – |",
-		"| zookeeper | 2s | 10 | 1100 | 0.00 | failed: see the errors |",
+		"| zookeeper | 2s |  | 10 | 1100 | 0.00 | failed: see the errors |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("missing %q in\n%s", want, md)

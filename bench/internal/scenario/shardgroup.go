@@ -28,22 +28,24 @@ type groupMember struct {
 // shardGroup is the group of the shards scenario: its members, their
 // traced store calls, and the book of their events.
 type shardGroup struct {
-	st    *env.Store
-	name  string
-	m     int
-	ms    []*groupMember
-	tally *trace.Tally
-	book  *book
+	st     *env.Store
+	name   string
+	m      int
+	settle time.Duration
+	ms     []*groupMember
+	tally  *trace.Tally
+	book   *book
 }
 
 // newShardGroup makes the electors of n members of a group of m shards
 // on st, each on its own client, and waits for their sessions. Member 0
 // reaches the store through a link of its own, which the kill severs.
-func newShardGroup(st *env.Store, n, m int, o cand.Opts) (*shardGroup, error) {
+// The members join with shard.Options.Settle settle.
+func newShardGroup(st *env.Store, n, m int, settle time.Duration, o cand.Opts) (*shardGroup, error) {
 	if n > maxShardMembers {
 		return nil, fmt.Errorf("shards: %d members, at most %d", n, maxShardMembers)
 	}
-	w := &shardGroup{st: st, name: fmt.Sprintf("bench-shards-%d-%d", m, time.Now().UnixNano()), m: m,
+	w := &shardGroup{st: st, name: fmt.Sprintf("bench-shards-%d-%d", m, time.Now().UnixNano()), m: m, settle: settle,
 		tally: &trace.Tally{}, book: newBook(n, m)}
 	for i := range n {
 		gm, err := w.newMember(i, o)
@@ -93,7 +95,7 @@ func (w *shardGroup) join(i int) error {
 	ctx, cancel := bg()
 	defer cancel()
 	gm := w.ms[i]
-	g, err := shard.Join(ctx, gm.e, w.name, shard.Options{Shards: w.m})
+	g, err := shard.Join(ctx, gm.e, w.name, shard.Options{Shards: w.m, Settle: w.settle})
 	if err != nil {
 		return fmt.Errorf("member %d: %w", i, err)
 	}

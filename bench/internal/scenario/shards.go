@@ -53,9 +53,10 @@ type ShardsResult struct {
 
 // Shards runs a group of n members and m shards (package lease/shard)
 // on st, each member an elector of TTL o.TTL with its own client and
-// session: a cold start of n members at once, the steady state over
+// session and the group's shard.Options.Settle settle (0: its default,
+// the TTL): a cold start of n members at once, the steady state over
 // window, one more member's join, and, if kill, the loss of member 0.
-func Shards(st *env.Store, n, m int, window time.Duration, kill bool, o cand.Opts) (ShardsResult, error) {
+func Shards(st *env.Store, n, m int, window, settle time.Duration, kill bool, o cand.Opts) (ShardsResult, error) {
 	var r ShardsResult
 	st.CloseIdle()
 	rtt, err := roundTrips(st, 10)
@@ -63,7 +64,7 @@ func Shards(st *env.Store, n, m int, window time.Duration, kill bool, o cand.Opt
 		return r, err
 	}
 	r.RoundTrip = rtt
-	w, err := newShardGroup(st, n+1, m, o)
+	w, err := newShardGroup(st, n+1, m, settle, o)
 	if err != nil {
 		return r, err
 	}
