@@ -109,11 +109,12 @@ func sizes() config {
 	}
 	return config{physN: 200, handN: 200, valkN: 50, crashN: 5, consulCrashN: 4, consulCrash: true,
 		herdNs: []int{10, 100, 1000}, herdK: 15, herd2K: 150, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
-		// The issue asks for M = 10,000: on etcd the cold start of 10
-		// members did not balance in 5 minutes at 2026-11-29 (each
-		// member's loop plans over every shard after each report, and
-		// the reports queue), so M is 1,000 until lease/shard scales.
-		groupN: 10, groupMs: map[env.Kind]int{env.Etcd: 1000, env.ZooKeeper: 1000, env.Consul: 1000}, groupKill: true,
+		// M = 10,000 as the issue asks on etcd (about 2 minutes at
+		// 2026-11-29). ZooKeeper's is 1,000 (40 s): at 10,000 its cold
+		// start did not balance within 5 minutes (97 sessions lost and
+		// made again). Consul's is 1,000 (70 s; its TTL and Settle are
+		// 10 s; 10,000 was not tried).
+		groupN: 10, groupMs: map[env.Kind]int{env.Etcd: 10000, env.ZooKeeper: 1000, env.Consul: 1000}, groupKill: true,
 		idleWindow: 20 * time.Second, slowCycles: 5, consulSlowCycles: 3, slowHold: 2.5, slowTail: 1, slowSettle: 2 * time.Second,
 		policyNs: []int{2, 5}, policyK: 200}
 }
