@@ -78,14 +78,20 @@ func TestBench(t *testing.T) {
 }
 
 // splice writes the generated sections of doc that the run res filled:
-// all of them after a run of every scenario; issue 13's alone ("issue13")
-// after a partial run that includes the policies scenario.
+// the main one after a run of every scenario; after a partial run, issue
+// 13's ("issue13") if it included the policies scenario, and the shards
+// scenario's ("shards") if it included that one.
 func splice(doc string, res *report.Results) error {
-	switch {
-	case len(res.Scenarios) == 0:
+	if len(res.Scenarios) == 0 {
 		return report.Splice(doc, report.Markdown(res))
-	case res.Ran("policies"):
-		return report.SpliceSection(doc, "issue13", report.PolicyMarkdown(res))
+	}
+	if res.Ran("policies") {
+		if err := report.SpliceSection(doc, "issue13", report.PolicyMarkdown(res)); err != nil {
+			return err
+		}
+	}
+	if res.Ran("shards") {
+		return report.SpliceSection(doc, "shards", report.ShardsMarkdown(res))
 	}
 	return nil
 }

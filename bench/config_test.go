@@ -27,6 +27,15 @@ type config struct {
 	// measurement window.
 	shardMs     []int
 	shardWindow time.Duration
+	// groupN and groupMs: the shards scenario's members and, per store,
+	// its shards; groupKill false skips its kill on Consul (whose
+	// session TTL is 10 s).
+	groupN    int
+	groupMs   map[env.Kind]int
+	groupKill bool
+	// groupSettle is the shards scenario's shard.Options.Settle; 0 is
+	// its default, the TTL (10 s on Consul), which quick mode shortens.
+	groupSettle time.Duration
 	// idleWindow is each idle measurement's window.
 	idleWindow time.Duration
 	// slowCycles and consulSlowCycles are the slow-link cycles per
@@ -72,7 +81,7 @@ func loadConfig() config {
 }
 
 // scenarioNames are the scenarios BENCH_SCENARIOS may name.
-var scenarioNames = []string{"physical", "handoff", "crash", "herd", "sharded", "slowlink", "idle", "policies"}
+var scenarioNames = []string{"physical", "handoff", "crash", "herd", "sharded", "shards", "slowlink", "idle", "policies"}
 
 // scenarioList returns the scenarios of a partial run in scenarioNames'
 // order; nil for a run of them all.
@@ -94,11 +103,18 @@ func sizes() config {
 	if os.Getenv("BENCH_QUICK") != "" {
 		return config{quick: true, physN: 5, handN: 5, valkN: 3, crashN: 1, herdNs: []int{10}, herdK: 2, herd2K: 4,
 			shardMs: []int{1, 100}, shardWindow: time.Second, idleWindow: time.Second,
+			groupN: 3, groupMs: map[env.Kind]int{env.Etcd: 100, env.ZooKeeper: 100, env.Consul: 100}, groupSettle: 500 * time.Millisecond,
 			slowCycles: 1, consulSlowCycles: 1, slowHold: 1, slowTail: 0.25, slowSettle: time.Second,
 			policyNs: []int{2, 5}, policyK: 2}
 	}
 	return config{physN: 200, handN: 200, valkN: 50, crashN: 5, consulCrashN: 4, consulCrash: true,
 		herdNs: []int{10, 100, 1000}, herdK: 15, herd2K: 150, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
+		// M = 10,000 as the issue asks on etcd (about 2 minutes at
+		// 2026-11-29). ZooKeeper's is 1,000 (40 s): at 10,000 its cold
+		// start did not balance within 5 minutes (97 sessions lost and
+		// made again). Consul's is 1,000 (70 s; its TTL and Settle are
+		// 10 s; 10,000 was not tried).
+		groupN: 10, groupMs: map[env.Kind]int{env.Etcd: 10000, env.ZooKeeper: 1000, env.Consul: 1000}, groupKill: true,
 		idleWindow: 20 * time.Second, slowCycles: 5, consulSlowCycles: 3, slowHold: 2.5, slowTail: 1, slowSettle: 2 * time.Second,
 		policyNs: []int{2, 5}, policyK: 200}
 }

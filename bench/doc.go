@@ -10,9 +10,10 @@
 // BENCH_DOC names a markdown file (make bench: docs/benchmarks.md) whose
 // generated section a full run of all three stores rewrites.
 // BENCH_SCENARIOS (a comma-separated subset of physical, handoff, crash,
-// herd, sharded, slowlink, idle, policies) runs only those scenarios; such
-// a run of all three stores rewrites only the generated sections it fills
-// (the policies scenario's: "issue13"). BENCH_HEAPPROFILE names a
+// herd, sharded, shards, slowlink, idle, policies) runs only those
+// scenarios; such a run of all three stores rewrites only the generated
+// sections it fills (the policies scenario's: "issue13"; the shards
+// scenario's, a lease/shard group: "shards"). BENCH_HEAPPROFILE names a
 // directory where the sharded scenario writes a heap profile of each of
 // its sizes while every election is held (heap-<store>-<m>.pprof; for
 // `go tool pprof`), sampling every allocation, which slows the run.

@@ -54,6 +54,9 @@ func runStore(t *testing.T, cfg config, st *env.Store, bin string) *report.Store
 	if cfg.runs("sharded") {
 		runSharded(cfg, st, r, fail, logf)
 	}
+	if cfg.runs("shards") {
+		runShards(cfg, st, r, fail, logf)
+	}
 	if cfg.runs("slowlink") {
 		runSlowLink(cfg, st, r, fail, logf)
 	}
@@ -211,4 +214,39 @@ func runIdle(t *testing.T, cfg config, st *env.Store, r *report.Store) {
 		idleMu.Unlock()
 		t.Logf("%s: idle %s %+v", st.Kind, lib, i)
 	}
+}
+
+// runShards runs the shards scenario (scenario.Shards) and, unless the
+// sharded scenario already measured them in this run, the same number of
+// plain elections on one elector, for the steady state's comparison.
+func runShards(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	m, o := cfg.groupMs[st.Kind], cand.Opts{TTL: ttls[st.Kind], LockDelay: time.Millisecond}
+	kill := st.Kind != env.Consul || cfg.groupKill
+	s, err := scenario.Shards(st, cfg.groupN, m, cfg.shardWindow, cfg.groupSettle, kill, o)
+	if err != nil {
+		fail(fmt.Sprintf("shards %d/%d", cfg.groupN, m), err)
+	}
+	settle := cfg.groupSettle
+	if settle == 0 {
+		settle = o.TTL
+	}
+	g := report.ShardGroup{N: cfg.groupN, M: m, Settle: settle.String(), RoundTripMs: ms(s.RoundTrip), ColdSeconds: s.Cold.Seconds(),
+		ColdRequests: s.ColdRequests, ColdCalls: s.ColdCalls, SteadyRequestsPerSec: s.SteadyRequestsPerSec,
+		SteadyNotificationsPerSec: s.SteadyNotificationsPerSec, HeapBytesPerShard: s.HeapPerShard, Goroutines: s.Goroutines,
+		JoinMoves: s.JoinMoves, JoinToNew: s.JoinToNew, JoinReleases: s.JoinReleases, JoinBalanceSeconds: s.JoinBalance.Seconds(),
+		JoinMaxUnownedMs: ms(s.JoinMaxUnowned), KillSeconds: s.Kill.Seconds(), KillBalanceSeconds: s.KillBalance.Seconds()}
+	if !kill {
+		g.KillSkipped = "quick mode (Consul's TTL is 10 s)"
+	}
+	plain, ok := r.ShardedAt(m)
+	if !ok {
+		p, err := scenario.Sharded(st, m, cfg.shardWindow, o)
+		if err != nil {
+			fail(fmt.Sprintf("shards: plain elections %d", m), err)
+		}
+		plain = report.Sharded{M: m, RequestsPerSec: p.RequestsPerSec, HeapBytesPerElect: p.HeapPerElection}
+	}
+	g.PlainRequestsPerSec, g.PlainHeapBytesPerElect = plain.RequestsPerSec, plain.HeapBytesPerElect
+	r.Shards = append(r.Shards, g)
+	logf("shards %+v", g)
 }

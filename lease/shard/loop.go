@@ -56,6 +56,7 @@ func (g *Group) run() {
 		select {
 		case f := <-g.inbox:
 			f(lp)
+			lp.drain() // one plan for every report queued meanwhile
 		case out <- next:
 			lp.pending = lp.pending[1:]
 			continue
@@ -78,6 +79,20 @@ func (g *Group) run() {
 		lp.pending = lp.pending[1:]
 	}
 	close(g.events)
+}
+
+// drain takes every report already in the inbox, without waiting: the
+// plan after them is made once, not once per report (a plan looks at
+// every shard).
+func (lp *loop) drain() {
+	for {
+		select {
+		case f := <-lp.g.inbox:
+			f(lp)
+		default:
+			return
+		}
+	}
 }
 
 func stoppedTimer() *time.Timer {

@@ -14,7 +14,7 @@ func Markdown(r *Results) string {
 	tables := []struct {
 		scenario string
 		write    func(*strings.Builder, *Results)
-	}{{"handoff", handoffTable}, {"crash", crashTable}, {"herd", herdTable}, {"sharded", shardedTable},
+	}{{"handoff", handoffTable}, {"crash", crashTable}, {"herd", herdTable}, {"sharded", shardedTable}, {"shards", shardsTable},
 		{"idle", idleTable}, {"slowlink", slowLinkTable}}
 	for _, t := range tables {
 		if r.Ran(t.scenario) { // a partial run's report has the tables it filled

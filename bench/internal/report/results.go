@@ -50,6 +50,8 @@ type Store struct {
 	Herd []Herd `json:"herd"`
 	// Sharded has one entry per number of elections.
 	Sharded []Sharded `json:"sharded"`
+	// Shards has the shards scenario's group, if it ran.
+	Shards []ShardGroup `json:"shards,omitempty"`
 	// Idle has one entry per library.
 	Idle []Idle `json:"idle"`
 	// SlowLink has one entry per library.
@@ -152,6 +154,71 @@ type Sharded struct {
 	// Skipped says why the run was not made, if it was not.
 	Skipped string `json:"skipped,omitempty"`
 }
+
+// ShardedAt returns the sharded run of m elections, if there is one.
+func (s *Store) ShardedAt(m int) (Sharded, bool) {
+	for _, h := range s.Sharded {
+		if h.M == m && h.Skipped == "" {
+			return h, true
+		}
+	}
+	return Sharded{}, false
+}
+
+// ShardGroup is one run of the shards scenario: a group (package
+// lease/shard) of N members, each an elector with its own client and
+// session, and M shards, all in the benchmark's process.
+type ShardGroup struct {
+	// N is the members of the cold start; the join makes N+1.
+	N int `json:"members"`
+	// M is the number of shards.
+	M int `json:"shards"`
+	// Settle is the members' shard.Options.Settle.
+	Settle string `json:"settle"`
+	// RoundTripMs is the median store write round trip, measured before.
+	RoundTripMs float64 `json:"round_trip_ms"`
+	// ColdSeconds is the time from the N Joins, called at once, to
+	// balance; ColdRequests the store's requests meanwhile (its
+	// counters), and ColdCalls the members' traced store calls by
+	// operation.
+	ColdSeconds  float64        `json:"cold_start_s"`
+	ColdRequests float64        `json:"cold_start_requests"`
+	ColdCalls    map[string]int `json:"cold_start_calls"`
+	// SteadyRequestsPerSec and SteadyNotificationsPerSec are the store's
+	// rates while the N members hold the M shards.
+	SteadyRequestsPerSec      float64 `json:"steady_requests_per_s"`
+	SteadyNotificationsPerSec float64 `json:"steady_notifications_per_s"`
+	// HeapBytesPerShard is the live heap growth per shard after GC, all
+	// members together, beyond their electors and sessions.
+	HeapBytesPerShard float64 `json:"heap_bytes_per_shard"`
+	// Goroutines is the process's goroutine count in the steady state.
+	Goroutines int `json:"goroutines"`
+	// PlainRequestsPerSec and PlainHeapBytesPerElect are the sharded
+	// scenario's figures for M plain elections on one elector, in this
+	// run.
+	PlainRequestsPerSec    float64 `json:"plain_requests_per_s"`
+	PlainHeapBytesPerElect float64 `json:"plain_heap_bytes_per_election"`
+	// JoinMoves is the shards that changed owner from one more member's
+	// Join to balance, JoinToNew those the new member took, JoinReleases
+	// their releases by reason,
+	// JoinBalanceSeconds that time, and JoinMaxUnownedMs the longest a
+	// shard went without a holder.
+	JoinMoves          int            `json:"join_moves"`
+	JoinToNew          int            `json:"join_to_new"`
+	JoinReleases       map[string]int `json:"join_releases"`
+	JoinBalanceSeconds float64        `json:"join_balance_s"`
+	JoinMaxUnownedMs   float64        `json:"join_max_unowned_ms"`
+	// KillSeconds is the time from severing one member's link (no Leave:
+	// its session expires on the store) until the others hold every
+	// shard; KillBalanceSeconds until they are balanced.
+	KillSeconds        float64 `json:"kill_takeover_s"`
+	KillBalanceSeconds float64 `json:"kill_balance_s"`
+	// KillSkipped says why the kill was not run, if it was not.
+	KillSkipped string `json:"kill_skipped,omitempty"`
+}
+
+// JoinIdeal is M/(N+1): the shards the joining member should take.
+func (g ShardGroup) JoinIdeal() float64 { return float64(g.M) / float64(g.N+1) }
 
 // Idle is the idle cost of one library.
 type Idle struct {

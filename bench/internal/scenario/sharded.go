@@ -107,14 +107,19 @@ func Sharded(st *env.Store, m int, window time.Duration, o cand.Opts) (ShardedRe
 // outlasts a fixed pause. settle gives up after a minute and measures
 // anyway. It returns the counts at the end.
 func settle(st *env.Store, quiet float64) (env.Counts, error) {
-	prev, err := st.Counts(context.Background())
+	return settleOn(func() (env.Counts, error) { return st.Counts(context.Background()) }, quiet)
+}
+
+// settleOn is settle on the counters that counts reads.
+func settleOn(counts func() (env.Counts, error), quiet float64) (env.Counts, error) {
+	prev, err := counts()
 	if err != nil {
 		return prev, err
 	}
 	calm := 0
 	for range 60 {
 		time.Sleep(time.Second)
-		cur, err := st.Counts(context.Background())
+		cur, err := counts()
 		if err != nil {
 			return cur, err
 		}

@@ -12,16 +12,16 @@ import (
 type store struct {
 	in  backends.Driver
 	who string
-	log *Log
+	log Recorder
 }
 
 // Wrap returns in with every call, its sessions' and its watch sets'
 // included, recorded in log under who.
-func Wrap(in backends.Driver, who string, log *Log) backends.Driver {
+func Wrap(in backends.Driver, who string, log Recorder) backends.Driver {
 	return &store{in: in, who: who, log: log}
 }
 
-func (s *store) rec(op string, start time.Time, err error) { s.log.add(s.who, op, start, err) }
+func (s *store) rec(op string, start time.Time, err error) { s.log.Record(s.who, op, start, err) }
 
 func (s *store) Capabilities() backends.Capabilities { return s.in.Capabilities() }
 func (s *store) Get(ctx context.Context, election string) (backends.Record, error) {

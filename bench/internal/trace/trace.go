@@ -22,6 +22,13 @@ type Event struct {
 	Err error
 }
 
+// Recorder takes each call of a wrapped store (Wrap) as it returns, and
+// each notification: who made it, the operation's name (see Event.Op), when
+// it began, and its error. It must be safe for concurrent use.
+type Recorder interface {
+	Record(who, op string, start time.Time, err error)
+}
+
 // Log collects events from any number of wrapped stores. It is safe for
 // concurrent use.
 type Log struct {
@@ -29,8 +36,8 @@ type Log struct {
 	events []Event
 }
 
-// add records an event.
-func (l *Log) add(who, op string, start time.Time, err error) {
+// Record records an event.
+func (l *Log) Record(who, op string, start time.Time, err error) {
 	l.mu.Lock()
 	l.events = append(l.events, Event{Who: who, Op: op, Start: start, End: time.Now(), Err: err})
 	l.mu.Unlock()
