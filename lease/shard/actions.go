@@ -158,7 +158,7 @@ func (lp *loop) moved(s int, l *lease.Leadership, mv *mover, err error, cancelle
 		lp.armRetry()
 	default:
 		log.Warn("shard handover did not hand the key over", "group", lp.g.name, "shard", s, "to", to, "err", err)
-		if sl.l == l {
+		if sl.l == l && sl.mover == nil {
 			// l ended and its worker's report (lost) is on its way: a
 			// handover of l started meanwhile would fail at once, and
 			// again, each time with a plan over every shard. Wait for
