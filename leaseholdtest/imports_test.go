@@ -11,6 +11,8 @@ const module = "github.com/leasehold/leasehold"
 
 // TestOnlyTestsImportIt: no package of the module imports leaseholdtest
 // outside its tests, so that no program links a store server through it.
+// A suite package (a name ending in "test", such as lease/shard/shardtest)
+// may import it, as long as only tests import the suite in turn.
 func TestOnlyTestsImportIt(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`,
 		module+"/...").Output()
@@ -18,12 +20,19 @@ func TestOnlyTestsImportIt(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	const kit = module + "/leaseholdtest"
+	importers := map[string][]string{} // package: the module's packages that import it outside tests
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		for _, imp := range fields[1:] {
-			if imp == kit {
-				t.Errorf("%s imports %s; only tests may", fields[0], kit)
-			}
+			importers[imp] = append(importers[imp], fields[0])
+		}
+	}
+	for _, p := range importers[kit] {
+		if !strings.HasSuffix(p, "test") {
+			t.Errorf("%s imports %s; only tests and suites may", p, kit)
+		}
+		for _, q := range importers[p] {
+			t.Errorf("%s imports the suite %s, which imports %s; only tests may", q, p, kit)
 		}
 	}
 }
