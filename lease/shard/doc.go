@@ -23,8 +23,11 @@
 //
 // # How shards move
 //
-//   - A member campaigns for every shard assigned to it at once; if another
-//     holds it, it waits in line.
+//   - A member campaigns for a shard once it is assigned to it both over
+//     all members and over the members it has seen for Options.Settle; if
+//     another holds it, it waits in line. A group started cold therefore
+//     hands nothing over: its first members wait Settle, then take only
+//     the shards they keep.
 //   - A member hands a shard it holds to its new owner (Leadership.HandOver,
 //     a pass of the key: the new owner's token is the pass's) once the
 //     assignment over the members it has seen for Options.Settle agrees

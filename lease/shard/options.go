@@ -44,8 +44,10 @@ type Options struct {
 	// roster, by this member's clock from when it first saw it, before
 	// this member moves a shard it holds to it, and how long a change of
 	// the assignment must have held for the move: a member that joins and
-	// leaves within Settle moves no held shard. It does not delay taking
-	// a shard that has no holder. Default the elector's TTL; at least 0.
+	// leaves within Settle moves no held shard. A member campaigns for a
+	// shard only once both assignments give it the shard, so a group
+	// started cold takes its first shards after Settle, each from its
+	// final owner. Default the elector's TTL; at least 0.
 	Settle time.Duration
 
 	// Logger receives the group's logs: each shard moved by this member

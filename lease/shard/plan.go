@@ -28,20 +28,24 @@ type plan struct {
 	resign           []int          // leaving with no one to hand over to
 }
 
-// decide returns the plan for v. A shard assigned to this member is
-// campaigned for at once, held or not by another: a campaign waits in
-// line. A campaign for a shard no longer assigned to it is cancelled. A
+// decide returns the plan for v. A shard is campaigned for once both
+// assignments give it to this member, held or not by another: a campaign
+// waits in line. So a member starting a group alone takes only the shards
+// it keeps once the others that join within Settle have settled, rather
+// than all of them, to hand most over later. A campaign is cancelled once
+// neither assignment gives the shard to this member. A
 // held shard moves to its owner once both assignments agree on it (its
 // owner and every member its assignment depends on have settled), or at
 // once when leaving; leaving with no owner to move to, it is resigned.
 func decide(v view) plan {
 	p := plan{move: map[int]string{}}
 	for s, h := range v.have {
-		mine := !v.leaving && v.all[s] == v.me
+		mine := !v.leaving && v.all[s] == v.me && v.settled[s] == v.me
+		maybe := !v.leaving && (v.all[s] == v.me || v.settled[s] == v.me)
 		switch {
 		case h == idle && mine:
 			p.campaign = append(p.campaign, s)
-		case h == campaigning && !mine:
+		case h == campaigning && !maybe:
 			p.cancel = append(p.cancel, s)
 		case h == held:
 			to := v.target(s)

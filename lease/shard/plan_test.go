@@ -20,8 +20,12 @@ func TestDecide(t *testing.T) {
 		resign       []int
 		move         map[int]string
 	}{
-		{name: "campaign for my unheld shards at once, held by others or orphans",
-			all: "mmx", settled: "xxx", have: "...", campaign: []int{0, 1}},
+		{name: "campaign once both agree, held by others or orphans",
+			all: "mmmx", settled: "mmxx", have: "....", campaign: []int{0, 1}},
+		{name: "no campaign while nobody has settled",
+			all: "mm", settled: "..", have: ".."},
+		{name: "keep a campaign one assignment still gives me",
+			all: "mxx", settled: "xmx", have: "ccc", cancel: []int{2}},
 		{name: "no second campaign, none for others' shards",
 			all: "mxm", settled: "mxm", have: "c.h"},
 		{name: "cancel a campaign no longer mine",
