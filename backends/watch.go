@@ -60,6 +60,11 @@ const (
 	// a read, if the set's stream cannot tell). The answer is the first
 	// differing state after Known.Revision or a later one: a change both
 	// made and superseded before the set began to watch may be skipped.
+	// It is never a state before Known: a read made for an earlier
+	// request (one this request replaced) answers none but that one, as
+	// what it read may predate what this request knows. An answer whose
+	// Revision is below Known.Revision is taken as stale by package
+	// lease's observers, which read the key again with Driver.Get.
 	// A change must be answered within a round trip of it, not on a
 	// polling period. If the store can no longer tell, the answer's Err
 	// wraps ErrCompacted, and the caller reads again with Driver.Get.

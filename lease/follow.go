@@ -15,6 +15,9 @@ type follower[K any] struct {
 	read func(context.Context) (K, error)
 	// wait waits for the state to change from a known one.
 	wait func(context.Context, K) (K, error)
+	// older, if set, tells a wait's answer that is older than the state
+	// known, which is then read again, not shown (core.Follower.Older).
+	older func(known, got K) bool
 }
 
 // run follows the state until ctx ends or the store refuses for good, and
@@ -23,6 +26,9 @@ type follower[K any] struct {
 // and each change after it, and the state read again after an error.
 func (fl follower[K]) run(ctx context.Context, e *LeaseElector, seen func(K)) error {
 	f := core.NewFollower[K](e.opts.config())
+	if fl.older != nil {
+		f.Older(fl.older)
+	}
 	for ctx.Err() == nil {
 		s := f.Next(time.Now())
 		switch s.Kind {

@@ -87,3 +87,43 @@ func TestFollowerRunEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowerRunOlder: with older set, a wait's answer older than the
+// state known never reaches seen: the driver reads afresh at once, and
+// shows what the read finds. (Observe sets it: an observer never goes
+// back to a state it has moved past.)
+func TestFollowerRunOlder(t *testing.T) {
+	e := &LeaseElector{opts: Options{RetryInterval: time.Hour, RequestTimeout: time.Second}}
+	denied := fmt.Errorf("%w: test", backends.ErrPermission)
+	var calls []string
+	reads := []uint64{10, 11}
+	waits := []uint64{8, 0}
+	fl := follower[uint64]{
+		read: func(context.Context) (uint64, error) {
+			calls = append(calls, "read")
+			r := reads[0]
+			reads = reads[1:]
+			return r, nil
+		},
+		wait: func(_ context.Context, known uint64) (uint64, error) {
+			calls = append(calls, fmt.Sprintf("wait %d", known))
+			w := waits[0]
+			waits = waits[1:]
+			if w == 0 {
+				return 0, denied
+			}
+			return w, nil
+		},
+		older: func(known, got uint64) bool { return got < known },
+	}
+	var seen []uint64
+	if err := fl.run(t.Context(), e, func(k uint64) { seen = append(seen, k) }); !errors.Is(err, denied) {
+		t.Fatalf("run: %v, want the permanent error", err)
+	}
+	if want := []string{"read", "wait 10", "read", "wait 11"}; !slices.Equal(calls, want) {
+		t.Errorf("calls %q, want %q", calls, want)
+	}
+	if !slices.Equal(seen, []uint64{10, 11}) {
+		t.Errorf("seen %v, want [10 11]: the stale 8 shown", seen)
+	}
+}

@@ -121,8 +121,9 @@ func stream[T any](e *LeaseElector, ctx context.Context, loop func(context.Conte
 
 func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan<- LeaderInfo) {
 	fl := follower[backends.Record]{
-		read: func(ctx context.Context) (backends.Record, error) { return e.store.Get(ctx, election) },
-		wait: e.obs.waitKey,
+		read:  func(ctx context.Context) (backends.Record, error) { return e.store.Get(ctx, election) },
+		wait:  e.obs.waitKey,
+		older: olderRecord,
 	}
 	var sends core.LeaderSends
 	err := fl.run(ctx, e, func(rec backends.Record) {
@@ -137,6 +138,15 @@ func (e *LeaseElector) observeLoop(ctx context.Context, election string, ch chan
 		send(ctx, ch, LeaderInfo{Election: election, Err: fmt.Errorf("lease: observe %q: %w", election, err)})
 	}
 }
+
+// olderRecord reports whether got, a wait's answer, is a state of the
+// key before known, the state the observer showed last: its Revision is
+// below known's. The observer then reads the key again (Get, one
+// linearizable read) and does not show got, so that it never goes back
+// to a state it has moved past (backends.WatchKey: an answer is a state
+// after Known; this holds the observer to it whatever the store's watch
+// does).
+func olderRecord(known, got backends.Record) bool { return got.Revision < known.Revision }
 
 // send hands v to the reader of ch, unless ctx ends first.
 func send[T any](ctx context.Context, ch chan<- T, v T) {

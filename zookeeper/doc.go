@@ -183,8 +183,10 @@
 // see every change the leader committed before they began; so do
 // Roster.List, Ahead, GuardedPut's read, and a WatchSet's reads after its
 // connection changed.
-// A read that follows a watch's notification needs none: the server that
-// sent it has the change.
+// A read that follows a watch's notification needs none if it goes on
+// the connection the notification came on: the server that sent it has
+// the change. On another connection (the reader changed meanwhile) it
+// syncs first, as that connection's server may lag.
 //
 // A sync, then a read, costs two round trips. ZooKeeper serves a
 // session's requests in order and would hold a read sent right behind a

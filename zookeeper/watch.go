@@ -21,7 +21,8 @@ import (
 // watches it, has the request read again (or, for an entry deleted, is
 // the answer). Up to 16 reads of up to 32 requests each run at once; a
 // read follows one sync, unless each of its requests is read on a
-// notification: the server that sent it has the change.
+// notification of the connection it is read on: the server that sent it
+// has the change (another connection's server may not have it yet).
 //
 // A WatchKey request watches the election's pointer node and, while the
 // key is as known, its lead node. A WatchEntry request watches the entry
@@ -119,7 +120,7 @@ type source struct{ s *store }
 func (src source) Open(context.Context) watchset.Stream[struct{}] {
 	s := src.s
 	st := &stream{s: s, wake: make(chan struct{}, 1), routes: map[string]route{},
-		fresh: map[reqKey]bool{}, checks: map[string]bool{}, passed: map[string]uint64{}}
+		fresh: map[reqKey]*link{}, checks: map[string]bool{}, passed: map[string]uint64{}}
 	st.wake <- struct{}{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -136,7 +137,7 @@ type stream struct {
 	opened bool              // the first Batch was told
 	notes  []note            // notifications not yet taken by Next
 	routes map[string]route  // the requests' watched nodes, by path
-	fresh  map[reqKey]bool   // requests notified since their last read: no sync needed
+	fresh  map[reqKey]*link  // requests notified since their last read, and the link that told: no sync needed on it
 	checks map[string]bool   // WatchEntry requests, by election, whose own entry's data changed
 	passed map[string]uint64 // by election, the token of the last pass a read told
 }
@@ -259,7 +260,7 @@ func (st *stream) fired(n note) (watchset.Fact, bool) {
 	case r.mine && n.ev.Type == zk.EventNodeDataChanged:
 		st.checks[r.el] = true
 	}
-	st.fresh[key] = true
+	st.fresh[key] = n.l
 	return f, true
 }
 

@@ -14,12 +14,14 @@ import (
 
 // Read reads each of reqs with its watches (see Watch) on the Store's
 // reader, up to recordReads at once, after one sync unless each was
-// notified since its last read. A read that fails because its session's
-// connection went away is made once more on the reader of the moment.
+// notified since its last read by the connection it is read on (see
+// takeFresh). A read that fails because its session's connection went
+// away is made once more on the reader of the moment.
 func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Batch {
-	sync := st.takeFresh(reqs)
-	testHookRead(sync)
+	told := st.takeFresh(reqs)
 	facts, err := readFor(st.s, ctx, func(l *link) ([][]watchset.Fact, error) {
+		sync := l != told
+		testHookRead(sync)
 		if sync {
 			if _, err := l.conn.Sync("/"); err != nil {
 				return nil, err
@@ -37,18 +39,28 @@ func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Ba
 	return b
 }
 
-// takeFresh reports whether a read of reqs needs a sync: one of them was
-// not notified since its last read. It forgets their notifications.
-func (st *stream) takeFresh(reqs []watchset.Request) bool {
+// takeFresh returns the link that notified every one of reqs since its
+// last read, or nil if one was not notified, or they were notified by
+// different links: a read on that link needs no sync, as its server sent
+// the change, but a read on another may be served by a server that has
+// not seen it yet (on an ensemble, each connection may be to another
+// server, at another zxid), and syncs first. It forgets their
+// notifications.
+func (st *stream) takeFresh(reqs []watchset.Request) *link {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	sync := false
-	for _, r := range reqs {
+	var told *link
+	for i, r := range reqs {
 		key := reqKey{r.Known.Election, r.Kind}
-		sync = sync || !st.fresh[key]
+		l := st.fresh[key]
 		delete(st.fresh, key)
+		if i == 0 {
+			told = l
+		} else if l != told {
+			told = nil
+		}
 	}
-	return sync
+	return told
 }
 
 // readAll reads every request of reqs on l, up to recordReads at once,

@@ -1,12 +1,19 @@
 package watchset
 
+import "slices"
+
 // apply matches facts, in order, with the pending requests: a fact from
 // before what a request has seen is no news to it; one from the same
 // revision is compared, in case the request knows less than it says.
-// w.mu is held.
-func (w *Set[E]) apply(facts []Fact) {
+// read is nil for a stream's Batch; for a Read's, it holds the requests
+// read, and its facts are news only to those of them still pending (see
+// fromRead). w.mu is held.
+func (w *Set[E]) apply(facts []Fact, read []*Request) {
 	for _, f := range facts {
 		el := f.Election
+		if read != nil && !w.fromRead(f, read) {
+			continue
+		}
 		switch f.What {
 		case RosterWrite:
 			w.rosterWrite(f)
@@ -30,6 +37,29 @@ func (w *Set[E]) apply(facts []Fact) {
 			w.match(r, f)
 		}
 	}
+}
+
+// fromRead reports whether f, a fact of a Read of the requests read, is
+// about one of them that is still its election's request of its kind. A
+// Read tells the store as it was when it was made: to a request made
+// since, which replaced the one read, that may be an older state than
+// the one it knows, and one a stream whose reads carry no revision
+// (ZooKeeper's: math.MaxUint64) cannot tell apart from news. Answered
+// with it, an observer would go back to a state it had moved past, and a
+// holder would take its own key for lost while it still holds it. The
+// request made since has a Read of its own (cover), or the stream
+// covers it. w.mu is held.
+func (w *Set[E]) fromRead(f Fact, read []*Request) bool {
+	kind := f.Kind
+	switch f.What {
+	case RosterWrite, RosterDigest:
+		kind = Roster
+	case Reread:
+	default:
+		kind = Wait // Wait and Gone requests share one map
+	}
+	cur := w.kind(kind)[f.Election]
+	return cur != nil && slices.Contains(read, cur)
 }
 
 // match answers r if f tells a change it waits for, and otherwise marks

@@ -123,7 +123,7 @@ func (w *Set[E]) onRead(d readDone) {
 		}
 		return
 	}
-	w.apply(d.batch.Facts)
+	w.apply(d.batch.Facts, d.reqs)
 }
 
 // onBatch applies one Batch of the stream.
@@ -139,7 +139,7 @@ func (w *Set[E]) onBatch(b Batch) {
 	case w.pos == 0 && b.Position != 0:
 		w.start, w.writes = b.Position, b.RosterWrites
 	}
-	w.apply(b.Facts)
+	w.apply(b.Facts, nil)
 	w.pos = max(w.pos, b.Position)
 }
 

@@ -259,12 +259,16 @@ func (m *Machine) retriable(err error, epoch uint64) bool {
 // delete the candidate record too, in the same write (Action.Leave,
 // Config.FoldLeave): every Delete and Pass that lands ends its campaign,
 // whose record would otherwise go in a second write just after, beside
-// the successor's create. It does so if the record is on a's session and
+// the successor's create; all but a clearing Delete, after which the
+// campaign goes on (terms.go). It does so if the record is on a's session and
 // no write of it is in flight or waits out a failure; the record then
 // counts as gone until Left says otherwise.
 func (m *Machine) fold(a Action) Action {
 	if (a.Kind != Delete && a.Kind != Pass) || !m.cfg.FoldLeave {
 		return a
+	}
+	if e := m.els[a.Election]; e != nil && e.phase == clearing {
+		return a // its campaign goes on (terms.go)
 	}
 	c := m.recs.cands[a.Election]
 	if c == nil || c.busy() || c.rec == 0 || c.rec != a.Epoch {

@@ -17,6 +17,7 @@ const (
 	releasing                // Delete in flight or due
 	yielding                 // we hold the key after Yield: watching it, awaiting Resign
 	passing                  // handing over: Pass in flight
+	clearing                 // campaigning: Delete of a term this session led already in flight or due (terms.go)
 )
 
 // holds reports whether e holds the key for the application or for a
@@ -76,7 +77,8 @@ func (m *Machine) Campaign(now time.Time, name string) {
 }
 
 // Cancel stops the campaign for name. If a Create is in flight, the outcome
-// is awaited and a key it made is deleted. A held leadership is resigned:
+// is awaited and a key it made is deleted; so is the Delete of a key of a
+// term this session led already (see terms.go). A held leadership is resigned:
 // Lost with ErrResigned, then the key is passed to the top of the
 // succession order if the roster shows one (see successor), else deleted.
 // A yielding leadership goes on with its handover at once.
@@ -89,7 +91,7 @@ func (m *Machine) Cancel(now time.Time, name string) {
 		m.handOff(name, e, "")
 	case e.phase == leading:
 		m.resignLeading(now, name, e)
-	case e.phase == creating && e.inflight:
+	case e.phase == creating && e.inflight, e.phase == clearing:
 		e.canceled = true
 	default:
 		m.forget(name, ErrCanceled)
@@ -143,8 +145,15 @@ func unknownOutcome(err error) bool {
 	return !errors.Is(err, backends.ErrKeyExists) && !errors.Is(err, backends.ErrSessionExpired) && !Permanent(err)
 }
 
-// won makes e lead with rec, the key bound to this session.
+// won makes e lead with rec, the key bound to this session, unless this
+// session led with its token already: then it ends that key and makes a
+// new one (see terms.go).
 func (m *Machine) won(name string, e *election, rec backends.Record) {
+	if m.ledWith(name, rec.Token) {
+		m.reclaim(name, e, rec)
+		return
+	}
+	m.lead(name, rec.Token)
 	e.phase, e.token, e.known = leading, rec.Token, rec
 	m.emit(Action{Kind: Elected, Election: name, Epoch: m.sess.epoch, Record: rec})
 	m.leaveLine(name, e)
@@ -185,6 +194,8 @@ func (m *Machine) Deleted(now time.Time, name string, op uint64, err error) {
 	e := m.result(name, op)
 	switch {
 	case e == nil:
+	case e.phase == clearing:
+		m.cleared(now, name, e, err)
 	case err == nil:
 		m.handedOff(name, e, nil)
 	case errors.Is(err, backends.ErrNotFound), errors.Is(err, backends.ErrSessionExpired):
@@ -214,7 +225,7 @@ func (m *Machine) resume(now time.Time, name string, e *election) {
 		m.create(now, name, e)
 	case waiting, leading, yielding:
 		m.wait(name, e)
-	case releasing:
+	case releasing, clearing:
 		m.call(e, m.deleteAction(name, e))
 	}
 }
@@ -312,8 +323,8 @@ func (m *Machine) onSessionLost(now time.Time, name string, e *election, cause e
 		m.forget(name, m.unhanded(e, cause)) // the key goes with the session
 	case e.canceled:
 		m.forget(name, ErrCanceled)
-	case e.phase == creating:
-		e.phase, e.inflight, e.retryAt = needSession, false, time.Time{}
+	case e.phase == creating, e.phase == clearing: // a key of this session goes with it
+		e.phase, e.inflight, e.retryAt, e.token = needSession, false, time.Time{}, 0
 		delete(m.due, name)
 		e.lastErr = cause
 	}

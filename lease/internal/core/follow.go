@@ -18,7 +18,10 @@ import (
 //   - a permanent error (see Permanent) stops the Follower;
 //   - any other error forgets the known state, and the next read waits
 //     for Config.RetryInterval, with Config.Jitter if set, so that many
-//     followers do not retry in step after an outage.
+//     followers do not retry in step after an outage;
+//   - with Older set, a wait's answer older than the known state is not
+//     taken (a reader is never shown a state it has moved past): the
+//     next step reads afresh, at once, and takes what the read finds.
 //
 // A driver that follows several things in one K (a roster and a leader
 // key) thus reads them all again after any error. A Follower does no I/O
@@ -26,10 +29,12 @@ import (
 type Follower[K any] struct {
 	retry    time.Duration                     // Config.RetryInterval
 	jitter   func(time.Duration) time.Duration // Config.Jitter
+	older    func(known, got K) bool           // see Older; nil: every answer is taken
 	known    K
 	has      bool // known holds a state read or waited for
 	op       uint64
 	inflight bool // step op awaits its Done
+	waiting  bool // step op is a Wait
 	retryAt  time.Time
 	err      error // the permanent error that stopped it
 }
@@ -70,6 +75,17 @@ func NewFollower[K any](cfg Config) *Follower[K] {
 	return &Follower[K]{retry: cfg.RetryInterval, jitter: cfg.Jitter}
 }
 
+// Older makes f check each wait's answer against the known state: one
+// for which older(known, answer) is true, a state before the known one,
+// is not taken, and the next step is a read, at once. A read is taken
+// whatever it finds: it was made after every state known, and a store
+// whose positions went back (Consul's index can) would otherwise keep
+// its follower waiting. It returns f.
+func (f *Follower[K]) Older(older func(known, got K) bool) *Follower[K] {
+	f.older = older
+	return f
+}
+
 // Next returns the step to take at now. A Read or a Wait gets a new Op,
 // which supersedes any step still awaiting its Done.
 func (f *Follower[K]) Next(now time.Time) FollowStep[K] {
@@ -80,7 +96,7 @@ func (f *Follower[K]) Next(now time.Time) FollowStep[K] {
 		return FollowStep[K]{Kind: FollowPause, At: f.retryAt}
 	}
 	f.op++
-	f.inflight = true
+	f.inflight, f.waiting = true, f.has
 	if !f.has {
 		return FollowStep[K]{Kind: FollowRead, Op: f.op}
 	}
@@ -89,13 +105,18 @@ func (f *Follower[K]) Next(now time.Time) FollowStep[K] {
 
 // Done reports at now the outcome of step op: the state it read or waited
 // for, or its error. It returns true if the state is now the known one, to
-// be shown to the reader; false if err is set, or if op is stale (not the
-// latest step, or already reported), which changes nothing.
+// be shown to the reader; false if err is set, if the state is older than
+// the known one (see Older), or if op is stale (not the latest step, or
+// already reported), which changes nothing.
 func (f *Follower[K]) Done(now time.Time, op uint64, state K, err error) bool {
 	if !f.inflight || op != f.op {
 		return false
 	}
 	f.inflight = false
+	if err == nil && f.waiting && f.older != nil && f.older(f.known, state) {
+		f.has = false // a stale answer: read afresh
+		return false
+	}
 	if err == nil {
 		f.known, f.has = state, true
 		return true

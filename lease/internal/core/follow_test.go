@@ -18,8 +18,9 @@ func isFollowScript(path string) bool {
 // TestFollow runs the scripts testdata/follow_*.txt on a Follower whose
 // known state is a revision. Commands, at time t (milliseconds from
 // origin):
-//   - follow retry=DUR [jitter=DUR]: a new Follower; the jitter, if
-//     given, is added to every retry's wait;
+//   - follow retry=DUR [jitter=DUR] [older]: a new Follower; the jitter,
+//     if given, is added to every retry's wait; with older, a wait's
+//     answer below the known revision is older (Follower.Older);
 //   - next t=N: prints the step Next returns;
 //   - done t=N op=N [rev=N] [err=E]: reports a step's outcome and prints
 //     whether it was taken as the known state.
@@ -36,6 +37,9 @@ func TestFollow(t *testing.T) {
 			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 				if d.Cmd == "follow" {
 					f = NewFollower[uint64](followConfig(t, d))
+					if d.HasArg("older") {
+						f.Older(func(known, got uint64) bool { return got < known })
+					}
 					return ""
 				}
 				if f == nil {

@@ -57,6 +57,15 @@
 // carries the Leave; see candidacy.go), one at a time per election, and
 // retries a failed one on its own timer. It retries the close of a
 // session it gave up (CloseSession) for a bounded time (closing.go).
+//
+// # Terms
+//
+// Every Elected is a new term, with a token above every one the live
+// session led the election with before. A key bound to the session at
+// such a token, which a Create returned or a read showed (the machine
+// ended that term without deleting its key: a read said it was lost), is
+// not taken up: it is deleted at that token, and the key is made again
+// (see terms.go).
 package core
 
 import (
@@ -256,6 +265,9 @@ type Machine struct {
 	// recs holds the candidate records and the sessions being closed
 	// (candidacy.go, closing.go); they outlive campaigns.
 	recs records
+	// terms holds the tokens the live session led each election with
+	// (terms.go); they outlive campaigns.
+	terms terms
 }
 
 // New returns a machine with no session and no elections.
