@@ -179,10 +179,22 @@ func (s *store) heldAt(l *link, election, path, owner string, token uint64) (pst
 // the Store read or wrote, by election: a holder's End and Proclaim guard
 // their multi with its version without reading it first. Any state will
 // do: a multi at a version the pointer has left fails, and the caller
-// reads it then. It is safe for concurrent use.
+// reads it then. It keeps what those guards use (see seen), not the
+// value nor the whole Stat: at 10,000 held elections that is about 300
+// bytes less per election. It is safe for concurrent use.
 type pointers struct {
 	mu sync.Mutex
-	m  map[string]pstate
+	m  map[string]seen
+}
+
+// seen is what pointers keeps of a pointer node's state: its pointer
+// without the value, and the Stat fields that Create, End and Proclaim
+// read.
+type seen struct {
+	owner, lead       string
+	token             uint64
+	mzxid             int64
+	version, children int32
 }
 
 // saw records ps, unless a later version is known.
@@ -193,19 +205,25 @@ func (p *pointers) saw(election string, ps pstate) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.m == nil {
-		p.m = map[string]pstate{}
+		p.m = map[string]seen{}
 	}
-	if cur, ok := p.m[election]; !ok || cur.st.Version <= ps.st.Version {
-		p.m[election] = ps
+	if cur, ok := p.m[election]; !ok || cur.version <= ps.st.Version {
+		p.m[election] = seen{owner: ps.p.owner, lead: ps.p.lead, token: ps.p.token,
+			mzxid: ps.st.Mzxid, version: ps.st.Version, children: ps.st.NumChildren}
 	}
 }
 
 // get returns the state known of election's pointer.
+// Its pointer has no value: a caller that writes the pointer sets its own.
 func (p *pointers) get(election string) (pstate, bool) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	ps, ok := p.m[election]
-	return ps, ok
+	sn, ok := p.m[election]
+	p.mu.Unlock()
+	if !ok {
+		return pstate{}, false
+	}
+	return pstate{p: pointer{owner: sn.owner, lead: sn.lead, token: sn.token},
+		st: &zk.Stat{Mzxid: sn.mzxid, Version: sn.version, NumChildren: sn.children}}, true
 }
 
 // multi sends ops as one multi. If an op failed, the error is an opError
