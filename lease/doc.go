@@ -215,7 +215,7 @@
 //
 // A store error wrapping backends.ErrPermission (etcd RBAC, Consul ACLs,
 // ZooKeeper ACLs or credentials refused), backends.ErrTLS (a TLS
-// handshake with the store failed on a certificate: see docs/tls.md) or
+// handshake with the store failed on a certificate: see docs/security.md) or
 // backends.ErrLayout (the store's prefix is laid out by another version
 // of leasehold: see docs/stores.md) is never retried. Campaign, AwaitSession, Leader and Resign return it at
 // once; Observe sends it as the Err of its last LeaderInfo and closes its

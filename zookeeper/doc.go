@@ -235,6 +235,15 @@
 // identity ("digest:alice", never the password). NOAUTH, AUTH_FAILED and
 // INVALIDACL from any other call are ErrPermission too: permanent.
 //
+// ZooKeeper lets whoever may delete a node's children delete any of
+// them, so the prefix node's ACL is what protects the pointer nodes.
+// Candidates of one election may use different credentials if the prefix
+// and the election's persistent nodes (queue, roster) grant all of them;
+// each one's own nodes are then its creator's alone. A pass to a target
+// in line whose queue entry another user made must write that entry: the
+// refused multi changes nothing, the leader deletes its key, and the head
+// of the line leads instead of the target.
+//
 // # Guarantees
 //
 // Promised: at most one session holds an election's key (the pointer

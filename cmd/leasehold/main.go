@@ -12,6 +12,18 @@
 // credentials in docs/security.md. This doc says how run keeps its
 // promise, and what the output formats hold.
 //
+// # Errors and exit codes
+//
+// Errors in the URL or the flags exit 2, as flag errors do: an address
+// without a host or with a port outside 1..65535, an unknown, repeated or
+// empty query parameter, a fragment, a TLS or secret file that cannot be
+// read, a --log-level other than debug, info, warn and error, and --ttl,
+// --margin or --identity values the store's limits refuse. A store that
+// cannot be reached, or refuses for want of rights, exits 1. status and
+// observe neither campaign nor write: they take a TTL in the store's
+// range, used only to pace their requests, whatever --ttl, --margin and
+// --identity say.
+//
 // # Stopping a term
 //
 // SIGQUIT stops the term as SIGTERM does and prints no goroutine dump. A
