@@ -48,9 +48,9 @@ type Options struct {
 	// RenewInterval is the longest time between the sends of two renewals
 	// of the session; a slow store makes it shorter (see Timing in the
 	// package doc). A longer interval costs fewer requests and lowers
-	// LatencyBound. Default Hold/2, where Hold = TTL − SafetyMargin −
-	// ClockDrift×TTL; at least MinInterval, and below Hold, so that a
-	// renewal is due before the holder's deadline.
+	// LatencyBound. Default Hold/2 (Hold: see Timing); at least
+	// MinInterval, and below Hold, so that a renewal is due before the
+	// holder's deadline.
 	RenewInterval time.Duration
 
 	// RetryInterval is the wait before retrying a failed store call.
