@@ -106,6 +106,18 @@
 // keys its session took, then destroys the session, so that it arms no
 // lock-delay.
 //
+// A pass (End with a target, backends.Capabilities.Passes) is one
+// transaction: check the key's ModifyIndex (the leader's token), check
+// that the leader's session holds it, check that the target's session
+// holds its roster record and, for a target in line, its queue entry;
+// unlock; lock for the target's session with the target's value and
+// api.LockFlagValue; read back. The new lock's ModifyIndex is the new
+// token. An unlock arms no lock-delay, and Consul lets a transaction lock
+// a key for another live session (backends/backendtest, Handover). With
+// Leave the transaction also deletes the leader's roster record. After a
+// Proclaim, the holder's own End and pass check the ModifyIndex its
+// Proclaim returned: one request.
+//
 // # Waiting
 //
 // A WatchKey request served on its own key is a blocking query on the
@@ -147,6 +159,16 @@
 // on the whole prefix), and otherwise with backends.ErrUnavailable. A
 // Change's Record has the index of the read that answered as its
 // Revision.
+//
+// A WatchEntry request also answers, once, when the key is locked since
+// by a session whose entry is behind the one watched, so a target waiting
+// in line learns of a pass where it waits (the queue is listed once when
+// the wait starts, so that the target finds its own entry). Every answer
+// is a state Consul committed (backends.Capabilities.CommittedWaits): a
+// server's state store holds only what Raft committed, so a lagging
+// server's view is older, with a lower index, never another history, and
+// a key locked by the target's live session moves only by the target's
+// own writes.
 //
 // # Errors
 //
