@@ -14,6 +14,40 @@
 // transaction (an End with a target: the key goes onto the target's
 // lease, and the term key's new revision is the new token).
 //
+// # Keys and tokens
+//
+// Under Prefix: the leader key <name>; the term key ~term/<name>, on the
+// holder's lease; queue entries ~queue/<name>/~<lease> and candidate
+// records ~roster/<name>/~<lease>, on their session's lease, whose
+// position is their create revision. A Create retried after a timeout
+// finds the key on its own lease and takes it as its own.
+//
+// A put onto another lease keeps a key's create revision, and one
+// transaction may not delete and re-create a key, so the create revision
+// cannot be the token of a key passed from one holder to the next. The
+// term key, put on the holder's lease in the transaction that makes it
+// leader (a create or a pass), carries the token instead: its mod
+// revision. For a created key that equals the create revision, so tokens
+// read by earlier versions and by this one agree on every term but a
+// passed one, and keep rising across an upgrade; a term an earlier layout
+// created has no term key, and its token is the create revision. An End,
+// a GuardedPut and a Proclaim are conditioned on the term key's mod
+// revision and on the leader key's create revision at or below it, so
+// they never touch a successor's key.
+//
+// A pass (End with a target) checks that the term key was written at the
+// leader's token, that the leader key is on its lease, that the target's
+// candidate record exists and, for a target in line, that its queue
+// entry's create revision is the entry named; puts the leader key onto
+// the target's lease (etcd refuses a put onto a lease that no longer
+// exists, which fails the whole transaction); and puts the term key,
+// naming the target and its queue entry ("<session> <entry>"), so that a
+// WatchSet's wait on an entry ahead of the target's wakes, once per pass.
+// With Leave it deletes the leader's candidate record in the same
+// transaction. A watch's events are states etcd committed, so a target
+// that sees the key passed to its own lease leads on them
+// (backends.Capabilities.CommittedWaits).
+//
 // # Auth
 //
 // With etcd's authentication on, an elector's user needs readwrite on the
@@ -36,7 +70,8 @@
 // its user may no longer write, so revoking a leader's write rights ends
 // its leadership at its next renewal.
 //
-// Prefix + "~layout" holds the layout's version (backends.Layout).
+// Prefix + "~layout" holds the layout's version (backends.Layout), 1,
+// put in a transaction guarded by CreateRevision == 0.
 //
 // Application code should use package lease; this package only connects it
 // to etcd.

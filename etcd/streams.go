@@ -17,7 +17,7 @@ import (
 // at the events of the watches on it; its simple tokens lapse after
 // --auth-token-ttl unused. A stream that outlives its token thus keeps its
 // watches but refuses every new one with "invalid auth token" for as long
-// as any of its watches lives (etcd issue 12385), which no retry on the
+// as any of its watches lives (github.com/etcd-io/etcd/issues/12385), which no retry on the
 // same stream cures. clientv3 takes a fresh token for each stream it
 // opens, so the adapter opens watches on streams of their own as below.
 const streamKey = "leasehold-watch-stream"

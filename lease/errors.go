@@ -30,8 +30,9 @@ var (
 	// ErrNotLeadership: a Leadership that no Campaign returned (its zero
 	// value, or one built by hand) was used. It holds nothing.
 	ErrNotLeadership = errors.New("not a leadership from Campaign")
-	// ErrRenewDeadline: no renewal succeeded within TTL − SafetyMargin −
-	// drift, so the store may already have handed the key to another.
+	// ErrRenewDeadline: no renewal succeeded within Hold of the last
+	// one's send (see Timing in the package doc), so the store may soon
+	// hand the key to another.
 	ErrRenewDeadline = core.ErrRenewDeadline
 	// ErrKeyLost: the leader key was deleted or replaced by someone else.
 	ErrKeyLost = core.ErrKeyLost

@@ -11,7 +11,7 @@ import (
 )
 
 // A handover passes a held election to a named candidate (see
-// Leadership.HandOver and docs/policies.md). The policy is the core's; this
+// Leadership.HandOver and Election policies in the package doc). The policy is the core's; this
 // file carries out its actions: Yield ends the application's leadership
 // while the key stays held, Pass hands the key to the target in one
 // write, and the core's Released ends it (after a Delete, if the pass
@@ -95,7 +95,7 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 // new fencing token, and the target, woken where it waits (on the key
 // or in line), leads. No other waiter can take the key in between. If
 // the pass cannot be made, the key is deleted and the normal election
-// resumes (docs/policies.md).
+// resumes (see Election policies in the package doc).
 //
 // The target is looked up in the roster the leader follows (on a store
 // whose watch set carries rosters, as etcd's, ZooKeeper's and Consul's

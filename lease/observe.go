@@ -84,8 +84,8 @@ func (e *LeaseElector) Leader(ctx context.Context, election string) (LeaderInfo,
 // came and went while the reader was busy (or while the store was
 // unreachable) can be skipped.
 // Store errors are retried: a lost revision (backends.ErrCompacted) with
-// a read at once, any other after RetryInterval and up to a quarter more
-// at random, so that many observers do not retry in step. A permanent
+// a read at once, any other after RetryInterval (with its jitter: see
+// Options.RetryInterval). A permanent
 // error (the store refused for want of rights or credentials) is not:
 // Observe then sends a last LeaderInfo whose Err wraps
 // backends.ErrPermission, within one round trip, and closes the channel.

@@ -32,12 +32,11 @@ type Options struct {
 	// granularity are the store's (etcd: 2s and up, whole seconds).
 	TTL time.Duration
 
-	// SafetyMargin is subtracted from the TTL to set the holder's deadline:
-	// a leader stops at (send time of its last successful renewal) + TTL −
-	// SafetyMargin − ClockDrift×TTL, before the store can give the key to
-	// anyone else. It is the time the application has to stop acting once
-	// its leadership context is cancelled. Default TTL/4; must be below
-	// the TTL.
+	// SafetyMargin is subtracted from the TTL to set the holder's deadline
+	// (see Timing in the package doc). It is the time the application has
+	// to stop acting once its leadership context is cancelled, and the
+	// longest a handing-over leader waits for it to let go. Default TTL/4;
+	// must be below the TTL.
 	SafetyMargin time.Duration
 
 	// ClockDrift is the largest rate, as a fraction, by which the local
@@ -47,17 +46,11 @@ type Options struct {
 	ClockDrift float64
 
 	// RenewInterval is the longest time between the sends of two renewals
-	// of the session; a slow store makes it shorter: the next renewal goes
-	// out early enough that an answer as slow as the last one arrives
-	// before the holder's deadline. A leadership survives any renewal
-	// latency below Options.LatencyBound: min(Hold/2, Hold −
-	// RenewInterval), where Hold = TTL − SafetyMargin − ClockDrift×TTL. Default Hold/2, which
-	// makes the bound Hold/2 (740 ms at a TTL of 2 s); a longer interval
-	// costs fewer requests and lowers the bound. At least MinInterval, and
-	// below Hold, so that a renewal is due before the holder's deadline.
-	// For comparison: etcd's client renews about every 1 s and Consul's
-	// api.Lock every TTL/2, both with no margin; 0.55×TTL matches them
-	// but lowers the bound to 0.19×TTL.
+	// of the session; a slow store makes it shorter (see Timing in the
+	// package doc). A longer interval costs fewer requests and lowers
+	// LatencyBound. Default Hold/2 (Hold: see Timing); at least
+	// MinInterval, and below Hold, so that a renewal is due before the
+	// holder's deadline.
 	RenewInterval time.Duration
 
 	// RetryInterval is the wait before retrying a failed store call.
@@ -144,8 +137,10 @@ type Options struct {
 
 	// PreemptAfter is the stability window of preemption: how long, by
 	// the leader's clock from when it first saw it, a higher-priority
-	// candidate must have been in the roster before the leader hands
-	// over to it. Default TTL; must be above 0.
+	// candidate must have been in the roster, eligible, before the leader
+	// hands over to it. One that stops being eligible (damped, or gone
+	// from the roster) starts again when it comes back. Default TTL; must
+	// be above 0.
 	PreemptAfter time.Duration
 
 	// Damping keeps a candidate that keeps losing leadership from winning
@@ -157,8 +152,10 @@ type Options struct {
 // within Window sits out for Penalty: it takes no key and preempts no
 // one, and its candidate record shows it damped. Each further loss while
 // its losses are still within Window doubles the penalty, up to Cap. Only
-// involuntary losses count (not a resign, a handover or Close). The zero
-// value is off.
+// involuntary losses count (not a resign, a handover or Close). The
+// history is per election and in the elector's memory: it survives a
+// session loss and the end of a campaign, not a restart. The zero value
+// is off; the defaults below apply only with Losses above 0.
 type Damping struct {
 	// Losses is how many losses within Window damp the candidate. 0 turns
 	// damping off (the default); must be at least 0.
@@ -255,8 +252,7 @@ func defaultIdentity() string {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
-// jitter lengthens a retry wait by up to a quarter at random, so that many
-// candidates do not retry in step after an outage.
+// jitter lengthens a retry wait at random, as Options.RetryInterval says.
 func jitter(d time.Duration) time.Duration { return d + mrand.N(d/4+1) }
 
 // valueOverhead is what the leader key's value holds beyond the identity:
@@ -273,10 +269,9 @@ func (o Options) config() core.Config {
 
 // LatencyBound returns the renewal latency (a renewal's send to its
 // answer) below which a leader keeps its leadership, however suddenly
-// the latency sets in: min(Hold/2, Hold − RenewInterval), where Hold =
-// TTL − SafetyMargin − ClockDrift×TTL. At or above it, the holder's
-// deadline passes before an answer comes back, and the leadership ends.
-// Zero fields take their defaults, as in New.
+// the latency sets in; at or above it, the holder's deadline passes
+// before an answer comes back, and the leadership ends. The arithmetic:
+// Timing in the package doc. Zero fields take their defaults, as in New.
 func (o Options) LatencyBound() time.Duration {
 	o = o.withDefaults()
 	return o.config().LatencyBound(o.TTL)

@@ -21,6 +21,13 @@ import (
 // ctx: an error of another kind leaves the outcome unknown. It is safe
 // for concurrent use; of concurrent calls, the one the store takes last
 // wins.
+//
+// The value is a third line of the key's value, a JSON object, after the
+// identity and the time. Observers of earlier versions read only two
+// lines: they show a proclaimed key's whole value as the identity, with
+// no time, and on Consul, where the token then sits in a trailer of the
+// value (package consul), a token that moved on. Their candidates, which
+// decide by the key and its token, are unaffected.
 func (l *Leadership) Proclaim(ctx context.Context, value string) error {
 	if l.e == nil {
 		return fmt.Errorf("lease: proclaim %q: %w", l.Election, l.Err())

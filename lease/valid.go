@@ -56,7 +56,7 @@ var notLeadership = func() context.Context {
 // clock passed the deadline first). It reads
 // the monotonic clock and compares it with the holder's deadline of the
 // session the leadership is bound to (the send time of the last successful
-// renewal + TTL − SafetyMargin − ClockDrift×TTL), so it says no at once
+// renewal + Hold: see Timing in the package doc), so it says no at once
 // after the process was paused (SIGSTOP, a long GC, a frozen VM) past that
 // deadline, even before the elector's goroutine has run again and
 // cancelled the context. Call it immediately before each write to a

@@ -27,6 +27,41 @@
 // names the endpoint and the cause (refused, unreachable, a TLS failure),
 // not a deadline. This package links all three adapters; an application
 // that uses one store imports that adapter directly instead.
+//
+// # First contact
+//
+// The first contact is one exchange: etcd a member's status, Consul the
+// cluster's leader, ZooKeeper a session (closed at once). What it reports,
+// as integration/tls_test.go checks against TLS servers (each case fails
+// within 60 ms there; under a loaded race-enabled run the ZooKeeper
+// plaintext case took up to 2.1 s, a second of it go-zookeeper closing
+// the Store's own connection):
+//   - no client certificate: "tls: certificate required" (ZooKeeper:
+//     "tls: handshake failure", with a note that the server may require a
+//     client certificate);
+//   - a client certificate from another CA: the same ("certificate
+//     required" on etcd and Consul, as Go sends no certificate the
+//     server's CA list does not cover; ZooKeeper's with a note that the
+//     server may not trust the certificate's CA);
+//   - a wrong CACert: "x509: certificate signed by unknown authority";
+//   - plaintext to a TLS port: etcd "error reading server preface: EOF"
+//     and ZooKeeper "the server closed the connection", each with a note
+//     that the address answers a TLS handshake; Consul "Client sent an
+//     HTTP request to an HTTPS server";
+//   - a closed port: "connection refused"; a bad port or an empty host:
+//     refused at parse, before any connection;
+//   - a server that accepts the connection and never answers: "no answer
+//     within --dial-timeout", after DialTimeout.
+//
+// Later, the same certificate failures are backends.ErrTLS, which package
+// lease never retries, also on a Store built without this package. On
+// Consul and ZooKeeper errors.As finds the x509 or
+// *tls.CertificateVerificationError in the chain; on etcd gRPC passes the
+// failure on as text only, and a Campaign returns it after one
+// RequestTimeout (clientv3 waits for a ready connection until the call's
+// deadline), where on Consul and ZooKeeper it returns within 170 ms
+// (1.1 s in a race-enabled run). ZooKeeper reports it once every server
+// was tried.
 package storeurl
 
 import (

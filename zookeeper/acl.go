@@ -9,13 +9,9 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// defaultACL is the ACL of the nodes the Store creates when Options.ACL is
-// nil: without credentials, ZooKeeper's OPEN_ACL_UNSAFE (world:anyone with
-// every permission), which protects nothing; with credentials,
-// CREATOR_ALL_ACL (every permission to the identities the connection
-// authenticated as: the "auth" scheme, which the server expands into them
-// at create time) and, unless noWorldRead, READ_ACL_UNSAFE (world:anyone
-// may read).
+// defaultACL is the default of Options.ACL, as its doc states it. With
+// credentials, the "auth" scheme is expanded by the server into the
+// identities the connection authenticated as, at create time.
 func defaultACL(auth []Auth, noWorldRead bool) []zk.ACL {
 	if len(auth) == 0 {
 		return zk.WorldACL(zk.PermAll)

@@ -17,11 +17,9 @@
 // those hooks.
 //
 // Application code should use package lease; this package only connects it
-// to ZooKeeper. How the adapter uses ZooKeeper (node names, how sessions
-// are renewed and why, configuring tickTime and session timeouts) is
-// described in docs/stores.md of the
-// repository, and what the ACLs protect in docs/security.md. This doc
-// states the contract of the Store's calls.
+// to ZooKeeper. Configuring tickTime and session timeouts is described
+// in docs/stores.md of the repository, and what the ACLs protect in
+// docs/security.md. This doc states the contract of the Store's calls.
 //
 //	store, err := zookeeper.New([]string{"zk1:2181", "zk2:2181", "zk3:2181"}, zookeeper.Options{
 //		TickTime: 2 * time.Second, // the servers' tickTime: TTLs from 4s to 40s
@@ -35,7 +33,7 @@
 //
 // Each election has a persistent pointer node, Prefix + "/" + its node
 // name (the name with '/', '%' and every byte outside [A-Za-z0-9._-]
-// written as '%XX'; see docs/stores.md), made by the election's first
+// written as '%XX', so that elections never nest), made by the election's first
 // Create and never deleted. Its data names the holder: its session, the
 // path of its lead node, and its value (Record.Value); empty data means
 // no holder. The lead node is an EPHEMERAL node of the holder's session:
@@ -52,7 +50,12 @@
 // tokens of successive terms strictly increase. Record.Owner is the
 // holder's session ID in hex; Record.Revision is the pointer's mzxid (for
 // a lead node gone, a lower bound: see Record.Revision in backends).
-// Prefix + "/~layout" holds the layout's version (backends.Layout): 2.
+// Prefix + "/~layout" holds the layout's version (backends.Layout): 2,
+// created on the first session's connection. Layout 2 keeps a persistent
+// pointer node where layout 1 kept an ephemeral leader node, which a
+// layout-1 elector would delete: a prefix laid out by either is refused
+// by the other (backends.ErrLayout). Queue and guarded-write data
+// ("~data/") nodes are named as pointer nodes are.
 //
 // Every write of a term is one multi guarded by the pointer's version,
 // which any other write of the pointer changes, so a write can never
@@ -71,7 +74,9 @@
 //     target's node with Target.Value, checks the target's roster record,
 //     sets the data of the target's queue entry (Target.Entry; the write
 //     fires the watch the target waits on, and fails if the entry went),
-//     and deletes the holder's lead node (and its record with Leave). A
+//     and deletes the holder's lead node (and its record with Leave; if
+//     the record is missing, the multi fails on it and goes again
+//     without it). A
 //     plain End empties the pointer, creates "~free" and deletes the lead
 //     node. The version is the one the Store last saw, so neither reads
 //     first; a failed version check makes it read the pointer, after a
@@ -101,7 +106,8 @@
 //
 // A queue entry is an EPHEMERAL_SEQUENTIAL node of its session (the
 // driver keeps the queue), and its token is its sequence number plus
-// 1. Ahead syncs and reads on the Store's reader (see Watches); a
+// 1. The queue node is persistent and never deleted, so its sequence
+// counter never starts again. Ahead syncs and reads on the Store's reader (see Watches); a
 // WatchSet's WatchEntry request leaves a getData watch on the entry,
 // which fires when the entry is deleted or its data changes.
 // Dequeue leaves an entry that the pointer names (a candidate that took
@@ -214,7 +220,10 @@
 // connection went away is made once more there.
 //
 // The driver's WatchSet waits for many elections
-// with no goroutine each (see the driver's Watch).
+// with no goroutine each (see the driver's Watch): 10,000 waiting
+// elections on one set cost 340–500 B of Go heap each and one goroutine
+// in all, where a blocking wait per election, with its goroutine, cost
+// about 9,500 B (zookeeper/watchcost_test.go).
 //
 // # Permissions
 //
@@ -225,6 +234,15 @@
 // an error wrapping backends.ErrPermission that names Prefix and the
 // identity ("digest:alice", never the password). NOAUTH, AUTH_FAILED and
 // INVALIDACL from any other call are ErrPermission too: permanent.
+//
+// ZooKeeper lets whoever may delete a node's children delete any of
+// them, so the prefix node's ACL is what protects the pointer nodes.
+// Candidates of one election may use different credentials if the prefix
+// and the election's persistent nodes (queue, roster) grant all of them;
+// each one's own nodes are then its creator's alone. A pass to a target
+// in line whose queue entry another user made must write that entry: the
+// refused multi changes nothing, the leader deletes its key, and the head
+// of the line leads instead of the target.
 //
 // # Guarantees
 //

@@ -82,7 +82,7 @@ func TestRefusedExitsAtOnceConsul(t *testing.T) {
 
 // TestTokenFlagBeatsTokenFileEnv: a token given to leasehold (--token)
 // is the one Consul sees, even with CONSUL_HTTP_TOKEN_FILE naming a file
-// of a token with every right (docs/credentials.md: the environment is
+// of a token with every right (docs/security.md: the environment is
 // used only if no flag gives a token).
 func TestTokenFlagBeatsTokenFileEnv(t *testing.T) {
 	h := &consultest.AuthHarness{Addr: stores.ConsulACL(t), ManagementToken: stores.ConsulManagementToken}

@@ -8,7 +8,7 @@ import (
 )
 
 // TestExitCodes: every store command exits 2 with one line for an error
-// in the URL or the flags (docs/credentials.md), found before any contact
+// in the URL or the flags (the command's package doc), found before any contact
 // with a store, and 1 for a store it cannot reach.
 func TestExitCodes(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.pem")

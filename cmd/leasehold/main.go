@@ -4,9 +4,102 @@
 //	leasehold status --store URL --election NAME
 //	leasehold observe --store URL --election NAME
 //	leasehold handover --store URL --election NAME [--to ID]
+//	leasehold shards status --store URL --group NAME
 //	leasehold demo
 //
-// Run `leasehold COMMAND -h` for a command's flags.
+// Run `leasehold COMMAND -h` for a command's flags. What each command
+// promises is in docs/command.md of the repository; store URLs and
+// credentials in docs/security.md. This doc says how run keeps its
+// promise, and what the output formats hold.
+//
+// # Errors and exit codes
+//
+// Errors in the URL or the flags exit 2, as flag errors do: an address
+// without a host or with a port outside 1..65535, an unknown, repeated or
+// empty query parameter, a fragment, a TLS or secret file that cannot be
+// read, a --log-level other than debug, info, warn and error, and --ttl,
+// --margin or --identity values the store's limits refuse. A store that
+// cannot be reached, or refuses for want of rights, exits 1. status and
+// observe neither campaign nor write: they take a TTL in the store's
+// range, used only to pace their requests, whatever --ttl, --margin and
+// --identity say.
+//
+// # Stopping a term
+//
+// SIGQUIT stops the term as SIGTERM does and prints no goroutine dump. A
+// stdout or stderr nobody reads any more (an ssh session without a
+// terminal that hung up) does not kill leasehold (SIGPIPE, Go's default)
+// before it has stopped the term: its writes fail, and it goes on. With
+// --on-exit restart, each restart is logged with its delay, its number
+// and how long the run was up:
+//
+//	leasehold: 2026-11-28T17:37:36.209781597Z restarting the child in 1.6s (restart 5; it was up 3ms)
+//
+// A run that stayed up 10 s or more starts the delays over at 100 ms, so
+// a CMD that fails at once starts 5 times in its first 2 s, then twice a
+// minute. While it waits, leasehold still leads, holds the key and renews
+// it; the wait ends at once on a loss or a stop signal. After a handover,
+// the elector holds its next campaign off for TTL/2, so that the target
+// is not raced. A run leader follows its candidate list
+// (lease.Options.FollowRoster), so that leasehold handover reaches it.
+//
+// # The PID namespace form
+//
+// Each term runs in a PID namespace of its own, and a mount namespace for
+// its own /proc. Its PID 1 is leasehold itself, re-executed from
+// /proc/self/exe as a small init; CMD is PID 2, because PID 1 ignores
+// every signal it has no handler for, so SIGTERM would do nothing to most
+// programs. The init starts CMD in a process group of its own, sends
+// SIGTERM and SIGINT on to every process in the namespace, reaps them all,
+// and, when CMD exits, sends SIGTERM to the rest and exits with CMD's code
+// once they are gone or after --grace. When the init exits, the kernel
+// SIGKILLs every process left in the namespace and reaps them before it
+// reports the init's exit, so once leasehold has reaped the init the term
+// has no process left. The init has Pdeathsig SIGKILL: if leasehold dies,
+// SIGKILL included, the init dies and the kernel kills the namespace.
+//
+// Root gets the namespaces directly (CLONE_NEWPID|CLONE_NEWNS). Other
+// users get them inside a user namespace of their own (CLONE_NEWUSER)
+// that maps only their own uid and gid: CMD runs with the same uid and
+// gid and no capabilities (the init holds CAP_SYS_ADMIN inside its user
+// namespace only long enough to mount /proc); files of other users and
+// groups show as owned by 65534, set-user-ID programs gain nothing, and
+// setgroups is refused. The mount namespace is a slave of the host's:
+// mounts made outside later still show inside; mounts CMD makes stay
+// inside.
+//
+// # The subreaper form
+//
+// run tries the namespace at start with a real start of the init. If the
+// kernel refuses both forms, or LEASEHOLD_RUN_NO_PIDNS=1 is set, it prints
+// one warning with the kernel's reason and makes itself a child subreaper
+// (PR_SET_CHILD_SUBREAPER): a process of the term whose parent dies is
+// re-parented to leasehold, so every process of the term stays its
+// descendant. At the end of a term it sends SIGTERM to CMD's process group
+// and to every descendant it finds in /proc, waits until they are gone or
+// --grace ends, then SIGKILLs every descendant until none is left,
+// reaping the orphans. Signals go through a pidfd after a check of the
+// process's start time, so a reused PID is never hit. leasehold treats
+// every descendant as the term's: it starts nothing else (in-process
+// tests that run several runs in one process must not use this form).
+//
+// A cgroup killed as one (cgroup.kill, cgroup v2) would need a delegated,
+// writable cgroup, which most unprivileged users lack, and is not killed
+// when leasehold dies unless something else watches it; the PID
+// namespace covers both with no setup.
+//
+// # Output
+//
+// status --json prints one object: election, leader (a bool), and with a
+// leader identity, token, session, since and value (if proclaimed), as
+// observe --json prints them; then candidates, each with identity,
+// session, priority, labels, joined (by the candidate's clock), may_lead,
+// damped, superseded, leader, and for a handover request requester and
+// request (its target; absent for the next in line). On a store that
+// keeps no candidate list the candidates are left out, with a note on
+// stderr. shards status --json prints group, shards, members (identity,
+// weight, labels, leads, settled), not_members, without_leader, and
+// left_out (records the members leave out, with the reason).
 package main
 
 import (

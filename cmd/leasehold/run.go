@@ -16,7 +16,7 @@ const runUsage = `usage: leasehold run --store URL --election NAME [flags] -- CM
 Campaigns for the election and runs CMD while this process leads, with
 LEASEHOLD_ELECTION, LEASEHOLD_TOKEN (the fencing token) and
 LEASEHOLD_IDENTITY in its environment (and no credential of the store,
-nor LEASEHOLD_STORE: see docs/credentials.md). When leadership is lost, every
+nor LEASEHOLD_STORE: see docs/security.md). When leadership is lost, every
 process of the term (CMD and all it started, daemons included) gets
 SIGTERM and, after --grace, SIGKILL: the grace ends before the store could
 hand the election to anyone else. When CMD exits, the rest of its processes
@@ -30,7 +30,7 @@ not reload (under nohup it stays ignored).
 Each term runs in a PID namespace of its own, so that nothing of it
 outlives the term or leasehold; where the kernel refuses one, run warns
 and stops the term's processes as their subreaper instead (see
-docs/command.md). LEASEHOLD_RUN_NO_PIDNS=1 chooses that form.
+'go doc github.com/leasehold/leasehold/cmd/leasehold'). LEASEHOLD_RUN_NO_PIDNS=1 chooses that form.
 
 Candidates are listed in succession order (see leasehold status):
 --priority ranks them (higher leads first), --label publishes key=value

@@ -20,7 +20,7 @@ import (
 	"github.com/leasehold/leasehold/lease"
 )
 
-// TokenExpiry is the scenario of etcd issue 17623 for an etcd whose auth
+// TokenExpiry is the scenario of github.com/etcd-io/etcd/issues/17623 for an etcd whose auth
 // tokens live TokenTTL (--auth-token-ttl, simple tokens), on a cluster
 // whose RBAC an AuthHarness set up (Setup, on the same Endpoints): a
 // candidate waits Lifetimes token lifetimes before it is promoted, and a

@@ -20,7 +20,7 @@ const goroutineSlack = 100
 // testGoroutines: an elector that holds M elections and one that waits for
 // the same M run no
 // goroutine per election: the process's goroutines at M = 1,000 are those
-// at M = 10 plus a constant (issue 14, goal 5). The test's own Campaign
+// at M = 10 plus a constant. The test's own Campaign
 // calls, one blocked goroutine per waiting election, are not counted.
 func (s *suite) testGoroutines(t *testing.T) {
 	holder, held := s.counted(t, "holder")

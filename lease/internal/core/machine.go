@@ -218,13 +218,8 @@ func (c Config) Hold(ttl time.Duration) time.Duration {
 
 // LatencyBound is the largest reply latency of renewals (send to answer)
 // that a holder survives on a session of the given TTL, however suddenly
-// it sets in: min(Hold/2, Hold − RenewInterval). A renewal's answer must
-// come back before the deadline the last answered one set, Hold after
-// that one's send; the first slow renewal was sent RenewInterval after it,
-// and, as one renewal is in flight at a time, in steady state two
-// latencies must fit within Hold. RenewAt schedules renewals so that any
-// latency below the bound suffices; at or above it, the deadline passes
-// before an answer comes back, and the holder stops.
+// it sets in, given that RenewAt schedules the renewals. The arithmetic
+// and why: Timing in package lease's doc.
 func (c Config) LatencyBound(ttl time.Duration) time.Duration {
 	hold := c.Hold(ttl)
 	return min(hold/2, hold-c.RenewInterval)
