@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: demo test vet fmt-check images
+.PHONY: demo test vet fmt-check images docs-check
 
 # The main job: an in-process etcd, three candidates, a crash hand-over and a
 # fenced resource rejecting the stale leader.
@@ -31,6 +31,18 @@ test: fmt-check vet images
 	rc=$$?; cat $$out; [ $$rc = 0 ] && grep -q -- '--- PASS: TestFaults/zookeeper-store ' $$out || \
 	{ echo 'ZooKeeper store-node faults: failed, or did not run'; exit 1; }
 	$(MAKE) bench-quick
+
+# The documents' sizes and the README tables' figures (internal/docscheck:
+# README.md ≤ 8,192 bytes, docs/benchmarks.md ≤ 12 KiB, docs/faults.md
+# ≤ 10 KiB; docs/policies.md ≤ 15 KiB and all docs/*.md ≤ 60 KiB are
+# printed, enforced once its enforcePending is set; every figure of a
+# README table in docs/benchmarks.md or docs/faults.md, or marked as a
+# bound), and docs/benchmarks.md against the committed runs it is made of
+# (bench/internal/report: make bench-doc rewrites it). No containers;
+# .ci/run calls it before make test.
+docs-check:
+	$(GO) run ./internal/docscheck
+	cd bench && $(GO) test -count=1 ./internal/report/
 
 vet:
 	$(GO) vet ./...
