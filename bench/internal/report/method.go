@@ -19,8 +19,8 @@ so absolute times move from run to run; ratios between series of the same run mo
 and every table gives them: to the native peer, and to the store's own round trip.
 
 - *Store round trip*: *physical*, a writer idles 150 ms, writes a key, and a watcher on another
-  connection is notified; *round trip*, one write, taken before each planned handover. A
-  hand-off within a small multiple of it adds little to what the store itself costs.
+  connection is notified; *round trip*, one write, taken before each hand-off of the planned
+  handover series. A hand-off within a small multiple of it adds little to the store's own cost.
 - *Graceful hand-off*: two candidates; the leader idles 150 ms after it won, then releases;
   from the release call to the successor's campaign returning. *Settled*: the successor waited
   150 ms; *fresh*: 0–100 ms.
@@ -108,7 +108,7 @@ func confidence(n int) string {
 	return fmt.Sprintf("A series has %d samples at most (crashes and herds far fewer: see n). Its p99 is the nearest rank, "+
 		"the %s largest of %d; the max is the largest. The true p99 lies between the %s largest sample and the largest with "+
 		"%.0f%% probability, and above the largest with %.0f%%: a p99 of %d samples is an estimate within that spread, "+
-		"so read it with its max, and take two p99s as different only when the ratio between them is well outside it.\n",
+		"so read it with its max beside it, and take two p99s as different only when they differ by more than that spread.\n",
 		n, ordinal(n-k+1), n, ordinal(n-lo+1), 100*between, 100*binomAtLeast(n, n, 0.99), n)
 }
 
