@@ -34,8 +34,8 @@ test: fmt-check vet images
 
 # The documents' sizes and the README tables' figures (internal/docscheck:
 # README.md ≤ 8,192 bytes, docs/benchmarks.md ≤ 12 KiB, docs/faults.md
-# ≤ 10 KiB; docs/policies.md ≤ 15 KiB and all docs/*.md ≤ 60 KiB are
-# printed, enforced once its enforcePending is set; every figure of a
+# ≤ 10 KiB, docs/policies.md ≤ 15 KiB and all docs/*.md ≤ 60 KiB (the last
+# two behind its enforcePending, now set); every figure of a
 # README table in docs/benchmarks.md or docs/faults.md, or marked as a
 # bound), and docs/benchmarks.md against the committed runs it is made of
 # (bench/internal/report: make bench-doc rewrites it). No containers;
