@@ -27,12 +27,13 @@ func TestBench(t *testing.T) {
 			t.Fatalf("BENCH_SCENARIOS: unknown scenario %q: want a comma-separated subset of %s", name, strings.Join(scenarioNames, ","))
 		}
 	}
-	out := os.Getenv("BENCH_OUT")
-	if out == "" {
-		out = "results"
+	base := os.Getenv("BENCH_OUT")
+	if base == "" {
+		base = "results"
 	}
+	out := base
 	if cfg.scenarios != nil { // a partial run leaves the full run's files alone
-		out = filepath.Join(out, "partial-"+strings.Join(cfg.scenarioList(), "-"))
+		out = filepath.Join(base, "partial-"+strings.Join(cfg.scenarioList(), "-"))
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
@@ -40,7 +41,7 @@ func TestBench(t *testing.T) {
 	bin := buildCandidate(t)
 	start := time.Now()
 	res := &report.Results{Mode: map[bool]string{true: "quick", false: "full"}[cfg.quick],
-		Started: start.Format(time.RFC3339), Machine: machine(), Scenarios: cfg.scenarioList()}
+		Started: start.UTC().Format(time.RFC3339), Machine: machine(), Commit: commit(), Scenarios: cfg.scenarioList()}
 	stores.Bridge = true // no userland proxy between the clients and the stores (see stores.Bridge)
 	var sts []*env.Store
 	for _, k := range cfg.stores {
@@ -62,7 +63,7 @@ func TestBench(t *testing.T) {
 	}
 	t.Logf("results in %s (%.0f s)", out, res.WallSeconds)
 	if doc := os.Getenv("BENCH_DOC"); doc != "" && !cfg.quick && len(sts) == 3 {
-		if err := splice(doc, res); err != nil {
+		if err := report.WritePage(doc, base); err != nil { // the whole page, from every run in base
 			t.Error(err)
 		}
 	}
@@ -75,25 +76,6 @@ func TestBench(t *testing.T) {
 			}
 		}
 	}
-}
-
-// splice writes the generated sections of doc that the run res filled:
-// the main one after a run of every scenario; after a partial run, issue
-// 13's ("issue13") if it included the policies scenario, and the shards
-// scenario's ("shards") if it included that one.
-func splice(doc string, res *report.Results) error {
-	if len(res.Scenarios) == 0 {
-		return report.Splice(doc, report.Markdown(res))
-	}
-	if res.Ran("policies") {
-		if err := report.SpliceSection(doc, "issue13", report.PolicyMarkdown(res)); err != nil {
-			return err
-		}
-	}
-	if res.Ran("shards") {
-		return report.SpliceSection(doc, "shards", report.ShardsMarkdown(res))
-	}
-	return nil
 }
 
 // buildCandidate builds cmd/candidate for the crash runs.
@@ -111,27 +93,18 @@ func machine() string {
 		strconv.Itoa(runtime.NumCPU()) + " CPUs, single-node stores in containers (etcd and ZooKeeper data on Docker volumes; Consul dev agent in memory), reached at their Docker bridge address"
 }
 
-// TestRender re-renders results.md, handoff.png and, with BENCH_DOC set,
-// the generated section of that document (docs/benchmarks.md) from a
-// results.json (BENCH_RENDER=path), without running anything: for a change
-// of presentation after a long run.
-func TestRender(t *testing.T) {
-	path := os.Getenv("BENCH_RENDER")
-	if path == "" {
-		t.Skip("BENCH_RENDER not set: nothing to re-render")
-	}
-	res, err := report.ReadJSON(path)
+// commit names the commit the run is built from: git rev-parse --short
+// HEAD, with "+dirty" if the work tree differs from it; "" outside git.
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
-		t.Fatal(err)
+		return ""
 	}
-	if err := report.Write(filepath.Dir(path), res); err != nil {
-		t.Fatal(err)
+	c := strings.TrimSpace(string(out))
+	if exec.Command("git", "diff", "--quiet", "HEAD").Run() != nil {
+		c += "+dirty"
 	}
-	if doc := os.Getenv("BENCH_DOC"); doc != "" {
-		if err := splice(doc, res); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return c
 }
 
 // startStore starts a single-node store of kind k for the run.

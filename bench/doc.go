@@ -7,13 +7,14 @@
 // Run it with `make bench` (full) or `make bench-quick` (a few seconds per
 // store; checks only that every scenario runs). The benchmark is TestBench;
 // BENCH_QUICK=1 selects the quick mode and BENCH_OUT the output directory;
-// BENCH_DOC names a markdown file (make bench: docs/benchmarks.md) whose
-// generated section a full run of all three stores rewrites.
+// BENCH_DOC names a markdown file (make bench: docs/benchmarks.md) that
+// a run of all three stores, full or partial, rewrites whole from every
+// run in the output directory (report.Page: each table from the newest
+// run that measured it); cmd/benchdoc (make bench-doc) does the same from
+// the committed runs without running anything.
 // BENCH_SCENARIOS (a comma-separated subset of physical, handoff, crash,
 // herd, sharded, shards, slowlink, idle, policies) runs only those
-// scenarios; such a run of all three stores rewrites only the generated
-// sections it fills (the policies scenario's: "issue13"; the shards
-// scenario's, a lease/shard group: "shards"). BENCH_HEAPPROFILE names a
+// scenarios, into BENCH_OUT/partial-<scenarios>/. BENCH_HEAPPROFILE names a
 // directory where the sharded scenario writes a heap profile of each of
 // its sizes while every election is held (heap-<store>-<m>.pprof; for
 // `go tool pprof`), sampling every allocation, which slows the run.

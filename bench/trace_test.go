@@ -18,8 +18,7 @@ import (
 // hand-offs of leasehold with 2 waiters on each store (BENCH_STORES), and
 // writes every hand-off's store calls to BENCH_OUT/trace-<store>.txt, with
 // a summary of the calls per hand-off first: where a hand-off's round
-// trips go (docs/benchmarks.md, "Issue 13"). It measures nothing the
-// benchmark reports.
+// trips go. It measures nothing the benchmark reports.
 func TestTrace(t *testing.T) {
 	k, _ := strconv.Atoi(os.Getenv("BENCH_TRACE"))
 	if k <= 0 {

@@ -21,8 +21,7 @@ import (
 // watcher on that key alone (as api.Lock's waiters watch their lock key)
 // and once with every watcher listing a prefix that holds the key and 12
 // others of 200 bytes (as the consul Store's shared query lists its
-// prefix, with the candidates' records and queue entries; docs/
-// benchmarks.md, "Where the round trips go"). It reports the time from
+// prefix, with the candidates' records and queue entries). It reports the time from
 // the write's start to the watcher's answer. It measures nothing the
 // benchmark reports.
 func TestConsulWake(t *testing.T) {

@@ -60,6 +60,11 @@
 // =fail or log overrides). The report counts each event's outcomes and
 // the candidates' handovers by cause.
 //
+// The report (LEASEHOLD_FAULTS_REPORT) is written whole, stamped with the
+// date and commit: the method, the fault kinds, the checks, a table per
+// run (a row per fault kind and policy event), the shard groups and the
+// timeline; nothing by hand.
+//
 // Shard groups (shards_test.go, subtests "<backend>-shards") run the same
 // faults on a group of package lease/shard: 4 member processes (the
 // candidate program with -shards), each one elector on proxies of its own,
@@ -82,8 +87,8 @@
 // heal) and f: within that bound + 2×TTL (Settle, the TTL, and the
 // handovers) after each heal, every shard owned by one live member and
 // each live member owning ⌊32/N⌋ or ⌈32/N⌉ of them. The report adds a
-// table of the groups: moves, the longest time a shard had no owner, time
-// to balance. By default a short run (8 cycles: each kind once) runs on
+// line per group: moves, the longest time a shard had no owner, time to
+// balance. By default a short run (8 cycles: each kind once) runs on
 // single-node etcd and ZooKeeper; Consul's (TTL 10 s) only on request or
 // in a soak. In mixed mode each backend's group runs on a 3-node cluster
 // of its own, beside the election's, through every kind.

@@ -350,26 +350,17 @@ func runShardGroups(t *testing.T, want map[string]bool, bin string) {
 	}
 }
 
-// renderShards renders the shard groups' table for the report, if any
-// ran.
+// renderShards renders the shard groups' section of the report, a line
+// per run, if any ran.
 func renderShards(runs []shardOutcome) string {
 	if len(runs) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n## Shard groups\n\n")
-	fmt.Fprintf(&b, "A group of %d shards (package `lease/shard`), %d member processes at the start, each one elector on\n", groupShards, groupMembers)
-	b.WriteString("toxiproxy links of its own, writing every " + groupEvery.String() + " to a fenced resource per shard it holds\n")
-	b.WriteString("(a `fencing.Guard` each), checking the shard's Leadership before each write. Faults are aimed at the\n")
-	b.WriteString("member holding the most shards, once the group is balanced; on top of the election's kinds: member-join\n")
-	b.WriteString("(one more member), member-leave (Group.Leave: its shards handed over), member-crash (its links cut, the\n")
-	b.WriteString("process killed, its session left to expire; a new member joins after 1.5×TTL). `history.CheckShards`\n")
-	b.WriteString("judges checks (a)–(e) per shard ((d): the shard owned again within its bound after each heal) and\n")
-	b.WriteString("(f): after each heal, within the balance bound, every shard owned by one live member and each live\n")
-	b.WriteString("member owning ⌊M/N⌋ or ⌈M/N⌉ shards. Moves: leaderships that went to another member than the\n")
-	b.WriteString("shard's previous one. Max unowned: the longest time a shard had no acting owner.\n\n")
-	b.WriteString("| store | TTL | fault cycles run | violations | moves | max unowned | to balance after heal, median / max (bound) | writes accepted / rejected | run time |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n## Shard groups\n\n%d shards (`lease/shard`), %d member processes at the start, each writing every %v to a\n", groupShards, groupMembers, groupEvery)
+	b.WriteString("fenced resource per shard it holds. On top of the kinds above, at the member holding the most shards:\n")
+	b.WriteString("member-join, member-leave, member-crash. Checks (a)–(e) per shard, and (f): after each heal, within\n")
+	b.WriteString("the balance bound, every shard owned by one live member, each owning ⌊M/N⌋ or ⌈M/N⌉.\n\n")
 	for _, o := range runs {
 		total, kinds := 0, []string{}
 		for _, f := range o.kinds {
@@ -377,9 +368,9 @@ func renderShards(runs []shardOutcome) string {
 			kinds = append(kinds, fmt.Sprintf("%s %d", f.name, o.ran[f.name]))
 		}
 		w := o.report.Writes[history.GuardFence]
-		fmt.Fprintf(&b, "| %s | %v | %d (%s) | %d | %d | %v | %s (%v) | %d / %d | %v |\n", o.backend, o.ttl, total,
-			strings.Join(kinds, ", "), len(o.report.Violations), o.report.Moves, o.report.MaxUnowned.Round(time.Millisecond),
-			medMax(sortedDurations(o.report.ToBalance)), o.cfg.Balance, w.Accepted, w.Rejected, o.took.Round(time.Second))
+		fmt.Fprintf(&b, "- %s, TTL %v: %d fault cycles (%s) in %v; %d violations; %d moves; longest unowned %v; balanced after a heal in %s (bound %v); writes accepted / rejected %d / %d.\n",
+			o.backend, o.ttl, total, strings.Join(kinds, ", "), o.took.Round(time.Second), len(o.report.Violations), o.report.Moves,
+			o.report.MaxUnowned.Round(time.Millisecond), medMax(sortedDurations(o.report.ToBalance)), o.cfg.Balance, w.Accepted, w.Rejected)
 	}
 	return b.String()
 }

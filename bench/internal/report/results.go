@@ -1,5 +1,7 @@
 // Package report holds the benchmark's results and writes them as JSON,
-// a markdown report and a PNG plot of the hand-off latencies.
+// a PNG plot of the hand-off latencies, and the whole of
+// docs/benchmarks.md (Page): the method and one table per question,
+// generated from the runs and nothing else.
 package report
 
 import (
@@ -22,6 +24,10 @@ type Results struct {
 	WallSeconds float64 `json:"wall_seconds"`
 	// Machine describes where it ran.
 	Machine string `json:"machine"`
+	// Commit is the repository's commit the run was built from (git
+	// rev-parse --short HEAD, "+dirty" with uncommitted changes); empty
+	// in runs made before it was recorded.
+	Commit string `json:"commit,omitempty"`
 	// Scenarios are the scenarios a partial run ran (BENCH_SCENARIOS);
 	// empty when it ran them all.
 	Scenarios []string `json:"scenarios,omitempty"`
@@ -56,7 +62,7 @@ type Store struct {
 	Idle []Idle `json:"idle"`
 	// SlowLink has one entry per library.
 	SlowLink []SlowLink `json:"slow_link,omitempty"`
-	// Policies has one entry per number of waiters (issue 13).
+	// Policies has one entry per number of waiters (planned handover).
 	Policies []Policy `json:"policies,omitempty"`
 	// Errors lists scenarios that failed, with the error.
 	Errors []string `json:"errors,omitempty"`
@@ -257,7 +263,7 @@ type SlowLink struct {
 	TakeoverMs []float64 `json:"takeover_ms,omitempty"`
 }
 
-// Policy is issue 13's hand-off run at one number of waiters: leasehold's
+// Policy is the policies scenario's hand-off run at one number of waiters: leasehold's
 // planned handover and graceful hand-off, and the store-native peer's
 // graceful hand-off, measured in turn, with the store's write round trip.
 type Policy struct {
