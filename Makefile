@@ -5,7 +5,8 @@ GO ?= go
 .PHONY: demo test vet fmt-check images
 
 # The main job: an in-process etcd, three candidates, a crash hand-over and a
-# fenced resource rejecting the stale leader.
+# fenced resource rejecting the stale leader; then a resign, a preemption by
+# a higher priority and an operator's handover to a named candidate.
 demo:
 	$(GO) run ./cmd/leasehold demo
 
