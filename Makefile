@@ -46,6 +46,14 @@ fmt-check:
 images:
 	bash integration/images/build.sh
 
+# gorelease on the library module against the last v* tag (with none, as a
+# first release, v0.1.0); VERSION=vX.Y.Z checks a proposed version. Needs the
+# tags and a clean work tree; not part of make test. See
+# scripts/release-check.sh.
+.PHONY: release-check
+release-check:
+	VERSION=$(VERSION) bash scripts/release-check.sh
+
 # Benchmarks (bench/, a module of its own): leasehold next to etcd's
 # concurrency.Election, Consul's api.Lock, go-zookeeper's zk.Lock and
 # valkeyrie, against etcd, ZooKeeper and Consul in containers. `bench` runs
