@@ -5,7 +5,8 @@ GO ?= go
 .PHONY: demo test vet fmt-check images docs-check
 
 # The main job: an in-process etcd, three candidates, a crash hand-over and a
-# fenced resource rejecting the stale leader.
+# fenced resource rejecting the stale leader; then a resign, a preemption by
+# a higher priority and an operator's handover to a named candidate.
 demo:
 	$(GO) run ./cmd/leasehold demo
 
@@ -56,6 +57,14 @@ fmt-check:
 # integration/images/build.sh.
 images:
 	bash integration/images/build.sh
+
+# gorelease on the library module against the last v* tag (with none, as a
+# first release, v0.1.0); VERSION=vX.Y.Z checks a proposed version. Needs the
+# tags and a clean work tree; not part of make test. See
+# scripts/release-check.sh.
+.PHONY: release-check
+release-check:
+	VERSION=$(VERSION) bash scripts/release-check.sh
 
 # Benchmarks (bench/, a module of its own): leasehold next to etcd's
 # concurrency.Election, Consul's api.Lock, go-zookeeper's zk.Lock and

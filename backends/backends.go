@@ -111,6 +111,14 @@
 // RunElectorTests takes the same Harness and runs every policy of package
 // lease on the store. A case that a store cannot run says why in one
 // line of the suite's log.
+//
+// # Stability
+//
+// This contract, the suites built on it and the store layout may change
+// in any minor version before v1: an adapter outside this module should
+// move to a new minor version only once it passes the suites there.
+// Package lease's doc, section Stability, says what may change and what
+// will not.
 package backends
 
 import (

@@ -223,4 +223,29 @@
 // rights were revoked) loses the leadership at once, with the refusal as
 // the cause (Reason "permission", or "tls"). The elector logs the refusals its own calls meet at
 // error level. Other errors are retried as above.
+//
+// # Stability
+//
+// This section is the one statement of what a version of this module
+// promises; the CHANGELOG links here. Before v1.0.0, as semantic
+// versioning allows, a minor version may break compatibility, and the
+// CHANGELOG says how. Expected to change before v1:
+//   - the driver contract, package backends (Driver, Session, WatchSet,
+//     Capabilities, Layout) and the suites built on it (backendtest,
+//     leasetest, shardtest): only adapter writers use them;
+//   - the store layout, the keys or nodes each adapter keeps under its
+//     prefix. It carries a layout version (backends.Layout), and an
+//     elector refuses a prefix of another version with
+//     backends.ErrLayout, so electors of two layouts never share a
+//     prefix: a release that changes the layout needs every elector of a
+//     prefix upgraded together, or a new prefix;
+//   - package lease/shard (its Options and the assignment it computes)
+//     and the test kit, package leaseholdtest.
+//
+// Not changed without a new major version: the guarantees above (at most
+// one holder, rising fencing tokens, a context cancelled before the key
+// can pass on, Valid, a resign that never touches a successor's key), and
+// the API of this package, package fencing and the adapters' New and
+// Options, which change only by additions. `make release-check` (gorelease)
+// lists every change of the API against the last tag.
 package lease

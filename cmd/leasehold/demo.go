@@ -29,6 +29,11 @@ type demo struct {
 	terms    chan *term // every leadership that began
 	mu       sync.Mutex
 	accepted int
+
+	ttl          time.Duration
+	preemptAfter time.Duration
+	within       time.Duration // the longest a step waits for its new term
+	cands        []*candidate  // every candidate started, to close at the end
 }
 
 type term struct {
@@ -44,15 +49,18 @@ type candidate struct {
 	e      *lease.LeaseElector
 	stop   context.CancelFunc
 	done   chan struct{}
+	closed sync.Once
 }
 
 func runDemo(ctx context.Context, out io.Writer, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	ttl := fs.Duration("ttl", 2*time.Second, "session TTL (etcd: whole seconds, at least 2s)")
+	preemptAfter := fs.Duration("preempt-after", time.Second, "how long a leader waits before it hands over to a candidate of higher priority (Options.PreemptAfter)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	d := &demo{out: out, start: time.Now(), terms: make(chan *term, 16)}
+	d := &demo{out: out, start: time.Now(), terms: make(chan *term, 16), ttl: *ttl,
+		preemptAfter: *preemptAfter, within: 3**ttl + *preemptAfter + 5*time.Second}
 	srv, err := embedetcd.Start()
 	if err != nil {
 		return err
@@ -60,14 +68,20 @@ func runDemo(ctx context.Context, out io.Writer, args []string) error {
 	defer srv.Close()
 	d.srv = srv
 	d.logf("in-process etcd serving at %s", srv.Endpoint)
-	cands := make([]*candidate, 3)
-	for i := range cands {
-		if cands[i], err = d.startCandidate(ctx, fmt.Sprintf("candidate-%d", i+1), *ttl); err != nil {
+	err = d.run(ctx)
+	d.closeCandidates()
+	d.logf("every candidate closed")
+	return err
+}
+
+// run starts the first three candidates and plays the script.
+func (d *demo) run(ctx context.Context) error {
+	for i := 1; i <= 3; i++ {
+		if err := d.join(ctx, fmt.Sprintf("candidate-%d", i), 0); err != nil {
 			return err
 		}
-		defer cands[i].close()
 	}
-	return d.script(ctx, *ttl)
+	return d.script(ctx)
 }
 
 func (d *demo) logf(format string, args ...any) {
@@ -76,21 +90,17 @@ func (d *demo) logf(format string, args ...any) {
 	fmt.Fprintf(d.out, "%8.3fs  %s\n", time.Since(d.start).Seconds(), fmt.Sprintf(format, args...))
 }
 
-func (d *demo) startCandidate(ctx context.Context, name string, ttl time.Duration) (*candidate, error) {
-	c, err := d.srv.Client()
+// join starts a candidate of the given priority. Every candidate has
+// Preempt on, as lease.Options asks of every candidate of an election.
+func (d *demo) join(ctx context.Context, name string, priority int) error {
+	c, e, err := d.elector(lease.Options{TTL: d.ttl, Identity: name, Priority: priority,
+		Preempt: true, PreemptAfter: d.preemptAfter})
 	if err != nil {
-		return nil, err
-	}
-	store, err := etcd.New(c, etcd.Options{})
-	if err != nil {
-		return nil, err
-	}
-	e, err := lease.New(store, lease.Options{TTL: ttl, Identity: name})
-	if err != nil {
-		return nil, err
+		return err
 	}
 	cctx, stop := context.WithCancel(ctx)
 	cand := &candidate{name: name, client: c, e: e, stop: stop, done: make(chan struct{})}
+	d.cands = append(d.cands, cand)
 	go func() {
 		defer close(cand.done)
 		_ = e.Run(cctx, demoElection, func(ctx context.Context, l *lease.Leadership) error {
@@ -99,7 +109,37 @@ func (d *demo) startCandidate(ctx context.Context, name string, ttl time.Duratio
 			return d.lead(ctx, t)
 		})
 	}()
-	return cand, nil
+	return nil
+}
+
+// elector returns an elector on a client of its own.
+func (d *demo) elector(opts lease.Options) (*clientv3.Client, *lease.LeaseElector, error) {
+	c, err := d.srv.Client()
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := etcd.New(c, etcd.Options{})
+	if err == nil {
+		var e *lease.LeaseElector
+		if e, err = lease.New(store, opts); err == nil {
+			return c, e, nil
+		}
+	}
+	c.Close()
+	return nil, nil, err
+}
+
+// closeCandidates stops every candidate's campaign, then closes them all
+// at once.
+func (d *demo) closeCandidates() {
+	for _, c := range d.cands {
+		c.stop()
+	}
+	var wg sync.WaitGroup
+	for _, c := range d.cands {
+		wg.Go(c.close)
+	}
+	wg.Wait()
 }
 
 // lead writes to the guarded resource every 100 ms while leading.
@@ -130,13 +170,22 @@ func (d *demo) write(name string, tok fencing.Token) error {
 	})
 }
 
+// close stops the candidate and closes its elector and client. Calls
+// after the first wait until the first has closed them.
 func (c *candidate) close() {
-	c.stop()
-	<-c.done
+	c.closed.Do(func() {
+		c.stop()
+		<-c.done
+		closeElector(c.client, c.e)
+	})
+}
+
+// closeElector closes e, waiting at most 5 s, then its client.
+func closeElector(c *clientv3.Client, e *lease.LeaseElector) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = c.e.Close(ctx)
-	c.client.Close()
+	_ = e.Close(ctx)
+	c.Close()
 }
 
 // crash cuts the candidate off from etcd without resigning, as a killed
@@ -144,14 +193,14 @@ func (c *candidate) close() {
 // renewals.
 func (c *candidate) crash() { c.client.Close() }
 
-func (d *demo) nextTerm(ctx context.Context, within time.Duration) (*term, error) {
+func (d *demo) nextTerm(ctx context.Context) (*term, error) {
 	select {
 	case t := <-d.terms:
 		d.logf("%s leads with fencing token %d", t.cand.name, t.l.Token)
 		return t, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	case <-time.After(within):
+	case <-time.After(d.within):
 		return nil, errors.New("no leader in time")
 	}
 }

@@ -123,7 +123,9 @@ commands:
             and will lead once settled, and the shards without a leader
   demo      start an in-process etcd and three candidates; kill the leader,
             show the hand-over with increasing fencing tokens, and a guarded
-            resource rejecting the stale leader's write
+            resource rejecting the stale leader's write; then a resign, a
+            preemption by candidates of higher priority and an operator's
+            handover to a named candidate
 
 Store URLs: etcd://[user[:password]@]host:port[,host:port]/prefix,
 zk://[user:password@]host:port[,...]/prefix[?tick=2s], consul://host:port/prefix.

@@ -49,4 +49,7 @@
 // when moved), nor that shards are balanced while members come and go:
 // balance (each member ⌊M×w/W⌋ or ⌈M×w/W⌉) holds once the roster has been
 // stable for Settle and the moves are done.
+//
+// Options and the assignment may change in a minor version before v1
+// (package lease's doc, section Stability).
 package shard
