@@ -242,10 +242,11 @@
 //   - package lease/shard (its Options and the assignment it computes)
 //     and the test kit, package leaseholdtest.
 //
-// Not changed without a new major version: the guarantees above (at most
-// one holder, rising fencing tokens, a context cancelled before the key
-// can pass on, Valid, a resign that never touches a successor's key), and
-// the API of this package, package fencing and the adapters' New and
-// Options, which change only by additions. `make release-check` (gorelease)
-// lists every change of the API against the last tag.
+// Not weakened in any version: the guarantees above (at most one holder,
+// rising fencing tokens, a context cancelled before the key can pass on,
+// Valid, a resign that never touches a successor's key). The API of this
+// package, package fencing and the adapters' New and Options is meant to
+// change only by additions; any other change is named under "Changed" in
+// the CHANGELOG, and `make release-check` (gorelease) lists every change
+// of the API against the last tag before it is released.
 package lease
