@@ -32,7 +32,8 @@ type Series struct {
 // them leading, then in round i hands off once for each series still
 // short of its N, the series taking turns in an order rotated by one each
 // round, so that every library's i-th sample is taken next to the
-// others'. In each hand-off the leader idles Pace after it won, then
+// others' (the order rotates among the series that hand off that
+// round). In each hand-off the leader idles Pace after it won, then
 // releases; the latency runs from the call to Release to the moment the
 // waiter's Acquire returns. A pair's candidates swap roles after each
 // hand-off. It returns each series' latencies and error, by index; a
@@ -46,16 +47,13 @@ func Handoffs(st *env.Store, v Variant, series []Series, o cand.Opts) ([][]time.
 			defer ps[i].close()
 		}
 	}
-	rounds := 0
-	for _, s := range series {
-		rounds = max(rounds, s.N)
-	}
-	for r := range rounds {
-		for k := range series {
-			i := (r + k) % len(series)
-			if errs[i] != nil || len(out[i]) >= series[i].N {
-				continue
-			}
+	for r := 0; ; r++ {
+		due := dueSeries(series, out, errs)
+		if len(due) == 0 {
+			return out, errs
+		}
+		for k := range due {
+			i := due[(r+k)%len(due)]
 			d, err := ps[i].handoff(v, len(out[i]))
 			if err != nil {
 				errs[i] = fmt.Errorf("hand-off %d: %w", len(out[i]), err)
@@ -64,7 +62,18 @@ func Handoffs(st *env.Store, v Variant, series []Series, o cand.Opts) ([][]time.
 			out[i] = append(out[i], d)
 		}
 	}
-	return out, errs
+}
+
+// dueSeries returns the indexes of the series that hand off in the next
+// round: those with no error and fewer than N samples in out.
+func dueSeries(series []Series, out [][]time.Duration, errs []error) []int {
+	var due []int
+	for i, s := range series {
+		if errs[i] == nil && len(out[i]) < s.N {
+			due = append(due, i)
+		}
+	}
+	return due
 }
 
 // handoffPair is two candidates of one library for one election.
