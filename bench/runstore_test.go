@@ -67,22 +67,20 @@ func runStore(t *testing.T, cfg config, st *env.Store, bin string) *report.Store
 }
 
 // runHandoff measures the graceful hand-off between two candidates of each
-// library, settled and fresh.
+// library, settled and fresh, the libraries' hand-offs interleaved (see
+// scenario.Handoffs); valkeyrie takes part in the first valkN rounds.
 func runHandoff(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
 	o := cand.Opts{TTL: ttls[st.Kind]}
+	series := []scenario.Series{{Lib: cand.Leasehold, N: cfg.handN}, {Lib: cand.Native, N: cfg.handN}, {Lib: cand.Valkeyrie, N: cfg.valkN}}
 	for _, v := range []scenario.Variant{scenario.Settled, scenario.Fresh} {
-		for _, lib := range []cand.Lib{cand.Leasehold, cand.Native, cand.Valkeyrie} {
-			n := cfg.handN
-			if lib == cand.Valkeyrie {
-				n = cfg.valkN
+		ds, errs := scenario.Handoffs(st, v, series, o)
+		for i, s := range series {
+			if errs[i] != nil {
+				fail(fmt.Sprintf("handoff %s %s", s.Lib, v), errs[i])
 			}
-			d, err := scenario.Handoff(st, lib, v, n, o)
-			if err != nil {
-				fail(fmt.Sprintf("handoff %s %s", lib, v), err)
-			}
-			h := report.Handoff{Lib: string(lib), Peer: cand.PeerName(lib, st.Kind), Variant: string(v), Latency: latency(d)}
+			h := report.Handoff{Lib: string(s.Lib), Peer: cand.PeerName(s.Lib, st.Kind), Variant: string(v), Latency: latency(ds[i])}
 			r.Handoff = append(r.Handoff, h)
-			logf("handoff %s %s %+v", lib, v, h.Summary)
+			logf("handoff %s %s %+v", s.Lib, v, h.Summary)
 		}
 	}
 }

@@ -99,7 +99,12 @@
 // key's waiters leave on it fires, and the next Create takes the pointer
 // at the version it read: one notification, one read, one write. A pass
 // writes "~pass" into the target's entry, so the waiter behind the
-// target, which watches that entry, is not woken.
+// target, which watches that entry, is not woken. A target just behind
+// the holder's entry, which the pass deletes, is told twice, by its own
+// entry's data watch and by the deletion of the entry it waits on; a
+// read that finds that entry gone reads the pointer too, so whichever
+// read the WatchSet answers first carries the pass, and the target never
+// takes the deletion for a place in line to look up again (Ahead).
 // A holder led by its roster record (a pass with Target.Entry 0) that
 // leaves the roster moves the pointer to its lead entry in the same
 // multi, carrying the token over.

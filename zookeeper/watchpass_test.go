@@ -3,6 +3,8 @@ package zookeeper
 import (
 	"testing"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/leasehold/leasehold/backends"
 )
 
@@ -56,5 +58,49 @@ func TestWatchSetPassNoSync(t *testing.T) {
 		if <-reads {
 			t.Fatal("a read after the pass synced first")
 		}
+	}
+}
+
+// TestWatchSetPassWithGone: a WatchEntry request whose entry goes in the
+// write that passes the key to the session of this Store's entry behind
+// it is answered with the key passed, even when that write's change of
+// the target's own entry was read by another read: the entry's deletion,
+// read on its own, must not hide the pass, or the target would not lead
+// on it but look for the entry ahead of it again (Ahead), then read the
+// key. The write here is End's multi without the data change of the
+// target's entry, whose notification another read takes in a hand-off
+// whose two notifications come apart.
+func TestWatchSetPassWithGone(t *testing.T) {
+	f := newWatchFixture(t)
+	el := uniqueName("ws-passgone-")
+	ahead, err := f.pss.Enqueue(f.ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := f.create(t, el)
+	mine, err := f.ss.Enqueue(f.ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watching := hookWatching(t)
+	w, ch := watchOn(t, f.s)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: ahead})
+	awaitWatching(t, watching, el)
+	minePath, _ := f.s.entryPath(mine)
+	aheadPath, _ := f.s.entryPath(ahead)
+	ps, ok := f.peer.ptrs.get(el)
+	if !ok || !ps.holds(f.pss.ID(), held.Token) {
+		t.Fatalf("the peer's pointer cache has %+v, want the key it holds, %+v", ps, held)
+	}
+	to := pointer{owner: f.ss.ID(), lead: minePath, value: []byte("target")}
+	st, err := multiStat(f.pss.(*session).l.conn, 0,
+		&zk.SetDataRequest{Path: f.s.leaderPath(el), Data: to.encode(), Version: ps.st.Version},
+		&zk.DeleteRequest{Path: aheadPath, Version: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := nextChange(t, ch)
+	if c.Tag != 1 || c.Err != nil || c.Record.Owner != f.ss.ID() || c.Record.Token != uint64(st.Mzxid) {
+		t.Fatalf("answer %+v, want tag 1 with the key passed to %s at token %d", c, f.ss.ID(), st.Mzxid)
 	}
 }

@@ -122,6 +122,8 @@ func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error)
 	_, _, _, err := l.conn.GetW(path)
 	gone := fact(watchset.EntryState, r, backends.Record{Owner: r.Known.Owner})
 	switch {
+	case errors.Is(err, zk.ErrNoNode) && hasOwn:
+		return st.goneAhead(l, r, own, gone)
 	case errors.Is(err, zk.ErrNoNode):
 		return []watchset.Fact{gone}, nil
 	case err != nil:
@@ -141,6 +143,24 @@ func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error)
 		testHookWatching(el)
 	}
 	return append(out, here), nil
+}
+
+// goneAhead returns the Facts of WatchEntry request r whose entry is
+// gone while own, this Store's entry, waits behind it: the Passed Fact of
+// a pass to own's session, if the pointer shows one, then gone. A pass to
+// the entry just behind the holder's deletes the holder's node, which is
+// then r's entry, in the write that sets own's data: when the two
+// notifications come apart, another read takes the data change, and the
+// set may apply this read's answer first. Answered with gone alone, the
+// target would look for the entry ahead of it (Ahead) and read the key,
+// three round trips more, before it leads; the set answers each pass
+// once (see Watch), so a pass told by both reads wakes the target once.
+func (st *stream) goneAhead(l *link, r watchset.Request, own backends.Record, gone watchset.Fact) ([]watchset.Fact, error) {
+	p, err := st.passedTo(l, r, own, false)
+	if err != nil {
+		return nil, err
+	}
+	return append(p, gone), nil
 }
 
 // watchOwn reads own, r's own entry, with a watch, then the pointer: the

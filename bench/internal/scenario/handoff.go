@@ -20,36 +20,101 @@ const (
 	Fresh Variant = "fresh"
 )
 
-// Handoff measures n graceful hand-offs between two candidates of lib on
-// st: the leader idles Pace after it won, then releases; the latency runs
-// from the call to Release to the moment the waiter's Acquire returns.
-// The two candidates swap roles after each hand-off.
-func Handoff(st *env.Store, lib cand.Lib, v Variant, n int, o cand.Opts) ([]time.Duration, error) {
-	election := fmt.Sprintf("handoff-%s-%d", v, time.Now().UnixNano())
-	var cs [2]cand.Candidate
-	for i := range cs {
+// Series is one library's hand-off series in a Handoffs run: N hand-offs
+// between two candidates of Lib.
+type Series struct {
+	Lib cand.Lib
+	N   int
+}
+
+// Handoffs measures graceful hand-offs of several libraries on st side by
+// side: it sets up two candidates of each series' library, the first of
+// them leading, then in round i hands off once for each series still
+// short of its N, the series taking turns in an order rotated by one each
+// round, so that every library's i-th sample is taken next to the
+// others' (the order rotates among the series that hand off that
+// round). In each hand-off the leader idles Pace after it won, then
+// releases; the latency runs from the call to Release to the moment the
+// waiter's Acquire returns. A pair's candidates swap roles after each
+// hand-off. It returns each series' latencies and error, by index; a
+// series that fails stops, the others go on.
+func Handoffs(st *env.Store, v Variant, series []Series, o cand.Opts) ([][]time.Duration, []error) {
+	out, errs := make([][]time.Duration, len(series)), make([]error, len(series))
+	ps := make([]*handoffPair, len(series))
+	for i, s := range series {
+		ps[i], errs[i] = newHandoffPair(st, s.Lib, v, o)
+		if ps[i] != nil {
+			defer ps[i].close()
+		}
+	}
+	for r := 0; ; r++ {
+		due := dueSeries(series, out, errs)
+		if len(due) == 0 {
+			return out, errs
+		}
+		for k := range due {
+			i := due[(r+k)%len(due)]
+			d, err := ps[i].handoff(v, len(out[i]))
+			if err != nil {
+				errs[i] = fmt.Errorf("hand-off %d: %w", len(out[i]), err)
+				continue
+			}
+			out[i] = append(out[i], d)
+		}
+	}
+}
+
+// dueSeries returns the indexes of the series that hand off in the next
+// round: those with no error and fewer than N samples in out.
+func dueSeries(series []Series, out [][]time.Duration, errs []error) []int {
+	var due []int
+	for i, s := range series {
+		if errs[i] == nil && len(out[i]) < s.N {
+			due = append(due, i)
+		}
+	}
+	return due
+}
+
+// handoffPair is two candidates of one library for one election.
+type handoffPair struct {
+	cs [2]cand.Candidate
+}
+
+// newHandoffPair makes a pair for a new election and has its first
+// candidate lead.
+func newHandoffPair(st *env.Store, lib cand.Lib, v Variant, o cand.Opts) (*handoffPair, error) {
+	election := fmt.Sprintf("handoff-%s-%s-%d", v, lib, time.Now().UnixNano())
+	p := &handoffPair{}
+	for i := range p.cs {
 		c, err := cand.New(lib, st, election, o)
 		if err != nil {
+			p.close()
 			return nil, err
 		}
-		defer c.Close()
-		cs[i] = c
+		p.cs[i] = c
 	}
 	ctx, cancel := bg()
-	err := cs[0].Acquire(ctx)
-	cancel()
-	if err != nil {
+	defer cancel()
+	if err := p.cs[0].Acquire(ctx); err != nil {
+		p.close()
 		return nil, err
 	}
-	out := make([]time.Duration, 0, n)
-	for i := range n {
-		d, err := handoffOnce(cs[i%2], cs[(i+1)%2], v)
-		if err != nil {
-			return out, fmt.Errorf("hand-off %d: %w", i, err)
+	return p, nil
+}
+
+// handoff makes the pair's i-th hand-off: from cs[i%2] to the other.
+func (p *handoffPair) handoff(v Variant, i int) (time.Duration, error) {
+	return handoffOnce(p.cs[i%2], p.cs[(i+1)%2], v)
+}
+
+// close closes the pair's candidates.
+func (p *handoffPair) close() {
+	for _, c := range p.cs {
+		if c != nil {
+			c.Close()
 		}
-		out = append(out, d)
 	}
-	return out, nil
 }
 
 // handoffOnce hands leadership from leader to waiter once.
