@@ -44,41 +44,42 @@ func (g *Group) resign(l *lease.Leadership) {
 // move hands l, shard s's leadership, over to mv.to: at once if it waits
 // in the shard's election, or as soon as it does.
 func (g *Group) move(ctx context.Context, s int, l *lease.Leadership, mv *mover) {
-	to := mv.to
 	for {
-		start := time.Now()
-		err := l.HandOver(ctx, to)
-		if errors.Is(err, lease.ErrNoCandidate) && ctx.Err() == nil {
-			if err = g.awaitCandidate(ctx, l.Election, to); err == nil {
-				continue
+		err := l.AwaitTarget(ctx, mv.to)
+		var d time.Duration
+		if err == nil {
+			d, err = g.handOver(ctx, l, mv.to)
+			if errors.Is(err, lease.ErrNoCandidate) && ctx.Err() == nil {
+				continue // the target left again: wait for it
 			}
 		}
-		cancelled, d := ctx.Err() != nil, time.Since(start)
+		cancelled := ctx.Err() != nil
 		g.post(func(lp *loop) { lp.moved(s, l, mv, err, cancelled, d) })
 		return
 	}
 }
 
-// awaitCandidate waits until member to's candidate record is in
-// election's roster, following it with one observer.
-func (g *Group) awaitCandidate(ctx context.Context, election, to string) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ch, err := g.e.ObserveCandidates(ctx, election)
-	if err != nil {
-		return err
+// maxHandingOver bounds a member's handovers under way at once. A shard
+// has no holder from the start of its handover (its leadership ends
+// then) until the pass lands and the new owner hears of it: with all of
+// a member's passes sent at once, the last waits behind the others in
+// the store. A few at a time, each waits about one handover; the moves
+// still go at the new owners' pace, as their campaigns come in.
+const maxHandingOver = 4
+
+// handOver hands l over to member to once fewer than maxHandingOver of
+// the group's handovers are under way, and reports how long the
+// HandOver took.
+func (g *Group) handOver(ctx context.Context, l *lease.Leadership, to string) (time.Duration, error) {
+	select {
+	case g.handing <- struct{}{}:
+		defer func() { <-g.handing }()
+	case <-ctx.Done():
+		return 0, context.Cause(ctx)
 	}
-	for cs := range ch {
-		for _, c := range cs {
-			if c.Identity == to && c.MayLead && !c.Superseded && !c.Requester {
-				return nil
-			}
-		}
-	}
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	return errors.New("observer of the shard's roster ended")
+	start := time.Now()
+	err := l.HandOver(ctx, to)
+	return time.Since(start), err
 }
 
 // membership campaigns for the group's members election, with this
