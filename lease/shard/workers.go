@@ -3,6 +3,7 @@ package shard
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -14,7 +15,7 @@ import (
 func (g *Group) post(f func(*loop)) { g.inbox <- f }
 
 // work campaigns for shard s until it wins or ctx ends, then holds it
-// until the leadership ends, or resigns it when ctx ends.
+// (hold).
 func (g *Group) work(ctx context.Context, s int) {
 	l, err := g.e.Campaign(ctx, Election(g.name, s, g.opts.Shards))
 	if err != nil {
@@ -23,12 +24,27 @@ func (g *Group) work(ctx context.Context, s int) {
 		return
 	}
 	g.post(func(lp *loop) { lp.won(s, l) })
-	select {
-	case <-l.Context().Done():
-	case <-ctx.Done():
-		g.resign(l)
+	g.hold(ctx, s, l)
+}
+
+// hold reports the end of l, shard s's leadership, once it ends, having
+// resigned it if ctx ends first. No goroutine waits meanwhile: a held
+// shard costs two callbacks on the contexts, not a goroutine.
+func (g *Group) hold(ctx context.Context, s int, l *lease.Leadership) {
+	var once sync.Once
+	end := func(resign bool) {
+		once.Do(func() {
+			if resign {
+				g.resign(l)
+			}
+			g.post(func(lp *loop) { lp.lost(s, l) })
+		})
 	}
-	g.post(func(lp *loop) { lp.lost(s, l) })
+	stop := context.AfterFunc(ctx, func() { end(true) })
+	context.AfterFunc(l.Context(), func() {
+		stop()
+		end(false)
+	})
 }
 
 // resign resigns l, bounded by the elector's TTL, and waits for its end.
