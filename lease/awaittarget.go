@@ -39,7 +39,7 @@ func (l *Leadership) AwaitTarget(ctx context.Context, to string) error {
 		return fmt.Errorf("lease: await target %q: %w", l.Election, ErrNotLeadership)
 	}
 	w := &targetWait{to: to, done: make(chan error, 1)}
-	err, waits := l.e.addTarget(l, w)
+	waits, err := l.e.addTarget(l, w)
 	if waits {
 		err = l.waitTarget(ctx, w)
 	}
@@ -51,11 +51,13 @@ func (l *Leadership) AwaitTarget(ctx context.Context, to string) error {
 
 // addTarget answers w at once if l has ended or its target is in the
 // roster, or adds it to the elector's waits; waits reports the latter.
-func (e *LeaseElector) addTarget(l *Leadership, w *targetWait) (err error, waits bool) {
+func (e *LeaseElector) addTarget(l *Leadership, w *targetWait) (waits bool, err error) {
 	if !e.do(func(time.Time) {
 		switch {
 		case !e.holds(l) || l.Err() != nil:
-			err = l.Err()
+			if err = l.Err(); err == nil {
+				err = ErrLost // ended on this loop turn, its context not yet cancelled
+			}
 		case e.m.HasTarget(l.Election, w.to):
 		case e.of(l.Election).roster == nil:
 			err = errUnfollowed
@@ -67,12 +69,12 @@ func (e *LeaseElector) addTarget(l *Leadership, w *targetWait) (err error, waits
 			waits = true
 		}
 	}) {
-		return fmt.Errorf("lease: await target %q: %w", l.Election, ErrClosed), false
+		return false, fmt.Errorf("lease: await target %q: %w", l.Election, ErrClosed)
 	}
 	if err != nil && !errors.Is(err, errUnfollowed) {
 		err = fmt.Errorf("lease: await target %q: %w", l.Election, err)
 	}
-	return err, waits
+	return waits, err
 }
 
 // waitTarget waits for w's answer, the end of l or of ctx; it withdraws w
