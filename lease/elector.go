@@ -53,11 +53,12 @@ type LeaseElector struct {
 
 	// Owned by the loop goroutine.
 	m         *core.Machine
-	sessions  map[uint64]*session  // by epoch, until closed or given up (closesession.go)
-	elections map[string]*election // what is in flight or held per election (elections.go)
-	set       backends.WatchSet    // made at the first Wait
-	tags      uint64               // the last tag of a request in set
-	ready     []chan awaited       // AwaitSession calls
+	sessions  map[uint64]*session      // by epoch, until closed or given up (closesession.go)
+	elections map[string]*election     // what is in flight or held per election (elections.go)
+	set       backends.WatchSet        // made at the first Wait
+	tags      uint64                   // the last tag of a request in set
+	ready     []chan awaited           // AwaitSession calls
+	awaits    map[string][]*targetWait // AwaitTarget calls per election (awaittarget.go)
 }
 
 // New returns an elector on store, the Store an adapter's New returned

@@ -55,6 +55,7 @@ func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatc
 	switch s.Kind {
 	case core.FollowStop:
 		e.forget(election, unfollowed)
+		e.dropTargets(election, errUnfollowed)
 		e.log.Error("roster refused by the store", "election", election, "err", s.Err)
 	case core.FollowPause:
 		rw.timer = time.AfterFunc(time.Until(s.At), func() {
@@ -104,6 +105,7 @@ func (e *LeaseElector) rosterRead(now time.Time, election string, rw *rosterWatc
 	seen := rosterSeen{digest: backends.RosterDigest(r.recs), rev: r.rev}
 	if rw.f.Done(now, op, seen, err) && e.holds(rw.l) {
 		e.m.Roster(now, election, coreCandidates(r.recs))
+		e.answerTargets(election)
 	}
 	e.stepRoster(now, election, rw)
 }

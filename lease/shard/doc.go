@@ -32,7 +32,11 @@
 //     a pass of the key: the new owner's token is the pass's) once the
 //     assignment over the members it has seen for Options.Settle agrees
 //     with the one over all members: a member that joins and leaves
-//     within Settle moves no held shard.
+//     within Settle moves no held shard. It waits for the new owner's
+//     campaign in the shard's roster, which it follows as holder
+//     (Leadership.AwaitTarget: no read per shard), and has at most 4
+//     handovers under way at once, so that each shard waits for its new
+//     holder about one handover, not behind all of this member's others.
 //   - Leave ends the membership first, then hands each held shard to its
 //     new owner as soon as that one waits in the shard's election; Close
 //     resigns them instead.

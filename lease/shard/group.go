@@ -13,16 +13,17 @@ import (
 // Group is this member's part in a group of shards: the shards it holds
 // and its membership. It is safe for concurrent use.
 type Group struct {
-	name   string
-	e      *lease.LeaseElector
-	opts   Options
-	events chan Event
-	inbox  chan func(*loop) // reports of the group's goroutines to its loop
-	joined chan error       // one answer: nil once this member is in the roster, or why not
-	done   chan struct{}    // closed when the group has ended (Leave)
-	leave  chan struct{}    // closed by the first Leave
-	abort  chan struct{}    // closed when a Leave's ctx ends
-	once   sync.Once
+	name    string
+	e       *lease.LeaseElector
+	opts    Options
+	events  chan Event
+	inbox   chan func(*loop) // reports of the group's goroutines to its loop
+	joined  chan error       // one answer: nil once this member is in the roster, or why not
+	done    chan struct{}    // closed when the group has ended (Leave)
+	leave   chan struct{}    // closed by the first Leave
+	abort   chan struct{}    // closed when a Leave's ctx ends
+	handing chan struct{}    // a token per handover under way (handOver)
+	once    sync.Once
 
 	mu    sync.Mutex
 	owned map[int]bool
@@ -60,7 +61,8 @@ func Join(ctx context.Context, e *lease.LeaseElector, group string, opts Options
 	}
 	g := &Group{name: group, e: e, opts: opts.withDefaults(e), events: make(chan Event),
 		inbox: make(chan func(*loop), 64), joined: make(chan error, 1), done: make(chan struct{}),
-		leave: make(chan struct{}), abort: make(chan struct{}), owned: map[int]bool{}}
+		leave: make(chan struct{}), abort: make(chan struct{}), owned: map[int]bool{},
+		handing: make(chan struct{}, maxHandingOver)}
 	go g.run()
 	select {
 	case err := <-g.joined:

@@ -3,6 +3,7 @@ package shard
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -14,7 +15,7 @@ import (
 func (g *Group) post(f func(*loop)) { g.inbox <- f }
 
 // work campaigns for shard s until it wins or ctx ends, then holds it
-// until the leadership ends, or resigns it when ctx ends.
+// (hold).
 func (g *Group) work(ctx context.Context, s int) {
 	l, err := g.e.Campaign(ctx, Election(g.name, s, g.opts.Shards))
 	if err != nil {
@@ -23,12 +24,27 @@ func (g *Group) work(ctx context.Context, s int) {
 		return
 	}
 	g.post(func(lp *loop) { lp.won(s, l) })
-	select {
-	case <-l.Context().Done():
-	case <-ctx.Done():
-		g.resign(l)
+	g.hold(ctx, s, l)
+}
+
+// hold reports the end of l, shard s's leadership, once it ends, having
+// resigned it if ctx ends first. No goroutine waits meanwhile: a held
+// shard costs two callbacks on the contexts, not a goroutine.
+func (g *Group) hold(ctx context.Context, s int, l *lease.Leadership) {
+	var once sync.Once
+	end := func(resign bool) {
+		once.Do(func() {
+			if resign {
+				g.resign(l)
+			}
+			g.post(func(lp *loop) { lp.lost(s, l) })
+		})
 	}
-	g.post(func(lp *loop) { lp.lost(s, l) })
+	stop := context.AfterFunc(ctx, func() { end(true) })
+	context.AfterFunc(l.Context(), func() {
+		stop()
+		end(false)
+	})
 }
 
 // resign resigns l, bounded by the elector's TTL, and waits for its end.
@@ -44,41 +60,42 @@ func (g *Group) resign(l *lease.Leadership) {
 // move hands l, shard s's leadership, over to mv.to: at once if it waits
 // in the shard's election, or as soon as it does.
 func (g *Group) move(ctx context.Context, s int, l *lease.Leadership, mv *mover) {
-	to := mv.to
 	for {
-		start := time.Now()
-		err := l.HandOver(ctx, to)
-		if errors.Is(err, lease.ErrNoCandidate) && ctx.Err() == nil {
-			if err = g.awaitCandidate(ctx, l.Election, to); err == nil {
-				continue
+		err := l.AwaitTarget(ctx, mv.to)
+		var d time.Duration
+		if err == nil {
+			d, err = g.handOver(ctx, l, mv.to)
+			if errors.Is(err, lease.ErrNoCandidate) && ctx.Err() == nil {
+				continue // the target left again: wait for it
 			}
 		}
-		cancelled, d := ctx.Err() != nil, time.Since(start)
+		cancelled := ctx.Err() != nil
 		g.post(func(lp *loop) { lp.moved(s, l, mv, err, cancelled, d) })
 		return
 	}
 }
 
-// awaitCandidate waits until member to's candidate record is in
-// election's roster, following it with one observer.
-func (g *Group) awaitCandidate(ctx context.Context, election, to string) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ch, err := g.e.ObserveCandidates(ctx, election)
-	if err != nil {
-		return err
+// maxHandingOver bounds a member's handovers under way at once. A shard
+// has no holder from the start of its handover (its leadership ends
+// then) until the pass lands and the new owner hears of it: with all of
+// a member's passes sent at once, the last waits behind the others in
+// the store. A few at a time, each waits about one handover; the moves
+// still go at the new owners' pace, as their campaigns come in.
+const maxHandingOver = 4
+
+// handOver hands l over to member to once fewer than maxHandingOver of
+// the group's handovers are under way, and reports how long the
+// HandOver took.
+func (g *Group) handOver(ctx context.Context, l *lease.Leadership, to string) (time.Duration, error) {
+	select {
+	case g.handing <- struct{}{}:
+		defer func() { <-g.handing }()
+	case <-ctx.Done():
+		return 0, context.Cause(ctx)
 	}
-	for cs := range ch {
-		for _, c := range cs {
-			if c.Identity == to && c.MayLead && !c.Superseded && !c.Requester {
-				return nil
-			}
-		}
-	}
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	return errors.New("observer of the shard's roster ended")
+	start := time.Now()
+	err := l.HandOver(ctx, to)
+	return time.Since(start), err
 }
 
 // membership campaigns for the group's members election, with this

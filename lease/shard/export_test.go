@@ -1,0 +1,4 @@
+package shard
+
+// MaxHandingOver is maxHandingOver, for the tests.
+const MaxHandingOver = maxHandingOver
