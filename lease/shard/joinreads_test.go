@@ -1,13 +1,10 @@
 package shard_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/leasehold/leasehold/backends"
-	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/lease/shard"
 	"github.com/leasehold/leasehold/lease/shard/shardtest"
 	"github.com/leasehold/leasehold/leaseholdtest"
@@ -22,12 +19,7 @@ func TestJoinGiversReadNoShard(t *testing.T) {
 	const shards = 256
 	w := shardtest.NewWorld(t, leaseholdtest.Etcd(t), 2*time.Second, shards)
 	var c counts
-	var ms []*shardtest.Member
-	for i := range 3 {
-		link := w.Server().Connect(t)
-		store := backends.NewStore(countingDriver{driver.Of(link.Store), &c})
-		ms = append(ms, w.JoinOn(fmt.Sprintf("m%d", i), link, store, shard.Options{}))
-	}
+	ms := joinCounted(t, w, 3, &c)
 	w.Await("balance", 30*time.Second, func() bool { return w.Balanced(ms...) })
 	<-time.After(time.Second) // the cold start's tails, as in TestRequestsAtRest
 	c.reset()

@@ -25,12 +25,7 @@ func TestRequestsAtRest(t *testing.T) {
 		t.Run(fmt.Sprint(shards), func(t *testing.T) {
 			w := shardtest.NewWorld(t, leaseholdtest.Etcd(t), 2*time.Second, shards)
 			var c counts
-			var ms []*shardtest.Member
-			for i := range 3 {
-				link := w.Server().Connect(t)
-				store := backends.NewStore(countingDriver{driver.Of(link.Store), &c})
-				ms = append(ms, w.JoinOn(fmt.Sprintf("m%d", i), link, store, shard.Options{}))
-			}
+			ms := joinCounted(t, w, 3, &c)
 			w.Await("balance", 30*time.Second, func() bool { return w.Balanced(ms...) })
 			// The last moves' tails (the new holders' first watches of
 			// their rosters, the old records' removal) end within a
@@ -178,4 +173,16 @@ type countingSet struct {
 func (s countingSet) Wait(req backends.WatchRequest) {
 	s.c.saw(fmt.Sprintf("Wait(kind %d)", req.Kind), req.Known.Election)
 	s.WatchSet.Wait(req)
+}
+
+// joinCounted joins n members m0, m1, ... to w, each on a link of its own
+// whose store requests c counts.
+func joinCounted(t *testing.T, w *shardtest.World, n int, c *counts) []*shardtest.Member {
+	var ms []*shardtest.Member
+	for i := range n {
+		link := w.Server().Connect(t)
+		store := backends.NewStore(countingDriver{driver.Of(link.Store), c})
+		ms = append(ms, w.JoinOn(fmt.Sprintf("m%d", i), link, store, shard.Options{}))
+	}
+	return ms
 }
