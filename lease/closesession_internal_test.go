@@ -21,9 +21,10 @@ import (
 )
 
 // TestCloseAbandonedAfterOutage: a session given up while the store could
-// not be reached (its first close fails) is closed once the store answers
-// again, long before the store would expire it: its lease is revoked, and
-// the leader key bound to it goes.
+// not be reached is closed no sooner than SafetyMargin after its holder's
+// context ended (its first close, which fails, comes then), and once the
+// store answers again, long before the store would expire it: its lease is
+// revoked, and the leader key bound to it goes.
 func TestCloseAbandonedAfterOutage(t *testing.T) {
 	srv, err := embedetcd.Start()
 	if err != nil {
@@ -37,14 +38,17 @@ func TestCloseAbandonedAfterOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	tap := &closeTap{recs: make(chan slog.Record, 64)}
-	// The holder gives up 1.9 s after its last renewal; etcd keeps the
-	// lease 10 s, so a lease gone well before then was revoked.
-	e, err := New(store, Options{TTL: 10 * time.Second, SafetyMargin: 8 * time.Second,
+	// The holder gives up 4 s after its last renewal (10 s − 2 s − 0.4×10 s)
+	// and closes 2 s later; etcd keeps the lease 10 s, so a lease gone well
+	// before then was revoked.
+	const margin = 2 * time.Second
+	e, err := New(store, Options{TTL: 10 * time.Second, SafetyMargin: margin, ClockDrift: 0.4,
 		RetryInterval: 100 * time.Millisecond, RequestTimeout: 500 * time.Millisecond, Logger: slog.New(tap)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close(context.Background())
+	defer k.setDown(false) // before the Close above, if the test fails with the link down
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
@@ -63,10 +67,16 @@ func TestCloseAbandonedAfterOutage(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the leadership outlived a cut link")
 	}
+	stopped := time.Now()
 	if cause := context.Cause(l.Context()); !errors.Is(cause, ErrRenewDeadline) {
 		t.Fatalf("leadership ended with %v, want ErrRenewDeadline", cause)
 	}
-	tap.await(t, ctx, "abandoned session close failed", id)
+	// stopped is when this goroutine saw the context end, a little after
+	// it ended: allow it a tenth of the margin.
+	if r := tap.await(t, ctx, "abandoned session close failed", id); r.Time.Sub(stopped) < margin*9/10 {
+		t.Fatalf("first close of the abandoned session %v after its holder's context ended, want no sooner than SafetyMargin %v",
+			r.Time.Sub(stopped), margin)
+	}
 	k.setDown(false)
 
 	sent := time.Now()

@@ -132,8 +132,11 @@
 // or as soon as the store reports the session or the key gone, whichever
 // comes first. The store cannot expire the session before the send time
 // of the last renewal + TTL, so the old leader's context is cancelled at
-// least SafetyMargin before anyone else can take the key. No timestamp is
-// ever read from the store. With the defaults at a TTL of 2 s: Hold
+// least SafetyMargin before anyone else can take the key. The elector
+// keeps that promise itself too: a session it gives up at the deadline
+// is closed, freeing its keys, SafetyMargin after the deadline and not
+// sooner, rather than left to the store's expiry. No timestamp is ever
+// read from the store. With the defaults at a TTL of 2 s: Hold
 // 1.48 s, a renewal every 0.74 s, and 0.52 s between the holder's
 // deadline and the earliest expiry.
 //

@@ -5,7 +5,12 @@ import (
 	"time"
 )
 
-// Closing a session given up (it was lost, or made too late). The
+// Closing a session given up (it was lost, or made too late). A session
+// lost because its holder's deadline passed is closed only SafetyMargin
+// (Config.Margin) later: the holder's context ends at the deadline, and
+// the margin is the time its work has to stop before another may lead.
+// Closing at once would free its keys at that very moment. Any other loss
+// (the store expired or refused the session) closes at once. The
 // machine asks for the close (CloseSession), and retries it after the
 // retry wait while the store cannot be reached, so that a session given
 // up during an outage, and the keys and records bound to it, go once the
@@ -28,13 +33,23 @@ type closing struct {
 func closeBound(ttl time.Duration) time.Duration { return max(10*ttl, time.Minute) }
 
 // closeSession asks for the close of session epoch, whose store TTL is
-// ttl.
+// ttl, at once.
 func (m *Machine) closeSession(now time.Time, epoch uint64, ttl time.Duration) {
+	m.closeSessionAt(now, now, epoch, ttl)
+}
+
+// closeSessionAt asks for the close of session epoch, whose store TTL is
+// ttl, at time at: not before, so that keys bound to it stay until then.
+func (m *Machine) closeSessionAt(now, at time.Time, epoch uint64, ttl time.Duration) {
 	if m.recs.closing == nil {
 		m.recs.closing = make(map[uint64]*closing)
 	}
-	m.recs.closing[epoch] = &closing{until: now.Add(closeBound(ttl)), inflight: true}
-	m.emit(Action{Kind: CloseSession, Epoch: epoch})
+	cl := &closing{until: at.Add(closeBound(ttl)), retryAt: at}
+	m.recs.closing[epoch] = cl
+	if !now.Before(at) {
+		cl.inflight = true
+		m.emit(Action{Kind: CloseSession, Epoch: epoch})
+	}
 }
 
 // SessionClosed reports the outcome of the CloseSession for epoch. A

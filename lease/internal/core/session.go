@@ -173,9 +173,15 @@ func (m *Machine) wantSession() bool {
 
 // sessionLost ends the current session: leaderships on it are lost, and
 // campaigns go on with a new session. The old one is closed so that its
-// keys go at once if the store can still be reached.
+// keys go before the store expires it: a Margin later if its holder's
+// deadline passed (cause ErrRenewDeadline), so that the holder's work
+// has the margin to stop before another can lead, and at once otherwise.
 func (m *Machine) sessionLost(now time.Time, cause error) {
-	m.closeSession(now, m.sess.epoch, m.sess.granted)
+	at := now
+	if errors.Is(cause, ErrRenewDeadline) {
+		at = now.Add(m.cfg.Margin)
+	}
+	m.closeSessionAt(now, at, m.sess.epoch, m.sess.granted)
 	m.sess = session{epoch: m.sess.epoch, retryAt: now}
 	m.lineLost()
 	for name, e := range m.els {
