@@ -24,7 +24,10 @@ import (
 // same ACL, so that no one else may read, change or delete them (world
 // read is off). The refused clients: "reader" (read only), "nobody" (no
 // rights), "holder" with a wrong password, credentials of a scheme the
-// server has no provider for (AUTH_FAILED), and none at all.
+// server has no provider for (AUTH_FAILED), and none at all. It is a
+// leasetest.RosterRefuser too: the prefix and the queues' node also grant
+// every right to "blind", whose nodes get that ACL, but the rosters' node
+// and the holders' nodes do not (see NoRoster).
 //
 // Setup needs a prefix no one made before: use servers of the test's own.
 type AuthHarness struct {
