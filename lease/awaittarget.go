@@ -33,7 +33,10 @@ var errUnfollowed = errors.New("roster not followed")
 // Consul: a thousand leaderships awaiting their targets cost nothing
 // more than their leaders' roster reads after each change. Otherwise
 // (the store refused the roster for good) it follows the roster as
-// ObserveCandidates does. AwaitTarget is safe for concurrent use.
+// ObserveCandidates does; if the store refuses that too, it returns an
+// error wrapping the refusal (backends.ErrPermission, say), and once
+// the elector closes, one wrapping ErrClosed. AwaitTarget is safe for
+// concurrent use.
 func (l *Leadership) AwaitTarget(ctx context.Context, to string) error {
 	if l.e == nil {
 		return fmt.Errorf("lease: await target %q: %w", l.Election, ErrNotLeadership)
@@ -135,25 +138,34 @@ func (e *LeaseElector) setTargets(election string, ws []*targetWait) {
 }
 
 // observeTarget waits for the target as AwaitTarget does, following the
-// roster with an observer of its own (ObserveCandidates).
+// roster with an observer of its own (as ObserveCandidates does). It
+// returns nil once the target is listed; else an error wrapping, in this
+// order, the end of l, the store's refusal of the roster for good, the
+// end of ctx, or ErrClosed.
 func (l *Leadership) observeTarget(ctx context.Context, to string) error {
-	ctx, cancel := context.WithCancel(ctx)
+	obs, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(l.Context(), cancel)
 	defer stop()
-	ch, err := l.e.ObserveCandidates(ctx, l.Election)
-	if err != nil {
-		return fmt.Errorf("lease: await target %q: %w", l.Election, err)
-	}
+	var refused error // written before ch closes
+	ch := stream(l.e, obs, func(obs context.Context, ch chan<- []Candidate) {
+		refused = l.e.followCandidates(obs, l.Election, ch)
+	})
 	for cs := range ch {
 		if slices.ContainsFunc(cs, func(c Candidate) bool { return l.targets(c, to) }) {
 			return nil
 		}
 	}
-	if l.Err() != nil {
-		return fmt.Errorf("lease: await target %q: %w", l.Election, l.Err())
+	err := ErrClosed
+	switch {
+	case l.Err() != nil:
+		err = l.Err()
+	case refused != nil:
+		err = refused
+	case ctx.Err() != nil:
+		err = ctx.Err()
 	}
-	return fmt.Errorf("lease: await target %q: %w", l.Election, context.Cause(ctx))
+	return fmt.Errorf("lease: await target %q: %w", l.Election, err)
 }
 
 // targets reports whether a handover of l to to may go to c, as the

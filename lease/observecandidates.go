@@ -27,7 +27,7 @@ func (e *LeaseElector) ObserveCandidates(ctx context.Context, election string) (
 	if err := backends.ValidateElection(election); err != nil {
 		return nil, fmt.Errorf("lease: observe candidates: %v: %w", err, ErrInvalidOption)
 	}
-	return stream(e, ctx, func(ctx context.Context, ch chan<- []Candidate) { e.followCandidates(ctx, election, ch) }), nil
+	return stream(e, ctx, func(ctx context.Context, ch chan<- []Candidate) { _ = e.followCandidates(ctx, election, ch) }), nil
 }
 
 // rosterState is what followCandidates knows of an election: its roster
@@ -43,7 +43,11 @@ type rosterAt struct {
 	rev  uint64
 }
 
-func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch chan<- []Candidate) {
+// followCandidates sends election's candidate list on ch, as
+// ObserveCandidates streams it, until ctx ends or the store refuses the
+// roster or the leader key for good, and returns that refusal (nil if
+// ctx ended).
+func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch chan<- []Candidate) error {
 	fl := follower[rosterState]{
 		read: func(ctx context.Context) (rosterState, error) { return e.readRoster(ctx, election) },
 		wait: e.awaitRoster,
@@ -57,6 +61,7 @@ func (e *LeaseElector) followCandidates(ctx context.Context, election string, ch
 	if err != nil {
 		e.log.Error("observe candidates refused by the store", "election", election, "err", err)
 	}
+	return err
 }
 
 // readRoster reads election's roster and leader key.

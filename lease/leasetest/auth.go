@@ -50,6 +50,9 @@ func RunAuthTests(t *testing.T, h AuthHarness, base lease.Options) {
 	s := &authSuite{h: h, base: base}
 	t.Run("Refused", s.testRefused)
 	t.Run("Revoked", s.testRevoked)
+	if r, ok := h.(RosterRefuser); ok {
+		t.Run("RosterRefused", func(t *testing.T) { s.testRosterRefused(t, r) })
+	}
 }
 
 type authSuite struct {

@@ -45,6 +45,7 @@ func RunElectorTests(t *testing.T, h backendtest.Harness, base lease.Options) {
 		{"Goroutines", s.testGoroutines},
 		{"Candidates", s.runCandidateTests},
 		{"Proclaim", s.testProclaim},
+		{"AwaitTarget", s.runAwaitTargetTests},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/internal/driver"
 	"github.com/leasehold/leasehold/internal/harness"
 	"github.com/leasehold/leasehold/zookeeper"
 	"github.com/leasehold/leasehold/zookeeper/internal/names"
@@ -22,7 +24,10 @@ import (
 // same ACL, so that no one else may read, change or delete them (world
 // read is off). The refused clients: "reader" (read only), "nobody" (no
 // rights), "holder" with a wrong password, credentials of a scheme the
-// server has no provider for (AUTH_FAILED), and none at all.
+// server has no provider for (AUTH_FAILED), and none at all. It is a
+// leasetest.RosterRefuser too: the prefix and the queues' node also grant
+// every right to "blind", whose nodes get that ACL, but the rosters' node
+// and the holders' nodes do not (see NoRoster).
 //
 // Setup needs a prefix no one made before: use servers of the test's own.
 type AuthHarness struct {
@@ -47,13 +52,56 @@ func digest(user, password string) []zookeeper.Auth {
 	return []zookeeper.Auth{{Scheme: "digest", Credentials: []byte(user + ":" + password)}}
 }
 
-// Setup creates the prefix with the harness's ACL.
+// prefixACL is the ACL of the prefix: acl() and every right for the
+// digest user "blind", who may thus create its own nodes in the prefix
+// but not read or create those of the holders (see NoRoster).
+func prefixACL() []zk.ACL {
+	return append(acl(), zk.DigestACL(zk.PermAll, "blind", Password("blind"))[0])
+}
+
+// Setup creates the prefix and the node of the queues
+// (backends.QueueSegment) with prefixACL, and the node of the rosters
+// (backends.RosterSegment) with acl().
 func (h *AuthHarness) Setup(t testing.TB) {
 	t.Helper()
 	c := h.dial(t, digest("holder", Password("holder")))
-	if _, err := c.Create(zookeeper.DefaultPrefix, nil, 0, acl()); err != nil {
+	if _, err := c.Create(zookeeper.DefaultPrefix, nil, 0, prefixACL()); err != nil {
 		t.Fatalf("zktest: create %s: %v", zookeeper.DefaultPrefix, err)
 	}
+	for _, n := range []struct {
+		segment string
+		acl     []zk.ACL
+	}{{backends.RosterSegment, acl()}, {backends.QueueSegment, prefixACL()}} {
+		if _, err := c.Create(zookeeper.DefaultPrefix+"/"+n.segment, nil, 0, n.acl); err != nil {
+			t.Fatalf("zktest: create %s: %v", n.segment, err)
+		}
+	}
+}
+
+// NoRoster returns a Store with the credentials of "blind", whose nodes
+// get prefixACL: it may create its leader nodes in the prefix, but the
+// rosters are the holders' (Setup), so the server refuses its Joins, and
+// its Lists of any roster a holder has joined.
+// It opens the layout marker (which the holder's first session writes)
+// to blind too.
+func (h *AuthHarness) NoRoster(t testing.TB) *backends.Store {
+	t.Helper()
+	marker := zookeeper.DefaultPrefix + "/" + backends.LayoutSegment
+	c := h.dial(t, digest("holder", Password("holder")))
+	if _, _, err := c.Get(marker); errors.Is(err, zk.ErrNoNode) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		ss, err := driver.Of(h.Holder(t)).NewSession(ctx, 2*h.tickTime())
+		if err != nil {
+			t.Fatalf("zktest: a holder's session to write the layout marker: %v", err)
+		}
+		_ = ss.Close(ctx)
+	}
+	if _, err := c.SetACL(marker, prefixACL(), -1); err != nil {
+		t.Fatalf("zktest: open %s to blind: %v", marker, err)
+	}
+	s, _ := h.store(t, digest("blind", Password("blind")), prefixACL())
+	return s
 }
 
 // dial returns a raw go-zookeeper connection with auth added, closed when
@@ -124,7 +172,7 @@ func (h *AuthHarness) Revocable(t testing.TB) (*backends.Store, func(context.Con
 	s, _ := h.store(t, digest("revokee", Password("revokee")), acl())
 	c := h.dial(t, digest("holder", Password("holder")))
 	return s, func(context.Context) error {
-		kept := []zk.ACL{acl()[0], acl()[2]}
+		kept := slices.DeleteFunc(prefixACL(), func(a zk.ACL) bool { return a == acl()[1] })
 		_, err := c.SetACL(zookeeper.DefaultPrefix, kept, -1)
 		return err
 	}
