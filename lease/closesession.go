@@ -43,7 +43,7 @@ func (e *LeaseElector) closeSession(epoch uint64) {
 		c.closing = true
 		e.log.Debug("session closing", "session", c.ID())
 	}
-	e.call(false, func(ctx context.Context) {
+	e.call(noSlot, func(ctx context.Context) {
 		err := c.Close(ctx)
 		e.post(func(now time.Time) { e.sessionClosed(now, epoch, c, err) })
 	})

@@ -43,7 +43,7 @@ type LeaseElector struct {
 	renewals chan func(now time.Time) // renewals' reports, taken before inbox (see postRenewal)
 	loopDone chan struct{}
 	io       sync.WaitGroup // store calls and observers
-	slots    chan struct{}  // see maxElectionCalls
+	slots    *slots         // see maxElectionCalls
 	log      *slog.Logger
 	health   health
 	closed   sync.Once
@@ -94,7 +94,7 @@ func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
 		m: core.New(cfg), sessions: make(map[uint64]*session),
 		elections: make(map[string]*election), open: make(map[backends.Session]bool),
-		slots: make(chan struct{}, maxElectionCalls), log: opts.Logger.With("identity", opts.Identity)}
+		slots: newSlots(maxElectionCalls), log: opts.Logger.With("identity", opts.Identity)}
 	go e.loop()
 	return e, nil
 }

@@ -34,7 +34,7 @@ func (e *LeaseElector) yield(election, cause string) {
 // action whose outcome is known without a store call, as the machine
 // takes no report while its actions are carried out.
 func (e *LeaseElector) report(f func(now time.Time)) {
-	e.call(false, func(context.Context) { e.post(f) })
+	e.call(noSlot, func(context.Context) { e.post(f) })
 }
 
 // handing returns the leadership of election that a handover ends: held
@@ -71,7 +71,7 @@ func (e *LeaseElector) pass(a core.Action, s backends.Session) {
 	}
 	req := backends.End{Election: a.Election, Token: a.Token, Leave: a.Leave,
 		To: &backends.Target{Session: a.To, Entry: a.Queue, Value: encodeValue(a.ToID, time.Now())}}
-	e.call(true, func(ctx context.Context) {
+	e.call(inSlot, func(ctx context.Context) {
 		_, err := s.End(ctx, req)
 		if err != nil {
 			e.log.Debug("handover pass not made", "election", a.Election, "to", a.To, "err", err)
@@ -254,7 +254,7 @@ func (e *LeaseElector) dropPassed(ctx context.Context, s backends.Session, elect
 			return // a new campaign took it up
 		}
 		e.log.Info("deleting a key passed to a campaign that had ended", "election", election, "token", rec.Token)
-		e.call(true, func(ctx context.Context) {
+		e.call(inSlot, func(ctx context.Context) {
 			_, _ = s.End(ctx, backends.End{Election: election, Token: rec.Token})
 		})
 	})

@@ -65,20 +65,36 @@ func (e *LeaseElector) perform(a core.Action) {
 // not wait for a slot.
 const maxElectionCalls = 32
 
+// slotUse says whether a call waits for one of the election-call slots
+// (see slots), and if so whether it is urgent.
+type slotUse int
+
+const (
+	noSlot slotUse = iota
+	inSlot
+	urgentSlot
+)
+
+// slotFor returns the slot use of the call for action a.
+func slotFor(a core.Action) slotUse {
+	if a.Urgent {
+		return urgentSlot
+	}
+	return inSlot
+}
+
 // call runs fn in a goroutine owned by the elector with a context bounded
-// by RequestTimeout and ended by Close. With slot, fn first waits for one
-// of maxElectionCalls slots; its timeout starts then.
-func (e *LeaseElector) call(slot bool, fn func(ctx context.Context)) {
+// by RequestTimeout and ended by Close. Unless use is noSlot, fn first
+// waits for one of maxElectionCalls slots; its timeout starts then.
+func (e *LeaseElector) call(use slotUse, fn func(ctx context.Context)) {
 	e.io.Add(1)
 	go func() {
 		defer e.io.Done()
-		if slot {
-			select {
-			case e.slots <- struct{}{}:
-				defer func() { <-e.slots }()
-			case <-e.ctx.Done():
+		if use != noSlot {
+			if !e.slots.acquire(e.ctx, use == urgentSlot) {
 				return
 			}
+			defer e.slots.release()
 		}
 		ctx, cancel := context.WithTimeout(e.ctx, e.opts.RequestTimeout)
 		defer cancel()
@@ -87,7 +103,7 @@ func (e *LeaseElector) call(slot bool, fn func(ctx context.Context)) {
 }
 
 func (e *LeaseElector) createSession(epoch uint64, ttl time.Duration) {
-	e.call(false, func(ctx context.Context) {
+	e.call(noSlot, func(ctx context.Context) {
 		sent := time.Now()
 		s, err := e.store.NewSession(ctx, ttl)
 		if err == nil {
@@ -139,7 +155,7 @@ func (e *LeaseElector) renew(epoch uint64, s backends.Session) {
 
 func (e *LeaseElector) create(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
-	e.call(true, func(ctx context.Context) {
+	e.call(slotFor(a), func(ctx context.Context) {
 		rec, err := s.Create(ctx, a.Election, encodeValue(e.opts.Identity, time.Now()))
 		e.post(func(now time.Time) { e.m.Created(now, a.Election, a.Op, rec, err) })
 	})
@@ -148,7 +164,7 @@ func (e *LeaseElector) create(a core.Action, s backends.Session) {
 // delete deletes the key, the core's Delete.
 func (e *LeaseElector) delete(a core.Action, s backends.Session) {
 	e.stopWatch(a.Election)
-	e.call(true, func(ctx context.Context) {
+	e.call(inSlot, func(ctx context.Context) {
 		_, err := s.End(ctx, backends.End{Election: a.Election, Token: a.Token, Leave: a.Leave})
 		e.post(func(now time.Time) {
 			e.leftWith(now, a, err)
@@ -173,7 +189,7 @@ func (e *LeaseElector) observe(a core.Action) {
 	go func() {
 		defer e.io.Done()
 		defer cancel()
-		rec, err := e.get(ctx, a.Election)
+		rec, err := e.get(ctx, a.Election, a.Urgent)
 		e.post(func(now time.Time) {
 			e.unwatch(w)
 			e.watched(now, w.watchOp, rec, err)
@@ -219,15 +235,13 @@ func (e *LeaseElector) unwatch(w *watch) {
 }
 
 // get reads an election's key in one of the election-call slots (see
-// call), bounded by RequestTimeout from when it has one; unlike call, it
-// ends with ctx, the watch's interest in it.
-func (e *LeaseElector) get(ctx context.Context, election string) (backends.Record, error) {
-	select {
-	case e.slots <- struct{}{}:
-		defer func() { <-e.slots }()
-	case <-ctx.Done():
+// call), urgent or not, bounded by RequestTimeout from when it has one;
+// unlike call, it ends with ctx, the watch's interest in it.
+func (e *LeaseElector) get(ctx context.Context, election string, urgent bool) (backends.Record, error) {
+	if !e.slots.acquire(ctx, urgent) {
 		return backends.Record{}, ctx.Err()
 	}
+	defer e.slots.release()
 	ctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
 	defer cancel()
 	return e.store.Get(ctx, election)

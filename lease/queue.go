@@ -27,7 +27,7 @@ func (e *LeaseElector) enqueue(a core.Action) {
 		e.report(func(now time.Time) { e.m.Enqueued(now, a.Election, a.Op, backends.Record{}, err) })
 		return
 	}
-	e.call(true, func(ctx context.Context) {
+	e.call(inSlot, func(ctx context.Context) {
 		rec, err := s.Enqueue(ctx, a.Election)
 		e.post(func(now time.Time) { e.m.Enqueued(now, a.Election, a.Op, rec, err) })
 	})
@@ -42,7 +42,7 @@ func (e *LeaseElector) ahead(a core.Action) {
 	if a.To != "" {
 		e.handing(a)
 	}
-	e.call(true, func(ctx context.Context) {
+	e.call(inSlot, func(ctx context.Context) {
 		rec, err := e.store.Ahead(ctx, a.Election, a.Token)
 		e.post(func(now time.Time) { e.m.AheadFound(now, a.Election, a.Op, rec, err) })
 	})
@@ -52,7 +52,7 @@ func (e *LeaseElector) ahead(a core.Action) {
 // retries it until it is done: an entry left behind would hold up the
 // waiter behind it until the session ends.
 func (e *LeaseElector) dequeue(a core.Action) {
-	e.call(true, func(ctx context.Context) {
+	e.call(inSlot, func(ctx context.Context) {
 		err := e.store.Dequeue(ctx, a.Record)
 		if err != nil {
 			e.log.Log(ctx, e.levelOf(err), "queue entry not removed", "election", a.Election, "err", err)

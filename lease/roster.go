@@ -18,7 +18,7 @@ import (
 // join writes the record the core's Join a asks for.
 func (e *LeaseElector) join(a core.Action) {
 	s, v := e.session(a.Epoch), e.candidateRecord(a)
-	e.call(true, func(ctx context.Context) {
+	e.call(inSlot, func(ctx context.Context) {
 		_, err := s.Join(ctx, a.Election, v)
 		e.logRecord(ctx, a.Election, "candidate record not written", err)
 		e.post(func(now time.Time) { e.m.Joined(now, a.Election, a.Op, err) })
@@ -29,7 +29,7 @@ func (e *LeaseElector) join(a core.Action) {
 // its session meanwhile (dropPassed).
 func (e *LeaseElector) leave(a core.Action) {
 	s := e.session(a.Epoch)
-	e.call(true, func(ctx context.Context) {
+	e.call(inSlot, func(ctx context.Context) {
 		err := s.Leave(ctx, a.Election)
 		if err == nil {
 			e.dropPassed(ctx, s, a.Election)

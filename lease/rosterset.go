@@ -74,7 +74,7 @@ func (e *LeaseElector) stepRoster(now time.Time, election string, rw *rosterWatc
 // elector's slots for calls (maxElectionCalls), as readSuccessors did:
 // a thousand elections won at once do not send a thousand reads at once.
 func (e *LeaseElector) listRoster(election string, rw *rosterWatch, op uint64) {
-	e.call(true, func(ctx context.Context) {
+	e.call(inSlot, func(ctx context.Context) {
 		recs, rev, err := e.store.List(ctx, election)
 		e.post(func(now time.Time) { e.rosterRead(now, election, rw, op, rosterAt{recs: recs, rev: rev}, err) })
 	})

@@ -147,6 +147,11 @@ type Action struct {
 	Direct bool
 	// Cleanup, on an Enqueue, marks a cleanup's call (see Enqueue).
 	Cleanup bool
+	// Urgent, on a Create or a Get, marks a call that completes an
+	// acquisition: a Create after the key was seen free, or a Get that
+	// confirms a key passed to this candidate. The driver runs it before
+	// the other calls waiting for a slot (a campaign's first Create).
+	Urgent bool
 }
 
 // String renders the action for logs and the scripted tests.
@@ -161,8 +166,14 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " epoch=%d", a.Epoch)
 	case Create:
 		fmt.Fprintf(&b, " op=%d epoch=%d", a.Op, a.Epoch)
+		if a.Urgent {
+			b.WriteString(" urgent")
+		}
 	case Get:
 		fmt.Fprintf(&b, " op=%d", a.Op)
+		if a.Urgent {
+			b.WriteString(" urgent")
+		}
 	case Wait:
 		fmt.Fprintf(&b, " op=%d rev=%d token=%d", a.Op, a.Record.Revision, a.Record.Token)
 		if a.Direct {

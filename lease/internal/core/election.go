@@ -242,7 +242,7 @@ func (m *Machine) create(now time.Time, name string, e *election) {
 		return
 	}
 	e.phase = creating
-	m.call(e, Action{Kind: Create, Election: name, Epoch: m.sess.epoch})
+	m.call(e, Action{Kind: Create, Election: name, Epoch: m.sess.epoch, Urgent: e.known.Revision != 0})
 }
 
 // wait makes e's next call to follow the key: Get if its state is not
@@ -252,7 +252,7 @@ func (m *Machine) create(now time.Time, name string, e *election) {
 func (m *Machine) wait(name string, e *election) {
 	switch {
 	case e.known.Revision == 0, m.confirming(e):
-		m.call(e, Action{Kind: Get, Election: name})
+		m.call(e, Action{Kind: Get, Election: name, Urgent: e.known.Revision != 0})
 	case m.queues(e):
 		m.lineStep(name, e)
 	default:
