@@ -141,7 +141,10 @@ func (ss *session) enqueue(qpath string) (uint64, error) {
 // Ahead syncs the server it reads from with the leader and lists the
 // children of the election's queue node, on the Store's reader (see Get),
 // and returns the entry with the greatest token below token, its Owner
-// parsed from its name. If there is none, or no queue node, it returns a
+// parsed from its name. It makes no sync when the reader is the
+// connection of the session whose entry (Enqueue) has token (madeOn):
+// every entry below token was made before that entry, so that
+// connection's server has each of them, or its deletion. If there is none, or no queue node, it returns a
 // Record with Token 0. Revision is the queue node's pzxid, the position
 // of its last entry's create or delete, from which the listing's entries
 // held until it was read; with no queue node, as for an absent leader
@@ -156,6 +159,9 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	}
 	qpath := s.queuePath(election)
 	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
+		if s.own.madeOn(l, election, token) {
+			return ahead(l, election, qpath, token)
+		}
 		return synced(l, qpath, func() (backends.Record, error) { return ahead(l, election, qpath, token) })
 	})
 	if err != nil {
@@ -287,6 +293,14 @@ func (o *ownEntries) find(election string, better func(r, best backends.Record) 
 		}
 	}
 	return best, best.Token != 0
+}
+
+// madeOn reports whether election's entry at token is one of these,
+// made by the session of link l: its create was answered on l.
+func (o *ownEntries) madeOn(l *link, election string, token uint64) bool {
+	owner := sessionID(l.conn.SessionID())
+	_, ok := o.find(election, func(r, _ backends.Record) bool { return r.Token == token && r.Owner == owner })
+	return ok
 }
 
 // drop drops the entries of election ("": of every election) that gone
