@@ -2,7 +2,10 @@ package zookeeper
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/leasehold/leasehold/backends"
 )
@@ -57,5 +60,33 @@ func TestFreshWaiterNoSync(t *testing.T) {
 	}
 	if c := nextChange(t, ch); c.Tag != 1 || c.Err != nil || c.Record.Owner != f.ss.ID() || c.Record.Token != passed.Token {
 		t.Fatalf("answer %+v, want tag 1 with the key passed, %+v", c, passed)
+	}
+}
+
+// TestEnqueueFindsUntoldEntry: an Enqueue that lists and creates at once
+// returns the entry the session made before that no call told of (as
+// after a create whose reply was lost), and deletes the one it made.
+func TestEnqueueFindsUntoldEntry(t *testing.T) {
+	f := newWatchFixture(t)
+	el := uniqueName("untold-")
+	ss := f.ss.(*session)
+	qpath := f.s.queuePath(el)
+	if err := makeParents(ss.l.conn, qpath+"/x", zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	made, err := ss.l.conn.Create(qpath+"/"+entryPrefix(ss.ID()), nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := f.ss.Enqueue(f.ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := made[strings.LastIndexByte(made, '/')+1:]; entryName(ss.ID(), rec.Token) != want {
+		t.Fatalf("Enqueue = %+v, want the untold entry %s", rec, want)
+	}
+	children, _, err := ss.l.conn.Children(qpath)
+	if err != nil || len(children) != 1 {
+		t.Fatalf("queue after Enqueue = %v, %v; want the untold entry alone", children, err)
 	}
 }

@@ -74,15 +74,19 @@ func parseEntry(name string) (owner string, token uint64, ok bool) {
 	return owner, n + 1, true
 }
 
-// Enqueue lists the children of the election's queue node and returns the
-// session's entry if there is one, as after a retry whose reply was lost;
-// otherwise it creates the entry as an EPHEMERAL_SEQUENTIAL node of the
-// session, making the missing parents as persistent nodes first. Both
-// requests go on the session's own connection, so the listing sees every
-// entry the session made before. Token is the entry's sequence number plus
-// 1; Revision is the connection's position (link.position): at least the
-// listing's pzxid, and at or before the create. The error wraps ErrSessionExpired if the
-// session is over; then no entry is made.
+// Enqueue returns the session's entry in the election's queue if it has
+// one, as after a retry whose reply was lost, and otherwise creates the
+// entry as an EPHEMERAL_SEQUENTIAL node of the session, making the
+// missing parents as persistent nodes first. It finds the entry by
+// listing the children of the election's queue node: after an Enqueue
+// of the session in the election failed, or while this Store knows an
+// entry of the session there, it lists before the create; otherwise it
+// lists at the same time, and deletes the entry it made if the listing
+// shows an older one (see enqueue). Both requests go on the session's
+// own connection, so the listing sees every entry the session made
+// before. Token is the entry's sequence number plus 1; Revision is the
+// connection's position (link.position) after both. The error wraps
+// ErrSessionExpired if the session is over; then no entry is made.
 //
 // Two concurrent Enqueue calls of one session on one election may both
 // create an entry (the listing and the create are not one transaction):
@@ -94,20 +98,66 @@ func (ss *session) Enqueue(ctx context.Context, election string) (backends.Recor
 		return backends.Record{}, err
 	}
 	qpath := s.queuePath(election)
-	token, err := callFor(s, ctx, func() (uint64, error) { return ss.enqueue(qpath) })
+	_, unsure := ss.unsure.Load(election)
+	_, known := s.own.of(election, ss.ID())
+	listFirst := unsure || known
+	token, err := callFor(s, ctx, func() (uint64, error) { return ss.enqueue(qpath, listFirst) })
 	if err := ss.outcome(what, ctx, err); err != nil {
+		ss.unsure.Store(election, struct{}{})
 		return backends.Record{}, err
 	}
+	ss.unsure.Delete(election)
 	entry := backends.Record{Election: election, Owner: ss.ID(), Token: token, Revision: ss.l.position()}
 	s.own.add(entry)
 	return entry, nil
 }
 
 // enqueue returns the token of the session's entry under qpath, creating
-// the entry if there is none.
-func (ss *session) enqueue(qpath string) (uint64, error) {
-	conn, acl, prefix := ss.l.conn, ss.s.opts.ACL, entryPrefix(ss.ID())
-	children, st, err := conn.Children(qpath)
+// the entry if there is none. With listFirst it lists the children, then
+// creates the entry if none is the session's. Otherwise it lists and
+// creates at once, a round trip less for a waiter: the listing, served
+// before or after the create, shows every entry the session made before,
+// and if one is there (a retried Enqueue whose reply was lost, or the
+// entry by which the session holds the key, which Dequeue leaves), it
+// deletes the new entry and returns the oldest. If that delete fails,
+// the error is returned and the new entry stays until the session ends,
+// as after two overlapping calls.
+func (ss *session) enqueue(qpath string, listFirst bool) (uint64, error) {
+	if listFirst {
+		token, err := ss.ownEntry(qpath)
+		if token != 0 || err != nil {
+			return token, err
+		}
+		return ss.createEntry(qpath)
+	}
+	var token, older uint64
+	var err, lerr error
+	atOnce(2, func(i int) {
+		if i == 0 {
+			token, err = ss.createEntry(qpath)
+		} else {
+			older, lerr = ss.ownEntry(qpath)
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case lerr != nil:
+		return 0, lerr
+	case older == 0 || older >= token:
+		return token, nil
+	}
+	made := qpath + "/" + entryName(ss.ID(), token)
+	if err := ss.l.conn.Delete(made, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return 0, err
+	}
+	return older, nil
+}
+
+// ownEntry lists the children of qpath and returns the least token of
+// the session's entries there: 0 if none, or no queue node.
+func (ss *session) ownEntry(qpath string) (uint64, error) {
+	children, st, err := ss.l.conn.Children(qpath)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return 0, err
 	}
@@ -118,10 +168,14 @@ func (ss *session) enqueue(qpath string) (uint64, error) {
 			token = t
 		}
 	}
-	if token != 0 {
-		return token, nil
-	}
-	path := qpath + "/" + prefix
+	return token, nil
+}
+
+// createEntry creates the session's entry under qpath, making the missing
+// parents first, and returns its token.
+func (ss *session) createEntry(qpath string) (uint64, error) {
+	conn, acl := ss.l.conn, ss.s.opts.ACL
+	path := qpath + "/" + entryPrefix(ss.ID())
 	made, err := conn.Create(path, nil, zk.FlagEphemeral|zk.FlagSequence, acl)
 	if errors.Is(err, zk.ErrNoNode) {
 		if err = makeParents(conn, path, acl); err == nil {
