@@ -198,11 +198,10 @@
 // change commits. Get and a request's first read follow a sync, so they
 // see every change the leader committed before they began; so do
 // Roster.List, Ahead, GuardedPut's read, and a WatchSet's reads after its
-// connection changed; but a WatchSet's read none of whose requests was
-// notified makes no sync on a connection that has seen each one's known
-// Record (its Revision at or before the connection's position): it
-// cannot be answered with an older state, and its watches catch what
-// follows. A WatchEntry request's first read reads the entry, the
+// connection changed; but a WatchSet's read of WatchEntry requests none
+// of which was notified makes no sync on the connection of the session
+// whose entry is just behind each one's: that server has the entries made
+// before that one, or their deletions. A WatchEntry request's first read reads the entry, the
 // Store's entry behind it and the pointer at once: a waiter that just
 // joined the line watches one round trip after its Ahead.
 // A read that follows a watch's notification needs none if it goes on

@@ -46,39 +46,3 @@ func TestTakeFreshByLink(t *testing.T) {
 		t.Fatalf("d not notified: takeFresh = %p, want nil (sync)", got)
 	}
 }
-
-// TestSeenKnown: a read of requests none of which was notified skips its
-// sync when its connection has seen each one's Known (its Revision at or
-// before the connection's position), and not for a Known that was never
-// read (Revision 0) or one the connection is behind.
-func TestSeenKnown(t *testing.T) {
-	l := &link{}
-	l.saw(&zk.Stat{Mzxid: 10, Pzxid: 12})
-	req := func(rev uint64) watchset.Request {
-		return watchset.Request{Kind: watchset.Gone, Known: backends.Record{Election: "a", Revision: rev}}
-	}
-	for _, tc := range []struct {
-		reqs []watchset.Request
-		want bool
-	}{
-		{[]watchset.Request{req(12)}, true},
-		{[]watchset.Request{req(5), req(12)}, true},
-		{[]watchset.Request{req(13)}, false},
-		{[]watchset.Request{req(5), req(13)}, false},
-		{[]watchset.Request{req(0)}, false},
-	} {
-		if got := seenKnown(l, tc.reqs); got != tc.want {
-			t.Errorf("seenKnown at position 12 of %+v = %v, want %v", tc.reqs, got, tc.want)
-		}
-	}
-	st := &stream{routes: map[string]route{}, fresh: map[reqKey]*link{}, checks: map[string]bool{},
-		passed: map[string]uint64{}}
-	st.watch("/p/a", route{el: "a", kind: watchset.Gone, l: l})
-	st.fired(note{l, zk.Event{Type: zk.EventNodeDataChanged, Path: "/p/a"}})
-	if _, notified := st.takeFresh([]watchset.Request{req(0), {Kind: watchset.Gone, Known: backends.Record{Election: "b"}}}); !notified {
-		t.Error("a notified and b not: takeFresh says none was notified")
-	}
-	if _, notified := st.takeFresh([]watchset.Request{req(0)}); notified {
-		t.Error("a read since its notification: takeFresh says it was notified")
-	}
-}

@@ -15,13 +15,13 @@ import (
 // Read reads each of reqs with its watches (see Watch) on the Store's
 // reader, up to recordReads at once, after one sync unless each was
 // notified since its last read by the connection it is read on (see
-// takeFresh), or none was notified and the connection has seen the state
-// each knows (seenKnown). A read that fails because its session's
+// takeFresh), or none was notified and each waits on the entry ahead of
+// one that the connection's session made (behindOn). A read that fails because its session's
 // connection went away is made once more on the reader of the moment.
 func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Batch {
 	told, notified := st.takeFresh(reqs)
 	facts, err := readFor(st.s, ctx, func(l *link) ([][]watchset.Fact, error) {
-		sync := l != told && (notified || !seenKnown(l, reqs))
+		sync := l != told && (notified || !st.behindOn(l, reqs))
 		testHookRead(sync)
 		if sync {
 			if _, err := l.conn.Sync("/"); err != nil {
@@ -64,18 +64,21 @@ func (st *stream) takeFresh(reqs []watchset.Request) (told *link, notified bool)
 	return told, notified
 }
 
-// seenKnown reports whether l has seen the state each of reqs knows: a
-// Known at a Revision (a zxid) at or before l's position. A read on l is
-// served at that position or later, so it cannot answer with a state
-// older than one the request knows, which is what the sync is for (see
-// the package doc, Watches); a change after the read's position fires
-// the watches it sets, on whichever server that is, once that server has
-// it. A waiter's first watch after its Ahead, on the same connection,
-// thus makes no sync. A Known with no Revision was not read: it syncs.
-func seenKnown(l *link, reqs []watchset.Request) bool {
-	pos := l.position()
+// behindOn reports whether each of reqs is a WatchEntry request with an
+// entry of l's session just behind its entry (ownEntries.behind): l's
+// server has that entry's create, which Enqueue saw answered, so it has
+// the entry ahead, made before it, or its deletion, and cannot answer
+// with a state older than the one the request knows (which is what the
+// sync is for: see the package doc, Watches). A pass to the session after
+// the read fires its own entry's watch. A waiter's first watch, on the
+// connection that made its entry, thus makes no sync.
+func (st *stream) behindOn(l *link, reqs []watchset.Request) bool {
+	owner := sessionID(l.conn.SessionID())
 	for _, r := range reqs {
-		if r.Known.Revision == 0 || r.Known.Revision > pos {
+		if r.Kind != watchset.Gone {
+			return false
+		}
+		if own, ok := st.s.own.behind(r.Known.Election, r.Known.Token); !ok || own.Owner != owner {
 			return false
 		}
 	}
