@@ -124,14 +124,18 @@ func (ss *session) entryGone(election, lead string, own bool, err error) bool {
 	return false
 }
 
-// createRead reads the pointer, after a sync, and takes it if it names no
-// live node; errMoved if the round should be made again.
+// createRead reads the pointer and takes it if it names no live node;
+// errMoved if the round should be made again. It follows a multi of the
+// session's that the server refused (every round of create does), so it
+// reads with no sync (see readKeyAfter): the server that refused it had
+// every change committed before it, and the session's next request sees
+// them.
 func (ss *session) createRead(election, path string, value []byte) (backends.Record, error) {
 	p, own, err := ss.leadPointer(election, value)
 	if err != nil {
 		return backends.Record{}, err
 	}
-	rec, ps, err := ss.s.readKey(ss.l, election, path)
+	rec, ps, err := ss.s.readKeyAfter(ss.l, election, path, false)
 	switch {
 	case err != nil:
 		return backends.Record{}, err

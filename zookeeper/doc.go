@@ -67,7 +67,8 @@
 //     waiter that saw the holder's lead node go takes the pointer at the
 //     version it read, in a multi that also creates and deletes that node
 //     (which fails while it exists). Otherwise Create reads the pointer
-//     after a sync, returns it if it names this session's live node (a
+//     with no sync (the server that refused the multi had every change
+//     committed before it), returns it if it names this session's live node (a
 //     retried Create), fails with ErrKeyExists if another session's, and
 //     else takes it at the version read.
 //   - End with a target (a pass: Capabilities.Passes) sets the pointer at the
@@ -112,7 +113,11 @@
 // A queue entry is an EPHEMERAL_SEQUENTIAL node of its session (the
 // driver keeps the queue), and its token is its sequence number plus
 // 1. The queue node is persistent and never deleted, so its sequence
-// counter never starts again. Ahead syncs and reads on the Store's reader (see Watches); a
+// counter never starts again. Enqueue lists the queue node, for an
+// entry of the session's from a call whose reply was lost, at the same
+// time as it creates the entry (before, after a failed Enqueue). Ahead
+// syncs and reads on the Store's reader (see Watches), with no sync when
+// that is the connection that made the entry at the token it is given; a
 // WatchSet's WatchEntry request leaves a getData watch on the entry,
 // which fires when the entry is deleted or its data changes.
 // Dequeue leaves an entry that the pointer names (a candidate that took
@@ -193,7 +198,12 @@
 // change commits. Get and a request's first read follow a sync, so they
 // see every change the leader committed before they began; so do
 // Roster.List, Ahead, GuardedPut's read, and a WatchSet's reads after its
-// connection changed.
+// connection changed; but a WatchSet's read of WatchEntry requests none
+// of which was notified makes no sync on the connection of the session
+// whose entry is just behind each one's: that server has the entries made
+// before that one, or their deletions. A WatchEntry request's first read reads the entry, the
+// Store's entry behind it and the pointer at once: a waiter that just
+// joined the line watches one round trip after its Ahead.
 // A read that follows a watch's notification needs none if it goes on
 // the connection the notification came on: the server that sent it has
 // the change. On another connection (the reader changed meanwhile) it

@@ -30,19 +30,19 @@ func TestTakeFreshByLink(t *testing.T) {
 	}
 	notify(l1, "a")
 	notify(l1, "b")
-	if got := st.takeFresh([]watchset.Request{req("a"), req("b")}); got != l1 {
+	if got, _ := st.takeFresh([]watchset.Request{req("a"), req("b")}); got != l1 {
 		t.Fatalf("a and b notified by l1: takeFresh = %p, want l1 %p", got, l1)
 	}
-	if got := st.takeFresh([]watchset.Request{req("a")}); got != nil {
+	if got, _ := st.takeFresh([]watchset.Request{req("a")}); got != nil {
 		t.Fatalf("a read since its notification: takeFresh = %p, want nil (sync)", got)
 	}
 	notify(l1, "a")
 	notify(l2, "b")
-	if got := st.takeFresh([]watchset.Request{req("a"), req("b")}); got != nil {
+	if got, _ := st.takeFresh([]watchset.Request{req("a"), req("b")}); got != nil {
 		t.Fatalf("a notified by l1 and b by l2: takeFresh = %p, want nil (sync)", got)
 	}
 	notify(l2, "c")
-	if got := st.takeFresh([]watchset.Request{req("c"), req("d")}); got != nil {
+	if got, _ := st.takeFresh([]watchset.Request{req("c"), req("d")}); got != nil {
 		t.Fatalf("d not notified: takeFresh = %p, want nil (sync)", got)
 	}
 }

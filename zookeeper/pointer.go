@@ -139,7 +139,16 @@ func getPointer(l *link, path string, watch bool) (pstate, error) {
 // readKey reads the key's state on l: the pointer node, after a sync,
 // then, if it names a node, whether that node exists.
 func (s *store) readKey(l *link, election, path string) (backends.Record, pstate, error) {
-	ps, err := s.syncedPointer(l, election, path)
+	return s.readKeyAfter(l, election, path, true)
+}
+
+// readKeyAfter is readKey, with a sync first only if sync is set: a read
+// that follows, on l, a write of l that the server answered (even with an
+// error: a failed multi is a transaction of the ensemble too) needs none,
+// as the server that answered had applied every change committed before
+// that write, and l's requests are served in order.
+func (s *store) readKeyAfter(l *link, election, path string, sync bool) (backends.Record, pstate, error) {
+	ps, err := s.pointerOn(l, election, path, sync)
 	if err != nil {
 		return backends.Record{}, pstate{}, err
 	}
@@ -155,7 +164,19 @@ func (s *store) readKey(l *link, election, path string) (backends.Record, pstate
 // syncedPointer reads the pointer node at path on l after a sync (see
 // synced) and, unless election is "", records it (pointers.saw).
 func (s *store) syncedPointer(l *link, election, path string) (pstate, error) {
-	ps, err := synced(l, path, func() (pstate, error) { return getPointer(l, path, false) })
+	return s.pointerOn(l, election, path, true)
+}
+
+// pointerOn is syncedPointer, with the sync only if sync is set.
+func (s *store) pointerOn(l *link, election, path string, sync bool) (pstate, error) {
+	read := func() (pstate, error) { return getPointer(l, path, false) }
+	var ps pstate
+	var err error
+	if sync {
+		ps, err = synced(l, path, read)
+	} else {
+		ps, err = read()
+	}
 	if err == nil && election != "" {
 		s.ptrs.saw(election, ps)
 	}

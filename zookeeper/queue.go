@@ -74,15 +74,19 @@ func parseEntry(name string) (owner string, token uint64, ok bool) {
 	return owner, n + 1, true
 }
 
-// Enqueue lists the children of the election's queue node and returns the
-// session's entry if there is one, as after a retry whose reply was lost;
-// otherwise it creates the entry as an EPHEMERAL_SEQUENTIAL node of the
-// session, making the missing parents as persistent nodes first. Both
-// requests go on the session's own connection, so the listing sees every
-// entry the session made before. Token is the entry's sequence number plus
-// 1; Revision is the connection's position (link.position): at least the
-// listing's pzxid, and at or before the create. The error wraps ErrSessionExpired if the
-// session is over; then no entry is made.
+// Enqueue returns the session's entry in the election's queue if it has
+// one, as after a retry whose reply was lost, and otherwise creates the
+// entry as an EPHEMERAL_SEQUENTIAL node of the session, making the
+// missing parents as persistent nodes first. It finds the entry by
+// listing the children of the election's queue node: after an Enqueue
+// of the session in the election failed, or while this Store knows an
+// entry of the session there, it lists before the create; otherwise it
+// lists at the same time, and deletes the entry it made if the listing
+// shows an older one (see enqueue). Both requests go on the session's
+// own connection, so the listing sees every entry the session made
+// before. Token is the entry's sequence number plus 1; Revision is the
+// connection's position (link.position) after both. The error wraps
+// ErrSessionExpired if the session is over; then no entry is made.
 //
 // Two concurrent Enqueue calls of one session on one election may both
 // create an entry (the listing and the create are not one transaction):
@@ -94,20 +98,66 @@ func (ss *session) Enqueue(ctx context.Context, election string) (backends.Recor
 		return backends.Record{}, err
 	}
 	qpath := s.queuePath(election)
-	token, err := callFor(s, ctx, func() (uint64, error) { return ss.enqueue(qpath) })
+	_, unsure := ss.unsure.Load(election)
+	_, known := s.own.of(election, ss.ID())
+	listFirst := unsure || known
+	token, err := callFor(s, ctx, func() (uint64, error) { return ss.enqueue(qpath, listFirst) })
 	if err := ss.outcome(what, ctx, err); err != nil {
+		ss.unsure.Store(election, struct{}{})
 		return backends.Record{}, err
 	}
+	ss.unsure.Delete(election)
 	entry := backends.Record{Election: election, Owner: ss.ID(), Token: token, Revision: ss.l.position()}
 	s.own.add(entry)
 	return entry, nil
 }
 
 // enqueue returns the token of the session's entry under qpath, creating
-// the entry if there is none.
-func (ss *session) enqueue(qpath string) (uint64, error) {
-	conn, acl, prefix := ss.l.conn, ss.s.opts.ACL, entryPrefix(ss.ID())
-	children, st, err := conn.Children(qpath)
+// the entry if there is none. With listFirst it lists the children, then
+// creates the entry if none is the session's. Otherwise it lists and
+// creates at once, a round trip less for a waiter: the listing, served
+// before or after the create, shows every entry the session made before,
+// and if one is there (a retried Enqueue whose reply was lost, or the
+// entry by which the session holds the key, which Dequeue leaves), it
+// deletes the new entry and returns the oldest. If that delete fails,
+// the error is returned and the new entry stays until the session ends,
+// as after two overlapping calls.
+func (ss *session) enqueue(qpath string, listFirst bool) (uint64, error) {
+	if listFirst {
+		token, err := ss.ownEntry(qpath)
+		if token != 0 || err != nil {
+			return token, err
+		}
+		return ss.createEntry(qpath)
+	}
+	var token, older uint64
+	var err, lerr error
+	atOnce(2, func(i int) {
+		if i == 0 {
+			token, err = ss.createEntry(qpath)
+		} else {
+			older, lerr = ss.ownEntry(qpath)
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case lerr != nil:
+		return 0, lerr
+	case older == 0 || older >= token:
+		return token, nil
+	}
+	made := qpath + "/" + entryName(ss.ID(), token)
+	if err := ss.l.conn.Delete(made, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return 0, err
+	}
+	return older, nil
+}
+
+// ownEntry lists the children of qpath and returns the least token of
+// the session's entries there: 0 if none, or no queue node.
+func (ss *session) ownEntry(qpath string) (uint64, error) {
+	children, st, err := ss.l.conn.Children(qpath)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return 0, err
 	}
@@ -118,10 +168,14 @@ func (ss *session) enqueue(qpath string) (uint64, error) {
 			token = t
 		}
 	}
-	if token != 0 {
-		return token, nil
-	}
-	path := qpath + "/" + prefix
+	return token, nil
+}
+
+// createEntry creates the session's entry under qpath, making the missing
+// parents first, and returns its token.
+func (ss *session) createEntry(qpath string) (uint64, error) {
+	conn, acl := ss.l.conn, ss.s.opts.ACL
+	path := qpath + "/" + entryPrefix(ss.ID())
 	made, err := conn.Create(path, nil, zk.FlagEphemeral|zk.FlagSequence, acl)
 	if errors.Is(err, zk.ErrNoNode) {
 		if err = makeParents(conn, path, acl); err == nil {
@@ -141,7 +195,10 @@ func (ss *session) enqueue(qpath string) (uint64, error) {
 // Ahead syncs the server it reads from with the leader and lists the
 // children of the election's queue node, on the Store's reader (see Get),
 // and returns the entry with the greatest token below token, its Owner
-// parsed from its name. If there is none, or no queue node, it returns a
+// parsed from its name. It makes no sync when the reader is the
+// connection of the session whose entry (Enqueue) has token (madeOn):
+// every entry below token was made before that entry, so that
+// connection's server has each of them, or its deletion. If there is none, or no queue node, it returns a
 // Record with Token 0. Revision is the queue node's pzxid, the position
 // of its last entry's create or delete, from which the listing's entries
 // held until it was read; with no queue node, as for an absent leader
@@ -156,6 +213,9 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	}
 	qpath := s.queuePath(election)
 	rec, err := readFor(s, ctx, func(l *link) (backends.Record, error) {
+		if s.own.madeOn(l, election, token) {
+			return ahead(l, election, qpath, token)
+		}
 		return synced(l, qpath, func() (backends.Record, error) { return ahead(l, election, qpath, token) })
 	})
 	if err != nil {
@@ -287,6 +347,14 @@ func (o *ownEntries) find(election string, better func(r, best backends.Record) 
 		}
 	}
 	return best, best.Token != 0
+}
+
+// madeOn reports whether election's entry at token is one of these,
+// made by the session of link l: its create was answered on l.
+func (o *ownEntries) madeOn(l *link, election string, token uint64) bool {
+	owner := sessionID(l.conn.SessionID())
+	_, ok := o.find(election, func(r, _ backends.Record) bool { return r.Token == token && r.Owner == owner })
+	return ok
 }
 
 // drop drops the entries of election ("": of every election) that gone

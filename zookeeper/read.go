@@ -57,6 +57,24 @@ func (s *store) watchKey(l *link, known backends.Record, path string, onLead fun
 	if err != nil || ok {
 		return rec, err
 	}
+	return s.leadGone(l, election, path, ps)
+}
+
+// leadGone returns the key's state once the lead node that ps, the
+// pointer as read on l, names was found gone after it: absent, unless the
+// pointer moved between the two reads. A pass, which moves the pointer
+// to the target and deletes the holder's lead node in one write, falls
+// there if it commits between them; the key was never absent, and the
+// pointer, read again, names the target.
+func (s *store) leadGone(l *link, election, path string, ps pstate) (backends.Record, error) {
+	now, err := getPointer(l, path, false)
+	if err != nil {
+		return backends.Record{}, err
+	}
+	if now.st != nil && (!now.led() || now.p.lead != ps.p.lead) {
+		s.ptrs.saw(election, now)
+		return now.record(election, true, l), nil
+	}
 	return ps.record(election, false, l), nil
 }
 

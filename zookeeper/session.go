@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,6 +58,10 @@ type session struct {
 	id      int64
 	ttl     time.Duration
 	closing atomic.Bool
+	// unsure holds the elections, as keys, where an Enqueue of the
+	// session failed since its last that succeeded: its create may have
+	// made an entry no one was told of (see enqueue).
+	unsure sync.Map
 }
 
 // open waits for the session, adds the credentials and checks that they

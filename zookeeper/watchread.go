@@ -15,12 +15,13 @@ import (
 // Read reads each of reqs with its watches (see Watch) on the Store's
 // reader, up to recordReads at once, after one sync unless each was
 // notified since its last read by the connection it is read on (see
-// takeFresh). A read that fails because its session's connection went
-// away is made once more on the reader of the moment.
+// takeFresh), or none was notified and each waits on the entry ahead of
+// one that the connection's session made (behindOn). A read that fails because its session's
+// connection went away is made once more on the reader of the moment.
 func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Batch {
-	told := st.takeFresh(reqs)
+	told, notified := st.takeFresh(reqs)
 	facts, err := readFor(st.s, ctx, func(l *link) ([][]watchset.Fact, error) {
-		sync := l != told
+		sync := l != told && (notified || !st.behindOn(l, reqs))
 		testHookRead(sync)
 		if sync {
 			if _, err := l.conn.Sync("/"); err != nil {
@@ -44,23 +45,44 @@ func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Ba
 // different links: a read on that link needs no sync, as its server sent
 // the change, but a read on another may be served by a server that has
 // not seen it yet (on an ensemble, each connection may be to another
-// server, at another zxid), and syncs first. It forgets their
-// notifications.
-func (st *stream) takeFresh(reqs []watchset.Request) *link {
+// server, at another zxid), and syncs first. notified reports whether
+// any of reqs was notified. It forgets their notifications.
+func (st *stream) takeFresh(reqs []watchset.Request) (told *link, notified bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var told *link
 	for i, r := range reqs {
 		key := reqKey{r.Known.Election, r.Kind}
 		l := st.fresh[key]
 		delete(st.fresh, key)
+		notified = notified || l != nil
 		if i == 0 {
 			told = l
 		} else if l != told {
 			told = nil
 		}
 	}
-	return told
+	return told, notified
+}
+
+// behindOn reports whether each of reqs is a WatchEntry request with an
+// entry of l's session just behind its entry (ownEntries.behind): l's
+// server has that entry's create, which Enqueue saw answered, so it has
+// the entry ahead, made before it, or its deletion, and cannot answer
+// with a state older than the one the request knows (which is what the
+// sync is for: see the package doc, Watches). A pass to the session after
+// the read fires its own entry's watch. A waiter's first watch, on the
+// connection that made its entry, thus makes no sync.
+func (st *stream) behindOn(l *link, reqs []watchset.Request) bool {
+	owner := sessionID(l.conn.SessionID())
+	for _, r := range reqs {
+		if r.Kind != watchset.Gone {
+			return false
+		}
+		if own, ok := st.s.own.behind(r.Known.Election, r.Known.Token); !ok || own.Owner != owner {
+			return false
+		}
+	}
+	return true
 }
 
 // readAll reads every request of reqs on l, up to recordReads at once,
@@ -102,13 +124,13 @@ func (st *stream) readKey(l *link, r watchset.Request) ([]watchset.Fact, error) 
 	return []watchset.Fact{fact(watchset.LeaderState, r, since(r.Known, rec))}, nil
 }
 
-// readGone reads WatchEntry request r's entry with a watch, then its own
-// entry (the one of this Store's behind it, if any) with one, and the
-// pointer: a Passed Fact if the key was passed to own's session, then
-// the entry's state, absent if it is gone (a pass to the entry, which
-// sets its data, leaves it in line). After own's data
-// changed (check), the pointer is read first, alone if it shows a pass
-// not told yet.
+// readGone reads WatchEntry request r's entry with a watch and, if a
+// session of this Store has the entry behind it (own), reads own with a
+// watch and the pointer at once (see readWithOwn): a Passed Fact if the
+// key was passed to own's session, then the entry's state, absent if it
+// is gone (a pass to the entry, which sets its data, leaves it in line).
+// After own's data changed (check), the pointer is read first, alone if
+// it shows a pass not told yet.
 func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error) {
 	el := r.Known.Election
 	own, hasOwn := st.s.own.behind(el, r.Known.Token)
@@ -119,62 +141,78 @@ func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error)
 	}
 	path, _ := st.s.entryPath(r.Known) // Wait checked it
 	st.watch(path, route{el: el, kind: r.Kind, l: l, entry: true, hasOwn: hasOwn, owner: r.Known.Owner})
+	if hasOwn {
+		if opath, err := st.s.entryPath(own); err == nil {
+			return st.readWithOwn(l, r, own, path, opath)
+		}
+	}
 	_, _, _, err := l.conn.GetW(path)
 	gone := fact(watchset.EntryState, r, backends.Record{Owner: r.Known.Owner})
 	switch {
-	case errors.Is(err, zk.ErrNoNode) && hasOwn:
-		return st.goneAhead(l, r, own, gone)
 	case errors.Is(err, zk.ErrNoNode):
 		return []watchset.Fact{gone}, nil
 	case err != nil:
 		return nil, err
 	}
-	here := gone
-	here.Record.Token = r.Known.Token
-	if !hasOwn {
-		testHookWatching(el)
-		return []watchset.Fact{here}, nil
-	}
-	var out []watchset.Fact
-	if out, err = st.watchOwn(l, r, own); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		testHookWatching(el)
-	}
-	return append(out, here), nil
+	testHookWatching(el)
+	gone.Record.Token = r.Known.Token
+	return []watchset.Fact{gone}, nil
 }
 
-// goneAhead returns the Facts of WatchEntry request r whose entry is
-// gone while own, this Store's entry, waits behind it: the Passed Fact of
-// a pass to own's session, if the pointer shows one, then gone. A pass to
-// the entry just behind the holder's deletes the holder's node, which is
-// then r's entry, in the write that sets own's data: when the two
-// notifications come apart, another read takes the data change, and the
-// set may apply this read's answer first. Answered with gone alone, the
-// target would look for the entry ahead of it (Ahead) and read the key,
-// three round trips more, before it leads; the set answers each pass
-// once (see Watch), so a pass told by both reads wakes the target once.
-func (st *stream) goneAhead(l *link, r watchset.Request, own backends.Record, gone watchset.Fact) ([]watchset.Fact, error) {
-	p, err := st.passedTo(l, r, own, false)
-	if err != nil {
-		return nil, err
+// readWithOwn reads WatchEntry request r's entry at path and own, this
+// Store's entry behind it, at opath, each with a watch, and the pointer,
+// all at once: a fresh waiter's first read costs one round trip, not
+// three. It returns the Passed Fact of a pass to own's session, if any,
+// then the entry's state.
+//
+// The three reads may be served in any order, so a pass may fall between
+// the pointer's read and another's. Own's watch tells of a pass after
+// own's read (a pass to an entry sets its data, see End), and own's data
+// of one before; only if the data shows a pass, or the entry is gone, and
+// the pointer none, is the pointer read again, after both reads: a pass
+// to the entry just behind the holder's deletes it in the write that
+// passes, and when the two notifications come apart another read takes
+// the data change: answered with gone alone, the target would look for
+// the entry ahead of it (Ahead) and read the key, three round trips more,
+// before it leads. The set answers each pass once (see Watch), so a pass
+// told by both reads wakes the target once.
+func (st *stream) readWithOwn(l *link, r watchset.Request, own backends.Record, path, opath string) ([]watchset.Fact, error) {
+	el := r.Known.Election
+	st.watch(opath, route{el: el, kind: r.Kind, l: l, mine: true})
+	var aheadErr, ownErr, ptrErr error
+	var ownData []byte
+	var passed []watchset.Fact
+	atOnce(3, func(i int) {
+		switch i {
+		case 0:
+			_, _, _, aheadErr = l.conn.GetW(path)
+		case 1:
+			ownData, _, _, ownErr = l.conn.GetW(opath)
+		default:
+			passed, ptrErr = st.passedTo(l, r, own, false)
+		}
+	})
+	aheadGone := errors.Is(aheadErr, zk.ErrNoNode)
+	if errors.Is(ownErr, zk.ErrNoNode) {
+		ownErr = nil
 	}
-	return append(p, gone), nil
-}
-
-// watchOwn reads own, r's own entry, with a watch, then the pointer: the
-// Passed Fact of a pass to own's session, if any.
-func (st *stream) watchOwn(l *link, r watchset.Request, own backends.Record) ([]watchset.Fact, error) {
-	opath, err := st.s.entryPath(own)
-	if err != nil {
-		return nil, nil
+	if err := errors.Join(ptrErr, ownErr); err != nil || (aheadErr != nil && !aheadGone) {
+		return nil, errors.Join(err, aheadErr)
 	}
-	st.watch(opath, route{el: r.Known.Election, kind: r.Kind, l: l, mine: true})
-	if _, _, _, err := l.conn.GetW(opath); err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return nil, err
+	var err error
+	if passed == nil && (aheadGone || len(ownData) > 0) {
+		if passed, err = st.passedTo(l, r, own, false); err != nil {
+			return nil, err
+		}
 	}
-	return st.passedTo(l, r, own, false)
+	gone := fact(watchset.EntryState, r, backends.Record{Owner: r.Known.Owner})
+	if !aheadGone {
+		gone.Record.Token = r.Known.Token
+		if len(passed) == 0 {
+			testHookWatching(el)
+		}
+	}
+	return append(passed, gone), nil
 }
 
 // passedTo reads r's election's pointer and returns the Passed Fact of a
