@@ -45,7 +45,7 @@ func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
 		return h.r, err
 	}
 	for range k {
-		if err := h.handoff(st); err != nil {
+		if err := h.handoff(st, Pace); err != nil {
 			return h.r, err
 		}
 	}
@@ -57,6 +57,10 @@ func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
 // elections: the herds hand over in turn (a then b, then b then a, and so
 // on), so that both see the same machine at the same time. The store's
 // counts in each hand-off's window are that herd's, the other being idle.
+// A hand-off does not idle Pace before its resign as Herd's do: the
+// hand-off before it, of either herd, ended with Pace idle, and this
+// herd's leader has idled since its win through its own hand-off's Pace
+// and the other herd's whole hand-off.
 func HerdPair(st *env.Store, n, conns, k int, a, b cand.Opts) (HerdResult, HerdResult, error) {
 	ha, err := startHerd(st, n, conns, a)
 	if err != nil {
@@ -76,10 +80,10 @@ func HerdPair(st *env.Store, n, conns, k int, a, b cand.Opts) (HerdResult, HerdR
 		if i%2 == 1 {
 			first, second = hb, ha
 		}
-		if err := first.handoff(st); err != nil {
+		if err := first.handoff(st, 0); err != nil {
 			return ha.r, hb.r, err
 		}
-		if err := second.handoff(st); err != nil {
+		if err := second.handoff(st, 0); err != nil {
 			return ha.r, hb.r, err
 		}
 	}
@@ -150,11 +154,11 @@ func quiet(st *env.Store, hs []*herd) error {
 	return err
 }
 
-// handoff idles Pace, has the leader resign, waits for the successor,
-// idles Pace again (the others go back to waiting), and adds the latency
-// and the store's counts, background subtracted.
-func (h *herd) handoff(st *env.Store) error {
-	time.Sleep(Pace)
+// handoff idles lead, has the leader resign, waits for the successor,
+// idles Pace (the others go back to waiting), and adds the latency and
+// the store's counts, background subtracted.
+func (h *herd) handoff(st *env.Store, lead time.Duration) error {
+	time.Sleep(lead)
 	c0, _ := st.Counts(context.Background())
 	t0 := time.Now()
 	_ = h.w.l.Resign(context.Background())
