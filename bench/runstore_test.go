@@ -209,7 +209,8 @@ func addHerd(st *env.Store, r *report.Store, n int, mode string, h scenario.Herd
 	r.Herd = append(r.Herd, report.Herd{N: n, Mode: mode, Connections: conns, TTL: herdTTLs[st.Kind].String(), Latency: latency(h.Latencies),
 		RequestsPerFailover: h.RequestsPerFailover, NotificationsPerFailover: h.NotificationsPerFailover,
 		BackgroundRequestsPerSec: h.BackgroundRequestsPerSec, SetupSeconds: h.Setup.Seconds()})
-	logf("herd %s %d %+v req/failover %.1f notif %.1f", mode, n, stat.Summarize(h.Latencies), h.RequestsPerFailover, h.NotificationsPerFailover)
+	logf("herd %s %d %+v req/failover %.1f notif %.1f background %.0f/s setup %.1f s quiet after %.1f s", mode, n, stat.Summarize(h.Latencies),
+		h.RequestsPerFailover, h.NotificationsPerFailover, h.BackgroundRequestsPerSec, h.Setup.Seconds(), h.Quiet.Seconds())
 }
 
 func runSharded(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {

@@ -24,6 +24,9 @@ type HerdResult struct {
 	BackgroundRequestsPerSec float64
 	// Setup is the time for all N to campaign and one to win.
 	Setup time.Duration
+	// Quiet is the time the store took to be quiet after the setup (see
+	// quiet), at most a minute.
+	Quiet time.Duration
 }
 
 // herdWin is a leadership won in a herd.
@@ -137,15 +140,26 @@ func (h *herd) stop() {
 }
 
 // quiet waits until the store is quiet with the herds waiting (the
-// sessions' renewals, one per TTL/3 each at most, and little else), and
-// measures that background rate.
+// sessions' renewals and little else), and measures that background rate.
+// A session's renewals, pings included, cost the store 6/TTL requests a
+// second at most: the runs of 2026-11-23 measured 5/TTL on etcd and
+// Consul (0.5/s at 10 s) and 5.6/TTL on ZooKeeper (1.4/s at 4 s); the
+// earlier bound, 3/TTL, was below them from N = 1,000 on, and every herd
+// that size waited out settle's minute. The windows are 2 s, a session's
+// request interval on etcd and Consul: sessions made together may renew
+// together, and in 1 s windows bursts 2 s apart would make every other
+// window loud, never two calm in a row.
 func quiet(st *env.Store, hs []*herd) error {
 	q := 20.0
 	for _, h := range hs {
-		q += float64(h.n) * 3 / h.ttl.Seconds() * 1.2
+		q += float64(h.n) * 6 / h.ttl.Seconds() * 1.2
 	}
-	if _, err := settle(st, q); err != nil {
+	t0 := time.Now()
+	if _, err := settleEvery(func() (env.Counts, error) { return st.Counts(context.Background()) }, q, 2*time.Second); err != nil {
 		return err
+	}
+	for _, h := range hs {
+		h.r.Quiet = time.Since(t0)
 	}
 	bg, err := backgroundRate(st, 2*time.Second)
 	for _, h := range hs {
