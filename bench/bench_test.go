@@ -47,14 +47,12 @@ func TestBench(t *testing.T) {
 	for _, k := range cfg.stores {
 		sts = append(sts, startStore(t, k))
 	}
-	for _, st := range sts {
-		res.Stores = append(res.Stores, runStore(t, cfg, st, bin))
+	for _, st := range sts { // latencies: one store at a time
+		res.Stores = append(res.Stores, runStore(t, cfg, st))
 	}
 	var wg sync.WaitGroup
-	for i, st := range sts { // idle cost is a count, not a latency: stores in parallel
-		if cfg.runs("idle") {
-			wg.Go(func() { runIdle(t, cfg, st, res.Stores[i]) })
-		}
+	for i, st := range sts { // waits for TTLs: the stores at once (see runWaits)
+		wg.Go(func() { runWaits(t, cfg, st, bin, res.Stores[i]) })
 	}
 	wg.Wait()
 	res.WallSeconds = time.Since(start).Seconds()

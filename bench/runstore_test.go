@@ -21,49 +21,70 @@ import (
 var ttls = map[env.Kind]time.Duration{env.Etcd: 2 * time.Second, env.ZooKeeper: 2 * time.Second, env.Consul: 10 * time.Second}
 var herdTTLs = map[env.Kind]time.Duration{env.Etcd: 10 * time.Second, env.ZooKeeper: 4 * time.Second, env.Consul: 10 * time.Second}
 
-// idleMu serialises appends to a Store's results from the idle runs.
-var idleMu sync.Mutex
-
 func latency(d []time.Duration) report.Latency {
 	return report.Latency{Summary: stat.Summarize(d), Samples: stat.Millis(d)}
 }
 
-// runStore runs every latency scenario on st, one after another.
-func runStore(t *testing.T, cfg config, st *env.Store, bin string) *report.Store {
-	ttl := ttls[st.Kind]
-	r := &report.Store{Name: string(st.Kind), TTL: ttl.String()}
-	fail := func(what string, err error) { r.Errors = append(r.Errors, fmt.Sprintf("%s: %v", what, err)) }
-	logf := func(f string, a ...any) { t.Logf("%s: "+f, append([]any{st.Kind}, a...)...) }
+// runStore runs the scenarios whose figures are latencies, heap or
+// request counts on st, one after another, the machine to themselves.
+func runStore(t *testing.T, cfg config, st *env.Store) *report.Store {
+	r := &report.Store{Name: string(st.Kind), TTL: ttls[st.Kind].String(), Seconds: map[string]float64{}}
+	fail, logf := failLog(t, st, r)
 	if cfg.runs("physical") {
-		d, err := scenario.Physical(st, cfg.physN)
-		if err != nil {
-			fail("physical", err)
+		timed(r, "physical", logf, func() {
+			d, err := scenario.Physical(st, cfg.physN)
+			if err != nil {
+				fail("physical", err)
+			}
+			r.Physical = latency(d)
+			logf("physical %+v", r.Physical.Summary)
+		})
+	}
+	steps := []struct {
+		name string
+		run  func(config, *env.Store, *report.Store, func(string, error), func(string, ...any))
+	}{{"handoff", runHandoff}, {"herd", runHerd}, {"sharded", runSharded}, {"shards", runShards}, {"policies", runPolicies}}
+	for _, s := range steps {
+		if cfg.runs(s.name) {
+			timed(r, s.name, logf, func() { s.run(cfg, st, r, fail, logf) })
 		}
-		r.Physical = latency(d)
-		logf("physical %+v", r.Physical.Summary)
-	}
-	if cfg.runs("handoff") {
-		runHandoff(cfg, st, r, fail, logf)
-	}
-	if cfg.runs("crash") {
-		runCrash(cfg, st, bin, r, fail, logf)
-	}
-	if cfg.runs("herd") {
-		runHerd(cfg, st, r, fail, logf)
-	}
-	if cfg.runs("sharded") {
-		runSharded(cfg, st, r, fail, logf)
-	}
-	if cfg.runs("shards") {
-		runShards(cfg, st, r, fail, logf)
-	}
-	if cfg.runs("slowlink") {
-		runSlowLink(cfg, st, r, fail, logf)
-	}
-	if cfg.runs("policies") {
-		runPolicies(cfg, st, r, fail, logf)
 	}
 	return r
+}
+
+// runWaits runs the scenarios that mostly wait for a TTL on st (crash,
+// slow link, idle), one after another; TestBench runs them on the three
+// stores at once, after every runStore: their figures are seconds, counts
+// of losses and the store's own request counts, none of them moved by
+// another store's run.
+func runWaits(t *testing.T, cfg config, st *env.Store, bin string, r *report.Store) {
+	fail, logf := failLog(t, st, r)
+	if cfg.runs("crash") {
+		timed(r, "crash", logf, func() { runCrash(cfg, st, bin, r, fail, logf) })
+	}
+	if cfg.runs("slowlink") {
+		timed(r, "slowlink", logf, func() { runSlowLink(cfg, st, r, fail, logf) })
+	}
+	if cfg.runs("idle") {
+		timed(r, "idle", logf, func() { runIdle(t, cfg, st, r) })
+	}
+}
+
+// failLog returns the functions a scenario reports through on st: fail
+// records an error in r, logf logs a line naming the store.
+func failLog(t *testing.T, st *env.Store, r *report.Store) (func(string, error), func(string, ...any)) {
+	fail := func(what string, err error) { r.Errors = append(r.Errors, fmt.Sprintf("%s: %v", what, err)) }
+	logf := func(f string, a ...any) { t.Logf("%s: "+f, append([]any{st.Kind}, a...)...) }
+	return fail, logf
+}
+
+// timed runs f, records its wall time in r.Seconds under name and logs it.
+func timed(r *report.Store, name string, logf func(string, ...any), f func()) {
+	t0 := time.Now()
+	f()
+	s := time.Since(t0).Seconds()
+	r.Seconds[name] = s
+	logf("scenario %s took %.1f s", name, s)
 }
 
 // runHandoff measures the graceful hand-off between two candidates of each
@@ -110,6 +131,8 @@ type crashCase struct {
 	n     int
 }
 
+// runCrash measures crash failovers on st, every series at once (see
+// scenario.Crash): one wait for the TTL, not one per sample.
 func runCrash(cfg config, st *env.Store, bin string, r *report.Store, fail func(string, error), logf func(string, ...any)) {
 	ttl := ttls[st.Kind]
 	cases := []crashCase{{cand.Leasehold, 0, cfg.crashN}, {cand.Native, 0, cfg.crashN}}
@@ -118,14 +141,19 @@ func runCrash(cfg config, st *env.Store, bin string, r *report.Store, fail func(
 			return
 		}
 		n := cfg.consulCrashN
-		cases = []crashCase{{cand.Leasehold, time.Millisecond, n}, {cand.Native, time.Millisecond, n}, {cand.Native, 0, max(1, n/2)}}
+		cases = []crashCase{{cand.Leasehold, time.Millisecond, n}, {cand.Native, time.Millisecond, n}, {cand.Native, 0, n}}
 	}
-	for _, c := range cases {
-		d, err := scenario.Crash(st, c.lib, bin, c.n, cand.Opts{TTL: ttl, LockDelay: c.delay})
-		if err != nil {
-			fail(fmt.Sprintf("crash %s", c.lib), err)
+	ds, errs := make([][]time.Duration, len(cases)), make([]error, len(cases))
+	var wg sync.WaitGroup
+	for i, c := range cases {
+		wg.Go(func() { ds[i], errs[i] = scenario.Crash(st, c.lib, bin, c.n, cand.Opts{TTL: ttl, LockDelay: c.delay}) })
+	}
+	wg.Wait()
+	for i, c := range cases {
+		if errs[i] != nil {
+			fail(fmt.Sprintf("crash %s", c.lib), errs[i])
 		}
-		cr := report.Crash{Lib: string(c.lib), Peer: cand.PeerName(c.lib, st.Kind), TTLSeconds: ttl.Seconds(), Latency: latency(d)}
+		cr := report.Crash{Lib: string(c.lib), Peer: cand.PeerName(c.lib, st.Kind), TTLSeconds: ttl.Seconds(), Latency: latency(ds[i])}
 		if st.Kind == env.Consul {
 			cr.LockDelay = "1ms"
 			if c.delay == 0 {
@@ -181,7 +209,8 @@ func addHerd(st *env.Store, r *report.Store, n int, mode string, h scenario.Herd
 	r.Herd = append(r.Herd, report.Herd{N: n, Mode: mode, Connections: conns, TTL: herdTTLs[st.Kind].String(), Latency: latency(h.Latencies),
 		RequestsPerFailover: h.RequestsPerFailover, NotificationsPerFailover: h.NotificationsPerFailover,
 		BackgroundRequestsPerSec: h.BackgroundRequestsPerSec, SetupSeconds: h.Setup.Seconds()})
-	logf("herd %s %d %+v req/failover %.1f notif %.1f", mode, n, stat.Summarize(h.Latencies), h.RequestsPerFailover, h.NotificationsPerFailover)
+	logf("herd %s %d %+v req/failover %.1f notif %.1f background %.0f/s setup %.1f s quiet after %.1f s", mode, n, stat.Summarize(h.Latencies),
+		h.RequestsPerFailover, h.NotificationsPerFailover, h.BackgroundRequestsPerSec, h.Setup.Seconds(), h.Quiet.Seconds())
 }
 
 func runSharded(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
@@ -203,13 +232,11 @@ func runIdle(t *testing.T, cfg config, st *env.Store, r *report.Store) {
 	for _, lib := range []cand.Lib{cand.Leasehold, cand.Native} {
 		o := cand.Opts{TTL: ttls[st.Kind], LockDelay: time.Millisecond}
 		i, err := scenario.Idle(st, lib, cfg.idleWindow, o)
-		idleMu.Lock()
 		if err != nil {
 			r.Errors = append(r.Errors, fmt.Sprintf("idle %s: %v", lib, err))
 		}
 		r.Idle = append(r.Idle, report.Idle{Lib: string(lib), Peer: cand.PeerName(lib, st.Kind),
 			LeaderPerMin: i.LeaderPerMin, CandidatePerMin: i.CandidatePerMin})
-		idleMu.Unlock()
 		t.Logf("%s: idle %s %+v", st.Kind, lib, i)
 	}
 }

@@ -20,34 +20,44 @@ func replyBound(ttl time.Duration) time.Duration {
 }
 
 // runSlowLink runs the slow-link scenario for leasehold and the native
-// peer side by side (each on links of its own) on st.
+// peer side by side on st, every cycle at once: each cycle is a run of
+// one cycle on an election and links of its own (scenario.SlowLink), so
+// the cycles share one wait (Consul's is 37 s) and no cycle starts with
+// the leader another cycle left.
 func runSlowLink(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
 	ttl := ttls[st.Kind]
-	p := scenario.SlowLinkPlan{Cycles: cfg.slowCycles, Latency: ttl / 3, Hold: time.Duration(cfg.slowHold * float64(ttl)),
+	p := scenario.SlowLinkPlan{Cycles: 1, Latency: ttl / 3, Hold: time.Duration(cfg.slowHold * float64(ttl)),
 		Tail: time.Duration(cfg.slowTail * float64(ttl)), Settle: cfg.slowSettle}
+	cycles := cfg.slowCycles
 	if st.Kind == env.Consul {
-		p.Cycles = cfg.consulSlowCycles
+		cycles = cfg.consulSlowCycles
 	}
 	libs := []cand.Lib{cand.Leasehold, cand.Native}
-	out := make([]report.SlowLink, len(libs))
+	res := make([][]scenario.SlowLinkResult, len(libs))
+	errs := make([][]error, len(libs))
 	var wg sync.WaitGroup
-	var mu sync.Mutex
 	for i, lib := range libs {
-		wg.Go(func() {
-			s, err := scenario.SlowLink(st, lib, p, cand.Opts{TTL: ttl, LockDelay: time.Millisecond})
-			if err != nil {
-				mu.Lock()
-				fail(fmt.Sprintf("slow link %s", lib), err)
-				mu.Unlock()
-			}
-			out[i] = report.SlowLink{Lib: string(lib), Peer: cand.PeerName(lib, st.Kind), LatencyMs: ms(p.Latency),
-				HoldSeconds: p.Hold.Seconds(), BoundMs: ms(replyBound(ttl)), Cycles: s.Cycles, Losses: s.Losses,
-				LossAfterMs: stat.Millis(s.LossAfter), TakeoverMs: stat.Millis(s.Takeover)}
-		})
+		res[i], errs[i] = make([]scenario.SlowLinkResult, cycles), make([]error, cycles)
+		for c := range cycles {
+			wg.Go(func() {
+				res[i][c], errs[i][c] = scenario.SlowLink(st, lib, p, cand.Opts{TTL: ttl, LockDelay: time.Millisecond})
+			})
+		}
 	}
 	wg.Wait()
-	r.SlowLink = append(r.SlowLink, out...)
-	for _, l := range out {
+	for i, lib := range libs {
+		var s scenario.SlowLinkResult
+		for c := range cycles {
+			if errs[i][c] != nil {
+				fail(fmt.Sprintf("slow link %s cycle %d", lib, c), errs[i][c])
+			}
+			s.Cycles, s.Losses = s.Cycles+res[i][c].Cycles, s.Losses+res[i][c].Losses
+			s.LossAfter, s.Takeover = append(s.LossAfter, res[i][c].LossAfter...), append(s.Takeover, res[i][c].Takeover...)
+		}
+		l := report.SlowLink{Lib: string(lib), Peer: cand.PeerName(lib, st.Kind), LatencyMs: ms(p.Latency),
+			HoldSeconds: p.Hold.Seconds(), BoundMs: ms(replyBound(ttl)), Cycles: s.Cycles, Losses: s.Losses,
+			LossAfterMs: stat.Millis(s.LossAfter), TakeoverMs: stat.Millis(s.Takeover)}
+		r.SlowLink = append(r.SlowLink, l)
 		logf("slow link %s: lost %d of %d (latency %.0f ms, bound %.0f ms) loss after %v ms", l.Lib, l.Losses, l.Cycles, l.LatencyMs, l.BoundMs, l.LossAfterMs)
 	}
 }

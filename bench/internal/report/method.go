@@ -25,7 +25,7 @@ and every table gives them: to the native peer, and to the store's own round tri
   from the release call to the successor's campaign returning. *Settled*: the successor waited
   150 ms; *fresh*: 0–100 ms.
 - *Crash failover*: the leader, a child process, is killed with SIGKILL; until its successor
-  leads. The store frees the key only when the session's TTL runs out.
+  leads. The store frees the key only when the session's TTL runs out.{crash}
 - *Planned handover*: ` + "`Leadership.HandOver`" + ` to a waiter drawn at random among N, in turn with
   leasehold's ` + "`Resign`" + ` and the native peer's release with the same N waiters.
 - *Elections per process*: M elections on one elector (one session, one client): the time to win
@@ -42,7 +42,7 @@ and every table gives them: to the native peer, and to the store's own round tri
   ideal M/(N+1), and the longest a shard went unowned); one member cut off without ` + "`Leave`" + `
   (until its shards are owned again, then balanced).
 - *Slow link*: each cycle delays the leader's store→client direction by TTL/3 for 2.5×TTL;
-  a loss is the library ending leadership or another candidate leading.
+  a loss is the library ending leadership or another candidate leading.{slow}
 - *Requests* are the store's counters: etcd's ` + "`/metrics`" + `, ZooKeeper's ` + "`mntr`" + `, Consul's HTTP
   requests from the benchmark's clients.
 `
@@ -51,7 +51,9 @@ and every table gives them: to the native peer, and to the store's own round tri
 // a p99 at the sample count of the runs' hand-offs.
 func method(runs []*Results) string {
 	var b strings.Builder
-	b.WriteString(methodText)
+	b.WriteString(strings.NewReplacer("{crash}", atOnce(runs, "crash", hasCrash,
+		" A store's samples ran at once,\n  each on its own election, started 0–1 s apart at random."),
+		"{slow}", atOnce(runs, "slowlink", hasSlowLink, " A store's cycles ran at once,\n  each on its own election and links.")).Replace(methodText))
 	if p := peers(runs); len(p) > 0 {
 		fmt.Fprintf(&b, "\nNative peers: %s.\n", strings.Join(p, "; "))
 	}
@@ -59,6 +61,17 @@ func method(runs []*Results) string {
 		b.WriteString("\n" + confidence(n))
 	}
 	return b.String()
+}
+
+// atOnce returns text if the run the page shows for scenario ran its
+// samples at once: runs that record each scenario's time (Store.Seconds)
+// do; the runs before them ran one sample after another.
+func atOnce(runs []*Results, scenario string, has func(*Store) bool, text string) string {
+	r := pick(runs, scenario, has)
+	if r == nil || !slices.ContainsFunc(r.Stores, func(s *Store) bool { return len(s.Seconds) > 0 }) {
+		return ""
+	}
+	return text
 }
 
 // peers names each store's native peer, as the runs name it.

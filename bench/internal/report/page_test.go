@@ -98,3 +98,21 @@ func TestConfidence(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodAtOnce: the method says a store's crash samples and slow-link
+// cycles ran at once only when the run shown for them did (it records
+// each scenario's time); a run without those times ran them in turn.
+func TestMethodAtOnce(t *testing.T) {
+	crash := []Crash{{Lib: "leasehold", Latency: lat(10, 2000, 2000)}}
+	slow := []SlowLink{{Lib: "leasehold", Cycles: 5}}
+	before := &Results{Mode: "full", Started: "2026-01-01T10:00:00Z", Stores: []*Store{{Name: "etcd", Crash: crash, SlowLink: slow}}}
+	after := &Results{Mode: "full", Started: "2026-01-02T10:00:00Z", Stores: []*Store{{Name: "etcd", Crash: crash, SlowLink: slow,
+		Seconds: map[string]float64{"crash": 5, "slowlink": 9}}}}
+	const crashText, slowText = "A store's samples ran at once", "A store's cycles ran at once"
+	if m := method([]*Results{before}); strings.Contains(m, crashText) || strings.Contains(m, slowText) || strings.Contains(m, "{") {
+		t.Errorf("a run of samples in turn is described as at once, or a placeholder is left:\n%s", m)
+	}
+	if m := method([]*Results{before, after}); !strings.Contains(m, crashText) || !strings.Contains(m, slowText) {
+		t.Errorf("the newer run's samples at once are not described:\n%s", m)
+	}
+}

@@ -66,6 +66,9 @@ type Store struct {
 	Policies []Policy `json:"policies,omitempty"`
 	// Errors lists scenarios that failed, with the error.
 	Errors []string `json:"errors,omitempty"`
+	// Seconds is the wall time each scenario took on this store, by
+	// its BENCH_SCENARIOS name (runs before 2026-11-29 have none).
+	Seconds map[string]float64 `json:"scenario_s,omitempty"`
 }
 
 // Latency is a latency summary with its samples in milliseconds.

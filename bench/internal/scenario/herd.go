@@ -24,6 +24,9 @@ type HerdResult struct {
 	BackgroundRequestsPerSec float64
 	// Setup is the time for all N to campaign and one to win.
 	Setup time.Duration
+	// Quiet is the time the store took to be quiet after the setup (see
+	// quiet), at most a minute.
+	Quiet time.Duration
 }
 
 // herdWin is a leadership won in a herd.
@@ -45,7 +48,7 @@ func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
 		return h.r, err
 	}
 	for range k {
-		if err := h.handoff(st); err != nil {
+		if err := h.handoff(st, Pace); err != nil {
 			return h.r, err
 		}
 	}
@@ -57,6 +60,10 @@ func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
 // elections: the herds hand over in turn (a then b, then b then a, and so
 // on), so that both see the same machine at the same time. The store's
 // counts in each hand-off's window are that herd's, the other being idle.
+// A hand-off does not idle Pace before its resign as Herd's do: the
+// hand-off before it, of either herd, ended with Pace idle, and this
+// herd's leader has idled since its win through its own hand-off's Pace
+// and the other herd's whole hand-off.
 func HerdPair(st *env.Store, n, conns, k int, a, b cand.Opts) (HerdResult, HerdResult, error) {
 	ha, err := startHerd(st, n, conns, a)
 	if err != nil {
@@ -76,10 +83,10 @@ func HerdPair(st *env.Store, n, conns, k int, a, b cand.Opts) (HerdResult, HerdR
 		if i%2 == 1 {
 			first, second = hb, ha
 		}
-		if err := first.handoff(st); err != nil {
+		if err := first.handoff(st, 0); err != nil {
 			return ha.r, hb.r, err
 		}
-		if err := second.handoff(st); err != nil {
+		if err := second.handoff(st, 0); err != nil {
 			return ha.r, hb.r, err
 		}
 	}
@@ -133,15 +140,26 @@ func (h *herd) stop() {
 }
 
 // quiet waits until the store is quiet with the herds waiting (the
-// sessions' renewals, one per TTL/3 each at most, and little else), and
-// measures that background rate.
+// sessions' renewals and little else), and measures that background rate.
+// A session's renewals, pings included, cost the store 6/TTL requests a
+// second at most: the runs of 2026-11-23 measured 5/TTL on etcd and
+// Consul (0.5/s at 10 s) and 5.6/TTL on ZooKeeper (1.4/s at 4 s); the
+// earlier bound, 3/TTL, was below them from N = 1,000 on, and every herd
+// that size waited out settle's minute. The windows are 2 s, a session's
+// request interval on etcd and Consul: sessions made together may renew
+// together, and in 1 s windows bursts 2 s apart would make every other
+// window loud, never two calm in a row.
 func quiet(st *env.Store, hs []*herd) error {
 	q := 20.0
 	for _, h := range hs {
-		q += float64(h.n) * 3 / h.ttl.Seconds() * 1.2
+		q += float64(h.n) * 6 / h.ttl.Seconds() * 1.2
 	}
-	if _, err := settle(st, q); err != nil {
+	t0 := time.Now()
+	if _, err := settleEvery(func() (env.Counts, error) { return st.Counts(context.Background()) }, q, 2*time.Second); err != nil {
 		return err
+	}
+	for _, h := range hs {
+		h.r.Quiet = time.Since(t0)
 	}
 	bg, err := backgroundRate(st, 2*time.Second)
 	for _, h := range hs {
@@ -150,11 +168,11 @@ func quiet(st *env.Store, hs []*herd) error {
 	return err
 }
 
-// handoff idles Pace, has the leader resign, waits for the successor,
-// idles Pace again (the others go back to waiting), and adds the latency
-// and the store's counts, background subtracted.
-func (h *herd) handoff(st *env.Store) error {
-	time.Sleep(Pace)
+// handoff idles lead, has the leader resign, waits for the successor,
+// idles Pace (the others go back to waiting), and adds the latency and
+// the store's counts, background subtracted.
+func (h *herd) handoff(st *env.Store, lead time.Duration) error {
+	time.Sleep(lead)
 	c0, _ := st.Counts(context.Background())
 	t0 := time.Now()
 	_ = h.w.l.Resign(context.Background())

@@ -112,18 +112,24 @@ func settle(st *env.Store, quiet float64) (env.Counts, error) {
 
 // settleOn is settle on the counters that counts reads.
 func settleOn(counts func() (env.Counts, error), quiet float64) (env.Counts, error) {
+	return settleEvery(counts, quiet, time.Second)
+}
+
+// settleEvery is settleOn over windows of w: fewer than quiet requests
+// per second in each of two windows of w in a row, or a minute gone.
+func settleEvery(counts func() (env.Counts, error), quiet float64, w time.Duration) (env.Counts, error) {
 	prev, err := counts()
 	if err != nil {
 		return prev, err
 	}
 	calm := 0
-	for range 60 {
-		time.Sleep(time.Second)
+	for start := time.Now(); time.Since(start) < time.Minute; {
+		time.Sleep(w)
 		cur, err := counts()
 		if err != nil {
 			return cur, err
 		}
-		if cur.Sub(prev).Requests < quiet {
+		if cur.Sub(prev).Requests < quiet*w.Seconds() {
 			if calm++; calm == 2 {
 				return cur, nil
 			}
