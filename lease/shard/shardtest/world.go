@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/fencing"
 	"github.com/leasehold/leasehold/lease"
 	"github.com/leasehold/leasehold/lease/shard"
 	"github.com/leasehold/leasehold/lease/shard/internal/assign"
@@ -54,11 +55,34 @@ type acquire struct {
 	member string
 	l      *lease.Leadership
 	at     time.Time
+	token  fencing.Token
+	moved  bool // counted as a move
 }
 
 type release struct {
 	member, reason string
 	at             time.Time
+	token          fencing.Token
+}
+
+// lastAcq returns shard s's last acquire, or nil.
+func (w *World) lastAcq(s int) *acquire {
+	if n := len(w.acquires[s]); n > 0 {
+		return &w.acquires[s][n-1]
+	}
+	return nil
+}
+
+// move counts a as a move, once, after a hand-off gap of gap. Members'
+// readers tell their events in any order between them, so a move is
+// counted at whichever of its release and acquire is recorded last.
+func (w *World) move(a *acquire, gap time.Duration) {
+	if a.moved {
+		return
+	}
+	a.moved = true
+	w.moves++
+	w.maxGap = max(w.maxGap, gap)
 }
 
 // NewWorld returns a World of a group of shards on srv, whose members'
@@ -91,21 +115,24 @@ func (w *World) record(member string, ev shard.Event) {
 	}
 	w.history[s] = append(w.history[s], fmt.Sprintf("%s %v released=%v %s token %d",
 		member, now.Format("05.000"), ev.Released, ev.Reason, ev.Leadership.Token))
+	tok := ev.Leadership.Token
 	if ev.Released {
 		delete(w.holders[s], member)
 		if w.releases[member] == nil {
 			w.releases[member] = map[string]int{}
 		}
 		w.releases[member][ev.Reason]++
-		w.lastRel[s] = release{member, ev.Reason, now}
+		w.lastRel[s] = release{member, ev.Reason, now, tok}
+		// The next holder's reader may have told its acquire first.
+		if a := w.lastAcq(s); a != nil && ev.Reason == shard.ReasonHandover && a.member != member && a.token > tok {
+			w.move(a, 0)
+		}
 	} else {
 		w.holders[s][member] = true
-		w.acquires[s] = append(w.acquires[s], acquire{member, ev.Leadership, now})
-		if r := w.lastRel[s]; r.reason == shard.ReasonHandover && r.member != member {
-			w.moves++
-			if gap := now.Sub(r.at); gap > w.maxGap {
-				w.maxGap = gap
-			}
+		w.acquires[s] = append(w.acquires[s], acquire{member: member, l: ev.Leadership, at: now, token: tok})
+		a := &w.acquires[s][len(w.acquires[s])-1]
+		if r := w.lastRel[s]; r.reason == shard.ReasonHandover && r.member != member && r.token < tok {
+			w.move(a, now.Sub(r.at))
 		}
 	}
 	close(w.changed)
