@@ -23,12 +23,23 @@ type Counts struct {
 	// responses sent; ZooKeeper packets sent beyond one per packet
 	// received; Consul blocking queries that returned.
 	Notifications float64
+	// Renewals counts the requests among Requests that renew a session:
+	// etcd LeaseKeepAlive messages (KeepAliveOnce's too), Consul session
+	// renewals. ZooKeeper's counters cannot tell pings from other
+	// packets: 0. Renewals come in bursts (sessions made together renew
+	// together), so a short window's count is noise; a count net of them
+	// is not.
+	Renewals float64
 }
 
 // Sub returns c − o.
 func (c Counts) Sub(o Counts) Counts {
-	return Counts{Requests: c.Requests - o.Requests, Notifications: c.Notifications - o.Notifications}
+	return Counts{Requests: c.Requests - o.Requests, Notifications: c.Notifications - o.Notifications,
+		Renewals: c.Renewals - o.Renewals}
 }
+
+// Work returns the requests that are not renewals: Requests − Renewals.
+func (c Counts) Work() float64 { return c.Requests - c.Renewals }
 
 // Counts reads the store's counters.
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
@@ -38,7 +49,8 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	case ZooKeeper:
 		return zkCounts(ctx, s.Endpoints[0])
 	default:
-		return Counts{Requests: float64(s.consulReqs.Load()), Notifications: float64(s.consulWakes.Load())}, nil
+		return Counts{Requests: float64(s.consulReqs.Load()), Notifications: float64(s.consulWakes.Load()),
+			Renewals: float64(s.consulRenews.Load())}, nil
 	}
 }
 
@@ -68,16 +80,26 @@ func etcdCounts(ctx context.Context, ep string) (Counts, error) {
 		switch {
 		case strings.HasPrefix(line, "grpc_server_msg_received_total{"):
 			c.Requests += lastFloat(line)
+			c.Renewals += keepAlive(line)
 		case strings.HasPrefix(line, "grpc_server_handled_total{") && !strings.Contains(line, `grpc_type="unary"`):
 			// The server's metrics count the receive that ends a stream
 			// (the client's close or cancel) as a message: a
 			// KeepAliveOnce, one stream with one request, counts 2.
 			c.Requests -= lastFloat(line)
+			c.Renewals -= keepAlive(line)
 		case strings.HasPrefix(line, "grpc_server_msg_sent_total{") && strings.Contains(line, `grpc_method="Watch"`):
 			c.Notifications += lastFloat(line)
 		}
 	}
 	return c, sc.Err()
+}
+
+// keepAlive returns line's value if it counts LeaseKeepAlive, else 0.
+func keepAlive(line string) float64 {
+	if strings.Contains(line, `grpc_method="LeaseKeepAlive"`) {
+		return lastFloat(line)
+	}
+	return 0
 }
 
 func lastFloat(line string) float64 {

@@ -32,10 +32,10 @@ type Store struct {
 	// Endpoints are the client addresses: etcd URLs, ZooKeeper and Consul
 	// host:port pairs.
 	Endpoints []string
-	// consulReqs and consulWakes count the HTTP requests sent by every
-	// Consul client made by ConsulClient, and the blocking queries among
-	// them that returned.
-	consulReqs, consulWakes atomic.Int64
+	// consulReqs, consulWakes and consulRenews count the HTTP requests
+	// sent by every Consul client made by ConsulClient, the blocking
+	// queries among them that returned, and the session renewals.
+	consulReqs, consulWakes, consulRenews atomic.Int64
 	// mu guards transports, those of every Consul client made.
 	mu         sync.Mutex
 	transports []*http.Transport
@@ -80,6 +80,9 @@ type countingTransport struct {
 // RoundTrip implements http.RoundTripper.
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	c.s.consulReqs.Add(1)
+	if strings.HasPrefix(r.URL.Path, "/v1/session/renew/") {
+		c.s.consulRenews.Add(1)
+	}
 	resp, err := c.base.RoundTrip(r)
 	if err == nil && strings.Contains(r.URL.RawQuery, "index=") && r.URL.Query().Get("index") != "" {
 		c.s.consulWakes.Add(1)

@@ -44,7 +44,9 @@ and every table gives them: to the native peer, and to the store's own round tri
 - *Slow link*: each cycle delays the leader's store→client direction by TTL/3 for 2.5×TTL;
   a loss is the library ending leadership or another candidate leading.{slow}
 - *Requests* are the store's counters: etcd's ` + "`/metrics`" + `, ZooKeeper's ` + "`mntr`" + `, Consul's HTTP
-  requests from the benchmark's clients.
+  requests from the benchmark's clients. Per hand-off they are net of session renewals (etcd and
+  Consul tell them; ZooKeeper's pings cannot be told apart) and of the background rate measured
+  while all waited.
 `
 
 // method renders the method with the native peers and the confidence of

@@ -129,8 +129,8 @@ type Herd struct {
 	TTL string `json:"ttl"`
 	// Latency is resign to successor leading.
 	Latency
-	// RequestsPerFailover is store requests per hand-off cycle, background
-	// subtracted (see scenario.HerdResult).
+	// RequestsPerFailover is store requests per hand-off cycle, net of
+	// session renewals and the background (see scenario.HerdResult).
 	RequestsPerFailover float64 `json:"requests_per_failover"`
 	// NotificationsPerFailover is watch notifications per hand-off cycle.
 	NotificationsPerFailover float64 `json:"notifications_per_failover"`
@@ -286,7 +286,7 @@ type Policy struct {
 	// Misses counts planned handovers another candidate won.
 	Misses int `json:"misses"`
 	// PlannedReq, GracefulReq and NativeReq are store requests per
-	// hand-off cycle, background subtracted.
+	// hand-off cycle, net of session renewals and the background.
 	PlannedReq  float64 `json:"planned_requests"`
 	GracefulReq float64 `json:"graceful_requests"`
 	NativeReq   float64 `json:"native_requests"`

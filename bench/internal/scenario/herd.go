@@ -17,10 +17,14 @@ type HerdResult struct {
 	Latencies []time.Duration
 	// RequestsPerFailover and NotificationsPerFailover are the store's
 	// counters per hand-off cycle (release, successor's win, the others
-	// going back to wait, the old leader campaigning again), with the
-	// background rate measured while all waited (keep-alives) subtracted.
+	// going back to wait, the old leader campaigning again). Requests are
+	// net of session renewals (env.Counts.Work: etcd and Consul tell
+	// them) and of the other requests' background rate, measured while
+	// all waited; on ZooKeeper, whose pings cannot be told apart, of the
+	// whole background rate.
 	RequestsPerFailover, NotificationsPerFailover float64
-	// BackgroundRequestsPerSec is that background rate.
+	// BackgroundRequestsPerSec is the request rate while all waited,
+	// renewals included.
 	BackgroundRequestsPerSec float64
 	// Setup is the time for all N to campaign and one to win.
 	Setup time.Duration
@@ -105,6 +109,8 @@ type herd struct {
 	r      HerdResult
 	// req and note sum the counts of the hand-offs so far.
 	req, note float64
+	// bgWork is the background rate of requests other than renewals.
+	bgWork float64
 }
 
 // startHerd starts n candidates and waits for the first leader and every
@@ -161,9 +167,9 @@ func quiet(st *env.Store, hs []*herd) error {
 	for _, h := range hs {
 		h.r.Quiet = time.Since(t0)
 	}
-	bg, err := backgroundRate(st, 2*time.Second)
+	bg, err := background(st, 2*time.Second)
 	for _, h := range hs {
-		h.r.BackgroundRequestsPerSec = bg
+		h.r.BackgroundRequestsPerSec, h.bgWork = bg.Requests, bg.Work()
 	}
 	return err
 }
@@ -184,7 +190,7 @@ func (h *herd) handoff(st *env.Store, lead time.Duration) error {
 	time.Sleep(Pace)
 	c1, _ := st.Counts(context.Background())
 	d := c1.Sub(c0)
-	h.req += d.Requests - h.r.BackgroundRequestsPerSec*time.Since(t0).Seconds()
+	h.req += d.Work() - h.bgWork*time.Since(t0).Seconds()
 	h.note += d.Notifications
 	return nil
 }
@@ -229,14 +235,26 @@ func awaitSessions(es []*lease.LeaseElector) error {
 
 // backgroundRate measures the store's request rate over d.
 func backgroundRate(st *env.Store, d time.Duration) (float64, error) {
+	bg, err := background(st, d)
+	return bg.Requests, err
+}
+
+// background measures the store's counts per second over d. A hand-off's
+// requests are counted net of renewals (Counts.Work) and of this rate's
+// other requests: a window of a few hundred milliseconds holds a burst of
+// a thousand sessions' renewals or none, and the renewal rate of a 2 s
+// window is no estimate of it.
+func background(st *env.Store, d time.Duration) (env.Counts, error) {
 	c0, err := st.Counts(context.Background())
 	if err != nil {
-		return 0, err
+		return env.Counts{}, err
 	}
 	time.Sleep(d)
 	c1, err := st.Counts(context.Background())
 	if err != nil {
-		return 0, err
+		return env.Counts{}, err
 	}
-	return c1.Sub(c0).Requests / d.Seconds(), nil
+	c := c1.Sub(c0)
+	s := d.Seconds()
+	return env.Counts{Requests: c.Requests / s, Notifications: c.Notifications / s, Renewals: c.Renewals / s}, nil
 }

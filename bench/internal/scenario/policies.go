@@ -31,7 +31,8 @@ type PolicyResult struct {
 	Misses int
 	// PlannedReq, GracefulReq and NativeReq are the store's requests per
 	// hand-off cycle (release, successor leading, the old leader joining
-	// the line again), the background rate subtracted.
+	// the line again), net of renewals and the background, as
+	// HerdResult.RequestsPerFailover.
 	PlannedReq, GracefulReq, NativeReq float64
 	// BackgroundRequestsPerSec is the request rate while all wait.
 	BackgroundRequestsPerSec float64
@@ -49,6 +50,8 @@ type policies struct {
 	r      PolicyResult
 	// req sums each series' requests so far.
 	req [3]float64
+	// bgWork is the background rate of requests other than renewals.
+	bgWork float64
 	// passed, if set, is told of each hand-off: its series, when it
 	// began, the old leader and the successor's win.
 	passed func(s int, t0 time.Time, old int, w lineWin)
@@ -78,9 +81,11 @@ func Policies(st *env.Store, n, k int, o cand.Opts) (PolicyResult, error) {
 		return PolicyResult{}, err
 	}
 	defer p.stop()
-	if p.r.BackgroundRequestsPerSec, err = backgroundRate(st, 2*time.Second); err != nil {
+	bg, err := background(st, 2*time.Second)
+	if err != nil {
 		return p.r, err
 	}
+	p.r.BackgroundRequestsPerSec, p.bgWork = bg.Requests, bg.Work()
 	return p.run(k, []int{planned, graceful, native})
 }
 
@@ -188,7 +193,7 @@ func (p *policies) step(s int) error {
 	}
 	time.Sleep(Pace)
 	c1, _ := p.st.Counts(context.Background())
-	p.req[s] += c1.Sub(c0).Requests - p.r.BackgroundRequestsPerSec*time.Since(t0).Seconds()
+	p.req[s] += c1.Sub(c0).Work() - p.bgWork*time.Since(t0).Seconds()
 	p.record(s, d, to, w)
 	return nil
 }
