@@ -146,20 +146,30 @@ func (s *store) readKey(l *link, election, path string) (backends.Record, pstate
 // that follows, on l, a write of l that the server answered (even with an
 // error: a failed multi is a transaction of the ensemble too) needs none,
 // as the server that answered had applied every change committed before
-// that write, and l's requests are served in order.
+// that write, and l's requests are served in order. A lead node found
+// gone is checked against the pointer read again (leadGone).
 func (s *store) readKeyAfter(l *link, election, path string, sync bool) (backends.Record, pstate, error) {
 	ps, err := s.pointerOn(l, election, path, sync)
 	if err != nil {
 		return backends.Record{}, pstate{}, err
 	}
-	alive := false
-	if ps.led() {
-		if alive, _, err = l.conn.Exists(ps.p.lead); err != nil {
-			return backends.Record{}, pstate{}, err
-		}
+	if !ps.led() {
+		return ps.record(election, false, l), ps, nil
 	}
-	return ps.record(election, alive, l), ps, nil
+	testHookPointerRead()
+	alive, _, err := l.conn.Exists(ps.p.lead)
+	switch {
+	case err != nil:
+		return backends.Record{}, pstate{}, err
+	case alive:
+		return ps.record(election, true, l), ps, nil
+	}
+	return s.leadGone(l, election, path, ps)
 }
+
+// testHookPointerRead runs between a key read's pointer read and its
+// check of the lead node.
+var testHookPointerRead = func() {}
 
 // syncedPointer reads the pointer node at path on l after a sync (see
 // synced) and, unless election is "", records it (pointers.saw).

@@ -57,7 +57,8 @@ func (s *store) watchKey(l *link, known backends.Record, path string, onLead fun
 	if err != nil || ok {
 		return rec, err
 	}
-	return s.leadGone(l, election, path, ps)
+	rec, _, err = s.leadGone(l, election, path, ps)
+	return rec, err
 }
 
 // leadGone returns the key's state once the lead node that ps, the
@@ -65,18 +66,33 @@ func (s *store) watchKey(l *link, known backends.Record, path string, onLead fun
 // pointer moved between the two reads. A pass, which moves the pointer
 // to the target and deletes the holder's lead node in one write, falls
 // there if it commits between them; the key was never absent, and the
-// pointer, read again, names the target.
-func (s *store) leadGone(l *link, election, path string, ps pstate) (backends.Record, error) {
-	now, err := getPointer(l, path, false)
-	if err != nil {
-		return backends.Record{}, err
-	}
-	if now.st != nil && (!now.led() || now.p.lead != ps.p.lead) {
+// pointer, read again, names the target, whose lead node is checked in
+// turn, up to maxLeadReads pointers in all.
+func (s *store) leadGone(l *link, election, path string, ps pstate) (backends.Record, pstate, error) {
+	for range maxLeadReads {
+		now, err := getPointer(l, path, false)
+		switch {
+		case err != nil:
+			return backends.Record{}, pstate{}, err
+		case now.st == nil || (now.led() && now.p.lead == ps.p.lead):
+			return ps.record(election, false, l), ps, nil
+		}
 		s.ptrs.saw(election, now)
-		return now.record(election, true, l), nil
+		if !now.led() {
+			return now.record(election, false, l), now, nil
+		}
+		alive, _, err := l.conn.Exists(now.p.lead)
+		if err != nil || alive {
+			return now.record(election, true, l), now, err
+		}
+		ps = now
 	}
-	return ps.record(election, false, l), nil
+	return ps.record(election, false, l), ps, nil
 }
+
+// maxLeadReads bounds leadGone's reads of a pointer that keeps moving to
+// holders whose lead nodes are gone by the time they are checked.
+const maxLeadReads = 4
 
 // since returns rec, a state of known's key read after known, with its
 // Revision above known's if rec is absent and known present: the key
