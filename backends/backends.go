@@ -155,6 +155,12 @@ type Limits struct {
 	TTLGranularity time.Duration
 	// MaxValueSize is the largest value, in bytes, a leader key may hold.
 	MaxValueSize int
+	// MaxCalls, if not 0, bounds the election calls (creates, deletes,
+	// reads, queue and roster writes) one elector has in flight at once,
+	// below package lease's own bound (32): for a store that serves each
+	// call in flight on a connection of its own and limits a client's
+	// connections (Consul's agents: 200 per client address).
+	MaxCalls int
 }
 
 // Capabilities are what a store declares once, as data: its name, its

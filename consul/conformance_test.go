@@ -61,6 +61,7 @@ func TestAgent(t *testing.T) {
 		{"PassToEndedCampaign", testPassToEndedCampaign},
 		{"RosterRecords", testRosterRecords},
 		{"RosterNested", testRosterNested},
+		{"CallsBounded", testCallsBounded},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
 	}

@@ -26,6 +26,12 @@ const (
 	// MaxValueSize stays well below the 512 KiB a Consul transaction
 	// request may take: values travel in it base64-encoded.
 	MaxValueSize = 256 << 10
+	// MaxCalls bounds an elector's election calls in flight: the api
+	// client serves each request in flight on a connection of its own, and
+	// an agent refuses a client address more than 200 connections
+	// (limits.http_max_conns_per_client). With a blocking query and a
+	// renewal beside them, 8 calls let about 20 members share one agent.
+	MaxCalls = 8
 )
 
 // Lock-delay and wait-time bounds.
@@ -175,7 +181,7 @@ func (o Options) validate() error {
 // different history.
 func (s *store) Capabilities() backends.Capabilities {
 	return backends.Capabilities{Name: "consul", Limits: backends.Limits{MinTTL: MinTTL, MaxTTL: MaxTTL,
-		MaxValueSize: MaxValueSize}, Passes: true, CommittedWaits: true}
+		MaxValueSize: MaxValueSize, MaxCalls: MaxCalls}, Passes: true, CommittedWaits: true}
 }
 
 // key returns the KV key of an election (see keys.Leader).

@@ -94,7 +94,7 @@ func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),
 		m: core.New(cfg), sessions: make(map[uint64]*session),
 		elections: make(map[string]*election), open: make(map[backends.Session]bool),
-		slots: newSlots(maxElectionCalls), log: opts.Logger.With("identity", opts.Identity)}
+		slots: newSlots(callSlots(lim.MaxCalls)), log: opts.Logger.With("identity", opts.Identity)}
 	go e.loop()
 	return e, nil
 }

@@ -65,6 +65,15 @@ func (e *LeaseElector) perform(a core.Action) {
 // not wait for a slot.
 const maxElectionCalls = 32
 
+// callSlots returns the elector's call slots: maxElectionCalls, or the
+// store's bound (backends.Limits.MaxCalls) if lower.
+func callSlots(storeMax int) int {
+	if storeMax > 0 && storeMax < maxElectionCalls {
+		return storeMax
+	}
+	return maxElectionCalls
+}
+
 // slotUse says whether a call waits for one of the election-call slots
 // (see slots), and if so whether it is urgent.
 type slotUse int
