@@ -41,7 +41,9 @@ func (s *suite) testGoroutines(t *testing.T) {
 	grow(0, 10)
 	at10 := runtime.NumGoroutine() - blocked
 	grow(10, 1000)
-	at1000 := settle(t, at10+goroutineSlack, blocked, 10*time.Second)
+	// 30 s: on a loaded 2-core machine, calls in flight were seen taking
+	// more than 10 s to end (1,639 goroutines then, 184 allowed).
+	at1000 := settle(t, at10+goroutineSlack, blocked, 30*time.Second)
 	t.Logf("goroutines: %d at 10 elections held and waited for, %d at 1,000", at10, at1000)
 }
 
