@@ -49,7 +49,10 @@ type Target struct {
 	// WatchEntry request on an entry ahead of Entry when the key is
 	// passed to the target, with the key's state after the pass; a
 	// WatchEntry request on the target's own entry, or on one behind it,
-	// is not answered. A store that cannot tell which entries are ahead
+	// is not answered. The request must name the target's own entry
+	// (WatchRequest.Mine) on a store whose set watches keys one by one
+	// (etcd), where the pass writes that entry and the set reads the key
+	// when it sees the write. A store that cannot tell which entries are ahead
 	// (Entry 0 on a target that has joined the line since the caller read
 	// its record) may answer every WatchEntry request in the election
 	// early.

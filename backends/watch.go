@@ -104,6 +104,13 @@ type WatchRequest struct {
 	Known Record
 	// Digest is, for WatchRoster, the RosterDigest of the roster read.
 	Digest uint64
+	// Mine is, for WatchEntry, the waiter's own queue entry, behind
+	// Known (Owner and Token, from Session.Enqueue); zero if the caller
+	// has none. A set that watches keys one by one (etcd) learns of a
+	// pass to the waiter (Target.Entry) from its own entry, which the
+	// pass writes: without Mine such a set wakes no target in line. A set
+	// that sees every write in the election may ignore it.
+	Mine Record
 }
 
 // Change is a WatchSet's answer to one request.

@@ -19,9 +19,9 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 	s, el := l.s, l.held.Election
 	mustJoin(t, l.target, el, "target's record")
 	set, ch := watchSet(t, s)
-	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, s, el, l.mine.Token)})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, s, el, l.mine.Token), Mine: l.mine})
 	behind, behindCh := watchSet(t, s)
-	behind.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: l.mine})
+	behind.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: l.mine, Mine: l.last})
 	noChange(t, ch, "before the pass")
 	passed := mustPassInLine(t, l.leader, l.target, l.mine.Token, l.held, "target")
 	c := awaitChange(t, ch, 20*time.Second)
@@ -29,7 +29,7 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {
 		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v (the entry ahead was %+v)", c.Record, passed, l.first)
 	}
-	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 3, Known: mustAhead(t, s, el, l.mine.Token)})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 3, Known: mustAhead(t, s, el, l.mine.Token), Mine: l.mine})
 	noChange(t, ch, "to the same request made after the answer")
 	noChange(t, behindCh, "to a WaitGone on the target's own entry")
 	if got := mustGet(t, s, el); got.Token != passed.Token || got.Owner != l.target.ID() {
@@ -39,11 +39,11 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 
 // wakeLine is the line of the wake-in-line tests: a leader holding a
 // fresh election's key, and three sessions in its queue, the target
-// second (its entry mine, the one ahead first).
+// second (its entry mine, the one ahead first, the one behind last).
 type wakeLine struct {
-	s                 backends.Driver
-	leader, target    backends.Session
-	held, first, mine backends.Record
+	s                       backends.Driver
+	leader, target          backends.Session
+	held, first, mine, last backends.Record
 }
 
 // newWakeLine makes a wakeLine.
@@ -56,7 +56,7 @@ func newWakeLine(t *testing.T, h Harness, what string) wakeLine {
 	l.target = longSession(t, s)
 	l.first = mustEnqueue(t, head, el)
 	l.mine = mustEnqueue(t, l.target, el)
-	mustEnqueue(t, after, el)
+	l.last = mustEnqueue(t, after, el)
 	return l
 }
 
@@ -70,12 +70,12 @@ func testPassNoEntryWakes(t *testing.T, h Harness) {
 	mustJoin(t, l.target, el, "target's record")
 	passed := mustPassInLine(t, l.leader, l.target, 0, l.held, "target")
 	set, ch := watchSet(t, s)
-	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, s, el, l.mine.Token)})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, s, el, l.mine.Token), Mine: l.mine})
 	c := awaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {
 		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v", c.Record, passed)
 	}
-	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: mustAhead(t, s, el, l.mine.Token)})
+	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: mustAhead(t, s, el, l.mine.Token), Mine: l.mine})
 	noChange(t, ch, "to the same request made after the answer")
 }

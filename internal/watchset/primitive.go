@@ -154,7 +154,32 @@ type Request struct {
 	Known backends.Record
 	// Digest is, for Roster, the RosterDigest of the roster read.
 	Digest uint64
+	// Mine is, for Gone, the waiter's own entry (backends.WatchRequest).
+	Mine backends.Record
 
-	seen   uint64 // every change at or before it is reflected in Known
-	queued bool   // it waits in Set.toRead
+	seen    uint64 // every change at or before it is reflected in Known
+	queued  bool   // it waits in Set.toRead
+	id      uint64 // the Set's number for it, unique while the Set lasts
+	tracked bool   // the stream watches for it (Tracker)
+}
+
+// Tracker is what a Stream implements that watches, for each request,
+// the keys it is about, not the adapter's whole prefix (etcd): a change
+// then costs only the sets that wait for it. A request is covered by its
+// own watch, from the revision it knows on. It is read first, and
+// watched from the read's revision, if it is a Gone (a pass to a session
+// behind its entry may precede it), or knows no revision (Known.Revision
+// 0), or knows one before the stream's Position, which a Tracker's
+// Batches tell as the store's revision when the stream last heard it: a
+// watch from so far back would answer with a state since superseded. The
+// Set calls Track and Untrack from its goroutine, as the other methods.
+type Tracker interface {
+	// Track starts watching what r is about, under id, telling in later
+	// Batches every change made after revision from. A watch the store
+	// refuses or cannot start there ends the stream (Batch.Err).
+	Track(id uint64, r Request, from uint64)
+	// Untrack ends the watches of id, once its request is answered,
+	// withdrawn or replaced. Facts of its watches already on their way
+	// may still come.
+	Untrack(id uint64)
 }
