@@ -63,6 +63,7 @@ type stream struct {
 	cut     context.CancelFunc             // ends ws
 	redo    atomic.Bool                    // ws was cut to be opened again
 	retried bool                           // ws was opened again for a refusal, and has had no watch accepted since
+	cutting bool                           // ws was cut for a refusal: its other refusals tell nothing
 	last    int64                          // the last watch ID given
 	watches map[int64]*watcher             // by watch ID
 	byReq   map[uint64][]int64
@@ -187,10 +188,13 @@ func (st *stream) Next(m received, ok bool) watchset.Batch {
 // first refusal since a watch was accepted opens the stream again, with a
 // fresh token; a second ends it with the refusal's error.
 func (st *stream) refused(resp *etcdserverpb.WatchResponse) watchset.Batch {
-	if st.retried {
+	switch {
+	case st.cutting:
+		return watchset.Batch{}
+	case st.retried:
 		return watchset.Batch{Err: st.err("watch set", cancelErr(resp.CancelReason))}
 	}
-	st.retried = true
+	st.retried, st.cutting = true, true
 	st.redo.Store(true)
 	st.cut()
 	return watchset.Batch{}
@@ -210,7 +214,7 @@ func cancelErr(reason string) error {
 // reopened takes ws, a new gRPC stream, and makes every watch on it again
 // from the revision after the last it told.
 func (st *stream) reopened(ws etcdserverpb.Watch_WatchClient, cut context.CancelFunc) {
-	st.ws, st.cut = ws, cut
+	st.ws, st.cut, st.cutting = ws, cut, false
 	for id, w := range st.watches {
 		st.create(id, w)
 	}
