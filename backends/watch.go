@@ -8,12 +8,13 @@ import (
 // WatchSet is a set of watch requests over one stream, started by
 // Driver.Watch: one watch over many elections. Through it an elector that
 // holds or waits for M elections keeps one stream to the store (etcd: one
-// watch on the adapter's prefix; ZooKeeper: the watches of one
-// connection, delivered to one callback; Consul: one blocking query on the
-// prefix) and no goroutine or connection per election. The stream also
-// carries the candidate records of every election (etcd's watch on the
-// prefix and Consul's blocking query on it carry the records, and
-// ZooKeeper's set watches the roster node's children): through it a
+// gRPC watch stream, with a watch per key a request is about; ZooKeeper:
+// the watches of one connection, delivered to one callback; Consul: one
+// blocking query on the prefix) and no goroutine or connection per
+// election. The stream also carries the candidate records of the
+// elections (etcd's watch of a roster request's records and Consul's
+// blocking query on the prefix carry them, and ZooKeeper's set watches
+// the roster node's children): through it a
 // leader follows its election's roster with no watch, goroutine or
 // request of its own while the roster stays as it is: only a change costs
 // a Driver.List.

@@ -28,10 +28,16 @@ import (
 // WatchRoster request its election's roster, each from the revision the
 // request knows on, so that it needs no read. A WatchEntry request, and
 // one that knows no revision, is read first and watched from the read's
-// revision. Reads are batched, one transaction of up to 32 requests in
-// flight at a time. A broken stream, or a watch the server refuses or
-// has compacted, ends every pending request with an error (see
-// streamErr), and the next request opens a new stream.
+// revision; so is one that knows a revision before the stream's last
+// (a watch from there would replay states since superseded), and one
+// whose watch starts at a compacted revision (it is made again at the
+// current one). Reads are batched, one transaction of up to 32 requests
+// in flight at a time. A stream that loses its connection is opened
+// again once the connection is back, and so is one whose token etcd
+// refuses (see refused), each watch made again from where it was, as
+// clientv3's watches resume. Any other end (no leader, a refusal) ends
+// every pending request with its error, and the next request opens a new
+// stream.
 //
 // deliver may call the set's Wait and Stop, but not Close: Close waits
 // for a delivery in progress to return. A nil deliver panics.
