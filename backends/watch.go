@@ -107,10 +107,11 @@ type WatchRequest struct {
 	Digest uint64
 	// Mine is, for WatchEntry, the waiter's own queue entry, behind
 	// Known (Owner and Token, from Session.Enqueue); zero if the caller
-	// has none. A set that watches keys one by one (etcd) learns of a
-	// pass to the waiter (Target.Entry) from its own entry, which the
-	// pass writes: without Mine such a set wakes no target in line. A set
-	// that sees every write in the election may ignore it.
+	// has none. A pass to a session in line wakes the request that names
+	// the target's entry as Mine, and no other that names one (see
+	// Target.Entry). A set that watches keys one by one (etcd) learns of
+	// the pass from the target's own entry, which the pass writes: without
+	// Mine such a set wakes no target in line.
 	Mine Record
 }
 

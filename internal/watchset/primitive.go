@@ -69,7 +69,8 @@ type Batch struct {
 	// passed every change: a request that knows a state at or after it
 	// needs no read. A stream's first Batch carries its position. A
 	// stream whose reads cost nothing may tell math.MaxUint64, so that
-	// every request is read.
+	// every request is read. A Tracker's tells the store's revision as
+	// it last heard it (see Tracker).
 	Position uint64
 	// RosterWrites, on a stream's first Batch, says that the stream
 	// tells each write of a roster record as a RosterWrite, at a revision
