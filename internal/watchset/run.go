@@ -92,8 +92,8 @@ func (w *Set[E]) want(always bool) {
 // after its revision; it waits if the stream tells RosterWrites and its
 // revision is at or after start (rosterSeen holds the changes since); it
 // is read otherwise. On a Tracker, a request is watched from what it
-// knows, and read first only if it knows no revision or is a Gone (see
-// Tracker). w.mu is held.
+// knows, and read first only if it is a Gone or knows no revision or one
+// before the stream's position (see Tracker). w.mu is held.
 func (w *Set[E]) cover() {
 	for _, r := range w.fresh {
 		switch {
