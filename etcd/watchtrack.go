@@ -1,6 +1,8 @@
 package etcd
 
 import (
+	"slices"
+
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -75,14 +77,7 @@ func (st *stream) Track(id uint64, r watchset.Request, from uint64) {
 // new ID.
 func (st *stream) move(wid int64, w *watcher) {
 	delete(st.watches, wid)
-	ids := st.byReq[w.req]
-	for i, id := range ids {
-		if id == wid {
-			ids = append(ids[:i], ids[i+1:]...)
-			break
-		}
-	}
-	st.byReq[w.req] = ids
+	st.byReq[w.req] = slices.DeleteFunc(st.byReq[w.req], func(id int64) bool { return id == wid })
 	st.watch(w.req, w)
 }
 
