@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -51,10 +52,11 @@ type source struct{ s *store }
 // received is one message of a watch stream, the error that ended it,
 // or a new gRPC stream that replaces the last (ws).
 type received struct {
-	resp *etcdserverpb.WatchResponse
-	err  error
-	ws   etcdserverpb.Watch_WatchClient
-	cut  context.CancelFunc // ends ws
+	resp  *etcdserverpb.WatchResponse
+	err   error
+	ws    etcdserverpb.Watch_WatchClient
+	cut   context.CancelFunc // ends ws
+	sweep bool               // watches parked since parkFor are due (see parkFor)
 }
 
 // stream is one watch stream and its watches (watchset.Stream and
@@ -63,6 +65,7 @@ type received struct {
 type stream struct {
 	s       *store
 	ctx     context.Context // the set's
+	life    context.Context // the stream's: ends with Close
 	stop    context.CancelFunc
 	ch      chan received
 	ws      etcdserverpb.Watch_WatchClient // nil until the first opens
@@ -74,14 +77,15 @@ type stream struct {
 	watches map[int64]*watcher             // by watch ID
 	byReq   map[uint64][]int64
 	pairs   map[string]pair // a WatchKey's leader and term keys, by election
+	parked  map[parkKey]parked
 }
 
 // Open starts the goroutine that opens a gRPC watch stream and receives
 // from it, until the Set closes it (see serve).
 func (src source) Open(ctx context.Context) watchset.Stream[received] {
 	sctx, stop := context.WithCancel(ctx)
-	st := &stream{s: src.s, ctx: ctx, stop: stop, ch: make(chan received, 16),
-		watches: map[int64]*watcher{}, byReq: map[uint64][]int64{}, pairs: map[string]pair{}}
+	st := &stream{s: src.s, ctx: ctx, life: sctx, stop: stop, ch: make(chan received, 16),
+		watches: map[int64]*watcher{}, byReq: map[uint64][]int64{}, pairs: map[string]pair{}, parked: map[parkKey]parked{}}
 	go st.serve(sctx)
 	return st
 }
@@ -159,6 +163,9 @@ func (st *stream) Next(m received, ok bool) watchset.Batch {
 	case m.ws != nil:
 		st.reopened(m.ws, m.cut)
 		return watchset.Batch{}
+	case m.sweep:
+		st.sweep(time.Now())
+		return watchset.Batch{}
 	}
 	resp := m.resp
 	if resp.Canceled && resp.WatchId == clientv3.InvalidWatchID {
@@ -179,7 +186,9 @@ func (st *stream) Next(m received, ok bool) watchset.Batch {
 		return watchset.Batch{Facts: []watchset.Fact{{What: watchset.Reread, Election: w.election, Revision: uint64(resp.Header.GetRevision()), Kind: w.role.kind()}}}
 	case resp.Created:
 		st.retried = false
-		w.next = max(w.next, resp.Header.GetRevision()+1)
+		if w.next == 0 { // made at the current revision; else it may still replay older ones
+			w.next = resp.Header.GetRevision() + 1
+		}
 		return watchset.Batch{Position: uint64(resp.Header.GetRevision())}
 	}
 	if n := len(resp.Events); n > 0 {

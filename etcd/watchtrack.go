@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"slices"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -58,6 +59,10 @@ func (st *stream) Track(id uint64, r watchset.Request, from uint64) {
 	if from == 0 {
 		start = 0
 	}
+	st.sweep(time.Now())
+	if st.adopt(id, r, start) {
+		return
+	}
 	switch r.Kind {
 	case watchset.Wait:
 		st.watch(id, &watcher{role: leaderRole, election: el, holder: r.Known.Owner, key: s.key(el), next: start})
@@ -104,20 +109,46 @@ func (st *stream) create(wid int64, w *watcher) {
 	_ = st.ws.Send(&etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CreateRequest{CreateRequest: c}})
 }
 
-// Untrack cancels request id's watches.
-func (st *stream) Untrack(id uint64) {
-	for _, wid := range st.byReq[id] {
-		if w := st.watches[wid]; w.role == leaderRole {
-			delete(st.pairs, w.election)
-		}
-		delete(st.watches, wid)
-		if st.ws == nil {
-			continue
-		}
-		_ = st.ws.Send(&etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CancelRequest{
-			CancelRequest: &etcdserverpb.WatchCancelRequest{WatchId: wid}}})
-	}
+// Untrack parks answered request id's watches, for a next request of
+// its election and kind to adopt, and cancels those parked before under the
+// same key or for longer than parkFor (see parkFor): a timer tells the
+// Set's goroutine when they are due. A WatchEntry's, and a withdrawn or
+// replaced request's, are canceled at once.
+func (st *stream) Untrack(id uint64, answered bool) {
+	st.sweep(time.Now())
+	ids := st.byReq[id]
 	delete(st.byReq, id)
+	if len(ids) == 0 {
+		return
+	}
+	w := st.watches[ids[0]]
+	k := parkKey{w.election, w.role.kind()}
+	st.cancel(k)
+	st.parked[k] = parked{ids: ids, until: time.Now().Add(parkFor)}
+	if !answered || k.kind == watchset.Gone { // withdrawn, or never adopted (fits)
+		st.cancel(k)
+		return
+	}
+	time.AfterFunc(parkFor, func() { st.hand(st.life, received{sweep: true}) })
+}
+
+// cancel cancels the watches parked under k, if any.
+func (st *stream) cancel(k parkKey) {
+	p, ok := st.parked[k]
+	if !ok {
+		return
+	}
+	delete(st.parked, k)
+	if k.kind == watchset.Wait {
+		delete(st.pairs, k.election)
+	}
+	for _, wid := range p.ids {
+		delete(st.watches, wid)
+		if st.ws != nil {
+			_ = st.ws.Send(&etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CancelRequest{
+				CancelRequest: &etcdserverpb.WatchCancelRequest{WatchId: wid}}})
+		}
+	}
 }
 
 // facts returns the Facts of evs, events of watch w: a write of the

@@ -179,8 +179,10 @@ type Tracker interface {
 	// Batches every change made after revision from. A watch the store
 	// refuses or cannot start there ends the stream (Batch.Err).
 	Track(id uint64, r Request, from uint64)
-	// Untrack ends the watches of id, once its request is answered,
-	// withdrawn or replaced. Facts of its watches already on their way
-	// may still come.
-	Untrack(id uint64)
+	// Untrack ends the watches of id, once its request is answered
+	// (answered), or withdrawn or replaced. Facts of its watches already
+	// on their way may still come. A stream may keep an answered
+	// request's watches a while, for the election's next request of its
+	// kind, which often asks for the same keys from the answer on.
+	Untrack(id uint64, answered bool)
 }

@@ -156,8 +156,8 @@ func (w *Set[E]) sync() {
 	if t == nil {
 		return
 	}
-	for _, id := range untracks {
-		t.Untrack(id)
+	for _, u := range untracks {
+		t.Untrack(u.id, u.answered)
 	}
 	for _, r := range track {
 		t.Track(r.id, r, r.seen)

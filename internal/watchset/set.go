@@ -61,7 +61,7 @@ type Set[E any] struct {
 	// toTrack are requests to watch, and untracks the ids of requests to
 	// watch no more, on tracker (sync).
 	toTrack  []*Request
-	untracks []uint64
+	untracks []untrack
 	wanted   bool       // what the stream was last told (Stream.Want)
 	writes   bool       // the stream tells RosterWrites
 	pos      uint64     // see Batch.Position; 0 until the stream tells
@@ -111,7 +111,7 @@ func (w *Set[E]) ask(r *Request) {
 	w.seq++
 	r.id = w.seq
 	if old := w.kind(r.Kind)[r.Known.Election]; old != nil {
-		w.dropped(old)
+		w.dropped(old, false)
 	}
 	w.kind(r.Kind)[r.Known.Election] = r
 	w.fresh = append(w.fresh, r)
@@ -124,7 +124,7 @@ func (w *Set[E]) Stop(election string, kind Kind) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if r := w.kind(kind)[election]; r != nil {
-		w.dropped(r)
+		w.dropped(r, false)
 		delete(w.kind(kind), election)
 		w.kickRun() // its watch ends (sync)
 	}
@@ -177,7 +177,7 @@ func (w *Set[E]) current(r *Request) bool { return w.kind(r.Kind)[r.Known.Electi
 // w.mu is held.
 func (w *Set[E]) answer(r *Request, rec backends.Record, err error) {
 	el := r.Known.Election
-	w.dropped(r)
+	w.dropped(r, err == nil)
 	delete(w.kind(r.Kind), el)
 	c := backends.Change{Election: el, Tag: r.Tag, Record: rec, Err: err}
 	if r.Kind == Roster {
@@ -186,11 +186,18 @@ func (w *Set[E]) answer(r *Request, rec backends.Record, err error) {
 	w.out = append(w.out, c)
 }
 
-// dropped notes that r is no longer its election's request: its watch,
-// if the stream tracks it, ends at the next sync. w.mu is held.
-func (w *Set[E]) dropped(r *Request) {
+// untrack is a request whose watches end at the next sync.
+type untrack struct {
+	id       uint64
+	answered bool
+}
+
+// dropped notes that r is no longer its election's request, answered or
+// not: its watches, if the stream tracks it, end at the next sync. w.mu
+// is held.
+func (w *Set[E]) dropped(r *Request, answered bool) {
 	if r.tracked {
 		r.tracked = false
-		w.untracks = append(w.untracks, r.id)
+		w.untracks = append(w.untracks, untrack{r.id, answered})
 	}
 }

@@ -30,7 +30,9 @@ func (st trackStream) Track(id uint64, r watchset.Request, from uint64) {
 	st.calls <- fmt.Sprintf("track %s %d from %d", r.Known.Election, r.Tag, from)
 }
 
-func (st trackStream) Untrack(uint64) { st.calls <- "untrack" }
+func (st trackStream) Untrack(_ uint64, answered bool) {
+	st.calls <- fmt.Sprintf("untrack answered=%t", answered)
+}
 
 func (st trackStream) Read(_ context.Context, reqs []watchset.Request) watchset.Batch {
 	var b watchset.Batch
@@ -55,9 +57,9 @@ func TestTracker(t *testing.T) {
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: backends.Record{Election: "a", Revision: 5, Token: 3, Owner: "o"}})
 	wantCalls(t, calls, "track a 1 from 5")
 	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: backends.Record{Election: "a", Revision: 6, Token: 4, Owner: "e"}})
-	wantCalls(t, calls, "untrack", "read a 2", "track a 2 from 9")
+	wantCalls(t, calls, "untrack answered=false", "read a 2", "track a 2 from 9")
 	set.Stop("a", backends.WatchEntry)
-	wantCalls(t, calls, "untrack")
+	wantCalls(t, calls, "untrack answered=false")
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 3, Known: backends.Record{Election: "b"}})
 	wantCalls(t, calls, "read b 3", "track b 3 from 9")
 }
