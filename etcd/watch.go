@@ -68,6 +68,7 @@ type stream struct {
 	life    context.Context // the stream's: ends with Close
 	stop    context.CancelFunc
 	ch      chan received
+	out     *outbox
 	ws      etcdserverpb.Watch_WatchClient // nil until the first opens
 	cut     context.CancelFunc             // ends ws
 	redo    atomic.Bool                    // ws was cut to be opened again
@@ -84,9 +85,10 @@ type stream struct {
 // from it, until the Set closes it (see serve).
 func (src source) Open(ctx context.Context) watchset.Stream[received] {
 	sctx, stop := context.WithCancel(ctx)
-	st := &stream{s: src.s, ctx: ctx, life: sctx, stop: stop, ch: make(chan received, 16),
+	st := &stream{s: src.s, ctx: ctx, life: sctx, stop: stop, ch: make(chan received, 16), out: newOutbox(),
 		watches: map[int64]*watcher{}, byReq: map[uint64][]int64{}, pairs: map[string]pair{}, parked: map[parkKey]parked{}}
 	go st.serve(sctx)
+	go st.out.run(sctx)
 	return st
 }
 

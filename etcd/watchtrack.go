@@ -106,7 +106,7 @@ func (st *stream) create(wid int64, w *watcher) {
 	if w.end != "" {
 		c.RangeEnd = []byte(w.end)
 	}
-	_ = st.ws.Send(&etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CreateRequest{CreateRequest: c}})
+	st.out.put(st.ws, &etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CreateRequest{CreateRequest: c}})
 }
 
 // Untrack parks answered request id's watches, for a next request of
@@ -145,7 +145,7 @@ func (st *stream) cancel(k parkKey) {
 	for _, wid := range p.ids {
 		delete(st.watches, wid)
 		if st.ws != nil {
-			_ = st.ws.Send(&etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CancelRequest{
+			st.out.put(st.ws, &etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CancelRequest{
 				CancelRequest: &etcdserverpb.WatchCancelRequest{WatchId: wid}}})
 		}
 	}
