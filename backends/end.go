@@ -45,14 +45,19 @@ type Target struct {
 	Session string
 	// Entry is the token of the target's queue entry, 0 if it waits on
 	// the key. A target waiting in line watches the entry ahead of its
-	// own, not the key, so a store's WatchSet answers, once, a
-	// WatchEntry request on an entry ahead of Entry when the key is
-	// passed to the target, with the key's state after the pass; a
-	// WatchEntry request on the target's own entry, or on one behind it,
-	// is not answered. A store that cannot tell which entries are ahead
-	// (Entry 0 on a target that has joined the line since the caller read
-	// its record) may answer every WatchEntry request in the election
-	// early.
+	// own, not the key, so a store's WatchSet answers, once, the target's
+	// WatchEntry request, on an entry ahead of Entry and naming Entry as
+	// its own (WatchRequest.Mine), when the key is passed to the target,
+	// with the key's state after the pass. A WatchEntry request on the
+	// target's own entry, or on one behind it, is not answered, nor one
+	// that names another entry as its own. One that names none, on an
+	// entry ahead of Entry, may be answered, once per set and pass (a
+	// store whose set sees every write in the election answers it); a
+	// store whose set watches keys one by one (etcd) learns of the pass
+	// from the target's own entry, which the pass writes, and cannot
+	// answer it. A store that cannot tell which entries are ahead (Entry
+	// 0 on a target that has joined the line since the caller read its
+	// record) may answer every WatchEntry request in the election early.
 	Entry uint64
 	// Value is the value the passed key holds; it has been checked
 	// against Limits.MaxValueSize.

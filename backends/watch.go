@@ -8,12 +8,13 @@ import (
 // WatchSet is a set of watch requests over one stream, started by
 // Driver.Watch: one watch over many elections. Through it an elector that
 // holds or waits for M elections keeps one stream to the store (etcd: one
-// watch on the adapter's prefix; ZooKeeper: the watches of one
-// connection, delivered to one callback; Consul: one blocking query on the
-// prefix) and no goroutine or connection per election. The stream also
-// carries the candidate records of every election (etcd's watch on the
-// prefix and Consul's blocking query on it carry the records, and
-// ZooKeeper's set watches the roster node's children): through it a
+// gRPC watch stream, with a watch per key a request is about; ZooKeeper:
+// the watches of one connection, delivered to one callback; Consul: one
+// blocking query on the prefix) and no goroutine or connection per
+// election. The stream also carries the candidate records of the
+// elections (etcd's watch of a roster request's records and Consul's
+// blocking query on the prefix carry them, and ZooKeeper's set watches
+// the roster node's children): through it a
 // leader follows its election's roster with no watch, goroutine or
 // request of its own while the roster stays as it is: only a change costs
 // a Driver.List.
@@ -104,6 +105,14 @@ type WatchRequest struct {
 	Known Record
 	// Digest is, for WatchRoster, the RosterDigest of the roster read.
 	Digest uint64
+	// Mine is, for WatchEntry, the waiter's own queue entry, behind
+	// Known (Owner and Token, from Session.Enqueue); zero if the caller
+	// has none. A pass to a session in line wakes the request that names
+	// the target's entry as Mine, and no other that names one (see
+	// Target.Entry). A set that watches keys one by one (etcd) learns of
+	// the pass from the target's own entry, which the pass writes: without
+	// Mine such a set wakes no target in line.
+	Mine Record
 }
 
 // Change is a WatchSet's answer to one request.

@@ -46,7 +46,8 @@ func (ss *session) release(ctx context.Context, election string, token uint64, m
 // roster record exists" and, for a target in line, "its queue entry has
 // token req.To.Entry", with more ops. The term key's new mod revision, the
 // transaction's, is the new token, and its value names the target and its
-// entry (keys.Marker), for the WatchSets of those in line ahead of it. A
+// entry (keys.Marker), for the WatchSets of those in line ahead of it;
+// the target's queue entry, if any, is written too (wakeOp). A
 // refused transaction reads the key and its term key to say why:
 // ErrNotFound if the key is not the session's at req.Token, else
 // ErrNoCandidate. A target lease that no longer exists fails the
@@ -61,6 +62,7 @@ func (ss *session) pass(ctx context.Context, req backends.End, more []clientv3.O
 	ops := append([]clientv3.Op{
 		clientv3.OpPut(key, string(to.Value), clientv3.WithLease(clientv3.LeaseID(lease))),
 		clientv3.OpPut(s.termKey(election), keys.Marker(to.Session, to.Entry), clientv3.WithLease(clientv3.LeaseID(lease))),
+		s.wakeOp(election, to.Session),
 	}, more...)
 	cmps := append(s.held(election, req.Token), clientv3.Compare(clientv3.LeaseValue(key), "=", ss.id),
 		clientv3.Compare(clientv3.CreateRevision(s.rosterPrefix(election)+to.Session), ">", 0))
@@ -83,4 +85,14 @@ func (ss *session) pass(ctx context.Context, req backends.End, more []clientv3.O
 	}
 	rev := uint64(resp.Header.Revision)
 	return backends.Record{Election: election, Value: to.Value, Token: rev, Owner: to.Session, Revision: rev}, nil
+}
+
+// wakeOp returns the op that rewrites session's queue entry in election,
+// if it exists, keeping its value, lease and create revision (its
+// token): a target waiting behind others watches its own entry
+// (backends.WatchRequest.Mine), and reads the key when it is written.
+func (s *store) wakeOp(election, session string) clientv3.Op {
+	entry := s.queuePrefix(election) + session
+	return clientv3.OpTxn([]clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(entry), ">", 0)},
+		[]clientv3.Op{clientv3.OpPut(entry, "", clientv3.WithIgnoreValue(), clientv3.WithIgnoreLease())}, nil)
 }

@@ -38,7 +38,7 @@ const herdN, herdReleases = 10, 3
 func TestElectorHerdFree(t *testing.T) {
 	base := lease.Options{TTL: 2 * time.Second}
 	t.Run("Default", func(t *testing.T) {
-		takes := herd(t, base, false)
+		takes := herd(t, herdN, base, false, nil)
 		want := int64(herdN + herdReleases)
 		awaitCreates(t, takes, want, 10*time.Second, "the successors' creates and passes")
 		if n, more := awaitCount(takes, want+1, time.Second); more {
@@ -49,25 +49,46 @@ func TestElectorHerdFree(t *testing.T) {
 	t.Run("KeyModeWakesAll", func(t *testing.T) {
 		key := base
 		key.Wait = lease.WaitKey
-		takes := herd(t, key, true)
+		takes := herd(t, herdN, key, true, nil)
 		awaitCreates(t, takes, herdN+herdReleases+1, 10*time.Second, "the herd's creates in key mode")
 	})
 }
 
-// herd starts herdN electors with opts, lets the first lead and the others
+// TestHerdNotifications: in queue mode (the default) a hand-over costs
+// the herd's watches a few events, however many wait: each waiter watches
+// the entry ahead of its own, and the head the key, not the prefix. With
+// a watch of the prefix per elector it cost about 4 per waiter.
+func TestHerdNotifications(t *testing.T) {
+	const most = 8
+	for _, n := range []int{5, 40} {
+		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
+			events := new(atomic.Int64)
+			herd(t, n, lease.Options{TTL: 5 * time.Second}, false, events)
+			per := float64(events.Load()) / herdReleases
+			t.Logf("%d candidates: %d watch events over %d hand-overs, %.1f per hand-over", n, events.Load(), herdReleases, per)
+			if per > most {
+				t.Errorf("%d candidates: %.1f watch events per hand-over, want at most %d", n, per, most)
+			}
+		})
+	}
+}
+
+// herd starts n electors with opts, lets the first lead and the others
 // wait (each has had its first create answered), and hands the election over
 // herdReleases times, each to one waiter with a greater token. It returns
 // the count of creates and passes of the leader key the electors sent.
-// With noPass their stores pass no key.
-func herd(t *testing.T, opts lease.Options, noPass bool) *atomic.Int64 {
+// With noPass their stores pass no key. If events is not nil, it counts
+// the watch events the electors' clients receive during the hand-overs,
+// from a quiet herd to a quiet herd (settle).
+func herd(t *testing.T, n int, opts lease.Options, noPass bool, events *atomic.Int64) *atomic.Int64 {
 	t.Helper()
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 60*time.Second)
-	takes := new(atomic.Int64)
-	es := make([]*lease.LeaseElector, herdN)
+	takes, received := new(atomic.Int64), new(atomic.Int64)
+	es := make([]*lease.LeaseElector, n)
 	for i := range es {
 		opts.Identity = fmt.Sprintf("herd-%d", i)
-		store := countingStore(t, keys.Leader(etcd.DefaultPrefix, el), takes)
+		store := countingStore(t, keys.Leader(etcd.DefaultPrefix, el), takes, received)
 		if noPass {
 			store = passless(store)
 		}
@@ -90,7 +111,8 @@ func herd(t *testing.T, opts lease.Options, noPass bool) *atomic.Int64 {
 			}
 		}()
 	}
-	awaitCreates(t, takes, herdN, 10*time.Second, "the waiters' first creates")
+	awaitCreates(t, takes, int64(n), 10*time.Second, "the waiters' first creates")
+	from := settle(t, received)
 	for range herdReleases {
 		if err := l.Resign(ctx); err != nil {
 			t.Fatal(err)
@@ -101,13 +123,64 @@ func herd(t *testing.T, opts lease.Options, noPass bool) *atomic.Int64 {
 		}
 		l = next
 	}
+	if events != nil {
+		events.Store(settle(t, received) - from)
+	}
 	return takes
+}
+
+// settle waits until no watch event has come for quiet, and returns the
+// count then.
+func settle(t *testing.T, received *atomic.Int64) int64 {
+	t.Helper()
+	const quiet = 300 * time.Millisecond
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	last, since, deadline := received.Load(), time.Now(), time.Now().Add(30*time.Second)
+	for now := range tick.C {
+		switch n := received.Load(); {
+		case n != last:
+			last, since = n, now
+		case now.Sub(since) >= quiet:
+			return n
+		case now.After(deadline):
+			t.Fatalf("watch events still coming 30s on: %d", n)
+		}
+	}
+	return last
+}
+
+// countEvents is a gRPC stream interceptor that adds to received the
+// events of each watch response its client receives.
+func countEvents(received *atomic.Int64) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		cs, err := streamer(ctx, desc, cc, method, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return eventCounter{cs, received}, nil
+	}
+}
+
+// eventCounter counts the events of the watch responses of its stream.
+type eventCounter struct {
+	grpc.ClientStream
+	received *atomic.Int64
+}
+
+func (c eventCounter) RecvMsg(m any) error {
+	err := c.ClientStream.RecvMsg(m)
+	if resp, ok := m.(*pb.WatchResponse); ok && err == nil {
+		c.received.Add(int64(len(resp.Events)))
+	}
+	return err
 }
 
 // countingStore returns a Store on a client of its own, closed when t
 // ends, that adds one to takes for each create or pass of key it sent,
-// once the store answered it.
-func countingStore(t *testing.T, key string, takes *atomic.Int64) *backends.Store {
+// once the store answered it, and to received the events of each watch
+// response it receives.
+func countingStore(t *testing.T, key string, takes, received *atomic.Int64) *backends.Store {
 	t.Helper()
 	count := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		err := invoke(ctx, method, req, reply, cc, opts...)
@@ -117,7 +190,7 @@ func countingStore(t *testing.T, key string, takes *atomic.Int64) *backends.Stor
 		return err
 	}
 	c, err := clientv3.New(clientv3.Config{Endpoints: harness.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(count)}})
+		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(count), grpc.WithChainStreamInterceptor(countEvents(received))}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,12 @@
 // key is its create revision. Waiting is a watch opened at the revision
 // read + 1, so a waiter is in etcd's synced watcher group and sees a delete
 // about one round trip after it commits. A WatchSet (the driver's Watch) serves
-// the requests of many elections with one watch on the prefix and one
-// goroutine. A planned handover passes the key to its target in one
+// the requests of many elections with one gRPC watch stream and one
+// goroutine; on it each request watches only the keys it is about (its
+// leader and term keys, the entry ahead and its own entry, or its
+// roster), so a write costs only the sets that wait for it: a hand-off in
+// a queue of N waiters sends a few events, not a few per waiter. A
+// planned handover passes the key to its target in one
 // transaction (an End with a target: the key goes onto the target's
 // lease, and the term key's new revision is the new token).
 //
@@ -41,8 +45,11 @@
 // entry's create revision is the entry named; puts the leader key onto
 // the target's lease (etcd refuses a put onto a lease that no longer
 // exists, which fails the whole transaction); and puts the term key,
-// naming the target and its queue entry ("<session> <entry>"), so that a
-// WatchSet's wait on an entry ahead of the target's wakes, once per pass.
+// naming the target and its queue entry ("<session> <entry>"); and
+// rewrites the target's queue entry, if it has one, keeping its value,
+// lease and create revision: the target's WatchSet, which watches its
+// own entry beside the one ahead (backends.WatchRequest.Mine), reads the
+// key when it sees that write, and wakes, once per pass.
 // With Leave it deletes the leader's candidate record in the same
 // transaction. A watch's events are states etcd committed, so a target
 // that sees the key passed to its own lease leads on them
@@ -61,10 +68,10 @@
 // client logs in with a user name and password, but it is with a fixed
 // clientv3.Config.Token. clientv3 gets a new token and retries a unary
 // call by itself; a watch is checked against the token its gRPC stream
-// opened with, so a WatchSet's watch has a stream of its own, and the
-// other watches leave a stream that etcd refuses for its token (the
-// refusal wraps backends.ErrUnavailable; the next watch gets a new
-// stream and token). Campaigns and leaderships that outlast etcd's
+// opened with, so a WatchSet's watches have a stream of their own, and a
+// WatchSet whose new watch etcd refuses for its stream's token opens its
+// stream again, with a new token, and makes its watches again from where
+// they were (a second refusal in a row ends its requests with it). Campaigns and leaderships that outlast etcd's
 // --auth-token-ttl are thus never refused for it; an Observe may meet one
 // such refusal, which it retries. etcd refuses a keep-alive of a lease whose keys
 // its user may no longer write, so revoking a leader's write rights ends

@@ -3,74 +3,238 @@ package etcd
 import (
 	"context"
 	"errors"
+	"sync/atomic"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/internal/errclass"
 	"github.com/leasehold/leasehold/internal/watchset"
 )
 
-// Watch returns a WatchSet run by the
-// project's watch engine on one etcd watch of the adapter's prefix, which
-// covers the leader keys, the queue entries and the roster records. The
-// watch opens with the first request, at the current revision, requiring
-// a leader, on a gRPC stream of its own (see streams). A request whose
-// known revision is behind the watch's position is covered by a read;
-// reads are batched, one transaction of up to 32 requests in flight at a
-// time. A broken watch ends every pending request with an error (see
-// streamErr), and the next request opens a new one.
+// Watch returns a WatchSet run by the project's watch engine on one gRPC
+// watch stream of its own (see streams), opened with the first request
+// and requiring a leader. The stream carries a watch per key a request is
+// about, not one on the adapter's prefix, so a write costs only the sets
+// that wait for it (watchset.Tracker): a WatchKey request watches its
+// leader key and term key, a WatchEntry request the entry ahead and its
+// own entry (WatchRequest.Mine: a pass to the waiter writes it), and a
+// WatchRoster request its election's roster, each from the revision the
+// request knows on, so that it needs no read. A WatchEntry request, and
+// one that knows no revision, is read first and watched from the read's
+// revision; so is one that knows a revision before the stream's last
+// (a watch from there would replay states since superseded), and one
+// whose watch starts at a compacted revision (it is made again at the
+// current one). Reads are batched, one transaction of up to 32 requests
+// in flight at a time. A stream that loses its connection is opened
+// again once the connection is back, and so is one whose token etcd
+// refuses (see refused), each watch made again from where it was, as
+// clientv3's watches resume. Any other end (no leader, a refusal) ends
+// every pending request with its error, and the next request opens a new
+// stream.
 //
 // deliver may call the set's Wait and Stop, but not Close: Close waits
 // for a delivery in progress to return. A nil deliver panics.
 func (s *store) Watch(deliver func(backends.Change)) backends.WatchSet {
-	return watchset.New[clientv3.WatchResponse]("etcd", source{s}, deliver)
+	return watchset.New[received]("etcd", source{s}, deliver)
 }
 
 // source is the store's watch primitive (watchset.Source).
 type source struct{ s *store }
 
-// stream is one watch of the prefix (watchset.Stream).
+// received is one message of a watch stream, the error that ended it,
+// or a new gRPC stream that replaces the last (ws).
+type received struct {
+	resp  *etcdserverpb.WatchResponse
+	err   error
+	ws    etcdserverpb.Watch_WatchClient
+	cut   context.CancelFunc // ends ws
+	sweep bool               // watches parked since parkFor are due (see parkFor)
+}
+
+// stream is one watch stream and its watches (watchset.Stream and
+// watchset.Tracker). Its fields but redo are used by the Set's goroutine
+// only.
 type stream struct {
-	s    *store
-	ctx  context.Context // the set's
-	stop context.CancelFunc
-	wch  clientv3.WatchChan
+	s       *store
+	ctx     context.Context // the set's
+	life    context.Context // the stream's: ends with Close
+	stop    context.CancelFunc
+	ch      chan received
+	out     *outbox
+	ws      etcdserverpb.Watch_WatchClient // nil until the first opens
+	cut     context.CancelFunc             // ends ws
+	redo    atomic.Bool                    // ws was cut to be opened again
+	retried bool                           // ws was opened again for a refusal, and has had no watch accepted since
+	cutting bool                           // ws was cut for a refusal: its other refusals tell nothing
+	last    int64                          // the last watch ID given
+	watches map[int64]*watcher             // by watch ID
+	byReq   map[uint64][]int64
+	pairs   map[string]pair // a WatchKey's leader and term keys, by election
+	parked  map[parkKey]parked
 }
 
-// Open watches the prefix from the current revision, requiring a leader.
-func (src source) Open(ctx context.Context) watchset.Stream[clientv3.WatchResponse] {
-	s := src.s
-	wctx, stop := context.WithCancel(s.streams.own(ctx))
-	wch := s.c.Watch(wctx, s.prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
-	return &stream{s: s, ctx: ctx, stop: stop, wch: wch}
+// Open starts the goroutine that opens a gRPC watch stream and receives
+// from it, until the Set closes it (see serve).
+func (src source) Open(ctx context.Context) watchset.Stream[received] {
+	sctx, stop := context.WithCancel(ctx)
+	st := &stream{s: src.s, ctx: ctx, life: sctx, stop: stop, ch: make(chan received, 16), out: newOutbox(),
+		watches: map[int64]*watcher{}, byReq: map[uint64][]int64{}, pairs: map[string]pair{}, parked: map[parkKey]parked{}}
+	go st.serve(sctx)
+	go st.out.run(sctx)
+	return st
 }
 
-// Events returns the watch's channel.
-func (st *stream) Events() <-chan clientv3.WatchResponse { return st.wch }
+// serve opens a gRPC stream of its own (see streams), with a fresh auth
+// token, once the connection is ready, hands it to the Set, and hands on
+// each message it receives. A stream that breaks with the connection, or
+// that the Set cut (redo), is opened again, as clientv3's watches are: the
+// Set makes its watches again from where they were. Any other end is
+// handed on as an error, and ends serve.
+func (st *stream) serve(ctx context.Context) {
+	for {
+		gctx, cut := context.WithCancel(st.s.streams.own(ctx))
+		ws, err := etcdserverpb.NewWatchClient(st.s.c.ActiveConnection()).Watch(gctx, grpc.WaitForReady(true))
+		if err == nil && st.hand(ctx, received{ws: ws, cut: cut}) {
+			err = st.receive(ctx, ws)
+		}
+		cut()
+		if ctx.Err() != nil || !st.redo.Swap(false) && !resumable(err) {
+			st.hand(ctx, received{err: err})
+			return
+		}
+	}
+}
 
-// Close ends the watch.
+// receive hands on the messages of ws until it ends, and returns why.
+func (st *stream) receive(ctx context.Context, ws etcdserverpb.Watch_WatchClient) error {
+	for {
+		resp, err := ws.Recv()
+		if err != nil {
+			return err
+		}
+		if !st.hand(ctx, received{resp: resp}) {
+			return ctx.Err()
+		}
+	}
+}
+
+// hand gives m to the Set, unless ctx ends first.
+func (st *stream) hand(ctx context.Context, m received) bool {
+	select {
+	case st.ch <- m:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// resumable reports whether a gRPC stream that ended with err is opened
+// again: it lost its connection (clientv3's watches resume so), not its
+// leader (the watches require one) or its context.
+func resumable(err error) bool {
+	code := status.Code(err)
+	return (code == codes.Unavailable || code == codes.Internal) && !errors.Is(rpctypes.Error(err), rpctypes.ErrNoLeader)
+}
+
+// Events returns the stream's messages.
+func (st *stream) Events() <-chan received { return st.ch }
+
+// Close ends the stream and its watches.
 func (st *stream) Close() { st.stop() }
 
 // Want does nothing: an idle watch costs nothing.
 func (st *stream) Want(bool) {}
 
-// Next turns one response of the watch into the Facts of its events, the
-// watch's position, or its error.
-func (st *stream) Next(resp clientv3.WatchResponse, ok bool) watchset.Batch {
+// Next turns one message into the Facts of its events, or the stream's
+// error; a new gRPC stream gets the watches made again. A message of a
+// watch since ended (Untrack) tells nothing.
+func (st *stream) Next(m received, ok bool) watchset.Batch {
 	switch {
 	case !ok:
 		return watchset.Batch{Err: st.err("watch set", errors.New("watch closed"))}
-	case resp.Err() != nil:
-		return watchset.Batch{Err: st.err("watch set", resp.Err())}
-	case resp.Created:
-		return watchset.Batch{Position: uint64(resp.Header.Revision), RosterWrites: true}
-	case len(resp.Events) == 0:
+	case m.err != nil:
+		return watchset.Batch{Err: st.err("watch set", m.err)}
+	case m.ws != nil:
+		st.reopened(m.ws, m.cut)
+		return watchset.Batch{}
+	case m.sweep:
+		st.sweep(time.Now())
 		return watchset.Batch{}
 	}
-	return watchset.Batch{Facts: st.s.facts(resp.Events), Position: uint64(resp.Events[len(resp.Events)-1].Kv.ModRevision)}
+	resp := m.resp
+	if resp.Canceled && resp.WatchId == clientv3.InvalidWatchID {
+		return st.refused(resp)
+	}
+	w, known := st.watches[resp.WatchId]
+	switch {
+	case !known:
+		return watchset.Batch{}
+	case resp.CompactRevision != 0:
+		w.next, w.reread = 0, true
+		st.move(resp.WatchId, w)
+		return watchset.Batch{}
+	case resp.Canceled:
+		return watchset.Batch{Err: st.err("watch set", cancelErr(resp.CancelReason))}
+	case resp.Created && w.reread:
+		w.reread, w.next = false, resp.Header.GetRevision()+1
+		return watchset.Batch{Facts: []watchset.Fact{{What: watchset.Reread, Election: w.election, Revision: uint64(resp.Header.GetRevision()), Kind: w.role.kind()}}}
+	case resp.Created:
+		st.retried = false
+		if w.next == 0 { // made at the current revision; else it may still replay older ones
+			w.next = resp.Header.GetRevision() + 1
+		}
+		return watchset.Batch{Position: uint64(resp.Header.GetRevision())}
+	}
+	if n := len(resp.Events); n > 0 {
+		w.next = resp.Events[n-1].Kv.ModRevision + 1
+	}
+	return watchset.Batch{Facts: st.facts(w, resp.Events)}
+}
+
+// refused handles a watch the server refused to create. etcd checks the
+// auth token a gRPC stream opened with at each watch created on it, and a
+// simple token lapses unused (github.com/etcd-io/etcd/issues/12385): the
+// first refusal since a watch was accepted opens the stream again, with a
+// fresh token; a second ends it with the refusal's error.
+func (st *stream) refused(resp *etcdserverpb.WatchResponse) watchset.Batch {
+	switch {
+	case st.cutting:
+		return watchset.Batch{}
+	case st.retried:
+		return watchset.Batch{Err: st.err("watch set", cancelErr(resp.CancelReason))}
+	}
+	st.retried, st.cutting = true, true
+	st.redo.Store(true)
+	st.cut()
+	return watchset.Batch{}
+}
+
+// cancelErr returns the error a watch was canceled with, its reason as
+// etcd gives it.
+func cancelErr(reason string) error {
+	for _, e := range []error{rpctypes.ErrGRPCInvalidAuthToken, rpctypes.ErrGRPCAuthOldRevision, rpctypes.ErrGRPCUserEmpty, rpctypes.ErrGRPCPermissionDenied} {
+		if reason == e.Error() {
+			return rpctypes.Error(e)
+		}
+	}
+	return rpctypes.Error(status.Error(codes.FailedPrecondition, reason))
+}
+
+// reopened takes ws, a new gRPC stream, and makes every watch on it again
+// from the revision after the last it told.
+func (st *stream) reopened(ws etcdserverpb.Watch_WatchClient, cut context.CancelFunc) {
+	st.ws, st.cut, st.cutting = ws, cut, false
+	for id, w := range st.watches {
+		st.create(id, w)
+	}
 }
 
 // Read gets, in one transaction, for each request its key (the leader

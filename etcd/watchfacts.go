@@ -58,8 +58,8 @@ func (s *store) eventFact(out []watchset.Fact, ev *clientv3.Event, x extras) []w
 		f.What = watchset.RosterWrite
 	case seg == backends.QueueSegment:
 		f.What, f.Record.Owner = watchset.EntryState, id
-		if !deleted {
-			f.Record.Token = uint64(ev.Kv.CreateRevision)
+		if !deleted { // a pass's write of the entry is no change of it (see below)
+			f.Record.Token, f.Record.Revision = uint64(ev.Kv.CreateRevision), uint64(ev.Kv.CreateRevision)
 		}
 	case seg != "":
 		return out
@@ -89,7 +89,7 @@ func (s *store) readFacts(out []watchset.Fact, r watchset.Request, kv, term, lea
 		out = passedFact(out, el, leader, term, rev)
 		f.What, f.Record = watchset.EntryState, backends.Record{Owner: r.Known.Owner}
 		if kv != nil {
-			f.Record.Token, f.Record.Revision = uint64(kv.CreateRevision), uint64(kv.ModRevision)
+			f.Record.Token, f.Record.Revision = uint64(kv.CreateRevision), uint64(kv.CreateRevision)
 		}
 	case kv == nil:
 	default:
@@ -97,6 +97,11 @@ func (s *store) readFacts(out []watchset.Fact, r watchset.Request, kv, term, lea
 	}
 	return append(out, f)
 }
+
+// An entry's Record.Revision, in an EntryState, is its create revision:
+// the only write of an entry after its create is a pass to its session
+// (session.pass), which wakes that session (a watch of its own entry,
+// see stream.facts), not the one behind it, and is no Nudge.
 
 // passedFact appends the Fact of a pass if the leader key kv, read with
 // its term key term at rev, was passed (the term key names the target,

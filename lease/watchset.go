@@ -57,7 +57,7 @@ func (e *LeaseElector) watchInSet(a core.Action) {
 	w := &watch{watchOp: watchOpOf(a), tag: e.tags}
 	e.entry(a.Election).watch = w
 	if a.Kind == core.WaitGone {
-		e.watchSet().Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: w.tag, Known: a.Record})
+		e.watchSet().Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: w.tag, Known: a.Record, Mine: a.Mine})
 		return
 	}
 	e.watchSet().Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: w.tag, Known: a.Record})

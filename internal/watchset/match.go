@@ -114,15 +114,17 @@ func (w *Set[E]) matchEntry(r *Request, f Fact) {
 }
 
 // matchPass answers the Gone r with the leader key's state if the key was
-// passed to a session whose entry waits behind r's, or that had none, by
-// a pass this Set has not answered yet: once per Set and pass, even if
-// the pass came before r (a target that missed it would wait behind an
-// entry that waits for the key). A target passed the key with no entry
-// may have joined the line since, and the store cannot tell where: r is
-// woken early, and looks again. w.mu is held.
+// passed to a session whose entry waits behind r's (r's own, if r names
+// it: Mine), or that had none, by a pass this Set has not answered yet:
+// once per Set and pass, even if the pass came before r (a target that
+// missed it would wait behind an entry that waits for the key). A target
+// passed the key with no entry may have joined the line since, and the
+// store cannot tell where: r is woken early, and looks again. w.mu is
+// held.
 func (w *Set[E]) matchPass(r *Request, f Fact) {
 	el := r.Known.Election
-	if (f.Entry != 0 && f.Entry <= r.Known.Token) || f.Revision <= w.passWoke[el] {
+	other := f.Entry != 0 && r.Mine.Token != 0 && f.Entry != r.Mine.Token
+	if (f.Entry != 0 && f.Entry <= r.Known.Token) || other || f.Revision <= w.passWoke[el] {
 		return
 	}
 	w.passWoke[el] = f.Revision

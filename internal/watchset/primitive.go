@@ -69,7 +69,8 @@ type Batch struct {
 	// passed every change: a request that knows a state at or after it
 	// needs no read. A stream's first Batch carries its position. A
 	// stream whose reads cost nothing may tell math.MaxUint64, so that
-	// every request is read.
+	// every request is read. A Tracker's tells the store's revision as
+	// it last heard it (see Tracker).
 	Position uint64
 	// RosterWrites, on a stream's first Batch, says that the stream
 	// tells each write of a roster record as a RosterWrite, at a revision
@@ -154,7 +155,34 @@ type Request struct {
 	Known backends.Record
 	// Digest is, for Roster, the RosterDigest of the roster read.
 	Digest uint64
+	// Mine is, for Gone, the waiter's own entry (backends.WatchRequest).
+	Mine backends.Record
 
-	seen   uint64 // every change at or before it is reflected in Known
-	queued bool   // it waits in Set.toRead
+	seen    uint64 // every change at or before it is reflected in Known
+	queued  bool   // it waits in Set.toRead
+	id      uint64 // the Set's number for it, unique while the Set lasts
+	tracked bool   // the stream watches for it (Tracker)
+}
+
+// Tracker is what a Stream implements that watches, for each request,
+// the keys it is about, not the adapter's whole prefix (etcd): a change
+// then costs only the sets that wait for it. A request is covered by its
+// own watch, from the revision it knows on. It is read first, and
+// watched from the read's revision, if it is a Gone (a pass to a session
+// behind its entry may precede it), or knows no revision (Known.Revision
+// 0), or knows one before the stream's Position, which a Tracker's
+// Batches tell as the store's revision when the stream last heard it: a
+// watch from so far back would answer with a state since superseded. The
+// Set calls Track and Untrack from its goroutine, as the other methods.
+type Tracker interface {
+	// Track starts watching what r is about, under id, telling in later
+	// Batches every change made after revision from. A watch the store
+	// refuses or cannot start there ends the stream (Batch.Err).
+	Track(id uint64, r Request, from uint64)
+	// Untrack ends the watches of id, once its request is answered
+	// (answered), or withdrawn or replaced. Facts of its watches already
+	// on their way may still come. A stream may keep an answered
+	// request's watches a while, for the election's next request of its
+	// kind, which often asks for the same keys from the answer on.
+	Untrack(id uint64, answered bool)
 }

@@ -11,6 +11,7 @@ func (w *Set[E]) run() {
 	defer close(w.done)
 	for {
 		w.prepare()
+		w.sync()
 		w.flush()
 		var events <-chan E
 		if w.stream != nil {
@@ -45,12 +46,13 @@ func (w *Set[E]) prepare() {
 		if r, ok := st.(Readers); ok {
 			w.readers = max(r.Readers(), 1)
 		}
+		w.tracker, _ = st.(Tracker)
 		w.mu.Unlock()
 	}
 	w.want(false)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.pos != 0 {
+	if w.pos != 0 || w.tracker != nil {
 		w.cover()
 	}
 	for w.reading < w.readers && len(w.toRead) > 0 && w.stream != nil {
@@ -89,13 +91,19 @@ func (w *Set[E]) want(always bool) {
 // Roster is answered, early maybe, if the stream saw its roster change
 // after its revision; it waits if the stream tells RosterWrites and its
 // revision is at or after start (rosterSeen holds the changes since); it
-// is read otherwise. w.mu is held.
+// is read otherwise. On a Tracker, a request is watched from what it
+// knows, and read first only if it is a Gone or knows no revision or one
+// before the stream's position (see Tracker). w.mu is held.
 func (w *Set[E]) cover() {
 	for _, r := range w.fresh {
 		switch {
 		case !w.current(r):
 		case r.Kind == Roster && w.rosterSeen[r.Known.Election] > r.seen:
 			w.answer(r, r.Known, nil)
+		case w.tracker != nil && (r.Kind == Gone || r.seen == 0 || r.seen < w.pos):
+			w.queue(r)
+		case w.tracker != nil:
+			w.toTrack = append(w.toTrack, r)
 		case r.Kind == Roster && r.seen >= w.start && w.writes:
 		case r.Kind != Wait || r.Known.Revision < w.pos:
 			w.queue(r)
@@ -124,6 +132,36 @@ func (w *Set[E]) onRead(d readDone) {
 		return
 	}
 	w.apply(d.batch.Facts, d.reqs)
+	for _, r := range d.reqs {
+		if w.tracker != nil && w.current(r) && !r.tracked {
+			w.toTrack = append(w.toTrack, r) // watched from what the read saw
+		}
+	}
+}
+
+// sync starts and ends, on a Tracker, the watches of the requests made
+// and ended since it last ran.
+func (w *Set[E]) sync() {
+	w.mu.Lock()
+	t, untracks := w.tracker, w.untracks
+	var track []Request
+	for _, r := range w.toTrack {
+		if w.current(r) && !r.tracked {
+			r.tracked = true
+			track = append(track, *r)
+		}
+	}
+	w.toTrack, w.untracks = nil, nil
+	w.mu.Unlock()
+	if t == nil {
+		return
+	}
+	for _, u := range untracks {
+		t.Untrack(u.id, u.answered)
+	}
+	for _, r := range track {
+		t.Track(r.id, r, r.seen)
+	}
 }
 
 // onBatch applies one Batch of the stream.
@@ -150,13 +188,14 @@ func (w *Set[E]) broken(err error) {
 	for _, r := range w.toRead {
 		r.queued = false
 	}
-	w.stream, w.pos, w.toRead, w.fresh, w.start = nil, 0, nil, nil, 0
+	w.stream, w.tracker, w.pos, w.toRead, w.fresh, w.start = nil, nil, 0, nil, nil, 0
 	clear(w.rosterSeen)
 	for _, m := range []map[string]*Request{w.reqs, w.rosters} {
 		for _, r := range m {
 			w.answer(r, backends.Record{}, err)
 		}
 	}
+	w.toTrack, w.untracks = nil, nil // their watches ended with the stream
 }
 
 // reset reads every pending request again, from pos on: the store's

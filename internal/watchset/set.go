@@ -55,13 +55,19 @@ type Set[E any] struct {
 	rosterSeen map[string]uint64
 	start      uint64
 
-	stream  Stream[E]  // nil while none is open
-	wanted  bool       // what the stream was last told (Stream.Want)
-	writes  bool       // the stream tells RosterWrites
-	pos     uint64     // see Batch.Position; 0 until the stream tells
-	toRead  []*Request // whose gap a read must cover
-	reading int        // Reads in flight
-	readers int        // the most Reads in flight: the stream's Readers
+	stream  Stream[E] // nil while none is open
+	tracker Tracker   // stream, if it is one
+	seq     uint64    // the last Request.id given
+	// toTrack are requests to watch, and untracks the ids of requests to
+	// watch no more, on tracker (sync).
+	toTrack  []*Request
+	untracks []untrack
+	wanted   bool       // what the stream was last told (Stream.Want)
+	writes   bool       // the stream tells RosterWrites
+	pos      uint64     // see Batch.Position; 0 until the stream tells
+	toRead   []*Request // whose gap a read must cover
+	reading  int        // Reads in flight
+	readers  int        // the most Reads in flight: the stream's Readers
 }
 
 // readDone is a Read's outcome, with the requests it read.
@@ -90,7 +96,7 @@ func New[E any](what string, src Source[E], deliver func(backends.Change)) *Set[
 
 // Wait asks for what req.Kind names (see backends.WatchSet).
 func (w *Set[E]) Wait(req backends.WatchRequest) {
-	w.ask(&Request{Kind: req.Kind, Tag: req.Tag, Known: req.Known, Digest: req.Digest})
+	w.ask(&Request{Kind: req.Kind, Tag: req.Tag, Known: req.Known, Digest: req.Digest, Mine: req.Mine})
 }
 
 // ask registers r, replacing its election's request of its kind, and
@@ -102,12 +108,14 @@ func (w *Set[E]) ask(r *Request) {
 	if w.closed {
 		return
 	}
+	w.seq++
+	r.id = w.seq
+	if old := w.kind(r.Kind)[r.Known.Election]; old != nil {
+		w.dropped(old, false)
+	}
 	w.kind(r.Kind)[r.Known.Election] = r
 	w.fresh = append(w.fresh, r)
-	select {
-	case w.kick <- struct{}{}:
-	default:
-	}
+	w.kickRun()
 }
 
 // Stop withdraws election's request of kind, if any: its roster request
@@ -115,7 +123,11 @@ func (w *Set[E]) ask(r *Request) {
 func (w *Set[E]) Stop(election string, kind Kind) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	delete(w.kind(kind), election)
+	if r := w.kind(kind)[election]; r != nil {
+		w.dropped(r, false)
+		delete(w.kind(kind), election)
+		w.kickRun() // its watch ends (sync)
+	}
 }
 
 // Close ends the stream and every request, and returns once no answer can
@@ -138,6 +150,11 @@ func (w *Set[E]) Answer(c backends.Change) {
 		return
 	}
 	w.out = append(w.out, c)
+	w.kickRun()
+}
+
+// kickRun wakes run, if it does not have a kick pending.
+func (w *Set[E]) kickRun() {
 	select {
 	case w.kick <- struct{}{}:
 	default:
@@ -160,10 +177,27 @@ func (w *Set[E]) current(r *Request) bool { return w.kind(r.Kind)[r.Known.Electi
 // w.mu is held.
 func (w *Set[E]) answer(r *Request, rec backends.Record, err error) {
 	el := r.Known.Election
+	w.dropped(r, err == nil)
 	delete(w.kind(r.Kind), el)
 	c := backends.Change{Election: el, Tag: r.Tag, Record: rec, Err: err}
 	if r.Kind == Roster {
 		c.Record, c.Roster = backends.Record{Election: el}, true
 	}
 	w.out = append(w.out, c)
+}
+
+// untrack is a request whose watches end at the next sync.
+type untrack struct {
+	id       uint64
+	answered bool
+}
+
+// dropped notes that r is no longer its election's request, answered or
+// not: its watches, if the stream tracks it, end at the next sync. w.mu
+// is held.
+func (w *Set[E]) dropped(r *Request, answered bool) {
+	if r.tracked {
+		r.tracked = false
+		w.untracks = append(w.untracks, untrack{r.id, answered})
+	}
 }

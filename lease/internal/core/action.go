@@ -129,6 +129,9 @@ type Action struct {
 	// gives it (0: it waits in no queue): the pass checks it and the store
 	// keeps it (backends.Target.Entry).
 	Queue uint64
+	// Mine is, on a WaitGone, the waiter's own queue entry, behind
+	// Record (backends.WatchRequest.Mine).
+	Mine backends.Record
 	// Damped is what a Publish or a Join puts in the candidate record.
 	Damped bool
 	// Joined is, on a Join, when the campaign first joined, for display.

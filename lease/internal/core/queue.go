@@ -141,7 +141,7 @@ func (m *Machine) AheadFound(now time.Time, name string, op uint64, ahead backen
 		m.wait(name, e)
 	default:
 		l.ahead = ahead
-		m.call(e, Action{Kind: WaitGone, Election: name, Record: ahead})
+		m.call(e, Action{Kind: WaitGone, Election: name, Record: ahead, Mine: l.entry})
 	}
 }
 

@@ -1,0 +1,216 @@
+package etcd
+
+import (
+	"slices"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasehold/leasehold/internal/watchset"
+)
+
+// role says which key of its request a watch follows.
+type role uint8
+
+const (
+	leaderRole role = iota + 1 // a WatchKey's leader key
+	termRole                   // a WatchKey's term key
+	aheadRole                  // a WatchEntry's entry ahead
+	mineRole                   // a WatchEntry's own entry, which a pass to the waiter writes
+	rosterRole                 // a WatchRoster's records
+)
+
+// watcher is one watch of a stream: the keys [key, end) it watches, for
+// which request and role, and from which revision it is made again
+// (next; 0: the current one).
+type watcher struct {
+	req      uint64 // the request's ID (Track)
+	role     role
+	election string
+	holder   string // leaderRole: the session the request knows holds the key
+	key, end string
+	next     int64
+	reread   bool // made again at the current revision, its start compacted: its request is read once it is
+}
+
+// kind returns the kind of request a watch of role r is for.
+func (r role) kind() watchset.Kind {
+	switch r {
+	case leaderRole, termRole:
+		return watchset.Wait
+	case rosterRole:
+		return watchset.Roster
+	}
+	return watchset.Gone
+}
+
+// pair is what a WatchKey's watches have told of its election: the term
+// key's last put, and a put of the leader key held until the term key's
+// put of the same transaction comes (a pass writes both).
+type pair struct{ term, held *mvccpb.KeyValue }
+
+// Track watches, on the stream, the keys r is about, from revision
+// from+1 (see Watch); from 0: from the current one.
+func (st *stream) Track(id uint64, r watchset.Request, from uint64) {
+	s, el := st.s, r.Known.Election
+	start := int64(from) + 1
+	if from == 0 {
+		start = 0
+	}
+	st.sweep(time.Now())
+	if st.adopt(id, r, start) {
+		return
+	}
+	switch r.Kind {
+	case watchset.Wait:
+		st.watch(id, &watcher{role: leaderRole, election: el, holder: r.Known.Owner, key: s.key(el), next: start})
+		st.watch(id, &watcher{role: termRole, election: el, key: s.termKey(el), next: start})
+	case watchset.Gone:
+		st.watch(id, &watcher{role: aheadRole, election: el, key: s.queuePrefix(el) + r.Known.Owner, next: start})
+		if r.Mine.Owner != "" {
+			st.watch(id, &watcher{role: mineRole, election: el, key: s.queuePrefix(el) + r.Mine.Owner, next: start})
+		}
+	case watchset.Roster:
+		p := s.rosterPrefix(el)
+		st.watch(id, &watcher{role: rosterRole, election: el, key: p, end: clientv3.GetPrefixRangeEnd(p), next: start})
+	}
+}
+
+// move makes watch w, which the server ended under wid, again under a
+// new ID.
+func (st *stream) move(wid int64, w *watcher) {
+	delete(st.watches, wid)
+	st.byReq[w.req] = slices.DeleteFunc(st.byReq[w.req], func(id int64) bool { return id == wid })
+	st.watch(w.req, w)
+}
+
+// watch adds w, for request id, and makes it on the gRPC stream if one is
+// open (else reopened makes it).
+func (st *stream) watch(id uint64, w *watcher) {
+	w.req = id
+	st.last++
+	st.watches[st.last] = w
+	st.byReq[id] = append(st.byReq[id], st.last)
+	st.create(st.last, w)
+}
+
+// create makes watch w under wid on the gRPC stream, if one is open. A
+// failed send shows as the stream's end.
+func (st *stream) create(wid int64, w *watcher) {
+	if st.ws == nil {
+		return
+	}
+	c := &etcdserverpb.WatchCreateRequest{Key: []byte(w.key), StartRevision: w.next, WatchId: wid}
+	if w.end != "" {
+		c.RangeEnd = []byte(w.end)
+	}
+	st.out.put(st.ws, &etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CreateRequest{CreateRequest: c}})
+}
+
+// Untrack parks answered request id's watches, for a next request of
+// its election and kind to adopt, and cancels those parked before under the
+// same key or for longer than parkFor (see parkFor): a timer tells the
+// Set's goroutine when they are due. A WatchEntry's, and a withdrawn or
+// replaced request's, are canceled at once.
+func (st *stream) Untrack(id uint64, answered bool) {
+	st.sweep(time.Now())
+	ids := st.byReq[id]
+	delete(st.byReq, id)
+	if len(ids) == 0 {
+		return
+	}
+	w := st.watches[ids[0]]
+	k := parkKey{w.election, w.role.kind()}
+	st.cancel(k)
+	st.parked[k] = parked{ids: ids, until: time.Now().Add(parkFor)}
+	if !answered || k.kind == watchset.Gone { // withdrawn, or never adopted (fits)
+		st.cancel(k)
+		return
+	}
+	time.AfterFunc(parkFor, func() { st.hand(st.life, received{sweep: true}) })
+}
+
+// cancel cancels the watches parked under k, if any.
+func (st *stream) cancel(k parkKey) {
+	p, ok := st.parked[k]
+	if !ok {
+		return
+	}
+	delete(st.parked, k)
+	if k.kind == watchset.Wait {
+		delete(st.pairs, k.election)
+	}
+	for _, wid := range p.ids {
+		delete(st.watches, wid)
+		if st.ws != nil {
+			st.out.put(st.ws, &etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CancelRequest{
+				CancelRequest: &etcdserverpb.WatchCancelRequest{WatchId: wid}}})
+		}
+	}
+}
+
+// facts returns the Facts of evs, events of watch w: a write of the
+// waiter's own entry (a pass to it) has its request read (Reread); the
+// leader and term keys are paired (leaderEvent); other keys tell their
+// own (eventFact).
+func (st *stream) facts(w *watcher, evs []*mvccpb.Event) []watchset.Fact {
+	var out []watchset.Fact
+	for _, ev := range evs {
+		switch w.role {
+		case mineRole:
+			if ev.Type == mvccpb.PUT {
+				out = append(out, watchset.Fact{What: watchset.Reread, Election: w.election, Revision: uint64(ev.Kv.ModRevision), Kind: watchset.Gone})
+			}
+		case termRole:
+			out = st.termEvent(out, w.election, ev)
+		case leaderRole:
+			out = st.leaderEvent(out, w, ev)
+		default:
+			out = st.s.eventFact(out, (*clientv3.Event)(ev), extras{})
+		}
+	}
+	return out
+}
+
+// termEvent notes a write of el's term key, and tells the leader key's
+// put it completes, if one is held.
+func (st *stream) termEvent(out []watchset.Fact, el string, ev *mvccpb.Event) []watchset.Fact {
+	p := st.pairs[el]
+	p.term = nil
+	if ev.Type == mvccpb.PUT {
+		p.term = ev.Kv
+	}
+	if p.held != nil && p.term != nil && p.term.ModRevision == p.held.ModRevision {
+		out = append(out, st.s.facts(putEvents(p.term, p.held))...)
+		p.held = nil
+	}
+	st.pairs[el] = p
+	return out
+}
+
+// leaderEvent tells a write of w's leader key: a delete, a create, a put
+// with the term key written beside it (a pass), or a put by the holder w
+// knows (a Proclaim: LeaderWrite). A put by another session is a pass
+// whose term key's put is still to come: it is held until then.
+func (st *stream) leaderEvent(out []watchset.Fact, w *watcher, ev *mvccpb.Event) []watchset.Fact {
+	p, kv := st.pairs[w.election], ev.Kv
+	p.held = nil
+	switch {
+	case ev.Type == mvccpb.PUT && p.term != nil && p.term.ModRevision == kv.ModRevision:
+		out = append(out, st.s.facts(putEvents(p.term, kv))...)
+	case ev.Type == mvccpb.PUT && kv.Version != 1 && leaseID(kv.Lease) != w.holder:
+		p.held = kv
+	default:
+		out = st.s.eventFact(out, (*clientv3.Event)(ev), extras{})
+	}
+	st.pairs[w.election] = p
+	return out
+}
+
+// putEvents returns the puts of a term key and its leader key, in one
+// transaction's order.
+func putEvents(term, leader *mvccpb.KeyValue) []*clientv3.Event {
+	return []*clientv3.Event{{Type: mvccpb.PUT, Kv: term}, {Type: mvccpb.PUT, Kv: leader}}
+}
