@@ -99,29 +99,67 @@ func (src source) Open(ctx context.Context) watchset.Stream[received] {
 // Set makes its watches again from where they were. Any other end is
 // handed on as an error, and ends serve.
 func (st *stream) serve(ctx context.Context) {
+	var backoff time.Duration
 	for {
 		gctx, cut := context.WithCancel(st.s.streams.own(ctx))
 		ws, err := etcdserverpb.NewWatchClient(st.s.c.ActiveConnection()).Watch(gctx, grpc.WaitForReady(true))
+		heard := false
 		if err == nil && st.hand(ctx, received{ws: ws, cut: cut}) {
-			err = st.receive(ctx, ws)
+			heard, err = st.receive(ctx, ws)
 		}
 		cut()
-		if ctx.Err() != nil || !st.redo.Swap(false) && !resumable(err) {
+		redo := st.redo.Swap(false)
+		if ctx.Err() != nil || !redo && !resumable(err) {
 			st.hand(ctx, received{err: err})
+			return
+		}
+		if backoff = reopenBackoff(backoff, heard || redo); !pause(ctx, backoff) {
 			return
 		}
 	}
 }
 
-// receive hands on the messages of ws until it ends, and returns why.
-func (st *stream) receive(ctx context.Context, ws etcdserverpb.Watch_WatchClient) error {
+// Reopen backoff: a stream that ends resumably before it told anything
+// is opened again after a pause that doubles from minReopen to maxReopen,
+// as clientv3's watches back off, so that a server that keeps ending
+// streams at once is not asked again in a tight loop.
+const minReopen, maxReopen = 50 * time.Millisecond, 2 * time.Second
+
+// reopenBackoff returns the pause before the next open, after one of last:
+// none if the stream told something (or the Set cut it), else doubled.
+func reopenBackoff(last time.Duration, heard bool) time.Duration {
+	if heard {
+		return 0
+	}
+	return min(max(2*last, minReopen), maxReopen)
+}
+
+// pause waits d, or until ctx ends; it reports whether ctx is still live.
+func pause(ctx context.Context, d time.Duration) bool {
+	if d == 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// receive hands on the messages of ws until it ends, and returns why and
+// whether it received any.
+func (st *stream) receive(ctx context.Context, ws etcdserverpb.Watch_WatchClient) (heard bool, err error) {
 	for {
 		resp, err := ws.Recv()
 		if err != nil {
-			return err
+			return heard, err
 		}
+		heard = true
 		if !st.hand(ctx, received{resp: resp}) {
-			return ctx.Err()
+			return heard, ctx.Err()
 		}
 	}
 }
