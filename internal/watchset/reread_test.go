@@ -25,13 +25,14 @@ type memSource struct {
 	peak    int // the most Reads in flight at once
 	gate    chan struct{}
 	started chan struct{} // one value per Read begun
+	read    chan string   // each request's election, once a Read has read it
 }
 
 type memStream struct{ src *memSource }
 
 func newMemSource(readers int) *memSource {
 	return &memSource{events: make(chan watchset.Batch, 64), readers: readers, values: map[string]string{},
-		started: make(chan struct{}, 64)}
+		started: make(chan struct{}, 64), read: make(chan string, 1024)}
 }
 
 func (src *memSource) Open(context.Context) watchset.Stream[watchset.Batch] {
@@ -67,7 +68,6 @@ func (st memStream) Read(ctx context.Context, reqs []watchset.Request) watchset.
 		}
 	}
 	src.mu.Lock()
-	defer src.mu.Unlock()
 	src.flying--
 	var b watchset.Batch
 	for _, r := range reqs {
@@ -78,7 +78,32 @@ func (st memStream) Read(ctx context.Context, reqs []watchset.Request) watchset.
 		}
 		b.Facts = append(b.Facts, watchset.Fact{What: watchset.LeaderState, Election: el, Revision: math.MaxUint64, Record: rec})
 	}
+	src.mu.Unlock()
+	for _, r := range reqs {
+		select {
+		case src.read <- r.Known.Election:
+		default: // a test that does not look
+		}
+	}
 	return b
+}
+
+// awaitRead waits until a Read has read the request of each of els.
+func (src *memSource) awaitRead(t *testing.T, els ...string) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, el := range els {
+		want[el] = true
+	}
+	deadline := time.After(10 * time.Second)
+	for len(want) > 0 {
+		select {
+		case el := <-src.read:
+			delete(want, el)
+		case <-deadline:
+			t.Fatalf("no Read of %v within 10s", want)
+		}
+	}
 }
 
 func (src *memSource) count() (reads, peak int) {
@@ -109,6 +134,7 @@ func TestReread(t *testing.T) {
 	t.Cleanup(func() { _ = set.Close() })
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: backends.Record{Election: "a"}})
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: backends.Record{Election: "probe"}})
+	src.awaitRead(t, "a", "probe") // the first reads, which find both absent
 	src.set("a", "v")
 	src.events <- watchset.Batch{Facts: []watchset.Fact{
 		{What: watchset.Reread, Election: "none", Revision: math.MaxUint64},
