@@ -25,9 +25,13 @@ import (
 // about, not one on the adapter's prefix, so a write costs only the sets
 // that wait for it (watchset.Tracker): a WatchKey request watches its
 // leader key and term key, a WatchEntry request the entry ahead and its
-// own entry (WatchRequest.Mine: a pass to the waiter writes it), and a
-// WatchRoster request its election's roster, each from the revision the
-// request knows on, so that it needs no read. A WatchEntry request, and
+// own entry (WatchRequest.Mine: a pass to the waiter writes it), each
+// from the revision the request knows on, so that it needs no read. The
+// WatchRoster requests share one watch of every election's roster,
+// opened by the first from its revision on (see rosterWatch): one that
+// knows a revision before that start watches its own roster, from it. A
+// leader follows the roster of each election it holds, so a watch each
+// would cost one per held election. A WatchEntry request, and
 // one that knows no revision, is read first and watched from the read's
 // revision; so is one that knows a revision before the stream's last
 // (a watch from there would replay states since superseded), and one

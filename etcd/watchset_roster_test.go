@@ -267,3 +267,38 @@ func rosterAnswered(t *testing.T, ch <-chan backends.Change, tag uint64, el stri
 	}
 	return time.Since(start)
 }
+
+// TestWatchSetRosterReopened: a roster change made while the set's
+// connection is cut answers its request once the connection is back:
+// the roster watch is made again from where it was.
+func TestWatchSetRosterReopened(t *testing.T) {
+	ctx := backendtest.Context(t, time.Minute)
+	st, link := harness.Connect(t)
+	s := etcd.DriverOf(st)
+	other, _ := newDriver(t)
+	ss, err := other.NewSession(ctx, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close(context.Background()) })
+	mark, el := backendtest.Election(t), backendtest.Election(t)+"-el"
+	ch := make(chan backends.Change, 8)
+	set := s.Watch(func(c backends.Change) { ch <- c })
+	t.Cleanup(func() { _ = set.Close() })
+	ask := func(tag uint64, el string) {
+		t.Helper()
+		recs, rev, err := s.List(ctx, el)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set.Wait(rosterRequest(tag, el, rev, recs))
+	}
+	ask(1, el)
+	ask(2, mark)
+	join(t, ss, mark, "a") // answered once both are watched
+	rosterAnswered(t, ch, 2, mark, 20*time.Second)
+	link.Sever()
+	join(t, ss, el, "a")
+	link.Heal()
+	rosterAnswered(t, ch, 1, el, 20*time.Second)
+}
