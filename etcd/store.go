@@ -11,9 +11,11 @@
 // about one round trip after it commits. A WatchSet (the driver's Watch) serves
 // the requests of many elections with one gRPC watch stream and one
 // goroutine; on it each request watches only the keys it is about (its
-// leader and term keys, the entry ahead and its own entry, or its
-// roster), so a write costs only the sets that wait for it: a hand-off in
-// a queue of N waiters sends a few events, not a few per waiter. A
+// leader and term keys, or the entry ahead and its own entry), so a write
+// costs only the sets that wait for it: a hand-off in a queue of N
+// waiters sends a few events, not a few per waiter. The roster requests
+// of a set, one per election its process leads, share one watch of every
+// roster. A
 // planned handover passes the key to its target in one
 // transaction (an End with a target: the key goes onto the target's
 // lease, and the term key's new revision is the new token).

@@ -25,9 +25,13 @@ import (
 // about, not one on the adapter's prefix, so a write costs only the sets
 // that wait for it (watchset.Tracker): a WatchKey request watches its
 // leader key and term key, a WatchEntry request the entry ahead and its
-// own entry (WatchRequest.Mine: a pass to the waiter writes it), and a
-// WatchRoster request its election's roster, each from the revision the
-// request knows on, so that it needs no read. A WatchEntry request, and
+// own entry (WatchRequest.Mine: a pass to the waiter writes it), each
+// from the revision the request knows on, so that it needs no read. The
+// WatchRoster requests share one watch of every election's roster,
+// opened by the first from its revision on (see rosterWatch): one that
+// knows a revision before that start watches its own roster, from it. A
+// leader follows the roster of each election it holds, so a watch each
+// would cost one per held election. A WatchEntry request, and
 // one that knows no revision, is read first and watched from the read's
 // revision; so is one that knows a revision before the stream's last
 // (a watch from there would replay states since superseded), and one
@@ -79,6 +83,7 @@ type stream struct {
 	byReq   map[uint64][]int64
 	pairs   map[string]pair // a WatchKey's leader and term keys, by election
 	parked  map[parkKey]parked
+	rosters rosterWatch
 }
 
 // Open starts the goroutine that opens a gRPC watch stream and receives
@@ -221,20 +226,36 @@ func (st *stream) Next(m received, ok bool) watchset.Batch {
 		return watchset.Batch{}
 	case resp.Canceled:
 		return watchset.Batch{Err: st.err("watch set", cancelErr(resp.CancelReason))}
+	case resp.Created && w.role == rostersRole:
+		facts := st.rostersMade(w, resp.Header.GetRevision())
+		return st.created(w, resp, facts)
 	case resp.Created && w.reread:
-		w.reread, w.next = false, resp.Header.GetRevision()+1
-		return watchset.Batch{Facts: []watchset.Fact{{What: watchset.Reread, Election: w.election, Revision: uint64(resp.Header.GetRevision()), Kind: w.role.kind()}}}
+		return st.created(w, resp, []watchset.Fact{{What: watchset.Reread, Election: w.election, Revision: uint64(resp.Header.GetRevision()), Kind: w.role.kind()}})
 	case resp.Created:
-		st.retried = false
-		if w.next == 0 { // made at the current revision; else it may still replay older ones
-			w.next = resp.Header.GetRevision() + 1
-		}
-		return watchset.Batch{Position: uint64(resp.Header.GetRevision())}
+		return st.created(w, resp, nil)
 	}
 	if n := len(resp.Events); n > 0 {
 		w.next = resp.Events[n-1].Kv.ModRevision + 1
 	}
 	return watchset.Batch{Facts: st.facts(w, resp.Events)}
+}
+
+// created notes that the server made watch w: a watch made at the
+// current revision tells every change after the response's on, and the
+// stream has heard the store at that revision. A watch made again at the
+// current revision after a compaction (reread) has its request read,
+// with rereads, the Rereads of its requests.
+func (st *stream) created(w *watcher, resp *etcdserverpb.WatchResponse, rereads []watchset.Fact) watchset.Batch {
+	rev := resp.Header.GetRevision()
+	st.retried = false
+	if w.next == 0 || w.reread { // else it may still replay older ones
+		w.next = rev + 1
+	}
+	if w.reread {
+		w.reread = false
+		return watchset.Batch{Facts: rereads}
+	}
+	return watchset.Batch{Position: uint64(rev)}
 }
 
 // refused handles a watch the server refused to create. etcd checks the

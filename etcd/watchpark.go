@@ -66,11 +66,15 @@ func (st *stream) fits(ids []int64, r watchset.Request, start int64) bool {
 	return true
 }
 
-// sweep cancels the watches parked until before now.
+// sweep cancels the watches parked until before now, and the roster
+// watch if it has had no rider since then (see rosterWatch).
 func (st *stream) sweep(now time.Time) {
 	for k, p := range st.parked {
 		if now.After(p.until) {
 			st.cancel(k)
 		}
+	}
+	if rw := st.rosters; rw.wid != 0 && len(rw.riders) == 0 && !rw.until.IsZero() && now.After(rw.until) {
+		st.endRosters()
 	}
 }

@@ -15,11 +15,12 @@ import (
 type role uint8
 
 const (
-	leaderRole role = iota + 1 // a WatchKey's leader key
-	termRole                   // a WatchKey's term key
-	aheadRole                  // a WatchEntry's entry ahead
-	mineRole                   // a WatchEntry's own entry, which a pass to the waiter writes
-	rosterRole                 // a WatchRoster's records
+	leaderRole  role = iota + 1 // a WatchKey's leader key
+	termRole                    // a WatchKey's term key
+	aheadRole                   // a WatchEntry's entry ahead
+	mineRole                    // a WatchEntry's own entry, which a pass to the waiter writes
+	rosterRole                  // a WatchRoster's records, on a watch of its own
+	rostersRole                 // every roster's records: the stream's roster watch (rosterWatch)
 )
 
 // watcher is one watch of a stream: the keys [key, end) it watches, for
@@ -40,7 +41,7 @@ func (r role) kind() watchset.Kind {
 	switch r {
 	case leaderRole, termRole:
 		return watchset.Wait
-	case rosterRole:
+	case rosterRole, rostersRole:
 		return watchset.Roster
 	}
 	return watchset.Gone
@@ -52,7 +53,8 @@ func (r role) kind() watchset.Kind {
 type pair struct{ term, held *mvccpb.KeyValue }
 
 // Track watches, on the stream, the keys r is about, from revision
-// from+1 (see Watch); from 0: from the current one.
+// from+1 (see Watch); from 0: from the current one. A roster request
+// rides the stream's roster watch if that covers it (see rosterWatch).
 func (st *stream) Track(id uint64, r watchset.Request, from uint64) {
 	s, el := st.s, r.Known.Election
 	start := int64(from) + 1
@@ -60,7 +62,7 @@ func (st *stream) Track(id uint64, r watchset.Request, from uint64) {
 		start = 0
 	}
 	st.sweep(time.Now())
-	if st.adopt(id, r, start) {
+	if r.Kind == watchset.Roster && st.ride(id, el, start) || st.adopt(id, r, start) {
 		return
 	}
 	switch r.Kind {
@@ -79,21 +81,30 @@ func (st *stream) Track(id uint64, r watchset.Request, from uint64) {
 }
 
 // move makes watch w, which the server ended under wid, again under a
-// new ID.
+// new ID; the roster watch, where it starts is known once it is made.
 func (st *stream) move(wid int64, w *watcher) {
 	delete(st.watches, wid)
+	if w.role == rostersRole {
+		st.rosters.wid, st.rosters.from = st.add(w), 0
+		return
+	}
 	st.byReq[w.req] = slices.DeleteFunc(st.byReq[w.req], func(id int64) bool { return id == wid })
 	st.watch(w.req, w)
 }
 
-// watch adds w, for request id, and makes it on the gRPC stream if one is
-// open (else reopened makes it).
+// watch adds w, for request id (see add).
 func (st *stream) watch(id uint64, w *watcher) {
 	w.req = id
+	st.byReq[id] = append(st.byReq[id], st.add(w))
+}
+
+// add adds w under a new watch ID, which it returns, and makes it on the
+// gRPC stream if one is open (else reopened makes it).
+func (st *stream) add(w *watcher) int64 {
 	st.last++
 	st.watches[st.last] = w
-	st.byReq[id] = append(st.byReq[id], st.last)
 	st.create(st.last, w)
+	return st.last
 }
 
 // create makes watch w under wid on the gRPC stream, if one is open. A
@@ -113,9 +124,11 @@ func (st *stream) create(wid int64, w *watcher) {
 // its election and kind to adopt, and cancels those parked before under the
 // same key or for longer than parkFor (see parkFor): a timer tells the
 // Set's goroutine when they are due. A WatchEntry's, and a withdrawn or
-// replaced request's, are canceled at once.
+// replaced request's, are canceled at once. A request that rides the
+// roster watch leaves it (alight).
 func (st *stream) Untrack(id uint64, answered bool) {
 	st.sweep(time.Now())
+	st.alight(id, answered)
 	ids := st.byReq[id]
 	delete(st.byReq, id)
 	if len(ids) == 0 {
@@ -143,11 +156,17 @@ func (st *stream) cancel(k parkKey) {
 		delete(st.pairs, k.election)
 	}
 	for _, wid := range p.ids {
-		delete(st.watches, wid)
-		if st.ws != nil {
-			st.out.put(st.ws, &etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CancelRequest{
-				CancelRequest: &etcdserverpb.WatchCancelRequest{WatchId: wid}}})
-		}
+		st.drop(wid)
+	}
+}
+
+// drop forgets watch wid, and cancels it on the gRPC stream if one is
+// open.
+func (st *stream) drop(wid int64) {
+	delete(st.watches, wid)
+	if st.ws != nil {
+		st.out.put(st.ws, &etcdserverpb.WatchRequest{RequestUnion: &etcdserverpb.WatchRequest_CancelRequest{
+			CancelRequest: &etcdserverpb.WatchCancelRequest{WatchId: wid}}})
 	}
 }
 

@@ -166,8 +166,9 @@ type Request struct {
 
 // Tracker is what a Stream implements that watches, for each request,
 // the keys it is about, not the adapter's whole prefix (etcd): a change
-// then costs only the sets that wait for it. A request is covered by its
-// own watch, from the revision it knows on. It is read first, and
+// then costs only the sets that wait for it. A request is covered by a
+// watch from the revision it knows on (its own, or one that requests
+// share, such as one of every roster). It is read first, and
 // watched from the read's revision, if it is a Gone (a pass to a session
 // behind its entry may precede it), or knows no revision (Known.Revision
 // 0), or knows one before the stream's Position, which a Tracker's
