@@ -16,7 +16,7 @@ const methodText = `
 client, the *native peer*, and valkeyrie's lock, in one run, against single-node stores in
 containers reached at their Docker bridge address. Runs share a 2-core machine with other work,
 so absolute times move from run to run; ratios between series of the same run move much less,
-and every table gives them: to the native peer, and to the store's own round trip.
+and every table gives them: to the native peer, and to the store's own round trip.{turns}
 
 - *Store round trip*: *physical*, a writer idles 150 ms, writes a key, and a watcher on another
   connection is notified; *round trip*, one write, taken before each hand-off of the planned
@@ -55,7 +55,8 @@ func method(runs []*Results) string {
 	var b strings.Builder
 	b.WriteString(strings.NewReplacer("{crash}", atOnce(runs, "crash", hasCrash,
 		" A store's samples ran at once,\n  each on its own election, started 0–1 s apart at random."),
-		"{slow}", atOnce(runs, "slowlink", hasSlowLink, " A store's cycles ran at once,\n  each on its own election and links.")).Replace(methodText))
+		"{slow}", atOnce(runs, "slowlink", hasSlowLink, " A store's cycles ran at once,\n  each on its own election and links."),
+		"{turns}", tookTurns(runs, "\nThe three stores take turns on the machine: one measures (a write, a round trip, a hand-off, a\nherd) while the others pause, so only their pauses overlap.")).Replace(methodText))
 	if p := peers(runs); len(p) > 0 {
 		fmt.Fprintf(&b, "\nNative peers: %s.\n", strings.Join(p, "; "))
 	}
@@ -71,6 +72,15 @@ func method(runs []*Results) string {
 func atOnce(runs []*Results, scenario string, has func(*Store) bool, text string) string {
 	r := pick(runs, scenario, has)
 	if r == nil || !slices.ContainsFunc(r.Stores, func(s *Store) bool { return len(s.Seconds) > 0 }) {
+		return ""
+	}
+	return text
+}
+
+// tookTurns returns text if the run the page shows for the graceful
+// hand-off took turns (Results.Turns).
+func tookTurns(runs []*Results, text string) string {
+	if r := pick(runs, "handoff", hasHandoff); r == nil || !r.Turns {
 		return ""
 	}
 	return text

@@ -116,3 +116,18 @@ func TestMethodAtOnce(t *testing.T) {
 		t.Errorf("the newer run's samples at once are not described:\n%s", m)
 	}
 }
+
+// TestMethodTurns: the method says the stores took turns only when the run
+// shown for the graceful hand-off did.
+func TestMethodTurns(t *testing.T) {
+	h := []Handoff{{Lib: "leasehold", Variant: "settled", Latency: lat(200, 2, 3)}}
+	before := &Results{Mode: "full", Started: "2026-01-01T10:00:00Z", Stores: []*Store{{Name: "etcd", Handoff: h}}}
+	after := &Results{Mode: "full", Started: "2026-01-02T10:00:00Z", Turns: true, Stores: []*Store{{Name: "etcd", Handoff: h}}}
+	const says = "take turns on the machine"
+	if m := method([]*Results{before}); strings.Contains(m, says) {
+		t.Errorf("a run of the stores one after another: method says %q", says)
+	}
+	if m := method([]*Results{before, after}); !strings.Contains(m, says) {
+		t.Errorf("a run that took turns: method lacks %q:\n%s", says, m)
+	}
+}
