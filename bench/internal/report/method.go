@@ -62,6 +62,9 @@ func method(runs []*Results) string {
 	}
 	if n := handoffSamples(runs); n > 0 {
 		b.WriteString("\n" + confidence(n))
+		if m := plannedSamples(runs); m > 0 && m < n {
+			b.WriteString(confidenceOf("The planned handover's series", m))
+		}
 	}
 	return b.String()
 }
@@ -118,23 +121,54 @@ func handoffSamples(runs []*Results) int {
 	return n
 }
 
+// plannedSamples is the largest sample count of a series of the planned
+// handover run the page shows.
+func plannedSamples(runs []*Results) int {
+	n := 0
+	if r := pick(runs, "policies", hasPolicies); r != nil {
+		for _, s := range r.Stores {
+			for _, p := range s.Policies {
+				n = max(n, p.Planned.N, p.Graceful.N, p.Native.N)
+			}
+		}
+	}
+	return n
+}
+
 // confidence says what a p99 of n samples (nearest rank) tells: which
 // sample it is, and, from the binomial distribution of the samples below
 // the true p99 (no assumption on the latencies' own distribution), the
 // lowest order statistic below it with 95% confidence and how likely the
 // true p99 lies between that sample and the largest.
 func confidence(n int) string {
-	k := int(math.Ceil(0.99 * float64(n)))
-	lo := n
-	for lo > 1 && binomAtLeast(n, lo, 0.99) < 0.95 {
-		lo--
-	}
-	between := binomAtLeast(n, lo, 0.99) - binomAtLeast(n, n, 0.99)
+	rank, lo, between, above := p99Spread(n)
 	return fmt.Sprintf("A series has %d samples at most (crashes and herds far fewer: see n). Its p99 is the nearest rank, "+
 		"the %s largest of %d; the max is the largest. The true p99 lies between the %s largest sample and the largest with "+
 		"%.0f%% probability, and above the largest with %.0f%%: a p99 of %d samples is an estimate within that spread, "+
 		"so read it with its max beside it, and take two p99s as different only when they differ by more than that spread.\n",
-		n, ordinal(n-k+1), n, ordinal(n-lo+1), 100*between, 100*binomAtLeast(n, n, 0.99), n)
+		n, ordinal(rank), n, ordinal(lo), 100*between, 100*above, n)
+}
+
+// confidenceOf says what confidence says for the p99 of the n samples of
+// the series named what, in one sentence.
+func confidenceOf(what string, n int) string {
+	rank, lo, between, above := p99Spread(n)
+	return fmt.Sprintf("%s have %d samples: a p99 is the %s largest, and the true p99 lies between the %s largest sample "+
+		"and the largest with %.0f%% probability, above the largest with %.0f%%.\n", what, n, ordinal(rank), ordinal(lo), 100*between, 100*above)
+}
+
+// p99Spread returns, for n samples, the p99's rank from the largest (1:
+// the largest), the rank lo of the lowest sample below the true p99 with
+// 95% confidence, the probability that the true p99 lies between that
+// sample and the largest, and that it lies above the largest.
+func p99Spread(n int) (rank, lo int, between, above float64) {
+	k := int(math.Ceil(0.99 * float64(n)))
+	low := n
+	for low > 1 && binomAtLeast(n, low, 0.99) < 0.95 {
+		low--
+	}
+	above = binomAtLeast(n, n, 0.99)
+	return n - k + 1, n - low + 1, binomAtLeast(n, low, 0.99) - above, above
 }
 
 // binomAtLeast is P(X ≥ k) for X ~ Binomial(n, p).
