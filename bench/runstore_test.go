@@ -196,11 +196,13 @@ var herdModes = []struct {
 func runHerd(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
 	for _, m := range herdModes {
 		for _, n := range cfg.herdNs {
+			t0 := time.Now()
 			h, err := scenario.Herd(st, n, 10, cfg.herdK, cand.Opts{TTL: herdTTLs[st.Kind], Wait: m.wait})
 			if err != nil {
 				fail(fmt.Sprintf("herd %s %d", m.name, n), err)
 			}
 			addHerd(st, r, n, m.name, h, logf)
+			logf("herd %s %d took %.1f s (the turn's wait included)", m.name, n, time.Since(t0).Seconds())
 		}
 	}
 	runHerd2(cfg, st, r, fail, logf)
