@@ -8,6 +8,7 @@ import (
 
 	"github.com/leasehold/leasehold/bench/internal/cand"
 	"github.com/leasehold/leasehold/bench/internal/env"
+	"github.com/leasehold/leasehold/bench/internal/turn"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -42,28 +43,29 @@ type herdWin struct {
 // Herd runs n leasehold candidates for one election, one elector (one
 // session) each, on conns shared clients, and measures k hand-offs: the
 // leader idles Pace, resigns and campaigns again. It holds st's turn (see
-// turn.Lock) for its setup and quiet wait, when n sessions are made and
-// the store's counts are read over a window, and for its stop; each
-// hand-off takes a turn of its own, its Pace outside it. Between them the
-// sessions' renewals (at N = 1,000, 500–800 requests a second) are its
-// store's background while another store measures.
-func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
-	var h *herd
-	err := st.Turn.Do(func() (err error) {
-		if h, err = startHerd(st, n, conns, o); err != nil {
-			return err
-		}
-		return quiet(st, []*herd{h})
+// turn.Lock) for its whole run: a herd of a thousand sessions loads the
+// machine from its setup to its stop, and its quiet wait and hand-offs
+// read the store's counts.
+func Herd(st *env.Store, n, conns, k int, o cand.Opts) (r HerdResult, err error) {
+	err = st.Turn.Do(func() error {
+		r, err = herdRun(st, n, conns, k, o)
+		return err
 	})
-	if h == nil {
+	return r, err
+}
+
+// herdRun is Herd, in the turn.
+func herdRun(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
+	h, err := startHerd(st, n, conns, o)
+	if err != nil {
 		return HerdResult{}, err
 	}
-	defer st.Turn.Do(func() error { h.stop(); return nil })
-	if err != nil {
+	defer h.stop()
+	if err := quiet(st, []*herd{h}); err != nil {
 		return h.r, err
 	}
 	for range k {
-		if err := h.handoff(st, Pace); err != nil {
+		if err := h.handoff(st, Pace, nil); err != nil {
 			return h.r, err
 		}
 	}
@@ -100,10 +102,10 @@ func HerdPair(st *env.Store, n, conns, k int, a, b cand.Opts) (HerdResult, HerdR
 		if i%2 == 1 {
 			first, second = hb, ha
 		}
-		if err := first.handoff(st, 0); err != nil {
+		if err := first.handoff(st, 0, st.Turn); err != nil {
 			return ha.r, hb.r, err
 		}
-		if err := second.handoff(st, 0); err != nil {
+		if err := second.handoff(st, 0, st.Turn); err != nil {
 			return ha.r, hb.r, err
 		}
 	}
@@ -205,13 +207,14 @@ func quiet(st *env.Store, hs []*herd) error {
 // handoff idles lead, has the leader resign, waits for the successor,
 // idles Pace (the others go back to waiting), and adds the latency and
 // the store's counts, background subtracted. The counts read before the
-// resign, the resign and the wait for the successor run in st's turn (see
-// turn.Lock), the Pace and the counts read after it outside.
-func (h *herd) handoff(st *env.Store, lead time.Duration) error {
+// resign, the resign and the wait for the successor run in turn t (nil:
+// the caller holds the turn), the Pace and the counts read after it
+// outside.
+func (h *herd) handoff(st *env.Store, lead time.Duration, t *turn.Lock) error {
 	time.Sleep(lead)
 	var c0 env.Counts
 	var t0 time.Time
-	err := st.Turn.Do(func() (err error) {
+	err := t.Do(func() (err error) {
 		c0, _ = st.Counts(context.Background())
 		t0 = time.Now()
 		_ = h.w.l.Resign(context.Background())

@@ -12,10 +12,9 @@ import "sync"
 //     (and the store counts read just before it) to the successor's win or
 //     the notification that ends it. It idles (scenario.Pace) without the
 //     turn, so that while one store idles another measures.
-//   - A part of a scenario that loads the machine or measures over a
-//     window (a herd's setup of a thousand sessions and its stop, a wait
-//     for the store to be quiet, a background rate) holds the turn for
-//     all of it.
+//   - A scenario, or a part of one, that loads the machine or measures
+//     over a window (a herd of a thousand sessions, a wait for the store
+//     to be quiet, a background rate) holds the turn for all of it.
 //   - What a store does outside its turn is its own background: renewals,
 //     a waiter joining a line, a counts read after a pause. It may overlap
 //     another store's measurement; a store's counters count only its own
