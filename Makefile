@@ -69,14 +69,19 @@ release-check:
 # Benchmarks (bench/, a module of its own): leasehold next to etcd's
 # concurrency.Election, Consul's api.Lock, go-zookeeper's zk.Lock and
 # valkeyrie, against etcd, ZooKeeper and Consul in containers. `bench` runs
-# everything (about 35 min on 2 cores: etcd's share 12.8 min at 36db82c;
-# each scenario's time is logged and kept in results.json as scenario_s;
-# bounded by a 60 min test timeout), writes
+# everything (about 22 min on 2 cores, summed from partial runs of
+# 2026-11-30: the stores' latency scenarios at once, taking turns, 14 min;
+# sharded and shards one store after another, 4.4 min, ZooKeeper's shards
+# at M = 10,000 since about 0.5 min more; crash, slow link and idle at
+# once, 2.8 min; Consul's herds of 1,000, which fail after 90 s each,
+# take about 2 min of it; each scenario's time is logged and
+# kept in results.json as scenario_s; bounded by a 60 min test timeout),
+# writes
 # bench/results/ and, through BENCH_DOC, docs/benchmarks.md whole (the
 # method and one table per question, each from the newest run in
 # bench/results/); `bench-quick` only checks that every scenario runs (a
 # few seconds each, no timing is asserted). BENCH_SCENARIOS=policies make
-# bench runs the planned handovers alone (about 13 min) into
+# bench runs the planned handovers alone (about 2.5 min) into
 # bench/results/partial-policies/ and rewrites the page with them.
 # `bench-doc` rewrites docs/benchmarks.md (and each run's results.md) from
 # the committed bench/results/ without running anything (cmd/benchdoc); a

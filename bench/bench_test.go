@@ -14,6 +14,7 @@ import (
 
 	"github.com/leasehold/leasehold/bench/internal/env"
 	"github.com/leasehold/leasehold/bench/internal/report"
+	"github.com/leasehold/leasehold/bench/internal/turn"
 	"github.com/leasehold/leasehold/integration/stores"
 )
 
@@ -47,10 +48,18 @@ func TestBench(t *testing.T) {
 	for _, k := range cfg.stores {
 		sts = append(sts, startStore(t, k))
 	}
-	for _, st := range sts { // latencies: one store at a time
-		res.Stores = append(res.Stores, runStore(t, cfg, st))
-	}
+	res.Stores = make([]*report.Store, len(sts))
+	turns := &turn.Lock{}
 	var wg sync.WaitGroup
+	for i, st := range sts { // latencies: the stores at once, taking turns (see runTurns)
+		st.Turn = turns
+		wg.Go(func() { res.Stores[i] = runTurns(t, cfg, st) })
+	}
+	wg.Wait()
+	res.Turns = len(sts) > 1
+	for i, st := range sts { // the machine to each store in turn (see runAlone)
+		runAlone(t, cfg, st, res.Stores[i])
+	}
 	for i, st := range sts { // waits for TTLs: the stores at once (see runWaits)
 		wg.Go(func() { runWaits(t, cfg, st, bin, res.Stores[i]) })
 	}

@@ -109,12 +109,16 @@ func sizes() config {
 			policyNs: []int{2, 5}, policyK: 2}
 	}
 	return config{physN: 200, handN: 200, valkN: 50, crashN: 10, consulCrashN: 6, consulCrash: true,
-		herdNs: []int{10, 100, 1000}, herdK: 15, herd2K: 150, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
+		herdNs: []int{10, 100, 1000}, herdK: 15, herd2K: 100, shardMs: []int{1, 100, 10000}, shardWindow: 5 * time.Second,
 		// M = 10,000 on etcd and ZooKeeper (about 1 minute each on
 		// 2026-11-30). Consul's is 1,000 (76 s; its TTL and Settle are
 		// 10 s): at 10,000 a join took 174 s to balance, every member's
 		// blocking query listing the whole prefix at each change.
 		groupN: 10, groupMs: map[env.Kind]int{env.Etcd: 10000, env.ZooKeeper: 10000, env.Consul: 1000}, groupKill: true,
 		idleWindow: 20 * time.Second, slowCycles: 5, consulSlowCycles: 3, slowHold: 2.5, slowTail: 1, slowSettle: 2 * time.Second,
-		policyNs: []int{2, 5}, policyK: 200}
+		// policyK 100 and herd2K 100 (were 200 and 150) take about 2.5 min
+		// off the three stores' run (2026-11-30); a p99 of 100 samples is
+		// their 2nd largest, the true p99 above the max with 37%
+		// probability (the method says so).
+		policyNs: []int{2, 5}, policyK: 100}
 }

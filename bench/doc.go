@@ -4,6 +4,12 @@
 // etcd, ZooKeeper and Consul containers in one run, and writes the results
 // to results/: results.json, results.md and handoff.png.
 //
+// A run has three phases: the latency scenarios (physical, handoff, herd,
+// policies) of the stores at once, taking turns so that one store
+// measures at a time while the others pause (internal/turn); sharded and
+// shards, one store after another; crash, slow link and idle, the stores
+// at once.
+//
 // Run it with `make bench` (full) or `make bench-quick` (a few seconds per
 // store; checks only that every scenario runs). The benchmark is TestBench;
 // BENCH_QUICK=1 selects the quick mode and BENCH_OUT the output directory;

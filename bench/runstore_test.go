@@ -25,36 +25,55 @@ func latency(d []time.Duration) report.Latency {
 	return report.Latency{Summary: stat.Summarize(d), Samples: stat.Millis(d)}
 }
 
-// runStore runs the scenarios whose figures are latencies, heap or
-// request counts on st, one after another, the machine to themselves.
-func runStore(t *testing.T, cfg config, st *env.Store) *report.Store {
+// step is one scenario of runTurns or runAlone: its BENCH_SCENARIOS name
+// and its run on a store.
+type step struct {
+	name string
+	run  func(config, *env.Store, *report.Store, func(string, error), func(string, ...any))
+}
+
+// runTurns runs the scenarios whose figures are latencies or request
+// counts of hand-offs on st (physical, handoff, herd, policies), one after
+// another. TestBench runs them on the three stores at once, the stores
+// taking turns (st.Turn, see turn.Lock): one store measures at a time,
+// and only their pauses overlap.
+func runTurns(t *testing.T, cfg config, st *env.Store) *report.Store {
 	r := &report.Store{Name: string(st.Kind), TTL: ttls[st.Kind].String(), Seconds: map[string]float64{}}
+	runSteps(t, cfg, st, r, []step{{"physical", runPhysical}, {"handoff", runHandoff}, {"herd", runHerd}, {"policies", runPolicies}})
+	return r
+}
+
+// runAlone runs the scenarios that load the machine for their whole run
+// and read the process's own heap, goroutines and connections (sharded,
+// shards) on st, one after another; TestBench runs them one store after
+// another, after every runTurns, with nothing else running.
+func runAlone(t *testing.T, cfg config, st *env.Store, r *report.Store) {
+	runSteps(t, cfg, st, r, []step{{"sharded", runSharded}, {"shards", runShards}})
+}
+
+// runSteps runs the steps of the run (cfg.runs) on st, one after another,
+// each timed into r.
+func runSteps(t *testing.T, cfg config, st *env.Store, r *report.Store, steps []step) {
 	fail, logf := failLog(t, st, r)
-	if cfg.runs("physical") {
-		timed(r, "physical", logf, func() {
-			d, err := scenario.Physical(st, cfg.physN)
-			if err != nil {
-				fail("physical", err)
-			}
-			r.Physical = latency(d)
-			logf("physical %+v", r.Physical.Summary)
-		})
-	}
-	steps := []struct {
-		name string
-		run  func(config, *env.Store, *report.Store, func(string, error), func(string, ...any))
-	}{{"handoff", runHandoff}, {"herd", runHerd}, {"sharded", runSharded}, {"shards", runShards}, {"policies", runPolicies}}
 	for _, s := range steps {
 		if cfg.runs(s.name) {
 			timed(r, s.name, logf, func() { s.run(cfg, st, r, fail, logf) })
 		}
 	}
-	return r
+}
+
+func runPhysical(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
+	d, err := scenario.Physical(st, cfg.physN)
+	if err != nil {
+		fail("physical", err)
+	}
+	r.Physical = latency(d)
+	logf("physical %+v", r.Physical.Summary)
 }
 
 // runWaits runs the scenarios that mostly wait for a TTL on st (crash,
 // slow link, idle), one after another; TestBench runs them on the three
-// stores at once, after every runStore: their figures are seconds, counts
+// stores at once, after every runAlone: their figures are seconds, counts
 // of losses and the store's own request counts, none of them moved by
 // another store's run.
 func runWaits(t *testing.T, cfg config, st *env.Store, bin string, r *report.Store) {
@@ -177,11 +196,13 @@ var herdModes = []struct {
 func runHerd(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
 	for _, m := range herdModes {
 		for _, n := range cfg.herdNs {
+			t0 := time.Now()
 			h, err := scenario.Herd(st, n, 10, cfg.herdK, cand.Opts{TTL: herdTTLs[st.Kind], Wait: m.wait})
 			if err != nil {
 				fail(fmt.Sprintf("herd %s %d", m.name, n), err)
 			}
 			addHerd(st, r, n, m.name, h, logf)
+			logf("herd %s %d took %.1f s (the turn's wait included)", m.name, n, time.Since(t0).Seconds())
 		}
 	}
 	runHerd2(cfg, st, r, fail, logf)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/consul/api"
+	"github.com/leasehold/leasehold/bench/internal/turn"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -32,6 +33,10 @@ type Store struct {
 	// Endpoints are the client addresses: etcd URLs, ZooKeeper and Consul
 	// host:port pairs.
 	Endpoints []string
+	// Turn is the turn this store's scenarios take with the other stores
+	// of the run (see turn.Lock); nil when the store has the machine to
+	// itself.
+	Turn *turn.Lock
 	// consulReqs, consulWakes and consulRenews count the HTTP requests
 	// sent by every Consul client made by ConsulClient, the blocking
 	// queries among them that returned, and the session renewals.

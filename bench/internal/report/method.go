@@ -16,7 +16,7 @@ const methodText = `
 client, the *native peer*, and valkeyrie's lock, in one run, against single-node stores in
 containers reached at their Docker bridge address. Runs share a 2-core machine with other work,
 so absolute times move from run to run; ratios between series of the same run move much less,
-and every table gives them: to the native peer, and to the store's own round trip.
+and every table gives them: to the native peer, and to the store's own round trip.{turns}
 
 - *Store round trip*: *physical*, a writer idles 150 ms, writes a key, and a watcher on another
   connection is notified; *round trip*, one write, taken before each hand-off of the planned
@@ -55,12 +55,16 @@ func method(runs []*Results) string {
 	var b strings.Builder
 	b.WriteString(strings.NewReplacer("{crash}", atOnce(runs, "crash", hasCrash,
 		" A store's samples ran at once,\n  each on its own election, started 0–1 s apart at random."),
-		"{slow}", atOnce(runs, "slowlink", hasSlowLink, " A store's cycles ran at once,\n  each on its own election and links.")).Replace(methodText))
+		"{slow}", atOnce(runs, "slowlink", hasSlowLink, " A store's cycles ran at once,\n  each on its own election and links."),
+		"{turns}", tookTurns(runs, "\nThe three stores take turns on the machine: one measures (a write, a round trip, a hand-off, a\nherd) while the others pause, so only their pauses overlap.")).Replace(methodText))
 	if p := peers(runs); len(p) > 0 {
 		fmt.Fprintf(&b, "\nNative peers: %s.\n", strings.Join(p, "; "))
 	}
 	if n := handoffSamples(runs); n > 0 {
 		b.WriteString("\n" + confidence(n))
+		if m := plannedSamples(runs); m > 0 && m < n {
+			b.WriteString(confidenceOf("The planned handover's series", m))
+		}
 	}
 	return b.String()
 }
@@ -71,6 +75,15 @@ func method(runs []*Results) string {
 func atOnce(runs []*Results, scenario string, has func(*Store) bool, text string) string {
 	r := pick(runs, scenario, has)
 	if r == nil || !slices.ContainsFunc(r.Stores, func(s *Store) bool { return len(s.Seconds) > 0 }) {
+		return ""
+	}
+	return text
+}
+
+// tookTurns returns text if the run the page shows for the graceful
+// hand-off took turns (Results.Turns).
+func tookTurns(runs []*Results, text string) string {
+	if r := pick(runs, "handoff", hasHandoff); r == nil || !r.Turns {
 		return ""
 	}
 	return text
@@ -108,23 +121,54 @@ func handoffSamples(runs []*Results) int {
 	return n
 }
 
+// plannedSamples is the largest sample count of a series of the planned
+// handover run the page shows.
+func plannedSamples(runs []*Results) int {
+	n := 0
+	if r := pick(runs, "policies", hasPolicies); r != nil {
+		for _, s := range r.Stores {
+			for _, p := range s.Policies {
+				n = max(n, p.Planned.N, p.Graceful.N, p.Native.N)
+			}
+		}
+	}
+	return n
+}
+
 // confidence says what a p99 of n samples (nearest rank) tells: which
 // sample it is, and, from the binomial distribution of the samples below
 // the true p99 (no assumption on the latencies' own distribution), the
 // lowest order statistic below it with 95% confidence and how likely the
 // true p99 lies between that sample and the largest.
 func confidence(n int) string {
-	k := int(math.Ceil(0.99 * float64(n)))
-	lo := n
-	for lo > 1 && binomAtLeast(n, lo, 0.99) < 0.95 {
-		lo--
-	}
-	between := binomAtLeast(n, lo, 0.99) - binomAtLeast(n, n, 0.99)
+	rank, lo, between, above := p99Spread(n)
 	return fmt.Sprintf("A series has %d samples at most (crashes and herds far fewer: see n). Its p99 is the nearest rank, "+
 		"the %s largest of %d; the max is the largest. The true p99 lies between the %s largest sample and the largest with "+
 		"%.0f%% probability, and above the largest with %.0f%%: a p99 of %d samples is an estimate within that spread, "+
 		"so read it with its max beside it, and take two p99s as different only when they differ by more than that spread.\n",
-		n, ordinal(n-k+1), n, ordinal(n-lo+1), 100*between, 100*binomAtLeast(n, n, 0.99), n)
+		n, ordinal(rank), n, ordinal(lo), 100*between, 100*above, n)
+}
+
+// confidenceOf says what confidence says for the p99 of the n samples of
+// the series named what, in one sentence.
+func confidenceOf(what string, n int) string {
+	rank, lo, between, above := p99Spread(n)
+	return fmt.Sprintf("%s have %d samples: a p99 is the %s largest, and the true p99 lies between the %s largest sample "+
+		"and the largest with %.0f%% probability, above the largest with %.0f%%.\n", what, n, ordinal(rank), ordinal(lo), 100*between, 100*above)
+}
+
+// p99Spread returns, for n samples, the p99's rank from the largest (1:
+// the largest), the rank lo of the lowest sample below the true p99 with
+// 95% confidence, the probability that the true p99 lies between that
+// sample and the largest, and that it lies above the largest.
+func p99Spread(n int) (rank, lo int, between, above float64) {
+	k := int(math.Ceil(0.99 * float64(n)))
+	low := n
+	for low > 1 && binomAtLeast(n, low, 0.99) < 0.95 {
+		low--
+	}
+	above = binomAtLeast(n, n, 0.99)
+	return n - k + 1, n - low + 1, binomAtLeast(n, low, 0.99) - above, above
 }
 
 // binomAtLeast is P(X ≥ k) for X ~ Binomial(n, p).

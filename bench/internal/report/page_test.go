@@ -99,6 +99,33 @@ func TestConfidence(t *testing.T) {
 	}
 }
 
+// TestConfidenceOf: a p99 of 100 samples is the 2nd largest; the true p99
+// lies between the 4th largest and the largest with 62% probability,
+// above the largest with 37% (0.99^100).
+func TestConfidenceOf(t *testing.T) {
+	c := confidenceOf("The planned handover's series", 100)
+	want := "The planned handover's series have 100 samples: a p99 is the 2nd largest, and the true p99 lies between the 4th largest sample and the largest with 62% probability, above the largest with 37%."
+	if !strings.Contains(c, want) {
+		t.Errorf("confidenceOf(100) = %q, want %q", c, want)
+	}
+}
+
+// TestMethodPlannedSamples: the method gives the planned handover's
+// series their own confidence when the run shown for them has fewer
+// samples than the graceful hand-off's.
+func TestMethodPlannedSamples(t *testing.T) {
+	h := []Handoff{{Lib: "leasehold", Variant: "settled", Latency: lat(200, 2, 3)}}
+	pol := []Policy{{N: 2, Planned: lat(98, 2, 3), Graceful: lat(100, 2, 3), Native: lat(100, 2, 3)}}
+	r := &Results{Mode: "full", Started: "2026-01-01T10:00:00Z", Stores: []*Store{{Name: "etcd", Handoff: h, Policies: pol}}}
+	if m := method([]*Results{r}); !strings.Contains(m, "The planned handover's series have 100 samples") {
+		t.Errorf("method lacks the planned handover's 100 samples:\n%s", m)
+	}
+	r.Stores[0].Policies = []Policy{{N: 2, Planned: lat(200, 2, 3), Graceful: lat(200, 2, 3), Native: lat(200, 2, 3)}}
+	if m := method([]*Results{r}); strings.Contains(m, "The planned handover's series have") {
+		t.Errorf("method gives 200 planned samples a sentence of their own:\n%s", m)
+	}
+}
+
 // TestMethodAtOnce: the method says a store's crash samples and slow-link
 // cycles ran at once only when the run shown for them did (it records
 // each scenario's time); a run without those times ran them in turn.
@@ -114,5 +141,20 @@ func TestMethodAtOnce(t *testing.T) {
 	}
 	if m := method([]*Results{before, after}); !strings.Contains(m, crashText) || !strings.Contains(m, slowText) {
 		t.Errorf("the newer run's samples at once are not described:\n%s", m)
+	}
+}
+
+// TestMethodTurns: the method says the stores took turns only when the run
+// shown for the graceful hand-off did.
+func TestMethodTurns(t *testing.T) {
+	h := []Handoff{{Lib: "leasehold", Variant: "settled", Latency: lat(200, 2, 3)}}
+	before := &Results{Mode: "full", Started: "2026-01-01T10:00:00Z", Stores: []*Store{{Name: "etcd", Handoff: h}}}
+	after := &Results{Mode: "full", Started: "2026-01-02T10:00:00Z", Turns: true, Stores: []*Store{{Name: "etcd", Handoff: h}}}
+	const says = "take turns on the machine"
+	if m := method([]*Results{before}); strings.Contains(m, says) {
+		t.Errorf("a run of the stores one after another: method says %q", says)
+	}
+	if m := method([]*Results{before, after}); !strings.Contains(m, says) {
+		t.Errorf("a run that took turns: method lacks %q:\n%s", says, m)
 	}
 }

@@ -31,6 +31,11 @@ type Results struct {
 	// Scenarios are the scenarios a partial run ran (BENCH_SCENARIOS);
 	// empty when it ran them all.
 	Scenarios []string `json:"scenarios,omitempty"`
+	// Turns reports whether the stores took turns: their latency
+	// scenarios ran at once, one store measuring at a time while the
+	// others paused (bench's turn.Lock). Runs without it ran the stores
+	// one after another.
+	Turns bool `json:"turns,omitempty"`
 	// Stores has one entry per store.
 	Stores []*Store `json:"stores"`
 }

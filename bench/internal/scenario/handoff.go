@@ -35,7 +35,8 @@ type Series struct {
 // others' (the order rotates among the series that hand off that
 // round). In each hand-off the leader idles Pace after it won, then
 // releases; the latency runs from the call to Release to the moment the
-// waiter's Acquire returns. A pair's candidates swap roles after each
+// waiter's Acquire returns. Each hand-off is measured in st's turn, its
+// idle outside it (see handoffOnce). A pair's candidates swap roles after each
 // hand-off. It returns each series' latencies and error, by index; a
 // series that fails stops, the others go on.
 func Handoffs(st *env.Store, v Variant, series []Series, o cand.Opts) ([][]time.Duration, []error) {
@@ -78,6 +79,7 @@ func dueSeries(series []Series, out [][]time.Duration, errs []error) []int {
 
 // handoffPair is two candidates of one library for one election.
 type handoffPair struct {
+	st *env.Store
 	cs [2]cand.Candidate
 }
 
@@ -85,7 +87,7 @@ type handoffPair struct {
 // candidate lead.
 func newHandoffPair(st *env.Store, lib cand.Lib, v Variant, o cand.Opts) (*handoffPair, error) {
 	election := fmt.Sprintf("handoff-%s-%s-%d", v, lib, time.Now().UnixNano())
-	p := &handoffPair{}
+	p := &handoffPair{st: st}
 	for i := range p.cs {
 		c, err := cand.New(lib, st, election, o)
 		if err != nil {
@@ -105,7 +107,7 @@ func newHandoffPair(st *env.Store, lib cand.Lib, v Variant, o cand.Opts) (*hando
 
 // handoff makes the pair's i-th hand-off: from cs[i%2] to the other.
 func (p *handoffPair) handoff(v Variant, i int) (time.Duration, error) {
-	return handoffOnce(p.cs[i%2], p.cs[(i+1)%2], v)
+	return handoffOnce(p.st, p.cs[i%2], p.cs[(i+1)%2], v)
 }
 
 // close closes the pair's candidates.
@@ -117,34 +119,62 @@ func (p *handoffPair) close() {
 	}
 }
 
-// handoffOnce hands leadership from leader to waiter once.
-func handoffOnce(leader, waiter cand.Candidate, v Variant) (time.Duration, error) {
-	join := Pace
-	if v == Fresh {
-		join = time.Duration(rand.Int64N(int64(100 * time.Millisecond)))
-		time.Sleep(Pace - join)
+// handoffOnce hands leadership from leader to waiter once. The release
+// and the wait for the successor run in st's turn (see turn.Lock), the
+// leader's idle before them outside it; a Fresh waiter's 0–100 ms start
+// runs in the turn too, so that a wait for the turn does not age it.
+func handoffOnce(st *env.Store, leader, waiter cand.Candidate, v Variant) (time.Duration, error) {
+	var d time.Duration
+	if v == Settled {
+		w := startWaiter(waiter)
+		time.Sleep(Pace)
+		err := st.Turn.Do(func() (err error) { d, err = w.release(leader); return err })
+		return d, err
 	}
-	won := make(chan error, 1)
-	at := make(chan time.Time, 1)
+	join := time.Duration(rand.Int64N(int64(100 * time.Millisecond)))
+	time.Sleep(Pace - join)
+	err := st.Turn.Do(func() (err error) {
+		w := startWaiter(waiter)
+		time.Sleep(join)
+		d, err = w.release(leader)
+		return err
+	})
+	return d, err
+}
+
+// waiting is a waiter's Acquire under way: when it returned, and its error.
+type waiting struct {
+	at  chan time.Time
+	won chan error
+}
+
+// startWaiter starts c's Acquire.
+func startWaiter(c cand.Candidate) waiting {
+	w := waiting{at: make(chan time.Time, 1), won: make(chan error, 1)}
 	go func() {
 		ctx, cancel := bg()
 		defer cancel()
-		err := waiter.Acquire(ctx)
-		at <- time.Now()
-		won <- err
+		err := c.Acquire(ctx)
+		w.at <- time.Now()
+		w.won <- err
 	}()
-	time.Sleep(join)
+	return w
+}
+
+// release has leader release and returns the time from the call to the
+// waiter's Acquire returning.
+func (w waiting) release(leader cand.Candidate) (time.Duration, error) {
 	ctx, cancel := bg()
 	defer cancel()
 	t0 := time.Now()
 	if err := leader.Release(ctx); err != nil {
 		return 0, fmt.Errorf("release: %w", err)
 	}
-	t1, err := recv(at, "successor")
+	t1, err := recv(w.at, "successor")
 	if err != nil {
 		return 0, err
 	}
-	if err := <-won; err != nil {
+	if err := <-w.won; err != nil {
 		return 0, fmt.Errorf("acquire: %w", err)
 	}
 	return t1.Sub(t0), nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/leasehold/leasehold/bench/internal/cand"
 	"github.com/leasehold/leasehold/bench/internal/env"
+	"github.com/leasehold/leasehold/bench/internal/turn"
 	"github.com/leasehold/leasehold/lease"
 )
 
@@ -41,8 +42,20 @@ type herdWin struct {
 
 // Herd runs n leasehold candidates for one election, one elector (one
 // session) each, on conns shared clients, and measures k hand-offs: the
-// leader idles Pace, resigns and campaigns again.
-func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
+// leader idles Pace, resigns and campaigns again. It holds st's turn (see
+// turn.Lock) for its whole run: a herd of a thousand sessions loads the
+// machine from its setup to its stop, and its quiet wait and hand-offs
+// read the store's counts.
+func Herd(st *env.Store, n, conns, k int, o cand.Opts) (r HerdResult, err error) {
+	err = st.Turn.Do(func() error {
+		r, err = herdRun(st, n, conns, k, o)
+		return err
+	})
+	return r, err
+}
+
+// herdRun is Herd, in the turn.
+func herdRun(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
 	h, err := startHerd(st, n, conns, o)
 	if err != nil {
 		return HerdResult{}, err
@@ -52,7 +65,7 @@ func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
 		return h.r, err
 	}
 	for range k {
-		if err := h.handoff(st, Pace); err != nil {
+		if err := h.handoff(st, Pace, nil); err != nil {
 			return h.r, err
 		}
 	}
@@ -67,19 +80,21 @@ func Herd(st *env.Store, n, conns, k int, o cand.Opts) (HerdResult, error) {
 // A hand-off does not idle Pace before its resign as Herd's do: the
 // hand-off before it, of either herd, ended with Pace idle, and this
 // herd's leader has idled since its win through its own hand-off's Pace
-// and the other herd's whole hand-off.
+// and the other herd's whole hand-off. The setup and the quiet wait run
+// in st's turn (see turn.Lock), and so does each hand-off, its Pace
+// outside it.
 func HerdPair(st *env.Store, n, conns, k int, a, b cand.Opts) (HerdResult, HerdResult, error) {
-	ha, err := startHerd(st, n, conns, a)
-	if err != nil {
+	var ha, hb *herd
+	err := st.Turn.Do(func() (err error) {
+		ha, hb, err = startPair(st, n, conns, a, b)
+		return err
+	})
+	if ha == nil {
 		return HerdResult{}, HerdResult{}, err
 	}
 	defer ha.stop()
-	hb, err := startHerd(st, n, conns, b)
-	if err != nil {
-		return HerdResult{}, HerdResult{}, err
-	}
 	defer hb.stop()
-	if err := quiet(st, []*herd{ha, hb}); err != nil {
+	if err != nil {
 		return ha.r, hb.r, err
 	}
 	for i := range k {
@@ -87,14 +102,29 @@ func HerdPair(st *env.Store, n, conns, k int, a, b cand.Opts) (HerdResult, HerdR
 		if i%2 == 1 {
 			first, second = hb, ha
 		}
-		if err := first.handoff(st, 0); err != nil {
+		if err := first.handoff(st, 0, st.Turn); err != nil {
 			return ha.r, hb.r, err
 		}
-		if err := second.handoff(st, 0); err != nil {
+		if err := second.handoff(st, 0, st.Turn); err != nil {
 			return ha.r, hb.r, err
 		}
 	}
 	return ha.result(), hb.result(), nil
+}
+
+// startPair starts HerdPair's two herds and waits for the store to be
+// quiet. It returns both herds, or neither if one did not start.
+func startPair(st *env.Store, n, conns int, a, b cand.Opts) (*herd, *herd, error) {
+	ha, err := startHerd(st, n, conns, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	hb, err := startHerd(st, n, conns, b)
+	if err != nil {
+		ha.stop()
+		return nil, nil, err
+	}
+	return ha, hb, quiet(st, []*herd{ha, hb})
 }
 
 // herd is a running herd: n electors campaigning for one election.
@@ -176,14 +206,22 @@ func quiet(st *env.Store, hs []*herd) error {
 
 // handoff idles lead, has the leader resign, waits for the successor,
 // idles Pace (the others go back to waiting), and adds the latency and
-// the store's counts, background subtracted.
-func (h *herd) handoff(st *env.Store, lead time.Duration) error {
+// the store's counts, background subtracted. The counts read before the
+// resign, the resign and the wait for the successor run in turn t (nil:
+// the caller holds the turn), the Pace and the counts read after it
+// outside.
+func (h *herd) handoff(st *env.Store, lead time.Duration, t *turn.Lock) error {
 	time.Sleep(lead)
-	c0, _ := st.Counts(context.Background())
-	t0 := time.Now()
-	_ = h.w.l.Resign(context.Background())
-	var err error
-	if h.w, err = recv(h.wins, "herd successor"); err != nil {
+	var c0 env.Counts
+	var t0 time.Time
+	err := t.Do(func() (err error) {
+		c0, _ = st.Counts(context.Background())
+		t0 = time.Now()
+		_ = h.w.l.Resign(context.Background())
+		h.w, err = recv(h.wins, "herd successor")
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	h.r.Latencies = append(h.r.Latencies, h.w.at.Sub(t0))

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -41,8 +42,10 @@ func Idle(st *env.Store, lib cand.Lib, window time.Duration, o cand.Opts) (IdleR
 	if err != nil {
 		return r, err
 	}
+	wctx, wcancel := context.WithCancel(ctx)
 	defer waiter.Close()
-	go func() { _ = waiter.Acquire(ctx) }()
+	defer wcancel() // first: Consul's api.Lock.Unlock (Close) waits for its Lock to return
+	go func() { _ = waiter.Acquire(wctx) }()
 	time.Sleep(time.Second)
 	both, err := rate(st, window)
 	if err != nil {

@@ -12,7 +12,8 @@ import (
 )
 
 // Physical measures n paced write-then-notify round trips: a writer idles
-// Pace, writes a key, and a watcher on another connection is notified.
+// Pace, writes a key, and a watcher on another connection is notified;
+// each write and its notification in st's turn.
 func Physical(st *env.Store, n int) ([]time.Duration, error) {
 	switch st.Kind {
 	case env.Etcd:
@@ -46,14 +47,17 @@ func physEtcd(st *env.Store, n int) ([]time.Duration, error) {
 	out := make([]time.Duration, 0, n)
 	for i := range n {
 		time.Sleep(Pace)
-		t0 := time.Now()
-		if _, err := w.Put(ctx, key, fmt.Sprint(i)); err != nil {
+		d, err := measure(st, func() error {
+			if _, err := w.Put(ctx, key, fmt.Sprint(i)); err != nil {
+				return err
+			}
+			_, err := recv(wch, "etcd watch")
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
-		if _, err := recv(wch, "etcd watch"); err != nil {
-			return nil, err
-		}
-		out = append(out, time.Since(t0))
+		out = append(out, d)
 	}
 	return out, nil
 }
@@ -80,14 +84,17 @@ func physZK(st *env.Store, n int) ([]time.Duration, error) {
 			return nil, err
 		}
 		time.Sleep(Pace)
-		t0 := time.Now()
-		if _, err := w.Set(path, []byte(fmt.Sprint(i)), -1); err != nil {
+		d, err := measure(st, func() error {
+			if _, err := w.Set(path, []byte(fmt.Sprint(i)), -1); err != nil {
+				return err
+			}
+			_, err := recv(ev, "zookeeper watch")
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
-		if _, err := recv(ev, "zookeeper watch"); err != nil {
-			return nil, err
-		}
-		out = append(out, time.Since(t0))
+		out = append(out, d)
 	}
 	return out, nil
 }
@@ -122,15 +129,20 @@ func physConsul(st *env.Store, n int) ([]time.Duration, error) {
 			got <- m.LastIndex
 		}()
 		time.Sleep(Pace)
-		t0 := time.Now() // i+1: Consul does not bump the index of an unchanged value
-		if _, err := w.KV().Put(&api.KVPair{Key: key, Value: []byte(fmt.Sprint(i + 1))}, nil); err != nil {
+		d, err := measure(st, func() error { // i+1: Consul does not bump the index of an unchanged value
+			if _, err := w.KV().Put(&api.KVPair{Key: key, Value: []byte(fmt.Sprint(i + 1))}, nil); err != nil {
+				return err
+			}
+			v, err := recv(got, "consul blocking query")
+			if err != nil || v <= idx {
+				return fmt.Errorf("consul blocking query failed: %v", err)
+			}
+			return nil
+		})
+		if err != nil {
 			return nil, err
 		}
-		v, err := recv(got, "consul blocking query")
-		if err != nil || v <= idx {
-			return nil, fmt.Errorf("consul blocking query failed: %v", err)
-		}
-		out = append(out, time.Since(t0))
+		out = append(out, d)
 	}
 	return out, nil
 }

@@ -69,24 +69,40 @@ const (
 // identities "h-0" to "h-n") and one of n+1 native candidates, on two
 // elections, handing over in turn. Before each leasehold hand-off the line
 // is whole again (an observer elector sees n waiters and the leader), and
-// every waiter has waited at least Pace.
+// every waiter has waited at least Pace. The setup and the background
+// rate run in st's turn (see turn.Lock), and so does each step's round
+// trip and hand-off (see step).
 func Policies(st *env.Store, n, k int, o cand.Opts) (PolicyResult, error) {
-	o.Identity = "h"
-	es, closeAll, err := cand.Electors(st, n+2, n+2, o) // the last one observes
-	if err != nil {
-		return PolicyResult{}, err
-	}
-	p, err := startPolicies(st, n, es, closeAll, o)
-	if err != nil {
+	var p *policies
+	err := st.Turn.Do(func() (err error) {
+		p, err = setupPolicies(st, n, o)
+		return err
+	})
+	if p == nil {
 		return PolicyResult{}, err
 	}
 	defer p.stop()
-	bg, err := background(st, 2*time.Second)
 	if err != nil {
 		return p.r, err
 	}
-	p.r.BackgroundRequestsPerSec, p.bgWork = bg.Requests, bg.Work()
 	return p.run(k, []int{planned, graceful, native})
+}
+
+// setupPolicies starts Policies' lines and measures the background. It
+// returns nil if the lines did not start.
+func setupPolicies(st *env.Store, n int, o cand.Opts) (*policies, error) {
+	o.Identity = "h"
+	es, closeAll, err := cand.Electors(st, n+2, n+2, o) // the last one observes
+	if err != nil {
+		return nil, err
+	}
+	p, err := startPolicies(st, n, es, closeAll, o)
+	if err != nil {
+		return nil, err
+	}
+	bg, err := background(st, 2*time.Second)
+	p.r.BackgroundRequestsPerSec, p.bgWork = bg.Requests, bg.Work()
+	return p, err
 }
 
 // run measures k rounds of the series ss, rotating their order.
@@ -164,7 +180,10 @@ func (p *policies) stop() {
 
 // step measures one hand-off of series s: a round trip, then the
 // hand-off, then Pace for the old leader to join the line again, with the
-// store's counts around the hand-off and that Pace.
+// store's counts around the hand-off and that Pace. The round trip, the
+// counts read before the hand-off and the hand-off run in the store's
+// turn (see turn.Lock); the wait for a whole line, the Pace and the
+// counts read after it outside.
 func (p *policies) step(s int) error {
 	var to string
 	if s != native {
@@ -174,17 +193,11 @@ func (p *policies) step(s int) error {
 		}
 		to = pick(cs)
 	}
-	rtt, err := p.p.probe()
-	if err != nil {
-		return fmt.Errorf("round trip: %w", err)
-	}
-	p.r.RoundTrip = append(p.r.RoundTrip, rtt)
-	c0, _ := p.st.Counts(context.Background())
-	t0, old := time.Now(), p.lh.cur.i
+	old := p.lh.cur.i
 	if s == native {
 		old = p.nt.cur.i
 	}
-	w, d, err := p.pass(s, to)
+	c0, t0, w, d, err := p.measured(s, to)
 	if err != nil {
 		return err
 	}
@@ -196,6 +209,24 @@ func (p *policies) step(s int) error {
 	p.req[s] += c1.Sub(c0).Work() - p.bgWork*time.Since(t0).Seconds()
 	p.record(s, d, to, w)
 	return nil
+}
+
+// measured is step's measured section, in the store's turn: a round trip,
+// the store's counts c0 at t0, and series s's hand-off (see pass), w its
+// successor's win and d its latency.
+func (p *policies) measured(s int, to string) (c0 env.Counts, t0 time.Time, w lineWin, d time.Duration, err error) {
+	err = p.st.Turn.Do(func() error {
+		rtt, err := p.p.probe()
+		if err != nil {
+			return fmt.Errorf("round trip: %w", err)
+		}
+		p.r.RoundTrip = append(p.r.RoundTrip, rtt)
+		c0, _ = p.st.Counts(context.Background())
+		t0 = time.Now()
+		w, d, err = p.pass(s, to)
+		return err
+	})
+	return c0, t0, w, d, err
 }
 
 // pass hands over once in series s (to: the planned handover's target).

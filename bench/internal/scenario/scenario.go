@@ -7,11 +7,27 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/leasehold/leasehold/bench/internal/env"
 )
 
 // Pace is how long a writer idles before each write, as a leader does
-// before it resigns.
+// before it resigns. A scenario idles without its store's turn (see
+// turn.Lock), so the idle may run longer while another store measures.
 const Pace = 150 * time.Millisecond
+
+// measure runs f, a sample's measured section, in st's turn (see
+// turn.Lock) and returns how long f took.
+func measure(st *env.Store, f func() error) (time.Duration, error) {
+	var d time.Duration
+	err := st.Turn.Do(func() error {
+		t0 := time.Now()
+		err := f()
+		d = time.Since(t0)
+		return err
+	})
+	return d, err
+}
 
 // waitFor bounds every single wait for a leadership or a notification.
 const waitFor = 90 * time.Second
