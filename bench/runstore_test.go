@@ -196,6 +196,10 @@ var herdModes = []struct {
 func runHerd(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
 	for _, m := range herdModes {
 		for _, n := range cfg.herdNs {
+			if st.Kind == env.Consul && n > consulHerdMax {
+				logf("herd %s %d skipped: above Consul's %d (see consulHerdMax)", m.name, n, consulHerdMax)
+				continue
+			}
 			t0 := time.Now()
 			h, err := scenario.Herd(st, n, 10, cfg.herdK, cand.Opts{TTL: herdTTLs[st.Kind], Wait: m.wait})
 			if err != nil {
@@ -207,6 +211,13 @@ func runHerd(cfg config, st *env.Store, r *report.Store, fail func(string, error
 	}
 	runHerd2(cfg, st, r, fail, logf)
 }
+
+// consulHerdMax is Consul's largest herd: each elector's watch set holds
+// a blocking query, so 1,000 electors in one process ask an agent for
+// more than the 200 connections it serves a client address, and their
+// sessions were not made within 90 s (2026-11-30; on separate hosts each
+// would have its own).
+const consulHerdMax = 100
 
 // runHerd2 measures the hand-off at N = 2 in the default mode and in key
 // mode, side by side, the two herds handing over in turn, so that a change
