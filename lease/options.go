@@ -123,16 +123,14 @@ type Options struct {
 	// preempt. Default false: a healthy leader keeps the election.
 	Preempt bool
 
-	// FollowRoster makes a leader follow its election's candidate list
-	// while it leads, with one watch per held election: a request made
-	// with RequestHandover (`leasehold handover`) then reaches it, and its
-	// resign reads the list once more and passes the key to the top of
-	// the succession order as it is then. Preempt implies it. Default
-	// false, so that an elector holding thousands of elections pays no
-	// watch for them. Every leader follows its list through the
-	// elector's watch set (backends.WatchRoster), at
-	// no cost while the list stays as it is, and FollowRoster adds only
-	// that read before a resign.
+	// FollowRoster makes a leader's resign read its election's candidate
+	// list once more and pass the key to the top of the succession order
+	// as it is then; a request made with RequestHandover (`leasehold
+	// handover`) reaches a leader with or without it. Preempt implies it.
+	// Default false: a resign passes to the top of the list as last
+	// followed. Every leader follows its list through the elector's watch
+	// set (backends.WatchRoster), at no cost while the list stays as it
+	// is; FollowRoster adds only that read before a resign.
 	FollowRoster bool
 
 	// PreemptAfter is the stability window of preemption: how long, by
