@@ -37,8 +37,7 @@ and every table gives them: to the native peer, and to the store's own round tri
   successor leading, with store requests and watch notifications per failover net of the
   background keep-alives. *queue* (the default): each waiter watches the one ahead; *key*
   (` + "`lease.WaitKey`" + `): every waiter watches the leader's key. Consul's herds stop at
-  N = 100: 1,000 electors in one process hold more blocking queries than the 200 connections an
-  agent serves one client address.
+  N = 100: an agent serves a client address 200 connections, one per blocking query.
 - *Shards*: a ` + "`lease/shard`" + ` group of N members (each its own elector, client and session) and
   M shards: the cold start until balanced; one more member joining (shards moved, against the
   ideal M/(N+1), and the longest a shard went unowned); one member cut off without ` + "`Leave`" + `
