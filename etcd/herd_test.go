@@ -150,30 +150,39 @@ func settle(t *testing.T, received *atomic.Int64) int64 {
 	return last
 }
 
-// countEvents is a gRPC stream interceptor that adds to received the
-// events of each watch response its client receives.
-func countEvents(received *atomic.Int64) grpc.StreamClientInterceptor {
+// countWatch is a gRPC stream interceptor that adds to events the events
+// of each watch response its client receives, and to creates each watch
+// create it sends; either may be nil.
+func countWatch(events, creates *atomic.Int64) grpc.StreamClientInterceptor {
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 		cs, err := streamer(ctx, desc, cc, method, opts...)
 		if err != nil {
 			return nil, err
 		}
-		return eventCounter{cs, received}, nil
+		return watchCounter{cs, events, creates}, nil
 	}
 }
 
-// eventCounter counts the events of the watch responses of its stream.
-type eventCounter struct {
+// watchCounter counts the events received and the creates sent on its
+// stream.
+type watchCounter struct {
 	grpc.ClientStream
-	received *atomic.Int64
+	events, creates *atomic.Int64
 }
 
-func (c eventCounter) RecvMsg(m any) error {
+func (c watchCounter) RecvMsg(m any) error {
 	err := c.ClientStream.RecvMsg(m)
-	if resp, ok := m.(*pb.WatchResponse); ok && err == nil {
-		c.received.Add(int64(len(resp.Events)))
+	if resp, ok := m.(*pb.WatchResponse); ok && err == nil && c.events != nil {
+		c.events.Add(int64(len(resp.Events)))
 	}
 	return err
+}
+
+func (c watchCounter) SendMsg(m any) error {
+	if req, ok := m.(*pb.WatchRequest); ok && req.GetCreateRequest() != nil && c.creates != nil {
+		c.creates.Add(1)
+	}
+	return c.ClientStream.SendMsg(m)
 }
 
 // countingStore returns a Store on a client of its own, closed when t
@@ -190,7 +199,7 @@ func countingStore(t *testing.T, key string, takes, received *atomic.Int64) *bac
 		return err
 	}
 	c, err := clientv3.New(clientv3.Config{Endpoints: harness.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(count), grpc.WithChainStreamInterceptor(countEvents(received))}})
+		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(count), grpc.WithChainStreamInterceptor(countWatch(received, nil))}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
@@ -192,7 +191,7 @@ func TestWatchSetRosterBeforeWatch(t *testing.T) {
 func countedStore(t *testing.T, creates *atomic.Int64) (etcd.Driver, backends.Session) {
 	t.Helper()
 	c, err := clientv3.New(clientv3.Config{Endpoints: harness.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithChainStreamInterceptor(countCreates(creates))}})
+		DialOptions: []grpc.DialOption{grpc.WithChainStreamInterceptor(countWatch(nil, creates))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,31 +208,6 @@ func countedStore(t *testing.T, creates *atomic.Int64) (etcd.Driver, backends.Se
 	}
 	t.Cleanup(func() { _ = ss.Close(context.Background()) })
 	return s, ss
-}
-
-// countCreates is a gRPC stream interceptor that adds to creates each
-// watch create its client sends.
-func countCreates(creates *atomic.Int64) grpc.StreamClientInterceptor {
-	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-		cs, err := streamer(ctx, desc, cc, method, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return createCounter{cs, creates}, nil
-	}
-}
-
-// createCounter counts the watch creates sent on its stream.
-type createCounter struct {
-	grpc.ClientStream
-	creates *atomic.Int64
-}
-
-func (c createCounter) SendMsg(m any) error {
-	if req, ok := m.(*pb.WatchRequest); ok && req.GetCreateRequest() != nil {
-		c.creates.Add(1)
-	}
-	return c.ClientStream.SendMsg(m)
 }
 
 // rosterRequest returns a roster request of el that knows recs, read at
