@@ -58,14 +58,7 @@ func TestWatchSetRosterSeenBeforeRequest(t *testing.T) {
 	}
 	answered := func(tag uint64, el string, within time.Duration) {
 		t.Helper()
-		select {
-		case c := <-ch:
-			if !c.Roster || c.Tag != tag || c.Election != el || c.Err != nil {
-				t.Fatalf("answer %+v, want the roster answer to %q's request %d", c, el, tag)
-			}
-		case <-time.After(within):
-			t.Fatalf("no answer to %q's roster request %d within %v", el, tag, within)
-		}
+		rosterAnswered(t, ch, tag, el, within)
 	}
 	// The stream opens, and passes a change of its own.
 	ask(1, "mark")
