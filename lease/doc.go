@@ -115,9 +115,8 @@
 //
 // Preempt and FollowRoster make a resign read the roster once more before
 // it decides (one round trip), so that a candidate Candidates already
-// lists counts. A leader that does not follow its roster (on a store
-// whose WatchSet carries no rosters, without FollowRoster) says so in its
-// record, and a RequestHandover to it fails at once.
+// lists counts. Every leader follows its roster in the elector's watch
+// set, so a RequestHandover reaches it with or without them.
 //
 // # Timing
 //

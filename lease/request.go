@@ -18,9 +18,11 @@ import (
 //
 // The request is a record in the election's candidate list bound to this
 // elector's session, so it dies with the requester; it is removed when
-// RequestHandover returns. It is cooperative: the leader honours it only
-// if it follows its candidate list (Options.FollowRoster or Preempt), at
-// once, as Leadership.HandOver does. RequestHandover fails with an error
+// RequestHandover returns. It is cooperative: every leader follows its
+// candidate list through its elector's watch set and honours the request
+// at its next safe point, as Leadership.HandOver does; a leader whose
+// candidate record says it does not follow its list (no record this
+// version writes) cannot see it. RequestHandover fails with an error
 // wrapping ErrNoLeader if the election has no leader, ErrNoCandidate if
 // no candidate that may lead (and, with to, of that name) waits, one that
 // is damped or superseded (see Candidate) not counting,

@@ -96,8 +96,8 @@ type candidateValue struct {
 	// passed to it (core.Candidate.Wakes).
 	Wakes bool `json:"wakes,omitempty"`
 	// Follows says whether the candidate, once it leads, follows its
-	// roster (Options.FollowRoster or Preempt) and so sees handover
-	// requests; nil in the records of versions that did not write it.
+	// roster and so sees handover requests: always true in the records
+	// this version writes (every leader follows in its watch set).
 	Follows *bool `json:"follows,omitempty"`
 	// Request is set on the record of a `leasehold handover` request, which
 	// is no candidate.
