@@ -105,8 +105,11 @@ bench-quick: images
 # Needs Docker and the store images (make images).
 SOAK_CYCLES ?= 200
 SOAK_TIMEOUT ?= 3h
+# Runs at once (each store's elections and its shard group are a run each;
+# the longest TTL's start first).
+SOAK_PARALLEL ?= 4
 .PHONY: soak
 soak: images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
 	LEASEHOLD_FAULTS_MIXED=1 LEASEHOLD_SOAK_CYCLES=$(SOAK_CYCLES) LEASEHOLD_FAULTS_REPORT=$(CURDIR)/docs/faults.md \
-	$(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -run TestFaults -v ./integration/faults/
+	$(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -parallel $(SOAK_PARALLEL) -run TestFaults -v ./integration/faults/
