@@ -250,7 +250,8 @@ func (st *stream) Next(m received, ok bool) watchset.Batch {
 // current revision tells every change after the response's on, and the
 // stream has heard the store at that revision. A watch made again at the
 // current revision after a compaction (reread) has its request read,
-// with rereads, the Rereads of its requests.
+// with rereads, the Rereads of its requests; so does the roster watch
+// made past where it was opened from (see rostersMade).
 func (st *stream) created(w *watcher, resp *etcdserverpb.WatchResponse, rereads []watchset.Fact) watchset.Batch {
 	rev := resp.Header.GetRevision()
 	st.retried = false
@@ -261,7 +262,7 @@ func (st *stream) created(w *watcher, resp *etcdserverpb.WatchResponse, rereads 
 		w.reread = false
 		return watchset.Batch{Facts: rereads}
 	}
-	return watchset.Batch{Position: uint64(rev)}
+	return watchset.Batch{Position: uint64(rev), Facts: rereads}
 }
 
 // refused handles a watch the server refused to create. etcd checks the

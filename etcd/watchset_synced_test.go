@@ -26,7 +26,8 @@ import (
 // every 100 ms, even the changes made after it was made: the bench's
 // fresh waiter took p50 11.7 ms, p99 86 ms, to see a release. The
 // request is still answered with a change it missed: one made before its
-// watches were, after what it knows, is read (Reread).
+// watches were, after what it knows, is read (Reread). So is a roster
+// request's, on the set's roster watch.
 func TestWatchSetSynced(t *testing.T) {
 	made := &madeWatches{start: map[int64]int64{}, created: make(chan createdWatch, 16)}
 	c, err := clientv3.New(clientv3.Config{Endpoints: harness.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
@@ -88,6 +89,23 @@ func TestWatchSetSynced(t *testing.T) {
 			t.Fatalf("answer = %+v, want tag 2 with the key absent", got)
 		}
 	})
+	t.Run("Roster", func(t *testing.T) { // the set's roster watch, opened by this request
+		el := backendtest.Election(t)
+		recs, rev, err := s.List(ctx, el)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := writer.Put(ctx, "/elsewhere/"+el, "x"); err != nil {
+			t.Fatal(err)
+		}
+		made.drain()
+		set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 3, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(recs)})
+		made.await(t)
+		if _, err := ss.Join(ctx, el, []byte("b")); err != nil {
+			t.Fatal(err)
+		}
+		rosterAnswered(t, ch, 3, el, 20*time.Second)
+	})
 	made.check(t)
 }
 
@@ -126,6 +144,17 @@ func (m *madeWatches) await(t *testing.T) {
 	case <-m.created:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no watch created within 10 s")
+	}
+}
+
+// drain forgets the watches created so far.
+func (m *madeWatches) drain() {
+	for {
+		select {
+		case <-m.created:
+		default:
+			return
+		}
 	}
 }
 
