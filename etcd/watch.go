@@ -25,8 +25,12 @@ import (
 // about, not one on the adapter's prefix, so a write costs only the sets
 // that wait for it (watchset.Tracker): a WatchKey request watches its
 // leader key and term key, a WatchEntry request the entry ahead and its
-// own entry (WatchRequest.Mine: a pass to the waiter writes it), each
-// from the revision the request knows on, so that it needs no read. The
+// own entry (WatchRequest.Mine: a pass to the waiter writes it). Each
+// watch starts at the store's current revision, which etcd tells at once
+// (one from a revision at or before it etcd leaves unsynced, telling it
+// nothing until its next sync, up to 100 ms later); a request the store
+// has moved past by then is read once its watches are made (see made),
+// else it needs no read. The
 // WatchRoster requests share one watch of every election's roster,
 // opened by the first from its revision on (see rosterWatch): one that
 // knows a revision before that start watches its own roster, from it. A
@@ -231,6 +235,8 @@ func (st *stream) Next(m received, ok bool) watchset.Batch {
 		return st.created(w, resp, facts)
 	case resp.Created && w.reread:
 		return st.created(w, resp, []watchset.Fact{{What: watchset.Reread, Election: w.election, Revision: uint64(resp.Header.GetRevision()), Kind: w.role.kind()}})
+	case resp.Created && w.need != 0:
+		return st.made(w, resp)
 	case resp.Created:
 		return st.created(w, resp, nil)
 	}
@@ -244,7 +250,8 @@ func (st *stream) Next(m received, ok bool) watchset.Batch {
 // current revision tells every change after the response's on, and the
 // stream has heard the store at that revision. A watch made again at the
 // current revision after a compaction (reread) has its request read,
-// with rereads, the Rereads of its requests.
+// with rereads, the Rereads of its requests; so does the roster watch
+// made past where it was opened from (see rostersMade).
 func (st *stream) created(w *watcher, resp *etcdserverpb.WatchResponse, rereads []watchset.Fact) watchset.Batch {
 	rev := resp.Header.GetRevision()
 	st.retried = false
@@ -255,7 +262,7 @@ func (st *stream) created(w *watcher, resp *etcdserverpb.WatchResponse, rereads 
 		w.reread = false
 		return watchset.Batch{Facts: rereads}
 	}
-	return watchset.Batch{Position: uint64(rev)}
+	return watchset.Batch{Position: uint64(rev), Facts: rereads}
 }
 
 // refused handles a watch the server refused to create. etcd checks the

@@ -16,7 +16,9 @@ import (
 // events tell RosterWrites for their election (keys.Split), which the Set
 // ignores for elections it has no request of. It is opened by the first
 // roster request tracked, from that request's revision on, and so covers
-// every later request that knows a revision at or after its start; one
+// every later request that knows a revision at or after its start (made
+// at the store's current revision, as every watch, and its riders read
+// if that was past its start: see rostersMade); one
 // from before that gets a watch of its own (rosterRole), so correctness
 // never rests on its having started early enough. It ends when its last
 // rider is withdrawn, or parkFor after its last rider was answered with no
@@ -41,7 +43,7 @@ func (st *stream) ride(id uint64, el string, start int64) bool {
 	rw := &st.rosters
 	if rw.wid == 0 {
 		p := st.s.prefix + backends.RosterSegment + "/"
-		rw.wid = st.add(&watcher{role: rostersRole, key: p, end: clientv3.GetPrefixRangeEnd(p), next: start})
+		rw.wid = st.add(&watcher{role: rostersRole, key: p, end: clientv3.GetPrefixRangeEnd(p), need: start})
 		rw.from, rw.riders = start, map[uint64]string{}
 	}
 	if start != 0 && (rw.from == 0 || start < rw.from) {
@@ -80,14 +82,17 @@ func (st *stream) endRosters() {
 
 // rostersMade notes that the roster watch w was made at revision rev:
 // it tells every change from rev+1 on, if it did not know where it
-// started. Made again after a compaction (reread), it returns a Reread
-// of each request it serves.
+// started. Made again after a compaction (reread), or made, at the
+// current revision as every watch (see Track), past the revision it
+// was opened from (need), it returns a Reread of each request it serves.
 func (st *stream) rostersMade(w *watcher, rev int64) []watchset.Fact {
 	rw := &st.rosters
-	if rw.from == 0 {
+	behind := w.need != 0 && rev >= w.need
+	w.need = 0
+	if rw.from == 0 || behind { // a later request from before rev+1 needs a watch of its own
 		rw.from = rev + 1
 	}
-	if !w.reread {
+	if !w.reread && !behind {
 		return nil
 	}
 	facts := make([]watchset.Fact, 0, len(rw.riders))

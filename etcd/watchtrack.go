@@ -33,7 +33,9 @@ type watcher struct {
 	holder   string // leaderRole: the session the request knows holds the key
 	key, end string
 	next     int64
-	reread   bool // made again at the current revision, its start compacted: its request is read once it is
+	reread   bool  // made again at the current revision, its start compacted: its request is read once it is
+	need     int64 // made at the current revision for a request that needs every change from need on (see made); 0: made
+	behind   bool  // made past need: its request is read once its last watch is made (see made)
 }
 
 // kind returns the kind of request a watch of role r is for.
@@ -55,6 +57,12 @@ type pair struct{ term, held *mvccpb.KeyValue }
 // Track watches, on the stream, the keys r is about, from revision
 // from+1 (see Watch); from 0: from the current one. A roster request
 // rides the stream's roster watch if that covers it (see rosterWatch).
+// The watches it makes start at the store's current revision, not at
+// from+1: etcd tells a watch that starts at or before its current
+// revision nothing until its next sync of such watches, up to 100 ms
+// later, even the changes made after it was made; a watch that starts
+// after it is told each change at once. A request whose watches were
+// made past from+1 is read once they are (see made).
 func (st *stream) Track(id uint64, r watchset.Request, from uint64) {
 	s, el := st.s, r.Known.Election
 	start := int64(from) + 1
@@ -67,17 +75,50 @@ func (st *stream) Track(id uint64, r watchset.Request, from uint64) {
 	}
 	switch r.Kind {
 	case watchset.Wait:
-		st.watch(id, &watcher{role: leaderRole, election: el, holder: r.Known.Owner, key: s.key(el), next: start})
-		st.watch(id, &watcher{role: termRole, election: el, key: s.termKey(el), next: start})
+		st.watch(id, &watcher{role: leaderRole, election: el, holder: r.Known.Owner, key: s.key(el), need: start})
+		st.watch(id, &watcher{role: termRole, election: el, key: s.termKey(el), need: start})
 	case watchset.Gone:
-		st.watch(id, &watcher{role: aheadRole, election: el, key: s.queuePrefix(el) + r.Known.Owner, next: start})
+		st.watch(id, &watcher{role: aheadRole, election: el, key: s.queuePrefix(el) + r.Known.Owner, need: start})
 		if r.Mine.Owner != "" {
-			st.watch(id, &watcher{role: mineRole, election: el, key: s.queuePrefix(el) + r.Mine.Owner, next: start})
+			st.watch(id, &watcher{role: mineRole, election: el, key: s.queuePrefix(el) + r.Mine.Owner, need: start})
 		}
 	case watchset.Roster:
 		p := s.rosterPrefix(el)
-		st.watch(id, &watcher{role: rosterRole, election: el, key: p, end: clientv3.GetPrefixRangeEnd(p), next: start})
+		st.watch(id, &watcher{role: rosterRole, election: el, key: p, end: clientv3.GetPrefixRangeEnd(p), need: start})
 	}
+}
+
+// made notes that the server made w, one of a request's watches made at
+// the current revision (see Track), at the response's revision. The
+// watch tells the changes after that revision; if that is at or after
+// need, the changes from need to it went untold, and the request is read
+// (Reread) once its last watch is made: one read for all of them.
+func (st *stream) made(w *watcher, resp *etcdserverpb.WatchResponse) watchset.Batch {
+	rev := resp.Header.GetRevision()
+	w.behind = w.behind || rev >= w.need
+	w.need = 0
+	b := st.created(w, resp, nil)
+	ids, ok := st.byReq[w.req]
+	if !ok { // withdrawn, or answered and parked: a parked watch is not adopted unless made
+		w.behind = false
+		return b
+	}
+	behind := false
+	for _, wid := range ids {
+		o := st.watches[wid]
+		if o.need != 0 {
+			return b // the request's other watches are still to be made
+		}
+		behind = behind || o.behind
+	}
+	if !behind {
+		return b
+	}
+	for _, wid := range ids {
+		st.watches[wid].behind = false
+	}
+	b.Facts = []watchset.Fact{{What: watchset.Reread, Election: w.election, Revision: uint64(rev), Kind: w.role.kind()}}
+	return b
 }
 
 // move makes watch w, which the server ended under wid, again under a

@@ -177,7 +177,8 @@ type Request struct {
 // Set calls Track and Untrack from its goroutine, as the other methods.
 type Tracker interface {
 	// Track starts watching what r is about, under id, telling in later
-	// Batches every change made after revision from. A watch the store
+	// Batches every change made after revision from, or a Reread of r
+	// for those made before its watches were. A watch the store
 	// refuses or cannot start there ends the stream (Batch.Err).
 	Track(id uint64, r Request, from uint64)
 	// Untrack ends the watches of id, once its request is answered
