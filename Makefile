@@ -105,8 +105,8 @@ bench-quick: images
 # Needs Docker and the store images (make images).
 SOAK_CYCLES ?= 200
 SOAK_TIMEOUT ?= 3h
-# Runs at once (each store's elections and its shard group are a run each;
-# the longest TTL's start first).
+# Runs at once: each store's elections and its shard group are a run each,
+# six in all; go test's default would hold them to the number of CPUs.
 SOAK_PARALLEL ?= 4
 .PHONY: soak
 soak: images
