@@ -105,11 +105,8 @@ bench-quick: images
 # Needs Docker and the store images (make images).
 SOAK_CYCLES ?= 200
 SOAK_TIMEOUT ?= 3h
-# Runs at once: each store's elections and its shard group are a run each,
-# six in all; go test's default would hold them to the number of CPUs.
-SOAK_PARALLEL ?= 4
 .PHONY: soak
 soak: images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
 	LEASEHOLD_FAULTS_MIXED=1 LEASEHOLD_SOAK_CYCLES=$(SOAK_CYCLES) LEASEHOLD_FAULTS_REPORT=$(CURDIR)/docs/faults.md \
-	$(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -parallel $(SOAK_PARALLEL) -run TestFaults -v ./integration/faults/
+	$(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -run TestFaults -v ./integration/faults/
