@@ -14,13 +14,13 @@ const methodText = `
 
 ` + "`make bench`" + ` (module ` + "`bench/`" + `) runs leasehold side by side with each store's own
 client, the *native peer*, and valkeyrie's lock, in one run, against single-node stores in
-containers reached at their Docker bridge address. Runs share a 2-core machine with other work,
-so absolute times move from run to run; ratios between series of the same run move much less,
-and every table gives them: to the native peer, and to the store's own round trip.{turns}
+containers reached at their Docker bridge address. On a shared 2-core machine absolute times
+move from run to run; ratios between series of one run move much less, and every table gives
+them: to the native peer and to the store's own round trip.{turns}
 
 - *Store round trip*: *physical*, a writer idles 150 ms, writes a key, and a watcher on another
   connection is notified; *round trip*, one write, taken before each hand-off of the planned
-  handover series. A hand-off within a small multiple of it adds little to the store's own cost.
+  handover series.
 - *Graceful hand-off*: two candidates; the leader idles 150 ms after it won, then releases;
   from the release call to the successor's campaign returning. *Settled*: the successor waited
   150 ms; *fresh*: 0–100 ms.
@@ -145,9 +145,9 @@ func confidence(n int) string {
 	rank, lo, between, above := p99Spread(n)
 	return fmt.Sprintf("A series has %d samples at most (crashes and herds far fewer: see n). Its p99 is the nearest rank, "+
 		"the %s largest of %d; the max is the largest. The true p99 lies between the %s largest sample and the largest with "+
-		"%.0f%% probability, and above the largest with %.0f%%: a p99 of %d samples is an estimate within that spread, "+
-		"so read it with its max beside it, and take two p99s as different only when they differ by more than that spread.\n",
-		n, ordinal(rank), n, ordinal(lo), 100*between, 100*above, n)
+		"%.0f%% probability, and above the largest with %.0f%%: read a p99 with its max beside it, and take two p99s as "+
+		"different only when they differ by more than that spread.\n",
+		n, ordinal(rank), n, ordinal(lo), 100*between, 100*above)
 }
 
 // confidenceOf says what confidence says for the p99 of the n samples of
