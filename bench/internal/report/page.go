@@ -60,7 +60,7 @@ func Page(pic string, runs ...*Results) string {
 		fmt.Fprintf(&b, "\n![Graceful hand-off latency](%s)\n", pic)
 	}
 	b.WriteString(method(runs))
-	b.WriteString(body.String())
+	b.WriteString(oneRun(body.String(), used))
 	runErrors(&b, used)
 	return b.String()
 }
@@ -100,7 +100,16 @@ func when(rfc3339 string) string {
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
-// from says which run a table shows, when the page shows several.
+// oneRun drops from body the lines that say which run a table shows
+// (see from) if every table shows the same one, which the header names.
+func oneRun(body string, used []*Results) string {
+	if len(used) != 1 {
+		return body
+	}
+	return strings.ReplaceAll(body, fmt.Sprintf("Run of %s.\n\n", when(used[0].Started)), "")
+}
+
+// from says which run a table shows, when the runs given are several.
 func from(b *strings.Builder, runs []*Results, r *Results) {
 	n := 0
 	for _, x := range runs {

@@ -87,6 +87,19 @@ func TestPageTables(t *testing.T) {
 	}
 }
 
+// TestPageOneRun: a page whose tables all come from one run, of several
+// given, does not say before each table which run it shows.
+func TestPageOneRun(t *testing.T) {
+	empty := &Results{Mode: "quick", Started: "2026-01-01T10:00:00Z", Commit: "aaa", Stores: []*Store{{Name: "etcd", TTL: "2s"}}}
+	r := &Results{Mode: "full", Started: "2026-01-02T10:00:00Z", Commit: "bbb", Stores: []*Store{{Name: "etcd", TTL: "2s",
+		Physical: lat(200, 1, 2),
+		Handoff:  []Handoff{{Lib: "leasehold", Variant: "settled", Latency: lat(200, 2, 4)}}}}}
+	page := Page("", empty, r)
+	if strings.Contains(page, "Run of ") || !strings.Contains(page, "| etcd | settled | 200 | 2.00 · 4.00 · 5.00") {
+		t.Errorf("a page of one run's tables names its run before a table, or lacks the table:\n%s", page)
+	}
+}
+
 // TestConfidence: a p99 of 200 samples is the 3rd largest; the true p99
 // lies between the 6th largest and the largest with 85% probability
 // (binomial), above the largest with 13% (0.99^200).
