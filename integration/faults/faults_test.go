@@ -126,9 +126,8 @@ func TestFaults(t *testing.T) {
 // runMixed runs, for every selected backend, every fault kind (client and
 // store) rotating on one 3-node store cluster; the backends run in
 // parallel, as many at once as go test's -parallel allows (by default the
-// number of CPUs: on a 2-core machine, two of the six runs; a soak of four
-// at once there had timing violations that two at once did not). This is the
-// soak's mode (LEASEHOLD_FAULTS_MIXED=1).
+// number of CPUs: on a 2-core machine, two of the six runs at once). This
+// is the soak's mode (LEASEHOLD_FAULTS_MIXED=1).
 func runMixed(t *testing.T, want map[string]bool, bin string) {
 	kinds := usable(t, kindsSelected(allFaultKinds))
 	groupKinds := kindsSelected(slices.Concat(kinds, shardKinds))
