@@ -154,33 +154,50 @@ func settle(t *testing.T, received *atomic.Int64) int64 {
 // of each watch response its client receives, and to creates each watch
 // create it sends; either may be nil.
 func countWatch(events, creates *atomic.Int64) grpc.StreamClientInterceptor {
+	return watchTap(func(_ int64, r *pb.WatchRequest) {
+		if creates != nil && r.GetCreateRequest() != nil {
+			creates.Add(1)
+		}
+	}, func(_ int64, r *pb.WatchResponse) {
+		if events != nil {
+			events.Add(int64(len(r.Events)))
+		}
+	})
+}
+
+// watchTap is a gRPC stream interceptor that calls sent with each watch
+// request its client sends and got with each watch response it
+// receives, each with its stream's number (1 for the first opened).
+func watchTap(sent func(stream int64, r *pb.WatchRequest), got func(stream int64, r *pb.WatchResponse)) grpc.StreamClientInterceptor {
+	var streams atomic.Int64
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 		cs, err := streamer(ctx, desc, cc, method, opts...)
 		if err != nil {
 			return nil, err
 		}
-		return watchCounter{cs, events, creates}, nil
+		return tapped{cs, streams.Add(1), sent, got}, nil
 	}
 }
 
-// watchCounter counts the events received and the creates sent on its
-// stream.
-type watchCounter struct {
+// tapped is one stream of watchTap.
+type tapped struct {
 	grpc.ClientStream
-	events, creates *atomic.Int64
+	n    int64
+	sent func(int64, *pb.WatchRequest)
+	got  func(int64, *pb.WatchResponse)
 }
 
-func (c watchCounter) RecvMsg(m any) error {
+func (c tapped) RecvMsg(m any) error {
 	err := c.ClientStream.RecvMsg(m)
-	if resp, ok := m.(*pb.WatchResponse); ok && err == nil && c.events != nil {
-		c.events.Add(int64(len(resp.Events)))
+	if resp, ok := m.(*pb.WatchResponse); ok && err == nil {
+		c.got(c.n, resp)
 	}
 	return err
 }
 
-func (c watchCounter) SendMsg(m any) error {
-	if req, ok := m.(*pb.WatchRequest); ok && req.GetCreateRequest() != nil && c.creates != nil {
-		c.creates.Add(1)
+func (c tapped) SendMsg(m any) error {
+	if req, ok := m.(*pb.WatchRequest); ok {
+		c.sent(c.n, req)
 	}
 	return c.ClientStream.SendMsg(m)
 }

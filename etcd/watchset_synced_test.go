@@ -29,9 +29,9 @@ import (
 // watches were, after what it knows, is read (Reread). So is a roster
 // request's, on the set's roster watch.
 func TestWatchSetSynced(t *testing.T) {
-	made := &madeWatches{start: map[int64]int64{}, created: make(chan createdWatch, 16)}
+	made := &madeWatches{start: map[int64]int64{}, created: make(chan struct{}, 16)}
 	c, err := clientv3.New(clientv3.Config{Endpoints: harness.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithChainStreamInterceptor(made.intercept)}})
+		DialOptions: []grpc.DialOption{grpc.WithChainStreamInterceptor(made.intercept())}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,26 +115,41 @@ func TestWatchSetSynced(t *testing.T) {
 // starts at or before it is one etcd leaves unsynced.
 type madeWatches struct {
 	mu       sync.Mutex
-	start    map[int64]int64 // a create's StartRevision, by stream and watch ID (see key)
-	stream   int64
+	start    map[int64]int64 // a create's StartRevision, by stream and watch ID (see streamWatch)
 	unsynced []string
-	created  chan createdWatch
+	created  chan struct{}
 }
 
-// createdWatch is one created response: the watch's start and the
-// store's revision.
-type createdWatch struct{ start, rev int64 }
+// intercept is the client's stream interceptor (watchTap).
+func (m *madeWatches) intercept() grpc.StreamClientInterceptor {
+	return watchTap(m.sent, m.got)
+}
 
-func (m *madeWatches) intercept(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	cs, err := streamer(ctx, desc, cc, method, opts...)
-	if err != nil {
-		return nil, err
+// streamWatch names watch wid of stream n.
+func streamWatch(n, wid int64) int64 { return n<<32 | wid }
+
+func (m *madeWatches) sent(n int64, r *pb.WatchRequest) {
+	if c := r.GetCreateRequest(); c != nil {
+		m.mu.Lock()
+		m.start[streamWatch(n, c.WatchId)] = c.StartRevision
+		m.mu.Unlock()
 	}
+}
+
+func (m *madeWatches) got(n int64, r *pb.WatchResponse) {
+	if !r.Created {
+		return
+	}
+	rev := r.Header.GetRevision()
 	m.mu.Lock()
-	m.stream++
-	n := m.stream
+	if start := m.start[streamWatch(n, r.WatchId)]; start != 0 && start <= rev {
+		m.unsynced = append(m.unsynced, fmt.Sprintf("watch %d made from revision %d at revision %d", r.WatchId, start, rev))
+	}
 	m.mu.Unlock()
-	return madeStream{cs, m, n}, nil
+	select {
+	case m.created <- struct{}{}:
+	default:
+	}
 }
 
 // await waits for the next watch created, within 10 s.
@@ -166,41 +181,4 @@ func (m *madeWatches) check(t *testing.T) {
 	for _, u := range m.unsynced {
 		t.Errorf("%s: etcd tells it nothing until its next sync of unsynced watches (every 100 ms)", u)
 	}
-}
-
-// madeStream is one watch stream of madeWatches, number n.
-type madeStream struct {
-	grpc.ClientStream
-	m *madeWatches
-	n int64
-}
-
-func (s madeStream) key(wid int64) int64 { return s.n<<32 | wid }
-
-func (s madeStream) SendMsg(msg any) error {
-	if r, ok := msg.(*pb.WatchRequest); ok && r.GetCreateRequest() != nil {
-		c := r.GetCreateRequest() // on a watch stream, not a lease keepalive's
-		s.m.mu.Lock()
-		s.m.start[s.key(c.WatchId)] = c.StartRevision
-		s.m.mu.Unlock()
-	}
-	return s.ClientStream.SendMsg(msg)
-}
-
-func (s madeStream) RecvMsg(msg any) error {
-	err := s.ClientStream.RecvMsg(msg)
-	if r, ok := msg.(*pb.WatchResponse); ok && err == nil && r.Created {
-		rev := r.Header.GetRevision()
-		s.m.mu.Lock()
-		start := s.m.start[s.key(r.WatchId)]
-		if start != 0 && start <= rev {
-			s.m.unsynced = append(s.m.unsynced, fmt.Sprintf("watch %d made from revision %d at revision %d", r.WatchId, start, rev))
-		}
-		s.m.mu.Unlock()
-		select {
-		case s.m.created <- createdWatch{start, rev}:
-		default:
-		}
-	}
-	return err
 }
