@@ -101,7 +101,9 @@ bench-quick: images
 
 # The fault suite in soak mode: LEASEHOLD_SOAK_CYCLES fault cycles per
 # backend (default 200), bounded by SOAK_TIMEOUT; writes docs/faults.md and
-# its timeline picture docs/faults.png.
+# its timeline picture docs/faults.png. Its six runs go three at once, the
+# longest first (LEASEHOLD_SOAK_PARALLEL; -parallel lets them all wait
+# for their turn).
 # Needs Docker and the store images (make images).
 SOAK_CYCLES ?= 200
 SOAK_TIMEOUT ?= 3h
@@ -109,4 +111,4 @@ SOAK_TIMEOUT ?= 3h
 soak: images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
 	LEASEHOLD_FAULTS_MIXED=1 LEASEHOLD_SOAK_CYCLES=$(SOAK_CYCLES) LEASEHOLD_FAULTS_REPORT=$(CURDIR)/docs/faults.md \
-	$(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -run TestFaults -v ./integration/faults/
+	$(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -parallel 8 -run TestFaults -v ./integration/faults/

@@ -116,6 +116,8 @@
 //	LEASEHOLD_FAULTS_MIXED=1         every kind, client and store, rotating on one
 //	                                 3-node cluster per backend, the backends in
 //	                                 parallel (make soak)
+//	LEASEHOLD_SOAK_PARALLEL=3        how many of those runs go at once, the longest first
+//	                                 (with go test -parallel at least the number of runs)
 //	LEASEHOLD_FAULTS_STORE=off       no store-fault runs (or a comma-separated
 //	                                 subset of the backends; unset: all)
 //	LEASEHOLD_FAULTS_BACKENDS=etcd   a comma-separated subset of etcd,zookeeper,consul

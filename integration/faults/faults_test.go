@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -124,10 +125,11 @@ func TestFaults(t *testing.T) {
 }
 
 // runMixed runs, for every selected backend, every fault kind (client and
-// store) rotating on one 3-node store cluster; the backends run in
-// parallel, as many at once as go test's -parallel allows (by default the
-// number of CPUs: on a 2-core machine, two of the six runs at once). This
-// is the soak's mode (LEASEHOLD_FAULTS_MIXED=1).
+// store) rotating on one 3-node store cluster: its elections and its
+// shard group, each a run of its own. The runs go at once, as many as
+// LEASEHOLD_SOAK_PARALLEL says (3 by default), the longest first: Consul's
+// (TTL 10 s) before the others, elections before shard groups (turns).
+// This is the soak's mode (LEASEHOLD_FAULTS_MIXED=1).
 func runMixed(t *testing.T, want map[string]bool, bin string) {
 	kinds := usable(t, kindsSelected(allFaultKinds))
 	groupKinds := kindsSelected(slices.Concat(kinds, shardKinds))
@@ -135,20 +137,27 @@ func runMixed(t *testing.T, want map[string]bool, bin string) {
 		t.Fatalf("LEASEHOLD_FAULTS_KINDS=%q selects no fault kind", os.Getenv("LEASEHOLD_FAULTS_KINDS"))
 	}
 	groups := shardsSelected(want)
+	type mixedRun struct {
+		name string
+		run  func(t *testing.T)
+	}
+	var runs []mixedRun
+	for _, b := range slices.SortedStableFunc(slices.Values(allBackends), func(a, b backend) int { return cmp.Compare(b.ttl, a.ttl) }) {
+		if want[b.name] && !onlyShards() && len(kinds) > 0 {
+			runs = append(runs, mixedRun{b.name, func(t *testing.T) { runBackend(t, b, bin, b.cluster(t), kinds) }})
+		}
+		if groups[b.name] && len(groupKinds) > 0 {
+			runs = append(runs, mixedRun{b.name + "-shards", func(t *testing.T) { runShards(t, b, bin, b.cluster(t), groupKinds) }})
+		}
+	}
 	t.Run("mixed", func(t *testing.T) {
-		for _, b := range allBackends {
-			if groups[b.name] && len(groupKinds) > 0 {
-				t.Run(b.name+"-shards", func(t *testing.T) {
-					t.Parallel()
-					runShards(t, b, bin, b.cluster(t), groupKinds)
-				})
-			}
-			if want[b.name] && !onlyShards() && len(kinds) > 0 {
-				t.Run(b.name, func(t *testing.T) {
-					t.Parallel()
-					runBackend(t, b, bin, b.cluster(t), kinds)
-				})
-			}
+		tr := newTurns(t, len(runs), soakParallel(t))
+		for i, r := range runs {
+			t.Run(r.name, func(t *testing.T) {
+				t.Parallel()
+				defer tr.take(i)()
+				r.run(t)
+			})
 		}
 	})
 }
