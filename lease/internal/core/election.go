@@ -57,7 +57,8 @@ type election struct {
 	line line // queue mode: the place in the election's queue (queue.go)
 
 	inflight bool // the phase's call is in flight
-	canceled bool // the campaign was canceled while a Create was in flight
+	canceled bool // the campaign was canceled while a Create was in flight, or unsure
+	unsure   bool // creating: the last Create failed with an unknown outcome (it may have made the key)
 	toWakes  bool // yielding and after: the target wakes in line when passed the key
 	damped   bool // campaigning while damped, until dampEnd
 }
@@ -91,8 +92,8 @@ func (m *Machine) Cancel(now time.Time, name string) {
 		m.handOff(name, e, "")
 	case e.phase == leading:
 		m.resignLeading(now, name, e)
-	case e.phase == creating && e.inflight, e.phase == clearing:
-		e.canceled = true
+	case e.phase == creating && (e.inflight || e.unsure), e.phase == clearing:
+		e.canceled = true // a key it may have made is deleted (Created)
 	default:
 		m.forget(name, ErrCanceled)
 	}
@@ -107,6 +108,9 @@ func (m *Machine) Resign(now time.Time, name string) { m.Cancel(now, name) }
 func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Record, err error) {
 	m.Tick(now)
 	e := m.result(name, op)
+	if e != nil {
+		e.unsure = err != nil && unknownOutcome(err)
+	}
 	switch {
 	case e == nil:
 	case err == nil && e.canceled:
@@ -324,7 +328,7 @@ func (m *Machine) onSessionLost(now time.Time, name string, e *election, cause e
 	case e.canceled:
 		m.forget(name, ErrCanceled)
 	case e.phase == creating, e.phase == clearing: // a key of this session goes with it
-		e.phase, e.inflight, e.retryAt, e.token = needSession, false, time.Time{}, 0
+		e.phase, e.inflight, e.retryAt, e.token, e.unsure = needSession, false, time.Time{}, 0, false
 		delete(m.due, name)
 		e.lastErr = cause
 	}
