@@ -184,9 +184,13 @@ func runShards(t *testing.T, b backend, bin string, store *stores.Cluster, kinds
 }
 
 // awaitBalanced waits until every shard is written to by a live member
-// and each live member writes to ⌊M/N⌋ or ⌈M/N⌉ shards, or fails the test
-// after a generous bound (check f judges the real bound).
+// since the wait began, and each live member writes to ⌊M/N⌋ or ⌈M/N⌉
+// shards, or fails the test after a generous bound (check f judges the
+// real bound). A write from before the wait does not count: an owner
+// that stopped just before a heal would still look like one for
+// groupFresh, and the next fault would start on a shard without an owner.
 func (sr *shardRun) awaitBalanced() {
+	since := time.Now()
 	bound := 3*(sr.b.ttl+sr.b.recovery) + 3*sr.b.ttl + 30*time.Second
 	if sr.store != nil {
 		bound += 3 * (sr.b.storeRecovery + sr.b.restartRecovery)
@@ -196,7 +200,7 @@ func (sr *shardRun) awaitBalanced() {
 	tick := time.NewTicker(groupEvery / 2)
 	defer tick.Stop()
 	for {
-		counts, all := sr.fence.acting()
+		counts, all := sr.fence.acting(since)
 		if all && balancedCounts(counts, sr.c.cands) {
 			return
 		}
@@ -233,7 +237,7 @@ func balancedCounts(counts map[string]int, running map[string]*candidate) bool {
 // target returns the running member acting on the most shards (the
 // lowest id on a tie).
 func (sr *shardRun) target() *candidate {
-	counts, _ := sr.fence.acting()
+	counts, _ := sr.fence.acting(time.Time{})
 	ids := slices.Sorted(maps.Keys(sr.c.cands))
 	slices.SortStableFunc(ids, func(a, b string) int { return counts[b] - counts[a] })
 	return sr.c.cands[ids[0]]
@@ -323,13 +327,13 @@ func (f *shardFence) admit(s int, member string) {
 }
 
 // acting returns how many shards each member had a write admitted to
-// within groupFresh, and whether every shard had one.
-func (f *shardFence) acting() (map[string]int, bool) {
+// within groupFresh and after since, and whether every shard had one.
+func (f *shardFence) acting(since time.Time) (map[string]int, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	counts, all := map[string]int{}, true
 	for _, a := range f.last {
-		if a.member == "" || time.Since(a.at) > groupFresh {
+		if a.member == "" || time.Since(a.at) > groupFresh || a.at.Before(since) {
 			all = false
 			continue
 		}
