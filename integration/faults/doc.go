@@ -130,6 +130,7 @@
 //	LEASEHOLD_FAULTS_REPORT=docs/faults.md   where to write the markdown report (and
 //	                                 the timeline, docs/faults.png)
 //	LEASEHOLD_FAULTS_KEEP=/tmp/dir   keep every run's histories and candidate logs there
+//	                                 (unset: a failed run's are kept under os.TempDir)
 //	LEASEHOLD_FAULTS_SHARDS=off      no shard-group runs (or a comma-separated subset of
 //	                                 the backends; "only": the shard groups alone, no
 //	                                 election runs; unset: etcd and ZooKeeper, or in a

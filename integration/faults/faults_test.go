@@ -341,17 +341,28 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 
 // keep copies the run's histories and candidate logs to
 // LEASEHOLD_FAULTS_KEEP, if set, when the test ends: a run that failed
-// part way (no leader came) is kept too, as it stood then.
+// part way (no leader came) is kept too, as it stood then. Without it, a
+// run that failed is kept in a new directory under os.TempDir, and the
+// test log says where: a soak's violation can be read without a rerun.
 func keep(t *testing.T, name, dir string) {
-	k := os.Getenv("LEASEHOLD_FAULTS_KEEP")
-	if k == "" {
-		return
-	}
 	t.Cleanup(func() { // before dir's own cleanup, made earlier, removes it
+		k := os.Getenv("LEASEHOLD_FAULTS_KEEP")
+		if k == "" {
+			if !t.Failed() {
+				return
+			}
+			var err error
+			if k, err = os.MkdirTemp("", "leasehold-faults-"); err != nil {
+				t.Errorf("keep the failed run's histories and logs: %v", err)
+				return
+			}
+		}
 		dst := filepath.Join(k, strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(name))
 		if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
 			t.Errorf("keep the run's histories and logs: %v", err)
+			return
 		}
+		t.Logf("%s: histories and candidate logs kept in %s", name, dst)
 	})
 }
 
