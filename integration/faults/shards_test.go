@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -17,6 +18,8 @@ import (
 	"github.com/leasehold/leasehold/fencing"
 	"github.com/leasehold/leasehold/integration/history"
 	"github.com/leasehold/leasehold/integration/stores"
+	"github.com/leasehold/leasehold/lease"
+	"github.com/leasehold/leasehold/lease/shard"
 )
 
 // Shard groups (package lease/shard) under the same faults: groupMembers
@@ -146,7 +149,12 @@ func runShards(t *testing.T, b backend, bin string, store *stores.Cluster, kinds
 	if os.Getenv("LEASEHOLD_FAULTS_DEBUG") != "" {
 		args = append(args, "-debug")
 	}
-	r := &run{t: t, b: b, ran: map[string]int{}, start: time.Now(), store: store}
+	obs, err := lease.New(b.observer(t, addrs), lease.Options{TTL: b.ttl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = obs.Close(context.Background()) })
+	r := &run{t: t, b: b, obs: obs, ran: map[string]int{}, start: time.Now(), store: store}
 	r.c = newCluster(t, bin, addrs, args)
 	keep(t, name, r.c.dir)
 	drvPath := filepath.Join(r.c.dir, "driver.jsonl")
@@ -207,10 +215,25 @@ func (sr *shardRun) awaitBalanced() {
 		select {
 		case <-tick.C:
 		case <-deadline.C:
-			sr.t.Fatalf("the group is not balanced over %d members within %v: acting %v (all shards: %t)\n%s",
-				len(sr.c.cands), bound, counts, all, sr.c.logs())
+			sr.t.Fatalf("the group is not balanced over %d members within %v: acting %v (all shards: %t)\n%s%s",
+				len(sr.c.cands), bound, counts, all, sr.idleKeys(since), sr.c.logs())
 		}
 	}
+}
+
+// idleKeys renders, for each shard without a write since since, its
+// leader key as the store shows it now: held by a session no member acts
+// for, or free with no member taking it.
+func (sr *shardRun) idleKeys(since time.Time) string {
+	var b strings.Builder
+	for _, s := range sr.fence.idle(since) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		li, err := sr.obs.Leader(ctx, shard.Election(group, s, groupShards))
+		cancel()
+		fmt.Fprintf(&b, "shard %d without an owner: key held by %q, session %q, token %d (read error: %v)\n",
+			s, li.Identity, li.Session, li.Token, err)
+	}
+	return b.String()
 }
 
 // balancedCounts reports whether counts (shards acting, by member) give
@@ -324,6 +347,20 @@ func (f *shardFence) admit(s int, member string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.last[s] = admission{member, time.Now()}
+}
+
+// idle returns the shards without a write admitted within groupFresh and
+// after since.
+func (f *shardFence) idle(since time.Time) []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []int
+	for s, a := range f.last {
+		if a.member == "" || time.Since(a.at) > groupFresh || a.at.Before(since) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // acting returns how many shards each member had a write admitted to
