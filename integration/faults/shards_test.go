@@ -349,6 +349,12 @@ func (f *shardFence) admit(s int, member string) {
 	f.last[s] = admission{member, time.Now()}
 }
 
+// fresh reports whether a is a write admitted within groupFresh and after
+// since.
+func (a admission) fresh(since time.Time) bool {
+	return a.member != "" && time.Since(a.at) <= groupFresh && !a.at.Before(since)
+}
+
 // idle returns the shards without a write admitted within groupFresh and
 // after since.
 func (f *shardFence) idle(since time.Time) []int {
@@ -356,7 +362,7 @@ func (f *shardFence) idle(since time.Time) []int {
 	defer f.mu.Unlock()
 	var out []int
 	for s, a := range f.last {
-		if a.member == "" || time.Since(a.at) > groupFresh || a.at.Before(since) {
+		if !a.fresh(since) {
 			out = append(out, s)
 		}
 	}
@@ -370,7 +376,7 @@ func (f *shardFence) acting(since time.Time) (map[string]int, bool) {
 	defer f.mu.Unlock()
 	counts, all := map[string]int{}, true
 	for _, a := range f.last {
-		if a.member == "" || time.Since(a.at) > groupFresh || a.at.Before(since) {
+		if !a.fresh(since) {
 			all = false
 			continue
 		}
