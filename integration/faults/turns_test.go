@@ -41,12 +41,18 @@ func newTurns(t *testing.T, n, slots int) *turns {
 		t.Logf("soak: %d runs, go test -parallel %d: runs start in go test's order, %d at once", n, p, p)
 		return nil
 	}
+	t.Logf("soak: %d runs, %d at once, the longest first", n, slots)
+	return makeTurns(n, slots)
+}
+
+// makeTurns returns the turns of n runs, slots at once, run 0's turn
+// come.
+func makeTurns(n, slots int) *turns {
 	tr := &turns{slots: make(chan struct{}, slots), next: make([]chan struct{}, n+1)}
 	for i := range tr.next {
 		tr.next[i] = make(chan struct{})
 	}
 	close(tr.next[0])
-	t.Logf("soak: %d runs, %d at once, the longest first", n, slots)
 	return tr
 }
 
@@ -66,11 +72,7 @@ func (tr *turns) take(i int) (release func()) {
 // slots at once, whatever order they ask in.
 func TestTurns(t *testing.T) {
 	const n, slots = 5, 2
-	tr := &turns{slots: make(chan struct{}, slots), next: make([]chan struct{}, n+1)}
-	for i := range tr.next {
-		tr.next[i] = make(chan struct{})
-	}
-	close(tr.next[0])
+	tr := makeTurns(n, slots)
 	took := make(chan int, n)
 	releases := make(chan func(), n)
 	for i := n - 1; i >= 0; i-- { // ask in reverse order
