@@ -70,6 +70,7 @@ package core
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -294,12 +295,21 @@ func (m *Machine) emit(a Action) {
 func (m *Machine) Tick(now time.Time) {
 	m.recs.now = now // for the candidate records (see follow)
 	m.tickSession(now)
+	var due []string
 	for name, e := range m.due {
 		if !now.Before(e.retryAt) {
-			delete(m.due, name)
-			e.retryAt = time.Time{}
-			m.resume(now, name, e)
+			due = append(due, name)
 		}
+	}
+	slices.Sort(due)
+	for _, name := range due {
+		e := m.due[name]
+		if e == nil {
+			continue
+		}
+		delete(m.due, name)
+		e.retryAt = time.Time{}
+		m.resume(now, name, e)
 	}
 	m.tickPolicies(now)
 	m.tickCleanups(now)

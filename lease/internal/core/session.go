@@ -55,8 +55,8 @@ func (m *Machine) SessionCreated(now time.Time, epoch uint64, id string, ttl tim
 	m.sess = session{state: live, epoch: epoch, id: id, ttl: ttl, granted: granted,
 		deadline: sentAt.Add(m.cfg.Hold(ttl)), nextRenew: m.cfg.RenewAt(sentAt, now.Sub(sentAt), ttl)}
 	m.Tick(now)
-	for name, e := range m.els {
-		if e.phase == needSession {
+	for _, name := range m.names() {
+		if e := m.els[name]; e.phase == needSession {
 			m.create(now, name, e)
 		}
 	}
@@ -171,8 +171,8 @@ func (m *Machine) wantSession() bool {
 	return false
 }
 
-// sessionLost ends the current session: leaderships on it are lost, and
-// campaigns go on with a new session. The old one is closed so that its
+// sessionLost ends the current session: leaderships on it are lost, in
+// name order, and campaigns go on with a new session. The old one is closed so that its
 // keys go before the store expires it: a Margin later if its holder's
 // deadline passed (cause ErrRenewDeadline), so that the holder's work
 // has the margin to stop before another can lead, and at once otherwise.
@@ -184,8 +184,10 @@ func (m *Machine) sessionLost(now time.Time, cause error) {
 	m.closeSessionAt(now, at, m.sess.epoch, m.sess.granted)
 	m.sess = session{epoch: m.sess.epoch, retryAt: now}
 	m.lineLost()
-	for name, e := range m.els {
-		m.onSessionLost(now, name, e, cause)
+	for _, name := range m.names() {
+		if e := m.els[name]; e != nil {
+			m.onSessionLost(now, name, e, cause)
+		}
 	}
 	m.tickSession(now)
 }
