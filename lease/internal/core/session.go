@@ -172,10 +172,11 @@ func (m *Machine) wantSession() bool {
 }
 
 // sessionLost ends the current session: leaderships on it are lost, in
-// name order, and campaigns go on with a new session. The old one is closed so that its
-// keys go before the store expires it: a Margin later if its holder's
-// deadline passed (cause ErrRenewDeadline), so that the holder's work
-// has the margin to stop before another can lead, and at once otherwise.
+// name order, and campaigns go on with a new session. The old one is
+// closed so that its keys go before the store expires it: a Margin later
+// if its holder's deadline passed (cause ErrRenewDeadline), so that the
+// holder's work has the margin to stop before another can lead, and at
+// once otherwise.
 func (m *Machine) sessionLost(now time.Time, cause error) {
 	at := now
 	if errors.Is(cause, ErrRenewDeadline) {
