@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/hashicorp/consul/api"
@@ -187,7 +188,11 @@ func (st *stream) Events() <-chan struct{} { return st.sig }
 const readAll = math.MaxUint64
 
 // Next takes the hub's news: its error, or the Facts of the keys written
-// since the stream's last view.
+// since the stream's last view, and of the armed requests (see Read) that
+// the new view reaches. A request still ahead of the new view stays
+// armed: a server that lagged can answer with an index below what a
+// request knows, and the key may then be written and deleted before the
+// next view, which would not show it among the keys that differ.
 func (st *stream) Next(struct{}, bool) watchset.Batch {
 	st.h.mu.Lock()
 	v, err := st.h.view, st.err
@@ -197,6 +202,13 @@ func (st *stream) Next(struct{}, bool) watchset.Batch {
 	prev, armed := st.cur, st.armed
 	if err == nil && v.seq > prev.seq {
 		st.cur, st.armed = v, nil
+		armed = slices.DeleteFunc(slices.Clone(armed), func(r watchset.Request) bool {
+			if r.Known.Revision > v.index {
+				st.armed = append(st.armed, r)
+				return true
+			}
+			return false
+		})
 	}
 	st.mu.Unlock()
 	switch {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/consul/api"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/internal/watchset"
 )
 
@@ -63,4 +64,34 @@ func TestStreamRereadsLaterRequest(t *testing.T) {
 	if len(b.Facts) != 1 || b.Facts[0].What != watchset.LeaderState || b.Facts[0].Revision != 64 || b.Facts[0].Record.Exists() {
 		t.Fatalf("next %+v, want the key's state at 64, absent", b)
 	}
+}
+
+// TestStreamKeepsRequestAheadOfView: a request that knows a later state
+// than the stream's view stays armed through a next view that is still
+// older than what it knows (a server that lagged, or an answer read
+// before the request's write), and is read again in the first view that
+// reaches it, though its key was written and deleted between the views.
+// The fault soak lost such requests: a member's queue entries, made and
+// then deleted with its old session while its query waited on a server
+// cut off from its peers, were never reported gone, and its shards
+// stayed without an owner until the group's next write.
+func TestStreamKeepsRequestAheadOfView(t *testing.T) {
+	s := &store{prefix: "p/"}
+	h := &hub{s: s}
+	st := h.Open(context.Background()).(*stream)
+	h.view = view{}.next(listing{index: 56})
+	st.Next(struct{}{}, true)
+	gone := watchset.Request{Kind: watchset.Gone, Known: backends.Record{Election: "a", Owner: "s1", Token: 70, Revision: 70}}
+	st.Read(context.Background(), []watchset.Request{gone})
+	h.view = h.view.next(listing{index: 60}) // a lagging answer: the entry is yet to come
+	st.Next(struct{}{}, true)
+	// The entry is written at 70 and deleted at 75, between the views.
+	h.view = h.view.next(listing{index: 80})
+	b := st.Next(struct{}{}, true)
+	for _, f := range b.Facts {
+		if f.What == watchset.EntryState && f.Revision == 80 && f.Record.Owner == "s1" && f.Record.Token == 0 {
+			return
+		}
+	}
+	t.Fatalf("next %+v, want the entry's state at 80, absent", b)
 }
