@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 
 	"github.com/hashicorp/consul/api"
@@ -202,13 +201,15 @@ func (st *stream) Next(struct{}, bool) watchset.Batch {
 	prev, armed := st.cur, st.armed
 	if err == nil && v.seq > prev.seq {
 		st.cur, st.armed = v, nil
-		armed = slices.DeleteFunc(slices.Clone(armed), func(r watchset.Request) bool {
+		var reached []watchset.Request
+		for _, r := range armed {
 			if r.Known.Revision > v.index {
 				st.armed = append(st.armed, r)
-				return true
+			} else {
+				reached = append(reached, r)
 			}
-			return false
-		})
+		}
+		armed = reached
 	}
 	st.mu.Unlock()
 	switch {

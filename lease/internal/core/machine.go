@@ -288,8 +288,8 @@ func (m *Machine) emit(a Action) {
 }
 
 // Tick advances the machine to now: it ends a session whose deadline
-// passed, sends renewals that are due, retries failed calls and fires the
-// policies' timers (preemption, yield timeout, end of damping). Every other
+// passed, sends renewals that are due, retries failed calls (in name
+// order) and fires the policies' timers (preemption, yield timeout, end of damping). Every other
 // method ticks first, so a result that arrives after the deadline cannot
 // make a leader.
 func (m *Machine) Tick(now time.Time) {
