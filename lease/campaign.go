@@ -27,28 +27,6 @@ type campaignResult struct {
 
 func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l, err} }
 
-// win is a campaign won in the loop's current turn, with its Leadership.
-type win struct {
-	c *campaign
-	l *Leadership
-}
-
-// answerWins hands each campaign won in this turn of the loop its
-// Leadership, after the turn's actions have been carried out and just
-// before the loop waits. The campaign's goroutine is then the last one
-// the turn woke, which Go's scheduler runs first when the loop waits:
-// Campaign returns without waiting behind the goroutines that the win's
-// own actions started (its key's watch, its renewals). It changes no
-// outcome: the Leadership is the elector's from elected on, and no other
-// call of the loop's runs in between.
-func (e *LeaseElector) answerWins() {
-	for _, w := range e.wins {
-		w.c.finish(w.l, nil)
-	}
-	clear(e.wins)
-	e.wins = e.wins[:0]
-}
-
 // Campaign blocks until this elector leads election, ctx ends, or the
 // elector closes. Leadership is a compare-and-swap create of the election's
 // leader key bound to the elector's session, tried at once; while another
@@ -158,7 +136,7 @@ func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 	e.opts.Metrics.Leading(name, true)
 	if c != nil {
 		e.opts.Metrics.Acquired(name, time.Since(c.start))
-		e.wins = append(e.wins, win{c, l})
+		c.finish(l, nil)
 	}
 	e.log.Info("leadership won", "election", name, "token", rec.Token, "session", rec.Owner)
 	e.followInSet(name, l)

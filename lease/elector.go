@@ -58,7 +58,6 @@ type LeaseElector struct {
 	set       backends.WatchSet        // made at the first Wait
 	tags      uint64                   // the last tag of a request in set
 	ready     []chan awaited           // AwaitSession calls
-	wins      []win                    // campaigns won in the loop's turn (answerWins)
 	awaits    map[string][]*targetWait // AwaitTarget calls per election (awaittarget.go)
 }
 
@@ -281,7 +280,6 @@ func (e *LeaseElector) loop() {
 		e.step()
 		e.notifyReady()
 		resetTimer(timer, e.m.NextTimer())
-		e.answerWins()
 		select {
 		case f := <-e.renewals:
 			f(time.Now())
