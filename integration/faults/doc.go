@@ -48,7 +48,10 @@
 // events (policy_test.go): "handover" (the leader's Leadership.HandOver
 // to a named candidate or the next in line), "request" (an outside
 // elector's RequestHandover, bounded) and "priority-join" (a candidate of
-// a priority above all joins; a leader with Preempt hands over to it).
+// a priority above all joins; a leader with Preempt hands over to it; if
+// the leader loses its term first, the key goes to the head of the line,
+// whatever its priority, as docs/policies.md says, and that leader, if it
+// has Preempt, hands over to the joined one within the same bound).
 // One runs in every soak cycle, after the fault healed or while it is
 // active, rotating so that each meets every fault kind; the default run
 // has one of each in its etcd and ZooKeeper client-side runs. Before each

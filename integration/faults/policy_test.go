@@ -102,6 +102,8 @@ type policyRun struct {
 	counts map[string]int             // "kind/outcome"
 	yields map[string]int             // handovers the candidates made, by cause
 	yieldT []yieldAt                  // when each was reported
+	lostT  []yieldAt                  // when each term a deadline, session or key ended was reported
+	news   chan struct{}              // closed, and replaced, when one is
 	lat    map[string][]time.Duration // per kind, from the event to the new leader acting
 	misses []string                   // policy events that went otherwise, no fault active
 }
@@ -114,7 +116,7 @@ type yieldAt struct {
 // newPolicyRun serves the control endpoint for the run's candidates.
 func newPolicyRun(r *run, req *lease.LeaseElector) *policyRun {
 	p := &policyRun{req: req, results: make(chan string, 64), counts: map[string]int{}, yields: map[string]int{},
-		lat: map[string][]time.Duration{}}
+		lat: map[string][]time.Duration{}, news: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if err := req.ParseForm(); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -127,6 +129,8 @@ func newPolicyRun(r *run, req *lease.LeaseElector) *policyRun {
 			p.yields[detail]++
 			p.yieldT = append(p.yieldT, yieldAt{id, history.Now()})
 			p.mu.Unlock()
+		case "lost":
+			p.noteLost(id, detail)
 		case "handover-result":
 			select {
 			case p.results <- id + " " + detail:
@@ -159,6 +163,44 @@ func (p *policyRun) yielded(id string, from, to history.Time) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.ContainsFunc(p.yieldT, func(y yieldAt) bool { return y.id == id && y.at >= from && y.at <= to })
+}
+
+// noteLost records that candidate id's leadership ended for reason (a
+// lease.Reason* constant), if it lost it: its renewal deadline passed, or
+// its session or key went. A resign, a handover or a close is no loss.
+func (p *policyRun) noteLost(id, reason string) {
+	switch reason {
+	case lease.ReasonRenewDeadline, lease.ReasonSessionExpired, lease.ReasonKeyLost:
+	default:
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lostT = append(p.lostT, yieldAt{id, history.Now()})
+	close(p.news)
+	p.news = make(chan struct{})
+}
+
+// awaitLost reports whether candidate id reported a lost term at or after
+// from, waiting for the report until deadline: a candidate reports over
+// HTTP, so its report may come after the suite saw the next leader.
+func (p *policyRun) awaitLost(id string, from history.Time, deadline time.Time) bool {
+	tm := time.NewTimer(time.Until(deadline))
+	defer tm.Stop()
+	for {
+		p.mu.Lock()
+		found := slices.ContainsFunc(p.lostT, func(y yieldAt) bool { return y.id == id && y.at >= from })
+		news := p.news
+		p.mu.Unlock()
+		if found {
+			return true
+		}
+		select {
+		case <-news:
+		case <-tm.C:
+			return false
+		}
+	}
 }
 
 // awaitResult returns the outcome of HandOver number seq, or "no-answer"
@@ -407,10 +449,41 @@ func (r *run) newLeader(kind string, cd *candidate, tok uint64, want string, beg
 			kind, cd.id, tok, cd.id, info.Token, time.Since(begin).Round(time.Millisecond))
 	case info.Identity == want:
 		r.pol.count(kind + "/to-named")
+	case kind == "priority-join" && r.pol.awaitLost(cd.id, history.Now().Add(-time.Since(begin)), time.Now().Add(r.b.ttl)):
+		r.afterLoss(kind, cd, info, want)
 	default:
 		r.pol.count(kind + "/not-to-named")
 		r.miss(during, "%s from %s (token %d) to %s: %s leads (token %d) after %v", kind, cd.id, tok, want,
 			info.Identity, info.Token, time.Since(begin).Round(time.Millisecond))
+	}
+}
+
+// afterLoss judges a priority-join whose leader cd lost its term (its
+// renewal deadline passed, or its session or key went) before it handed
+// over, so that the key went to the head of the line, info, whatever its
+// priority (docs/policies.md, Priority and preemption). That leader, if
+// it has Preempt, must hand over to want within its stability window +
+// TTL + 5 s, or it is a policy miss; one without Preempt keeps the key,
+// as the leader decides.
+func (r *run) afterLoss(kind string, cd *candidate, info lease.LeaderInfo, want string) {
+	r.pol.count(kind + "/leader-lost-first")
+	if x := r.c.cands[info.Identity]; x == nil || !x.pol.preempt {
+		r.pol.count(kind + "/then-leader-without-preempt")
+		return
+	}
+	bound := r.preemptAfter() + r.b.ttl + 5*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	next, err := r.nextLeader(ctx, uint64(info.Token))
+	switch {
+	case err != nil:
+		r.miss(false, "%s: %s lost its term, %s took the key (token %d) and handed it to no one within %v",
+			kind, cd.id, info.Identity, info.Token, bound)
+	case next.Identity != want:
+		r.miss(false, "%s: %s lost its term, %s took the key (token %d) and %s leads (token %d), not %s",
+			kind, cd.id, info.Identity, info.Token, next.Identity, next.Token, want)
+	default:
+		r.pol.count(kind + "/then-to-named")
 	}
 }
 

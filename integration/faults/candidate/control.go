@@ -16,8 +16,9 @@ import (
 )
 
 // control reports the candidate's policy events to the suite (-control):
-// each handover it made, by cause (lease.PolicyMetrics), and the outcome
-// of each HandOver the suite asked for (SIGUSR1). It is the candidate's
+// each handover it made, by cause (lease.PolicyMetrics), each leadership
+// it lost, by reason (lease.Metrics), and the outcome of each HandOver
+// the suite asked for (SIGUSR1). It is the candidate's
 // lease.Metrics; its reports go out in order from a goroutine of its own,
 // so that the elector never blocks on it.
 type control struct {
@@ -116,14 +117,17 @@ func outcome(err error) string {
 	return "error"
 }
 
-// The lease.Metrics and lease.PolicyMetrics methods: only Handover is
-// reported.
+// The lease.Metrics and lease.PolicyMetrics methods: only Handover and
+// Lost are reported.
 
 func (*control) Leading(string, bool)           {}
 func (*control) Acquired(string, time.Duration) {}
 func (*control) Renewed(time.Duration)          {}
-func (*control) Lost(string, string)            {}
 func (*control) Damped(string, bool)            {}
+
+// Lost reports why a leadership of this candidate ended (a lease.Reason*
+// constant), so that the suite can tell a term lost from one handed over.
+func (ctl *control) Lost(_, reason string) { ctl.report("lost", reason) }
 
 // Handover reports a handover this candidate made, by cause.
 func (ctl *control) Handover(_, cause string) { ctl.report("yield", cause) }
