@@ -58,7 +58,8 @@
 // soak cycle, and each policy event, the suite waits for a due preemption. The safety checks are the same; a policy
 // event that goes otherwise than its policy says with no fault active (no
 // new leader within TTL, another than the named one, the
-// old leader taking the key back) is a policy miss: it fails a soak at
+// old leader taking the key back, but for a leader that lost its term
+// first, whose key went by failover) is a policy miss: it fails a soak at
 // its end and is logged in the default run (LEASEHOLD_FAULTS_POLICY_MISS
 // =fail or log overrides). The report counts each event's outcomes and
 // the candidates' handovers by cause.

@@ -370,6 +370,11 @@ func (r *run) request(cd *candidate, tok uint64, during bool) {
 		r.pol.took("request", time.Since(begin))
 	}
 	switch {
+	case to == "" && info.Identity == cd.id && r.lostSince(cd, begin):
+		// Its renewal deadline passed, or its session or key went, before
+		// it passed the key: the first to create the free key leads, and
+		// that may be cd again, with a new session.
+		r.pol.count("request/leader-lost-first")
 	case to == "" && info.Identity == cd.id:
 		r.pol.count("request/taken-back")
 		r.miss(during, "request to %s (token %d) to hand over to the next in line: %s took the key back (token %d)",
@@ -449,13 +454,21 @@ func (r *run) newLeader(kind string, cd *candidate, tok uint64, want string, beg
 			kind, cd.id, tok, cd.id, info.Token, time.Since(begin).Round(time.Millisecond))
 	case info.Identity == want:
 		r.pol.count(kind + "/to-named")
-	case kind == "priority-join" && r.pol.awaitLost(cd.id, history.Now().Add(-time.Since(begin)), time.Now().Add(r.b.ttl)):
+	case kind == "priority-join" && r.lostSince(cd, begin):
 		r.afterLoss(kind, cd, info, want)
 	default:
 		r.pol.count(kind + "/not-to-named")
 		r.miss(during, "%s from %s (token %d) to %s: %s leads (token %d) after %v", kind, cd.id, tok, want,
 			info.Identity, info.Token, time.Since(begin).Round(time.Millisecond))
 	}
+}
+
+// lostSince reports whether the leader cd lost a term since begin: its
+// renewal deadline passed, or its session or key went (not a resign,
+// handover or close). It waits up to a TTL for cd's report, which comes
+// over HTTP.
+func (r *run) lostSince(cd *candidate, begin time.Time) bool {
+	return r.pol.awaitLost(cd.id, history.Now().Add(-time.Since(begin)), time.Now().Add(r.b.ttl))
 }
 
 // afterLoss judges a priority-join whose leader cd lost its term (its
