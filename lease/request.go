@@ -29,10 +29,13 @@ import (
 // errors.ErrUnsupported, at once, if the leader's candidate record says
 // that it does not follow its candidate list (a leader of a version
 // that does not say waits as one that does), ErrOvertaken as soon as it
-// sees a new term that it did not ask for (with to) begin after its
-// request was made (another request or handover was honoured, or the
-// leader changed): a leader honours only requests made during its own
-// term, so no leader will honour this one. It fails with ctx's error,
+// sees a new term that it did not ask for begin after its request was
+// made: with to, a term not the named candidate's (another request or
+// handover was honoured, or the leader changed); without, a term of the
+// same candidate, which lost its term before it handed over (its session
+// or key went) and won the key again with a new session. A leader
+// honours only requests made during its own term, so no leader will
+// honour this one. It fails with ctx's error,
 // saying what it saw last, if the handover does not happen before ctx
 // ends; before its request was made, it says so.
 //
@@ -233,14 +236,21 @@ func (e *LeaseElector) awaitNewTerm(ctx context.Context, election string, p pend
 // outcome reports whether info ends p's wait: with nil if it is a new
 // term p asked for, with ErrOvertaken if it is a new term that p did not
 // ask for and that began after p was made (see core.Honourable). A new
-// term that began before may still honour p.
+// term that began before may still honour p. Without a target, p asks
+// for a term of another candidate: the same identity back with a new
+// session did not hand over.
 func (p pending) outcome(info LeaderInfo) (bool, error) {
 	tok := uint64(info.Token)
+	again := p.to == "" && p.from.Identity != "" && info.Identity == p.from.Identity
 	switch {
 	case !info.HasLeader() || info.Token == p.from.Token:
 		return false, nil
-	case p.to == "" || info.Identity == p.to || info.Session == p.to:
+	case p.to == "" && !again, info.Identity == p.to || info.Session == p.to:
 		return true, nil
+	case again && !core.Honourable(p.joined, tok):
+		return true, fmt.Errorf("%q leads again, with token %d, a term begun after this request was made (at %d): "+
+			"its term ended before it handed over (its session or key was lost) and it won the key again; "+
+			"a leader honours only requests made during its own term: %w", info.Identity, tok, p.joined, ErrOvertaken)
 	case !core.Honourable(p.joined, tok):
 		return true, fmt.Errorf("%q leads with token %d, a term begun after this request was made (at %d) "+
 			"and not the one asked for: another request or handover was honoured first, or the leader changed; "+

@@ -147,7 +147,9 @@ func TestRequestHandoverNoOther(t *testing.T) {
 // it (token 8, between the requester's read of the leader and its
 // write) may still honour it; one begun after it that is not c's will
 // not, nor will any later one (ErrOvertaken), however it began; c's, or
-// any new term for a request to no one in particular, ends the wait.
+// any new term for a request to no one in particular, ends the wait,
+// unless it is a's again, with a new session: that is no handover, and
+// is judged as another's term.
 func TestRequestOutcome(t *testing.T) {
 	from := LeaderInfo{Identity: "a", Session: "s1", Token: 7}
 	for _, tc := range []struct {
@@ -164,6 +166,8 @@ func TestRequestOutcome(t *testing.T) {
 		{"the target's term", "c", LeaderInfo{Identity: "c", Session: "s3", Token: 10}, true, false},
 		{"the target's term, by session", "s3", LeaderInfo{Identity: "c", Session: "s3", Token: 10}, true, false},
 		{"any new term, no target", "", LeaderInfo{Identity: "b", Session: "s2", Token: 10}, true, false},
+		{"the leader again, begun before, no target", "", LeaderInfo{Identity: "a", Session: "s4", Token: 8}, false, false},
+		{"the leader again, begun after, no target", "", LeaderInfo{Identity: "a", Session: "s4", Token: 10}, true, true},
 	} {
 		p := pending{from: from, joined: 9, to: tc.to}
 		done, err := p.outcome(tc.info)

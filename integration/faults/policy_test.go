@@ -353,6 +353,8 @@ func (r *run) request(cd *candidate, tok uint64, during bool) {
 		r.pol.count("request/no-candidate")
 	case errors.Is(err, lease.ErrNoLeader):
 		r.pol.count("request/no-leader")
+	case errors.Is(err, lease.ErrOvertaken):
+		r.pol.count("request/overtaken")
 	case errors.Is(err, context.DeadlineExceeded):
 		r.pol.count("request/timeout")
 	default:
@@ -370,12 +372,10 @@ func (r *run) request(cd *candidate, tok uint64, during bool) {
 		r.pol.took("request", time.Since(begin))
 	}
 	switch {
-	case to == "" && info.Identity == cd.id && r.lostSince(cd, begin):
-		// Its renewal deadline passed, or its session or key went, before
-		// it passed the key: the first to create the free key leads, and
-		// that may be cd again, with a new session.
-		r.pol.count("request/leader-lost-first")
 	case to == "" && info.Identity == cd.id:
+		// A leader that lost its term before it passed the key, and won
+		// it again with a new session, overtakes the request
+		// (ErrOvertaken): success names another candidate.
 		r.pol.count("request/taken-back")
 		r.miss(during, "request to %s (token %d) to hand over to the next in line: %s took the key back (token %d)",
 			cd.id, tok, cd.id, info.Token)
