@@ -68,7 +68,7 @@ func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string)
 	if err != nil {
 		return LeaderInfo{}, fmt.Errorf("lease: request handover: %w", unasked(ctx, err))
 	}
-	says, err := e.checkRequest(ctx, election, cur, to)
+	seen, err := e.checkRequest(ctx, election, cur, to)
 	if err != nil {
 		return fail(unasked(ctx, err))
 	}
@@ -77,7 +77,7 @@ func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string)
 		return fail(unasked(ctx, err))
 	}
 	defer e.leaveRequest(ctx, s, election)
-	info, err := e.awaitNewTerm(ctx, election, pending{from: cur, joined: joined, to: to, says: says})
+	info, err := e.awaitNewTerm(ctx, election, pending{from: cur, joined: joined, to: to, says: seen.says, others: seen.others})
 	if err != nil {
 		return fail(err)
 	}
@@ -92,25 +92,38 @@ func unasked(ctx context.Context, err error) error {
 	return fmt.Errorf("ctx ended before the request was made: %w", err)
 }
 
+// requestSeen is what a request's check saw in the candidate list: whether
+// the leader's record says that it follows its candidate list (not saying
+// is an earlier version's, or a leader's with no record), and the
+// sessions of the other records.
+type requestSeen struct {
+	says   bool
+	others map[string]bool
+}
+
 // checkRequest says why a request to hand election over from cur to to
-// is not to be made, or returns nil and whether the leader's candidate
-// record says that it follows its candidate list (not saying is an
-// earlier version's, or a leader's with no record). It reads the roster
+// is not to be made, or returns nil and what it saw. It reads the roster
 // once; the leader would hand over to the candidate core.Target finds.
-func (e *LeaseElector) checkRequest(ctx context.Context, election string, cur LeaderInfo, to string) (bool, error) {
+func (e *LeaseElector) checkRequest(ctx context.Context, election string, cur LeaderInfo, to string) (requestSeen, error) {
 	recs, _, err := e.store.List(ctx, election)
 	if err != nil {
-		return false, fmt.Errorf("candidates: %w", err)
+		return requestSeen{}, fmt.Errorf("candidates: %w", err)
 	}
 	if _, ok := core.Target(coreCandidates(recs), cur.Session, to); !ok {
-		return false, fmt.Errorf("%s: %w", noTarget(to), ErrNoCandidate)
+		return requestSeen{}, fmt.Errorf("%s: %w", noTarget(to), ErrNoCandidate)
 	}
 	follows, says := leaderFollows(recs, cur.Session)
 	if says && !follows {
-		return false, fmt.Errorf("the leader %q does not follow its candidate list (Options.FollowRoster or Preempt), "+
+		return requestSeen{}, fmt.Errorf("the leader %q does not follow its candidate list (Options.FollowRoster or Preempt), "+
 			"so it cannot see a request; its own Leadership.HandOver can hand over: %w", cur.Identity, errors.ErrUnsupported)
 	}
-	return says, nil
+	others := map[string]bool{}
+	for _, r := range recs {
+		if r.Owner != cur.Session {
+			others[r.Owner] = true
+		}
+	}
+	return requestSeen{says: says, others: others}, nil
 }
 
 // joinRequest writes the request record for a handover of election to
@@ -201,13 +214,15 @@ func leaderFollows(recs []backends.Record, leader string) (follows, says bool) {
 }
 
 // pending is a request made and waited on: the term it asks to end, its
-// record's join position, its target, and whether that term's leader
-// says that it follows its candidate list.
+// record's join position, its target, whether that term's leader says
+// that it follows its candidate list, and the sessions of the other
+// candidates listed when it was made.
 type pending struct {
 	from   LeaderInfo
 	joined uint64
 	to     string
 	says   bool
+	others map[string]bool
 }
 
 // awaitNewTerm follows election's leader until a term other than p's
@@ -237,11 +252,13 @@ func (e *LeaseElector) awaitNewTerm(ctx context.Context, election string, p pend
 // term p asked for, with ErrOvertaken if it is a new term that p did not
 // ask for and that began after p was made (see core.Honourable). A new
 // term that began before may still honour p. Without a target, p asks
-// for a term of another candidate: the same identity back with a new
-// session did not hand over.
+// for a term of another candidate: the leader's identity on a session
+// that was not another candidate's when p was made (its own, or a new
+// one) is the leader back, not a handover; another elector that shares
+// its identity and waited then is a handover.
 func (p pending) outcome(info LeaderInfo) (bool, error) {
 	tok := uint64(info.Token)
-	again := p.to == "" && p.from.Identity != "" && info.Identity == p.from.Identity
+	again := p.to == "" && p.from.Identity != "" && info.Identity == p.from.Identity && !p.others[info.Session]
 	switch {
 	case !info.HasLeader() || info.Token == p.from.Token:
 		return false, nil

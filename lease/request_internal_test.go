@@ -148,8 +148,9 @@ func TestRequestHandoverNoOther(t *testing.T) {
 // write) may still honour it; one begun after it that is not c's will
 // not, nor will any later one (ErrOvertaken), however it began; c's, or
 // any new term for a request to no one in particular, ends the wait,
-// unless it is a's again, with a new session: that is no handover, and
-// is judged as another's term.
+// unless it is a's again, on its session or a new one: that is no
+// handover, and is judged as another's term. Another candidate listed
+// when the request was made (s5) that shares a's identity is a handover.
 func TestRequestOutcome(t *testing.T) {
 	from := LeaderInfo{Identity: "a", Session: "s1", Token: 7}
 	for _, tc := range []struct {
@@ -168,8 +169,10 @@ func TestRequestOutcome(t *testing.T) {
 		{"any new term, no target", "", LeaderInfo{Identity: "b", Session: "s2", Token: 10}, true, false},
 		{"the leader again, begun before, no target", "", LeaderInfo{Identity: "a", Session: "s4", Token: 8}, false, false},
 		{"the leader again, begun after, no target", "", LeaderInfo{Identity: "a", Session: "s4", Token: 10}, true, true},
+		{"the leader again on its session, no target", "", LeaderInfo{Identity: "a", Session: "s1", Token: 10}, true, true},
+		{"a waiting namesake of the leader, no target", "", LeaderInfo{Identity: "a", Session: "s5", Token: 10}, true, false},
 	} {
-		p := pending{from: from, joined: 9, to: tc.to}
+		p := pending{from: from, joined: 9, to: tc.to, others: map[string]bool{"s2": true, "s3": true, "s5": true}}
 		done, err := p.outcome(tc.info)
 		if done != tc.done || errors.Is(err, ErrOvertaken) != tc.overtaken || (err != nil && !tc.overtaken) {
 			t.Errorf("%s: outcome(%+v) = %v, %v; want done %v, ErrOvertaken %v", tc.name, tc.info, done, err, tc.done, tc.overtaken)
