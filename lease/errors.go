@@ -48,8 +48,8 @@ var (
 	// ErrOvertaken: a RequestHandover's request can no longer be
 	// honoured. A term other than the one it asked for began after it
 	// was made (another request or handover was honoured, or the leader
-	// changed; for the next in line, the same leader won again with a
-	// new session after its term ended), and a leader honours only
+	// changed; for the next in line, the same leader won the key again
+	// after its term ended), and a leader honours only
 	// requests made during its own term. The message names that term's
 	// leader and token.
 	ErrOvertaken = errors.New("handover request overtaken by another term")

@@ -33,11 +33,10 @@ import (
 // made: with to, a term not the named candidate's (another request or
 // handover was honoured, or the leader changed); without, a term of the
 // same candidate, which lost its term before it handed over (its session
-// or key went) and won the key again with a new session. A leader
-// honours only requests made during its own term, so no leader will
-// honour this one. It fails with ctx's error,
-// saying what it saw last, if the handover does not happen before ctx
-// ends; before its request was made, it says so.
+// or key went) and won the key again. A leader honours only requests
+// made during its own term, so no leader will honour this one. It fails
+// with ctx's error, saying what it saw last, if the handover does not
+// happen before ctx ends; before its request was made, it says so.
 //
 // It fails at once with ErrBusy, writing nothing, while this elector
 // campaigns in or leads election (or still deletes its candidate record

@@ -373,9 +373,9 @@ func (r *run) request(cd *candidate, tok uint64, during bool) {
 	}
 	switch {
 	case to == "" && info.Identity == cd.id:
-		// A leader that lost its term before it passed the key, and won
-		// it again with a new session, overtakes the request
-		// (ErrOvertaken): success names another candidate.
+		// A leader that lost its term before it passed the key and won
+		// it again overtakes the request (ErrOvertaken): a success names
+		// another candidate.
 		r.pol.count("request/taken-back")
 		r.miss(during, "request to %s (token %d) to hand over to the next in line: %s took the key back (token %d)",
 			cd.id, tok, cd.id, info.Token)
