@@ -76,7 +76,7 @@ func (e *LeaseElector) RequestHandover(ctx context.Context, election, to string)
 		return fail(unasked(ctx, err))
 	}
 	defer e.leaveRequest(ctx, s, election)
-	info, err := e.awaitNewTerm(ctx, election, pending{from: cur, joined: joined, to: to, says: seen.says, others: seen.others})
+	info, err := e.awaitNewTerm(ctx, election, pending{from: cur, joined: joined, to: to, requestSeen: seen})
 	if err != nil {
 		return fail(err)
 	}
@@ -213,15 +213,12 @@ func leaderFollows(recs []backends.Record, leader string) (follows, says bool) {
 }
 
 // pending is a request made and waited on: the term it asks to end, its
-// record's join position, its target, whether that term's leader says
-// that it follows its candidate list, and the sessions of the other
-// candidates listed when it was made.
+// record's join position, its target, and what its check saw.
 type pending struct {
 	from   LeaderInfo
 	joined uint64
 	to     string
-	says   bool
-	others map[string]bool
+	requestSeen
 }
 
 // awaitNewTerm follows election's leader until a term other than p's

@@ -172,7 +172,7 @@ func TestRequestOutcome(t *testing.T) {
 		{"the leader again on its session, no target", "", LeaderInfo{Identity: "a", Session: "s1", Token: 10}, true, true},
 		{"a waiting namesake of the leader, no target", "", LeaderInfo{Identity: "a", Session: "s5", Token: 10}, true, false},
 	} {
-		p := pending{from: from, joined: 9, to: tc.to, others: map[string]bool{"s2": true, "s3": true, "s5": true}}
+		p := pending{from: from, joined: 9, to: tc.to, requestSeen: requestSeen{others: map[string]bool{"s2": true, "s3": true, "s5": true}}}
 		done, err := p.outcome(tc.info)
 		if done != tc.done || errors.Is(err, ErrOvertaken) != tc.overtaken || (err != nil && !tc.overtaken) {
 			t.Errorf("%s: outcome(%+v) = %v, %v; want done %v, ErrOvertaken %v", tc.name, tc.info, done, err, tc.done, tc.overtaken)
