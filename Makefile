@@ -26,7 +26,7 @@ demo:
 # says where.
 test: fmt-check vet images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
-	race=$$(mktemp -d) && modfile=$$(bash scripts/racezk/modfile.sh $$race) && \
+	race=$$(mktemp -d) && trap 'rm -rf "$$race"' EXIT && modfile=$$(bash scripts/racezk/modfile.sh $$race) && \
 	$(GO) test -race -modfile=$$modfile -count=1 -timeout 30m ./...
 	$(MAKE) bench-quick
 
