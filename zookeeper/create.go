@@ -28,9 +28,14 @@ var errMoved = errors.New("the pointer moved during the create")
 // read. Where the Store last saw the pointer naming a lead node, the
 // multi takes it at that version if that node is gone (see firstOps): a
 // waiter that saw the holder's session end takes the key in one round
-// trip too. Otherwise, or if that multi fails, it reads the pointer on the session's connection after
-// a sync: a pointer that names this session's live node is returned as
-// is (a retried Create whose reply was lost); one that names another
+// trip too. Where it last saw the pointer name another session's lead
+// node alive, with no deletion of that node seen since (a candidate that
+// joins while a leader holds the key), it sends no multi first: that one
+// would fail, and a failed multi is a write of the ensemble, several
+// times a read's cost. Otherwise, or if that multi fails, it reads the
+// pointer on the session's connection after a sync: a pointer that names
+// this session's live node is returned as is (a retried Create whose
+// reply was lost); one that names another
 // session's live node fails with ErrKeyExists and the holder's Record;
 // one that names a node gone (its session ended), or none, is taken by a
 // multi that sets it at the version read. The first Create of an election
@@ -53,24 +58,29 @@ func (ss *session) Create(ctx context.Context, election string, value []byte) (b
 }
 
 // create is Create's work on the session's connection: the multi for a
-// free election, then, if the election is not free, rounds of a read and
-// a multi at the version read.
+// free election, unless the key is known held by another (then the first
+// read syncs), then, if the election is not free, rounds of a read and a
+// multi at the version read.
 func (ss *session) create(election, path string, value []byte) (backends.Record, error) {
 	p, own, err := ss.leadPointer(election, value)
 	if err != nil {
 		return backends.Record{}, err
 	}
-	ops, at := ss.firstOps(election, path, p, own)
-	rec, err := ss.take(election, ops, p, at)
-	if err == nil || !(errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists) || errors.Is(err, zk.ErrBadVersion)) {
-		return rec, err
+	sync := ss.s.ptrs.heldByOther(election, ss.ID())
+	if !sync {
+		ops, at := ss.firstOps(election, path, p, own)
+		rec, err := ss.take(election, ops, p, at)
+		if err == nil || !(errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists) || errors.Is(err, zk.ErrBadVersion)) {
+			return rec, err
+		}
+		ss.entryGone(election, p.lead, own, err)
 	}
-	ss.entryGone(election, p.lead, own, err)
 	for range createRounds {
-		rec, err = ss.createRead(election, path, value)
+		rec, err := ss.createRead(election, path, value, sync)
 		if !errors.Is(err, errMoved) {
 			return rec, err
 		}
+		sync = false
 	}
 	return backends.Record{}, fmt.Errorf("%w %d times", errMoved, createRounds)
 }
@@ -125,17 +135,16 @@ func (ss *session) entryGone(election, lead string, own bool, err error) bool {
 }
 
 // createRead reads the pointer and takes it if it names no live node;
-// errMoved if the round should be made again. It follows a multi of the
-// session's that the server refused (every round of create does), so it
-// reads with no sync (see readKeyAfter): the server that refused it had
-// every change committed before it, and the session's next request sees
-// them.
-func (ss *session) createRead(election, path string, value []byte) (backends.Record, error) {
+// errMoved if the round should be made again. Unless sync is set, it
+// follows a multi of the session's that the server refused, so it reads
+// with no sync (see readKeyAfter): the server that refused it had every
+// change committed before it, and the session's next request sees them.
+func (ss *session) createRead(election, path string, value []byte, sync bool) (backends.Record, error) {
 	p, own, err := ss.leadPointer(election, value)
 	if err != nil {
 		return backends.Record{}, err
 	}
-	rec, ps, err := ss.s.readKeyAfter(ss.l, election, path, false)
+	rec, ps, err := ss.s.readKeyAfter(ss.l, election, path, sync)
 	switch {
 	case err != nil:
 		return backends.Record{}, err
@@ -188,6 +197,7 @@ func (ss *session) createPointer(election, path string, p pointer, own bool) (ba
 // setData at index at (whose stat gives the token), and returns the key
 // as it then is. The error is the multi's (see multi).
 func (ss *session) take(election string, ops []any, p pointer, at int) (backends.Record, error) {
+	testHookTake()
 	st, err := multiStat(ss.l.conn, at, ops...)
 	if err != nil {
 		return backends.Record{}, err
@@ -242,3 +252,6 @@ func fitting(what string, value []byte) error {
 	}
 	return nil
 }
+
+// testHookTake runs before each multi of a Create; tests set it.
+var testHookTake = func() {}

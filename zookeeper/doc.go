@@ -66,9 +66,13 @@
 //     the pointer is empty, so the delete is the guard. A Create by a
 //     waiter that saw the holder's lead node go takes the pointer at the
 //     version it read, in a multi that also creates and deletes that node
-//     (which fails while it exists). Otherwise Create reads the pointer
-//     with no sync (the server that refused the multi had every change
-//     committed before it), returns it if it names this session's live node (a
+//     (which fails while it exists). A Create by a candidate whose Store
+//     saw another session's lead node alive at the pointer's version,
+//     and saw no deletion of it since, sends no multi first: it would
+//     fail, and a failed multi is a write of the ensemble, where a read
+//     is not. Otherwise Create reads the pointer, after a sync if it sent
+//     no multi (the server that refused one had every change committed
+//     before it), returns it if it names this session's live node (a
 //     retried Create), fails with ErrKeyExists if another session's, and
 //     else takes it at the version read.
 //   - End with a target (a pass: Capabilities.Passes) sets the pointer at the

@@ -175,7 +175,7 @@ func (ss *session) ended(e ending, was pstate, st *zk.Stat) backends.Record {
 	if !e.pass {
 		ps.p = pointer{}
 	}
-	ss.s.ptrs.saw(e.election, ps)
+	ss.s.ptrs.live(e.election, ps) // a pass's multi checked the target's node
 	if was.p.lead != "" {
 		ss.s.own.dropPath(e.election, was.p.lead)
 	}

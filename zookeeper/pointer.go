@@ -162,6 +162,7 @@ func (s *store) readKeyAfter(l *link, election, path string, sync bool) (backend
 	case err != nil:
 		return backends.Record{}, pstate{}, err
 	case alive:
+		s.ptrs.live(election, ps)
 		return ps.record(election, true, l), ps, nil
 	}
 	return s.leadGone(l, election, path, ps)
@@ -220,16 +221,19 @@ type pointers struct {
 }
 
 // seen is what pointers keeps of a pointer node's state: its pointer
-// without the value, and the Stat fields that Create, End and Proclaim
-// read.
+// without the value, the Stat fields that Create, End and Proclaim read,
+// and whether its lead node was seen alive at that version, with no
+// deletion of it seen since (see live).
 type seen struct {
 	owner, lead       string
 	token             uint64
 	mzxid             int64
 	version, children int32
+	alive             bool
 }
 
-// saw records ps, unless a later version is known.
+// saw records ps, unless a later version is known; at the version known,
+// what was seen of the lead node stays.
 func (p *pointers) saw(election string, ps pstate) {
 	if ps.st == nil {
 		return
@@ -241,7 +245,35 @@ func (p *pointers) saw(election string, ps pstate) {
 	}
 	if cur, ok := p.m[election]; !ok || cur.version <= ps.st.Version {
 		p.m[election] = seen{owner: ps.p.owner, lead: ps.p.lead, token: ps.p.token,
-			mzxid: ps.st.Mzxid, version: ps.st.Version, children: ps.st.NumChildren}
+			mzxid: ps.st.Mzxid, version: ps.st.Version, children: ps.st.NumChildren,
+			alive: ok && cur.version == ps.st.Version && cur.alive}
+	}
+}
+
+// live records that the lead node of election's pointer at ps's version
+// existed: a read found it, or a write that named it checked it. A
+// Create then reads the pointer before it writes (see firstOps).
+func (p *pointers) live(election string, ps pstate) {
+	p.saw(election, ps)
+	if ps.st == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cur, ok := p.m[election]; ok && cur.version == ps.st.Version && cur.owner != "" {
+		cur.alive = true
+		p.m[election] = cur
+	}
+}
+
+// deleted records that the node at path was deleted: if it is the lead
+// node of election's pointer as known, that pointer's holder is gone.
+func (p *pointers) deleted(election, path string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cur, ok := p.m[election]; ok && cur.alive && cur.lead == path {
+		cur.alive = false
+		p.m[election] = cur
 	}
 }
 
@@ -256,6 +288,15 @@ func (p *pointers) get(election string) (pstate, bool) {
 	}
 	return pstate{p: pointer{owner: sn.owner, lead: sn.lead, token: sn.token},
 		st: &zk.Stat{Mzxid: sn.mzxid, Version: sn.version, NumChildren: sn.children}}, true
+}
+
+// heldByOther reports whether election's pointer, as known, names a lead
+// node of a session other than owner that was seen alive (see live).
+func (p *pointers) heldByOther(election, owner string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sn, ok := p.m[election]
+	return ok && sn.alive && sn.owner != "" && sn.owner != owner
 }
 
 // multi sends ops as one multi. If an op failed, the error is an opError

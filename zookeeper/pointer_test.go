@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -192,6 +193,63 @@ func TestCreateTakesDeadLead(t *testing.T) {
 	got, err := b.Create(ctx, "el", []byte("b"))
 	if err != nil || got.Owner != b.ID() || got.Token <= held.Token {
 		t.Fatalf("Create after the holder's session closed = %+v, %v; want b's, token above %d", got, err, held.Token)
+	}
+}
+
+// TestCreateReadsHeldKeyFirst: a Create on a key the Store saw held by
+// another session's live node sends no multi (it would fail, and cost a
+// write) and fails with ErrKeyExists and the holder's token; once the
+// Store saw the holder's lead node deleted (a WatchKey request's watch),
+// a Create takes the key in one multi, with no read first.
+func TestCreateReadsHeldKeyFirst(t *testing.T) {
+	servers, tick := testServers(t)
+	s := newStore(t, servers, Options{TickTime: tick, Prefix: uniqueName("/leasehold-held-")})
+	ctx := testCtx(t)
+	ttl := max(2*time.Second, 2*tick)
+	a, err := s.NewSession(ctx, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.NewSession(ctx, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := a.Create(ctx, "el", []byte("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "el"); err != nil { // the Store sees a's lead node alive
+		t.Fatal(err)
+	}
+	var multis, reads atomic.Int32
+	testHookTake = func() { multis.Add(1) }
+	testHookPointerRead = func() { reads.Add(1) }
+	t.Cleanup(func() { testHookTake, testHookPointerRead = func() {}, func() {} })
+	got, err := b.Create(ctx, "el", []byte("b"))
+	if !errors.Is(err, backends.ErrKeyExists) || got.Token != held.Token {
+		t.Fatalf("Create while a holds = %+v, %v; want ErrKeyExists and a's token %d", got, err, held.Token)
+	}
+	if n := multis.Load(); n != 0 {
+		t.Fatalf("Create on a key seen held sent %d multis, want 0 (a read first)", n)
+	}
+	watching := hookWatching(t)
+	w, changes := watchOn(t, s)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: got})
+	awaitWatching(t, watching, "el")
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c := nextChange(t, changes); c.Err != nil || c.Record.Exists() {
+		t.Fatalf("WatchKey answer after the holder's session closed = %+v, want absent", c)
+	}
+	multis.Store(0)
+	reads.Store(0)
+	got, err = b.Create(ctx, "el", []byte("b"))
+	if err != nil || got.Owner != b.ID() || got.Token <= held.Token {
+		t.Fatalf("Create after the holder's lead node went = %+v, %v; want b's, token above %d", got, err, held.Token)
+	}
+	if m, r := multis.Load(), reads.Load(); m != 1 || r != 0 {
+		t.Fatalf("Create after the holder's lead node went: %d multis and %d key reads, want 1 and 0", m, r)
 	}
 }
 

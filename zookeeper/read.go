@@ -55,6 +55,9 @@ func (s *store) watchKey(l *link, known backends.Record, path string, onLead fun
 	onLead(ps.p.lead)
 	ok, _, _, err := l.conn.ExistsW(ps.p.lead)
 	if err != nil || ok {
+		if ok {
+			s.ptrs.live(election, ps)
+		}
 		return rec, err
 	}
 	rec, _, err = s.leadGone(l, election, path, ps)
@@ -75,6 +78,7 @@ func (s *store) leadGone(l *link, election, path string, ps pstate) (backends.Re
 		case err != nil:
 			return backends.Record{}, pstate{}, err
 		case now.st == nil || (now.led() && now.p.lead == ps.p.lead):
+			s.ptrs.deleted(election, ps.p.lead)
 			return ps.record(election, false, l), ps, nil
 		}
 		s.ptrs.saw(election, now)
@@ -83,6 +87,9 @@ func (s *store) leadGone(l *link, election, path string, ps pstate) (backends.Re
 		}
 		alive, _, err := l.conn.Exists(now.p.lead)
 		if err != nil || alive {
+			if alive {
+				s.ptrs.live(election, now)
+			}
 			return now.record(election, true, l), now, err
 		}
 		ps = now

@@ -250,6 +250,9 @@ func (st *stream) fired(n note) (watchset.Fact, bool) {
 		return watchset.Fact{}, false
 	}
 	delete(st.routes, n.ev.Path) // a watch fires once
+	if n.ev.Type == zk.EventNodeDeleted {
+		st.s.ptrs.deleted(r.el, n.ev.Path)
+	}
 	key := reqKey{r.el, r.kind}
 	f := watchset.Fact{What: watchset.Reread, Election: r.el, Kind: r.kind, Revision: math.MaxUint64}
 	switch {
