@@ -136,10 +136,29 @@ func (e *LeaseElector) elected(name string, rec backends.Record, epoch uint64) {
 	e.opts.Metrics.Leading(name, true)
 	if c != nil {
 		e.opts.Metrics.Acquired(name, time.Since(c.start))
-		c.finish(l, nil)
+		e.winners = append(e.winners, winner{c, l})
 	}
 	e.log.Info("leadership won", "election", name, "token", rec.Token, "session", rec.Owner)
 	e.followInSet(name, l)
+}
+
+// winner is a campaign won, and its leadership, not yet returned.
+type winner struct {
+	c *campaign
+	l *Leadership
+}
+
+// answerWinners returns their leadership to the campaigns won in this
+// turn of the loop, as the loop's last act before it waits: the calls
+// that the turn started (a dequeue, the leader's own watch) are under way
+// by then, and the Campaign goroutine, readied last, runs next on this
+// thread rather than behind them. On the loop goroutine.
+func (e *LeaseElector) answerWinners() {
+	for i, w := range e.winners {
+		w.c.finish(w.l, nil)
+		e.winners[i] = winner{}
+	}
+	e.winners = e.winners[:0]
 }
 
 func (e *LeaseElector) lost(name string, cause error) {

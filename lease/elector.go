@@ -59,6 +59,7 @@ type LeaseElector struct {
 	tags      uint64                   // the last tag of a request in set
 	ready     []chan awaited           // AwaitSession calls
 	awaits    map[string][]*targetWait // AwaitTarget calls per election (awaittarget.go)
+	winners   []winner                 // campaigns won in this turn of the loop (see answerWinners)
 }
 
 // New returns an elector on store, the Store an adapter's New returned
@@ -280,6 +281,7 @@ func (e *LeaseElector) loop() {
 		e.step()
 		e.notifyReady()
 		resetTimer(timer, e.m.NextTimer())
+		e.answerWinners()
 		select {
 		case f := <-e.renewals:
 			f(time.Now())
