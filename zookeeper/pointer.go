@@ -252,7 +252,8 @@ func (p *pointers) saw(election string, ps pstate) {
 
 // live records that the lead node of election's pointer at ps's version
 // existed: a read found it, or a write that named it checked it. A
-// Create then reads the pointer before it writes (see firstOps).
+// Create by another session then reads the pointer before it writes
+// (see create), until deleted or a later version clears it.
 func (p *pointers) live(election string, ps pstate) {
 	p.saw(election, ps)
 	if ps.st == nil {
