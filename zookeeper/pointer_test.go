@@ -157,13 +157,13 @@ func TestLayoutOneRefused(t *testing.T) {
 	}
 }
 
-// TestCreateTakesDeadLead: a Create by a Store that last saw the pointer
-// naming a live holder's node fails with ErrKeyExists and leaves the term;
-// once that holder's session is over, the same Create takes the pointer
-// at the version seen, with a greater token.
-func TestCreateTakesDeadLead(t *testing.T) {
+// heldByA returns a Store under a new prefix starting with prefix, its
+// sessions a and b, and election "el"'s key as a's Create made it, which
+// the Store has read since (s.Get saw a's lead node alive).
+func heldByA(t *testing.T, prefix string) (*store, backends.Session, backends.Session, backends.Record) {
+	t.Helper()
 	servers, tick := testServers(t)
-	s := newStore(t, servers, Options{TickTime: tick, Prefix: uniqueName("/leasehold-dead-")})
+	s := newStore(t, servers, Options{TickTime: tick, Prefix: uniqueName(prefix)})
 	ctx := testCtx(t)
 	ttl := max(2*time.Second, 2*tick)
 	a, err := s.NewSession(ctx, ttl)
@@ -178,9 +178,19 @@ func TestCreateTakesDeadLead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(ctx, "el"); err != nil { // the Store sees a's pointer
+	if _, err := s.Get(ctx, "el"); err != nil {
 		t.Fatal(err)
 	}
+	return s, a, b, held
+}
+
+// TestCreateTakesDeadLead: a Create by a Store that last saw the pointer
+// naming a live holder's node fails with ErrKeyExists and leaves the term;
+// once that holder's session is over, the same Create takes the pointer
+// at the version seen, with a greater token.
+func TestCreateTakesDeadLead(t *testing.T) {
+	s, a, b, held := heldByA(t, "/leasehold-dead-")
+	ctx := testCtx(t)
 	if got, err := b.Create(ctx, "el", []byte("b")); !errors.Is(err, backends.ErrKeyExists) || got.Token != held.Token {
 		t.Fatalf("Create while a holds = %+v, %v; want ErrKeyExists and a's token %d", got, err, held.Token)
 	}
@@ -202,25 +212,8 @@ func TestCreateTakesDeadLead(t *testing.T) {
 // Store saw the holder's lead node deleted (a WatchKey request's watch),
 // a Create takes the key in one multi, with no read first.
 func TestCreateReadsHeldKeyFirst(t *testing.T) {
-	servers, tick := testServers(t)
-	s := newStore(t, servers, Options{TickTime: tick, Prefix: uniqueName("/leasehold-held-")})
+	s, a, b, held := heldByA(t, "/leasehold-held-")
 	ctx := testCtx(t)
-	ttl := max(2*time.Second, 2*tick)
-	a, err := s.NewSession(ctx, ttl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := s.NewSession(ctx, ttl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	held, err := a.Create(ctx, "el", []byte("a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Get(ctx, "el"); err != nil { // the Store sees a's lead node alive
-		t.Fatal(err)
-	}
 	var multis, reads atomic.Int32
 	testHookTake = func() { multis.Add(1) }
 	testHookPointerRead = func() { reads.Add(1) }
