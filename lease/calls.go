@@ -10,6 +10,7 @@ import "fmt"
 // userCalls is what waits on one election.
 type userCalls struct {
 	campaign *campaign    // a Campaign waiting for its outcome
+	next     *campaign    // a Campaign waiting for the election's last term to end (core.After)
 	resigns  []chan error // Resigns waiting for the key's release
 	handover chan error   // the HandOver under way, answered at its Released
 	request  bool         // a RequestHandover runs (request.go)
@@ -17,7 +18,7 @@ type userCalls struct {
 
 // none reports whether no call waits.
 func (c *userCalls) none() bool {
-	return c.campaign == nil && len(c.resigns) == 0 && c.handover == nil && !c.request
+	return c.campaign == nil && c.next == nil && len(c.resigns) == 0 && c.handover == nil && !c.request
 }
 
 // callsOf returns the calls of election, made if needed.
@@ -88,9 +89,14 @@ func (e *LeaseElector) closeCalls() {
 		if el.calls == nil {
 			continue
 		}
+		next := el.calls.next
+		el.calls.next = nil
 		c := e.takeCalls(name)
 		if c.campaign != nil {
 			c.campaign.finish(nil, ErrClosed)
+		}
+		if next != nil {
+			next.finish(nil, ErrClosed)
 		}
 		for _, w := range c.resigns {
 			w <- nil

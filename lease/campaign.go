@@ -43,7 +43,11 @@ func (c *campaign) finish(l *Leadership, err error) { c.done <- campaignResult{l
 //
 // Campaign fails with ErrBusy if the election is already campaigning or held
 // on this elector, or a RequestHandover of it runs on this elector (see
-// there). A Campaign cancelled just as it won releases the key.
+// there). A Campaign cancelled just as it won releases the key. A Campaign
+// made while an earlier one's cleanup is under way on this elector is not
+// busy: one whose context ended while its create was in flight is taken
+// up again, and a term still being released (a Resign whose context
+// ended before the delete did) is released first.
 // The leadership returned outlives ctx: it ends on Resign, on loss, or on
 // Close.
 //
@@ -64,8 +68,7 @@ func (e *LeaseElector) Campaign(ctx context.Context, election string, opts ...Ca
 	var busy error
 	if !e.do(func(now time.Time) {
 		if busy = e.campaignBusy(election); busy == nil {
-			e.callsOf(election).campaign = c
-			e.m.Campaign(now, election)
+			e.startCampaign(now, election, c)
 		}
 	}) {
 		return nil, fmt.Errorf("lease: campaign %q: %w", election, ErrClosed)
@@ -87,28 +90,76 @@ func (e *LeaseElector) campaignBusy(election string) error {
 	switch {
 	case e.requestRuns(election):
 		return fmt.Errorf("a RequestHandover of it runs on this elector: %w", ErrBusy)
-	case e.m.Active(election):
+	case e.m.Busy(election), e.of(election).held != nil, e.of(election).calls != nil &&
+		(e.of(election).calls.campaign != nil || e.of(election).calls.next != nil || e.of(election).calls.handover != nil):
 		return ErrBusy
 	}
 	return nil
 }
 
+// startCampaign starts c's campaign for election in the machine. A
+// campaign of it that was canceled while its calls were in flight is
+// taken up again; a term of it still ending (a Resign's delete, a
+// canceled campaign's key) ends first, and c then waits for the campaign
+// that the machine starts after its Released (see nextCampaign). On the
+// loop goroutine.
+func (e *LeaseElector) startCampaign(now time.Time, election string, c *campaign) {
+	calls := e.callsOf(election)
+	if e.m.Campaign(now, election) == core.After {
+		calls.next = c
+		return
+	}
+	calls.campaign = c
+}
+
+// nextCampaign gives the Campaign that waited for election's last term to
+// end the campaign the machine started after that term's Released, or
+// that Released's error err if it started none. On the loop goroutine.
+func (e *LeaseElector) nextCampaign(election string, err error) {
+	calls := e.of(election).calls
+	if calls == nil || calls.next == nil {
+		return
+	}
+	c := calls.next
+	calls.next = nil
+	if e.m.Active(election) {
+		calls.campaign = c
+		return
+	}
+	e.tidyCalls(election)
+	c.finish(nil, fmt.Errorf("lease: campaign %q: %w", election, err))
+}
+
 // abandon stops a campaign whose ctx ended and says why it stopped.
 func (e *LeaseElector) abandon(election string, c *campaign, ctx context.Context) error {
 	var last error
-	e.do(func(now time.Time) {
-		if e.campaignOf(election) == c {
-			e.takeCampaign(election)
-			last = e.m.LastErr(election)
-			e.m.Cancel(now, election)
-		} else if l := won(c); e.holds(l) {
-			e.m.Resign(now, election) // won just as ctx ended: release
-		}
-	})
+	e.do(func(now time.Time) { last = e.abandonNow(now, election, c) })
 	if last != nil {
 		return fmt.Errorf("lease: campaign %q: %w (last error: %w)", election, context.Cause(ctx), last)
 	}
 	return fmt.Errorf("lease: campaign %q: %w", election, context.Cause(ctx))
+}
+
+// abandonNow stops campaign c of election, and returns the last store
+// error it met. On the loop goroutine.
+func (e *LeaseElector) abandonNow(now time.Time, election string, c *campaign) error {
+	calls := e.of(election).calls
+	switch {
+	case calls != nil && calls.campaign == c:
+		e.takeCampaign(election)
+		last := e.m.LastErr(election)
+		e.m.Cancel(now, election)
+		return last
+	case calls != nil && calls.next == c:
+		calls.next = nil
+		e.tidyCalls(election)
+		e.m.Cancel(now, election) // the machine starts no campaign after the ending term
+	default:
+		if l := won(c); e.holds(l) {
+			e.m.Resign(now, election) // won just as ctx ended: release
+		}
+	}
+	return nil
 }
 
 // won returns the leadership a finished campaign won, or nil; the

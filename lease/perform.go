@@ -44,6 +44,7 @@ func (e *LeaseElector) perform(a core.Action) {
 		}
 		e.forget(a.Election, unpart)
 		e.released(a.Election, a.Err)
+		e.nextCampaign(a.Election, a.Err)
 	case core.SessionDenied:
 		e.answerReady(awaited{err: a.Err})
 	case core.Yield:

@@ -61,12 +61,52 @@ type election struct {
 	unsure   bool // creating: the last Create failed with an unknown outcome (it may have made the key)
 	toWakes  bool // yielding and after: the target wakes in line when passed the key
 	damped   bool // campaigning while damped, until dampEnd
+	again    bool // ending: a new campaign starts when it has ended (Campaign)
 }
 
-// Campaign starts campaigning for name. The caller ensures name is not
-// already campaigning or held.
-func (m *Machine) Campaign(now time.Time, name string) {
+// Start says how Campaign began a campaign.
+type Start int
+
+const (
+	// Started: a new campaign, from its session and Create.
+	Started Start = iota
+	// Resumed: a campaign canceled while its Create, or its Delete of a
+	// term it led already, was in flight or unsure goes on: that call's
+	// outcome is the new campaign's, and no key it made is deleted.
+	Resumed
+	// After: the election's last term is still ending (its key being
+	// deleted or passed, after a Resign or a canceled campaign that had
+	// won). Its Released comes first; the new campaign starts at once
+	// after it, unless that Released carries a permanent error.
+	After
+)
+
+// Busy reports whether a Campaign of name must be refused: name is
+// campaigning (a campaign not canceled) or holds the key.
+func (m *Machine) Busy(name string) bool {
+	e := m.els[name]
+	return e != nil && !e.canceled && !e.ending()
+}
+
+// Campaign starts campaigning for name, or takes up a canceled campaign
+// still finishing its calls, and says which (see Start). The caller
+// ensures !Busy(name).
+func (m *Machine) Campaign(now time.Time, name string) Start {
 	m.Tick(now)
+	switch e := m.els[name]; {
+	case e == nil:
+		m.start(now, name)
+		return Started
+	case e.ending():
+		e.again = true
+		return After
+	default:
+		e.canceled = false
+		return Resumed
+	}
+}
+
+func (m *Machine) start(now time.Time, name string) {
 	e := &election{phase: needSession}
 	m.els[name] = e
 	m.startDamped(now, name, e)
@@ -87,7 +127,9 @@ func (m *Machine) Cancel(now time.Time, name string) {
 	m.Tick(now)
 	e := m.els[name]
 	switch {
-	case e == nil || e.ending():
+	case e == nil:
+	case e.ending():
+		e.again = false // a campaign that waited for it is canceled
 	case e.phase == yielding:
 		m.handOff(name, e, "")
 	case e.phase == leading:
@@ -303,9 +345,15 @@ func (m *Machine) retry(now time.Time, name string, e *election) {
 	m.due[name] = e
 }
 
+// forget ends name's election and reports Released with err, then starts
+// the campaign that waited for it to end, if any (After).
 func (m *Machine) forget(name string, err error) {
+	again := m.els[name] != nil && m.els[name].again
 	m.drop(name)
 	m.emit(Action{Kind: Released, Election: name, Err: err})
+	if again && !Permanent(err) {
+		m.start(m.recs.now, name)
+	}
 }
 
 func (m *Machine) drop(name string) {

@@ -48,6 +48,9 @@ func TestMachine(t *testing.T) {
 			if d.Cmd == "bound" {
 				return fmt.Sprintf("hold=%v bound=%v\n", m.cfg.Hold(dur(t, d, "ttl")), m.cfg.LatencyBound(dur(t, d, "ttl")))
 			}
+			if d.Cmd == "campaign" {
+				return campaign(t, m, d)
+			}
 			step(t, m, d)
 			return render(m)
 		})
@@ -218,8 +221,6 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 	switch d.Cmd {
 	case "tick":
 		m.Tick(now)
-	case "campaign":
-		m.Campaign(now, name)
 	case "cancel":
 		m.Cancel(now, name)
 	case "resign":
@@ -265,6 +266,24 @@ func step(t *testing.T, m *Machine, d *datadriven.TestData) {
 	default:
 		d.Fatalf(t, "unknown command %q", d.Cmd)
 	}
+}
+
+// campaign runs a script's campaign as package lease does: refused while
+// the machine says the election is busy. A campaign that is not a new
+// one says how it began (resumed, after).
+func campaign(t *testing.T, m *Machine, d *datadriven.TestData) string {
+	var name string
+	d.ScanArgs(t, "name", &name)
+	if m.Busy(name) {
+		return "busy\n"
+	}
+	switch m.Campaign(ms(t, d, "t"), name) {
+	case Resumed:
+		return "resumed\n" + render(m)
+	case After:
+		return "after\n" + render(m)
+	}
+	return render(m)
 }
 
 func render(m *Machine) string {
