@@ -197,7 +197,7 @@ func (ss *session) createPointer(election, path string, p pointer, own bool) (ba
 // setData at index at (whose stat gives the token), and returns the key
 // as it then is. The error is the multi's (see multi).
 func (ss *session) take(election string, ops []any, p pointer, at int) (backends.Record, error) {
-	testHookTake()
+	testHookTake.call(struct{}{})
 	st, err := multiStat(ss.l.conn, at, ops...)
 	if err != nil {
 		return backends.Record{}, err
@@ -254,4 +254,4 @@ func fitting(what string, value []byte) error {
 }
 
 // testHookTake runs before each multi of a Create; tests set it.
-var testHookTake = func() {}
+var testHookTake testHook[struct{}]

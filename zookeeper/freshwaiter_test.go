@@ -25,8 +25,7 @@ func TestFreshWaiterNoSync(t *testing.T) {
 	}
 	held := f.create(t, el)
 	syncs := make(chan string, 1<<10)
-	testHookSync = func(path string) { syncs <- path }
-	t.Cleanup(func() { testHookSync = func(string) {} })
+	setHook(t, &testHookSync, func(path string) { syncs <- path })
 	reads := hookReads(t)
 	watching := hookWatching(t)
 

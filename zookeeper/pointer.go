@@ -156,7 +156,7 @@ func (s *store) readKeyAfter(l *link, election, path string, sync bool) (backend
 	if !ps.led() {
 		return ps.record(election, false, l), ps, nil
 	}
-	testHookPointerRead()
+	testHookPointerRead.call(struct{}{})
 	alive, _, err := l.conn.Exists(ps.p.lead)
 	switch {
 	case err != nil:
@@ -170,7 +170,7 @@ func (s *store) readKeyAfter(l *link, election, path string, sync bool) (backend
 
 // testHookPointerRead runs between a key read's pointer read and its
 // check of the lead node.
-var testHookPointerRead = func() {}
+var testHookPointerRead testHook[struct{}]
 
 // syncedPointer reads the pointer node at path on l after a sync (see
 // synced) and, unless election is "", records it (pointers.saw).

@@ -215,9 +215,8 @@ func TestCreateReadsHeldKeyFirst(t *testing.T) {
 	s, a, b, held := heldByA(t, "/leasehold-held-")
 	ctx := testCtx(t)
 	var multis, reads atomic.Int32
-	testHookTake = func() { multis.Add(1) }
-	testHookPointerRead = func() { reads.Add(1) }
-	t.Cleanup(func() { testHookTake, testHookPointerRead = func() {}, func() {} })
+	setHook(t, &testHookTake, func(struct{}) { multis.Add(1) })
+	setHook(t, &testHookPointerRead, func(struct{}) { reads.Add(1) })
 	got, err := b.Create(ctx, "el", []byte("b"))
 	if !errors.Is(err, backends.ErrKeyExists) || got.Token != held.Token {
 		t.Fatalf("Create while a holds = %+v, %v; want ErrKeyExists and a's token %d", got, err, held.Token)

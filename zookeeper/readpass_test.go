@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/leasehold/leasehold/backends"
@@ -16,12 +17,13 @@ func TestGetPassBetweenReads(t *testing.T) {
 	join(t, f.s, f.ss, el, "target")
 	var passed backends.Record
 	var perr error
-	testHookPointerRead = func() {
-		testHookPointerRead = func() {}
-		passed, perr = f.pss.End(f.ctx, backends.End{Election: el, Token: held.Token,
-			To: &backends.Target{Session: f.ss.ID(), Value: []byte("target")}})
-	}
-	t.Cleanup(func() { testHookPointerRead = func() {} })
+	var once sync.Once
+	setHook(t, &testHookPointerRead, func(struct{}) {
+		once.Do(func() {
+			passed, perr = f.pss.End(f.ctx, backends.End{Election: el, Token: held.Token,
+				To: &backends.Target{Session: f.ss.ID(), Value: []byte("target")}})
+		})
+	})
 	got, err := f.s.Get(f.ctx, el)
 	if err != nil || perr != nil {
 		t.Fatalf("Get: %v; the pass between its reads: %v", err, perr)

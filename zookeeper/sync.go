@@ -14,7 +14,7 @@ package zookeeper
 // different goroutines, so nothing in its API tells when the read may
 // follow (see the package doc, Reads).
 func synced[T any](l *link, path string, read func() (T, error)) (T, error) {
-	testHookSync(path)
+	testHookSync.call(path)
 	if _, err := l.conn.Sync(path); err != nil {
 		var zero T
 		return zero, err
@@ -23,4 +23,4 @@ func synced[T any](l *link, path string, read func() (T, error)) (T, error) {
 }
 
 // testHookSync runs as synced sends its sync; tests set it.
-var testHookSync = func(path string) {}
+var testHookSync testHook[string]

@@ -8,12 +8,17 @@ import (
 	"github.com/leasehold/leasehold/backends"
 )
 
+// setHook makes f the hook h until t ends.
+func setHook[T any](t testing.TB, h *testHook[T], f func(T)) {
+	h.f.Store(&f)
+	t.Cleanup(func() { h.f.Store(nil) })
+}
+
 // hookReads returns a channel that tells, for each read of a WatchSet
 // from now until t ends, whether it synced first.
 func hookReads(t *testing.T) <-chan bool {
 	ch := make(chan bool, 1<<10)
-	testHookRead = func(synced bool) { ch <- synced }
-	t.Cleanup(func() { testHookRead = func(bool) {} })
+	setHook(t, &testHookRead, func(synced bool) { ch <- synced })
 	return ch
 }
 

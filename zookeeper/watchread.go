@@ -22,7 +22,7 @@ func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Ba
 	told, notified := st.takeFresh(reqs)
 	facts, err := readFor(st.s, ctx, func(l *link) ([][]watchset.Fact, error) {
 		sync := l != told && (notified || !st.behindOn(l, reqs))
-		testHookRead(sync)
+		testHookRead.call(sync)
 		if sync {
 			if _, err := l.conn.Sync("/"); err != nil {
 				return nil, err
@@ -119,7 +119,7 @@ func (st *stream) readKey(l *link, r watchset.Request) ([]watchset.Fact, error) 
 		return nil, err
 	}
 	if !rec.Differs(r.Known) {
-		testHookWatching(el)
+		testHookWatching.call(el)
 	}
 	return []watchset.Fact{fact(watchset.LeaderState, r, since(r.Known, rec))}, nil
 }
@@ -154,7 +154,7 @@ func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error)
 	case err != nil:
 		return nil, err
 	}
-	testHookWatching(el)
+	testHookWatching.call(el)
 	gone.Record.Token = r.Known.Token
 	return []watchset.Fact{gone}, nil
 }
@@ -209,7 +209,7 @@ func (st *stream) readWithOwn(l *link, r watchset.Request, own backends.Record, 
 	if !aheadGone {
 		gone.Record.Token = r.Known.Token
 		if len(passed) == 0 {
-			testHookWatching(el)
+			testHookWatching.call(el)
 		}
 	}
 	return append(passed, gone), nil
@@ -279,7 +279,7 @@ func (st *stream) readRoster(l *link, r watchset.Request) ([]watchset.Fact, erro
 		case ok:
 			return changed(max(uint64(stat.Pzxid), r.Known.Revision+1)), nil
 		}
-		testHookWatching(el)
+		testHookWatching.call(el)
 		return nil, nil
 	}
 	if err != nil {
@@ -288,17 +288,17 @@ func (st *stream) readRoster(l *link, r watchset.Request) ([]watchset.Fact, erro
 	if rosterChanged(stat, len(children), r.Known.Revision) {
 		return changed(max(uint64(stat.Pzxid), r.Known.Revision+1)), nil
 	}
-	testHookWatching(el)
+	testHookWatching.call(el)
 	return nil, nil
 }
 
 // testHookRead runs as a WatchSet's read begins, telling whether it
 // syncs first; tests set it.
-var testHookRead = func(synced bool) {}
+var testHookRead testHook[bool]
 
 // testHookWatching runs when the watches of a WatchSet's request are
 // set and its read found nothing to answer; tests set it to know when.
-var testHookWatching = func(election string) {}
+var testHookWatching testHook[string]
 
 // readErr classifies a failed read: ErrPermission if the credentials may
 // not read, ErrUnavailable otherwise (the connection or its session

@@ -259,8 +259,7 @@ func TestWatchSetStoreClosed(t *testing.T) {
 // from now until t ends.
 func hookWatching(t testing.TB) <-chan string {
 	ch := make(chan string, 1<<14)
-	testHookWatching = func(el string) { ch <- el }
-	t.Cleanup(func() { testHookWatching = func(string) {} })
+	setHook(t, &testHookWatching, func(el string) { ch <- el })
 	return ch
 }
 
