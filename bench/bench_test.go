@@ -23,6 +23,11 @@ import (
 // scenario cannot run, never on a timing.
 func TestBench(t *testing.T) {
 	cfg := loadConfig()
+	n, err := envCount("BENCH_HANDOFFS", cfg.handN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.handN = n
 	for name := range cfg.scenarios {
 		if !slices.Contains(scenarioNames, name) {
 			t.Fatalf("BENCH_SCENARIOS: unknown scenario %q: want a comma-separated subset of %s", name, strings.Join(scenarioNames, ","))

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,6 +81,21 @@ func loadConfig() config {
 		}
 	}
 	return c
+}
+
+// envCount returns the count in the environment variable name, or def if
+// it is unset; a value that is not a whole number of at least 1 is an
+// error naming the variable.
+func envCount(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a whole number of at least 1", name, v)
+	}
+	return n, nil
 }
 
 // scenarioNames are the scenarios BENCH_SCENARIOS may name.

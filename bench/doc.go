@@ -20,7 +20,9 @@
 // the committed runs without running anything.
 // BENCH_SCENARIOS (a comma-separated subset of physical, handoff, crash,
 // herd, sharded, shards, slowlink, idle, policies) runs only those
-// scenarios, into BENCH_OUT/partial-<scenarios>/. BENCH_HEAPPROFILE names a
+// scenarios, into BENCH_OUT/partial-<scenarios>/. BENCH_HANDOFFS sets the
+// hand-offs per series of leasehold and the native peer in the handoff
+// scenario (full mode: 200). BENCH_HEAPPROFILE names a
 // directory where the sharded scenario writes a heap profile of each of
 // its sizes while every election is held (heap-<store>-<m>.pprof; for
 // `go tool pprof`), sampling every allocation, which slows the run.
