@@ -15,9 +15,10 @@ var (
 	ErrInvalidOption = errors.New("invalid option")
 	// ErrClosed: the elector was closed.
 	ErrClosed = errors.New("elector closed")
-	// ErrBusy: the election is already campaigning or held on this elector,
-	// or a resign of it is still in progress, or a RequestHandover of it
-	// runs on this elector (see RequestHandover).
+	// ErrBusy: the election is already campaigning or held on this elector
+	// (a HandOver still under way included), or a RequestHandover of it
+	// runs on this elector; a RequestHandover is also refused while a
+	// resign of it is in progress (see Campaign and RequestHandover).
 	ErrBusy = errors.New("election busy on this elector")
 	// ErrNoLeader: the election has no leader.
 	ErrNoLeader = errors.New("no leader")
