@@ -87,11 +87,13 @@ func (e *LeaseElector) Campaign(ctx context.Context, election string, opts ...Ca
 // campaignBusy returns an error wrapping ErrBusy if election may not be
 // campaigned for now, or nil. On the loop goroutine.
 func (e *LeaseElector) campaignBusy(election string) error {
+	el := e.of(election)
 	switch {
 	case e.requestRuns(election):
 		return fmt.Errorf("a RequestHandover of it runs on this elector: %w", ErrBusy)
-	case e.m.Busy(election), e.of(election).held != nil, e.of(election).calls != nil &&
-		(e.of(election).calls.campaign != nil || e.of(election).calls.next != nil || e.of(election).calls.handover != nil):
+	case e.m.Busy(election), el.held != nil:
+		return ErrBusy
+	case el.calls != nil && (el.calls.campaign != nil || el.calls.next != nil || el.calls.handover != nil):
 		return ErrBusy
 	}
 	return nil
@@ -127,6 +129,9 @@ func (e *LeaseElector) nextCampaign(election string, err error) {
 		return
 	}
 	e.tidyCalls(election)
+	if err == nil {
+		err = errors.New("no campaign could start after the last term ended") // the machine restarts but on a permanent error
+	}
 	c.finish(nil, fmt.Errorf("lease: campaign %q: %w", election, err))
 }
 
