@@ -63,15 +63,20 @@ func TestCampaignAgainWhileCleaning(t *testing.T) {
 	// The same for held, with the waiting campaign abandoned before the
 	// release: no campaign starts, and the key is released.
 	dropped := newTestCampaign()
+	released := make(chan error, 1) // answered at the term's Released, as a Resign is
 	e.do(func(now time.Time) {
+		e.callsOf("held").resigns = append(e.callsOf("held").resigns, released)
 		e.m.Resign(now, "held")
 		e.step()
 		e.startCampaign(now, "held", dropped)
 		_ = e.abandonNow(now, "held", dropped)
 	})
 	select {
-	case <-held.Context().Done():
+	case <-released:
 	case <-ctx.Done():
+		t.Fatal("the resigned term of held was not released")
+	}
+	if err := held.Context().Err(); err == nil {
 		t.Fatal("the resigned leadership did not end")
 	}
 	rec, err := driver.Of(store).Get(ctx, "held")
