@@ -91,9 +91,9 @@ func (e *LeaseElector) campaignBusy(election string) error {
 	switch {
 	case e.requestRuns(election):
 		return fmt.Errorf("a RequestHandover of it runs on this elector: %w", ErrBusy)
-	case e.m.Busy(election), el.held != nil:
+	case e.m.Busy(election), el.held != nil: // held covers a HandOver under way
 		return ErrBusy
-	case el.calls != nil && (el.calls.campaign != nil || el.calls.next != nil || el.calls.handover != nil):
+	case el.calls != nil && el.calls.next != nil: // a Campaign already waits for the term to end
 		return ErrBusy
 	}
 	return nil
