@@ -49,6 +49,13 @@ func testExpiredSession(t *testing.T, h Harness) {
 	}
 }
 
+// expirySlack is what testTTLExpiry allows past ExpiryBound for the
+// notice to reach the test: the server's commit of the expiry and the
+// watch's delivery, on a machine that may be running three servers' JVMs
+// on two cores (1.38 s past the TTL has been seen for a 2 s session on a
+// 3-node ZooKeeper ensemble while other suites ran).
+const expirySlack = 2 * time.Second
+
 // testTTLExpiry checks that the store keeps a renewed session past its TTL
 // and expires a silent one: its key is gone no sooner than TTL after the
 // last renewal was sent, and not much later.
@@ -63,14 +70,14 @@ func testTTLExpiry(t *testing.T, h Harness) {
 	}
 	ch := startWait(t, s, mustGet(t, s, el))
 	bound := ExpiryBound(h, a.TTL())
-	got := awaitWithin(t, ch, bound+5*time.Second)
+	got := awaitWithin(t, ch, bound+expirySlack+5*time.Second)
 	gone := time.Since(sent)
 	if got.Exists() {
 		t.Fatalf("first change after the last renewal = %+v, want the key gone", got)
 	}
-	if gone < a.TTL() || gone > bound+time.Second {
-		t.Fatalf("key %d expired %v after the last renewal was sent, want between the TTL %v and %v",
-			rec.Token, gone, a.TTL(), bound)
+	if gone < a.TTL() || gone > bound+expirySlack {
+		t.Fatalf("key %d expired %v after the last renewal was sent, want between the TTL %v and %v (the store's bound %v and %v for the notice)",
+			rec.Token, gone, a.TTL(), bound+expirySlack, bound, expirySlack)
 	}
 	t.Logf("silent session's key expired %v after the last renewal (TTL %v)", gone, a.TTL())
 }

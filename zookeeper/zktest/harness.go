@@ -135,10 +135,12 @@ func (h *Harness) ExpireSession(ctx context.Context, id string) error {
 	return closeSession(ctx, h.Servers, h.clientTLS(), int64(sid), pw)
 }
 
-// ExpiryGrace is the servers' tickTime: ZooKeeper expires sessions in
-// tickTime buckets, so a silent session ends between its TTL and TTL +
-// tickTime after its last renewal.
-func (h *Harness) ExpiryGrace(time.Duration) time.Duration { return h.tickTime() }
+// ExpiryGrace is one and a half of the servers' tickTime: ZooKeeper's
+// leader expires sessions in tickTime buckets, and in an ensemble it
+// learns of a follower's sessions' last renewals when it pings the
+// follower, every half tickTime. A silent session so ends between its TTL
+// and TTL + 1.5 tickTime after its last renewal.
+func (h *Harness) ExpiryGrace(time.Duration) time.Duration { return h.tickTime() * 3 / 2 }
 
 func (h *Harness) tickTime() time.Duration {
 	if h.TickTime == 0 {
