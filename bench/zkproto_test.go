@@ -1,0 +1,144 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/leasehold/leasehold/bench/internal/env"
+	"github.com/leasehold/leasehold/bench/internal/stat"
+)
+
+// TestZooKeeperHandoffProtocol measures, on one ZooKeeper server with
+// go-zookeeper alone, a hand-off's store protocol end to end, from the
+// leader's write to the waiter's last read: zk.Lock's (delete; the waiter,
+// watching the node, lists the lock's children), leasehold's pass (the
+// 5-op multi; the waiter, watching the entry ahead and its own, reads
+// both and the pointer at once), and a 3-op pass (set the pointer, delete
+// the lead node and record; the waiter, watching the entry ahead, reads
+// the pointer). BENCH_ZKPROTO rounds, each running every variant in turn
+// after the same pause. It measures nothing the benchmark reports.
+func TestZooKeeperHandoffProtocol(t *testing.T) {
+	k, _ := strconv.Atoi(os.Getenv("BENCH_ZKPROTO"))
+	if k <= 0 {
+		t.Skip("BENCH_ZKPROTO (rounds) not set")
+	}
+	st := startStore(t, env.ZooKeeper)
+	a, b := zkConn(t, st.Endpoints), zkConn(t, st.Endpoints)
+	for _, p := range []string{"/p", "/p/ptr", "/p/roster", "/p/q"} {
+		if _, err := a.Create(p, []byte("x"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{"zk.Lock: delete, list", "pass: 5-op multi, 3 reads", "pass: 3-op multi, 1 read"}
+	got := make([][]time.Duration, len(names))
+	for i := range k {
+		for v := range names {
+			d, err := zkProto(a, b, i, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[v] = append(got[v], d)
+		}
+	}
+	for v, name := range names {
+		sum := stat.Summarize(got[v])
+		t.Logf("%-28s n %d, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms", name, sum.N, sum.P50, quantile(got[v], 0.9), sum.P99, sum.Max)
+	}
+}
+
+// quantile returns d's q quantile (nearest rank) in milliseconds.
+func quantile(d []time.Duration, q float64) float64 {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return float64(s[int(math.Ceil(q*float64(len(s))))-1]) / float64(time.Millisecond)
+}
+
+// zkProto runs round i of variant v and times it.
+func zkProto(a, b *zk.Conn, i, v int) (time.Duration, error) {
+	acl := zk.WorldACL(zk.PermAll)
+	lead, rec := fmt.Sprintf("/p/q/a-%d-%d", i, v), fmt.Sprintf("/p/roster/a-%d-%d", i, v)
+	toRec, toEntry := fmt.Sprintf("/p/roster/b-%d-%d", i, v), fmt.Sprintf("/p/q/b-%d-%d", i, v)
+	for _, n := range []struct {
+		c    *zk.Conn
+		path string
+	}{{a, lead}, {a, rec}, {b, toRec}, {b, toEntry}} {
+		if _, err := n.c.Create(n.path, nil, zk.FlagEphemeral, acl); err != nil {
+			return 0, err
+		}
+	}
+	defer func() {
+		for _, p := range []string{lead, rec, toRec, toEntry} {
+			_ = a.Delete(p, -1)
+		}
+	}()
+	_, ptr, err := a.Get("/p/ptr")
+	if err != nil {
+		return 0, err
+	}
+	_, _, aheadW, err := b.GetW(lead)
+	if err != nil {
+		return 0, err
+	}
+	ownW := make(<-chan zk.Event)
+	if v == 1 {
+		if _, _, ownW, err = b.GetW(toEntry); err != nil {
+			return 0, err
+		}
+	}
+	done := make(chan error, 1)
+	var end time.Time
+	go func() {
+		select {
+		case <-aheadW:
+		case <-ownW:
+		}
+		var err error
+		switch v {
+		case 0:
+			_, _, err = b.Children("/p/q")
+		case 1:
+			var wg sync.WaitGroup
+			errs := make([]error, 3)
+			for j, p := range []string{lead, toEntry, "/p/ptr"} {
+				wg.Go(func() { _, _, errs[j] = b.Get(p) })
+			}
+			wg.Wait()
+			if errs[2] != nil {
+				err = errs[2]
+			}
+		default:
+			_, _, err = b.Get("/p/ptr")
+		}
+		end = time.Now()
+		done <- err
+	}()
+	time.Sleep(30 * time.Millisecond) // the write after a pause, as a hand-off's is
+	start := time.Now()
+	switch v {
+	case 0:
+		err = a.Delete(lead, -1)
+	case 1:
+		_, err = a.Multi(&zk.SetDataRequest{Path: "/p/ptr", Data: []byte("b-0000000001 12345678"), Version: ptr.Version},
+			&zk.CheckVersionRequest{Path: toRec, Version: -1},
+			&zk.SetDataRequest{Path: toEntry, Data: []byte("p"), Version: -1},
+			&zk.DeleteRequest{Path: lead, Version: -1}, &zk.DeleteRequest{Path: rec, Version: -1})
+	default:
+		_, err = a.Multi(&zk.SetDataRequest{Path: "/p/ptr", Data: []byte("b-0000000001 12345678"), Version: ptr.Version},
+			&zk.DeleteRequest{Path: lead, Version: -1}, &zk.DeleteRequest{Path: rec, Version: -1})
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := <-done; err != nil {
+		return 0, err
+	}
+	return end.Sub(start), nil
+}
