@@ -142,3 +142,24 @@ func zkProto(a, b *zk.Conn, i, v int) (time.Duration, error) {
 	}
 	return end.Sub(start), nil
 }
+
+// zkConn returns a go-zookeeper connection with a session, closed when t
+// ends.
+func zkConn(t *testing.T, servers []string) *zk.Conn {
+	c, ev, err := zk.Connect(servers, 4*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case e := <-ev:
+			if e.State == zk.StateHasSession {
+				return c
+			}
+		case <-deadline:
+			t.Fatal("no ZooKeeper session within 30s")
+		}
+	}
+}
