@@ -252,6 +252,7 @@ type run struct {
 	ran    map[string]int
 	start  time.Time
 	store  *stores.Cluster // the 3-node store of the store faults, or nil
+	calm   time.Time       // when the last store fault's recovery allowance ends (awaitCalm)
 	cycle  int             // the current cycle's number
 	pol    *policyRun      // the policy events (policy_test.go)
 }
@@ -318,6 +319,7 @@ func runBackend(t *testing.T, b backend, bin string, store *stores.Cluster, kind
 		wait()
 		r.ran[f.name]++
 		if pk != "" && !during {
+			r.awaitCalm()
 			r.settle(true)
 			cd, tok = r.leaderToken()
 			r.runPolicy(pk, false, cd, tok)()
@@ -496,8 +498,10 @@ func (r *run) judge(name string, kinds []fault, evs []history.Event) {
 	if r.store != nil {
 		// The store's own recovery: a new store leader after a kill or a
 		// partition, a whole cluster serving again after a restart.
-		cfg.FaultRecovery = map[string]time.Duration{"store-kill": r.b.storeRecovery, "partition": r.b.storeRecovery, "isolate": r.b.storeRecovery,
-			"store-restart": r.b.restartRecovery + r.b.storeRecovery}
+		cfg.FaultRecovery = map[string]time.Duration{}
+		for _, f := range storeFaultKinds {
+			cfg.FaultRecovery[f.name] = r.storeAllowance(f.name)
+		}
 	}
 	rep := history.Check(evs, cfg)
 	if os.Getenv("LEASEHOLD_FAULTS_DEBUG") != "" {

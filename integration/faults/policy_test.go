@@ -32,8 +32,9 @@ import (
 //     of a priority above every other joins, with Preempt: a leader with
 //     Preempt hands over to it after its stability window.
 //
-// A policy event runs either after the fault healed and the leader is
-// settled ("after": no fault active, its liveness bound is failed), or
+// A policy event runs either after the fault healed, the store's own
+// recovery allowance passed (awaitCalm) and the leader is settled
+// ("after": no fault active, its liveness bound is failed), or
 // while the fault is active ("during": a handover or request TTL/2 into
 // the fault, a priority-join right before it; the fault's own bounds
 // apply and the policy's outcome is logged, not failed). Latency-low's

@@ -132,7 +132,7 @@ write to a fenced resource (` + "`fencing.Guard`" + `) and as a guarded store wr
 ` + "`Leadership.Valid`" + ` before each. Each cycle aims a fault at the current leader (a store fault at the
 cluster) and heals it after 1.5×TTL. On a 3-node cluster ("3 nodes") every kind rotates, one cycle
 after another; the default run puts the client-side kinds on a single node. In a soak each cycle
-also makes a policy event, after the fault healed or while it is active (during): a handover to a
+also makes a policy event, after the fault healed (a store fault's: and the store's recovery allowance passed) or while it is active (during): a handover to a
 named candidate, a handover request, or a candidate of higher priority joining (Preempt).
 
 ## Fault kinds
