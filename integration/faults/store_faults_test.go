@@ -56,8 +56,10 @@ func (r *run) storeAllowance(kind string) time.Duration {
 // assumes: a store still electing its leader is a fault. A Consul
 // cluster started again has answered "No cluster leader" up to 9 s
 // after the restart's heal, and a handover made 5 s after one had its
-// new leader 17 s later. It waits for a time the schedule sets, not for
-// a condition.
+// new leader 17 s later; on etcd, a handover 181 ms after a restart's
+// heal went to a target that could not yet make a session, and another
+// candidate led. It waits for a time the schedule sets, not for a
+// condition.
 func (r *run) awaitCalm() {
 	if d := time.Until(r.calm); d > 0 {
 		<-time.After(d)
