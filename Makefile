@@ -40,7 +40,7 @@ test: fmt-check vet images
 # .ci/run calls it before make test.
 docs-check:
 	$(GO) run ./internal/docscheck
-	cd bench && $(GO) test -count=1 ./internal/report/
+	cd bench && $(GO) test -count=1 ./internal/report/ ./internal/stat/
 
 vet:
 	$(GO) vet ./...

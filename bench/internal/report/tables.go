@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/leasehold/leasehold/bench/internal/stat"
 )
 
 func hasHandoff(s *Store) bool  { return len(s.Handoff) > 0 }
@@ -20,7 +22,7 @@ func handoffSection(b *strings.Builder, runs []*Results) []*Results {
 	}
 	from(b, runs, r)
 	b.WriteString("Release to successor leading, ms; p50 · p99 · max.\n\n" +
-		"| store | waiter | n | leasehold | native peer | p99 ÷ native | physical p99 | p99 ÷ physical | valkeyrie p99 (n) |\n" +
+		"| store | waiter | n | leasehold | native peer | p99 ÷ native (90%) | physical p99 | p99 ÷ physical | valkeyrie p99 (n) |\n" +
 		"|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Stores {
 		for _, v := range []string{"settled", "fresh"} {
@@ -29,7 +31,7 @@ func handoffSection(b *strings.Builder, runs []*Results) []*Results {
 				continue
 			}
 			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %.2f | %s | %s |\n", s.Name, v, lh.N, lat3(lh.Latency, lh.N),
-				lat3(nat.Latency, lh.N), ratio(lh.P99, nat.P99), s.Physical.P99, ratio(lh.P99, s.Physical.P99), p99n(vk.Latency))
+				lat3(nat.Latency, lh.N), p99Ratio(lh.Latency, nat.Latency), s.Physical.P99, ratio(lh.P99, s.Physical.P99), p99n(vk.Latency))
 		}
 	}
 	return []*Results{r}
@@ -168,6 +170,17 @@ func (s *Store) handoff(lib, variant string) Handoff {
 		}
 	}
 	return Handoff{}
+}
+
+// p99Ratio renders a's p99 over b's with its 90% bootstrap interval
+// (stat.RatioInterval), when both series kept their samples.
+func p99Ratio(a, b Latency) string {
+	r := ratio(a.P99, b.P99)
+	lo, hi := stat.RatioInterval(a.Samples, b.Samples, 0.99, 0.9, 2000)
+	if r == "–" || hi == 0 {
+		return r
+	}
+	return fmt.Sprintf("%s (%.2f–%.2f)", r, lo, hi)
 }
 
 func ratio(a, b float64) string {
