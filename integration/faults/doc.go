@@ -55,8 +55,10 @@
 // One runs in every soak cycle, after the fault healed (a store fault's
 // once the store's own recovery allowance has passed too: a store still
 // electing its leader is a fault) or while it is active, rotating so
-// that each meets every fault kind; the default run has one of each in its etcd and ZooKeeper client-side runs. Before each
-// soak cycle, and each policy event, the suite waits for a due preemption. The safety checks are the same; a policy
+// that each meets every fault kind; the default run has one of each in
+// its etcd and ZooKeeper client-side runs. Before each soak cycle, and
+// each policy event, the suite waits for a due preemption. The safety
+// checks are the same; a policy
 // event that goes otherwise than its policy says with no fault active (no
 // new leader within TTL, another than the named one, the
 // old leader taking the key back, but for a leader that lost its term
