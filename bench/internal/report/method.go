@@ -13,10 +13,10 @@ const methodText = `
 ## Method
 
 ` + "`make bench`" + ` (module ` + "`bench/`" + `) runs leasehold side by side with each store's own
-client, the *native peer*, and valkeyrie's lock, in one run, against single-node stores in
-containers reached at their Docker bridge address. On a shared 2-core machine absolute times
-move from run to run; ratios between series of one run move much less, and every table gives
-them: to the native peer and to the store's own round trip.{turns}
+client, the *native peer*, and valkeyrie's lock, in one run, against the stores that the
+machine line above names. On a shared 2-core machine absolute times move from run to run;
+ratios between series of one run move much less, and every table gives them: to the native
+peer and to the store's own round trip.{turns}
 
 - *Store round trip*: *physical*, a writer idles 150 ms, writes a key, and a watcher on another
   connection is notified; *round trip*, one write, taken before each hand-off of the planned

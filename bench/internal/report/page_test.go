@@ -171,3 +171,13 @@ func TestMethodTurns(t *testing.T) {
 		t.Errorf("a run that took turns: method lacks %q:\n%s", says, m)
 	}
 }
+
+// TestHeapCell: a growth renders in bytes; a live heap that shrank across
+// the measurement renders as measuring nothing, never as a negative size.
+func TestHeapCell(t *testing.T) {
+	for in, want := range map[float64]string{2715.4: "2715 B", 0: "0 B", -180080: "– (shrank)"} {
+		if got := heapCell(in); got != want {
+			t.Errorf("heapCell(%v) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func shardedSection(b *strings.Builder, runs []*Results) []*Results {
 				fmt.Fprintf(b, "| %s | %d | skipped: %s | | | | | |\n", s.Name, h.M, h.Skipped)
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %d | %.3f | %.0f B | %s | %s | %.2f | %.2f |\n", s.Name, h.M, h.AcquireSeconds, h.HeapBytesPerElect,
+			fmt.Fprintf(b, "| %s | %d | %.3f | %s | %s | %s | %.2f | %.2f |\n", s.Name, h.M, h.AcquireSeconds, heapCell(h.HeapBytesPerElect),
 				countBefore(h.Goroutines, h.GoroutinesBefore), countBefore(h.Conns, h.ConnsBefore), h.RequestsPerSec, h.NotificationsPerSec)
 		}
 	}
@@ -56,9 +56,9 @@ func shardsSection(b *strings.Builder, runs []*Results) []*Results {
 				fmt.Fprintf(b, "| %s | %s | %d | %d | failed | | | | | | | |\n", s.Name, s.TTL, g.N, g.M)
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %s | %d | %d | %.2f | %d (%.0f) | %.2f | %.1f (%s) | %s | %.2f | %.0f B | %.1f |\n", s.Name, s.TTL, g.N, g.M,
+			fmt.Fprintf(b, "| %s | %s | %d | %d | %.2f | %d (%.0f) | %.2f | %.1f (%s) | %s | %.2f | %s | %.1f |\n", s.Name, s.TTL, g.N, g.M,
 				g.ColdSeconds, g.JoinMoves, g.JoinIdeal(), g.JoinBalanceSeconds, g.JoinMaxUnownedMs, ratio(g.JoinMaxUnownedMs, g.RoundTripMs),
-				kill(g, s.TTL), g.KillBalanceSeconds, g.HeapBytesPerShard, g.SteadyRequestsPerSec)
+				kill(g, s.TTL), g.KillBalanceSeconds, heapCell(g.HeapBytesPerShard), g.SteadyRequestsPerSec)
 		}
 	}
 	return []*Results{r}
@@ -83,4 +83,15 @@ func ttlSeconds(ttl string) float64 {
 		return 0
 	}
 	return d.Seconds()
+}
+
+// heapCell renders a live heap growth per election or shard in bytes.
+// The process's own heap moves by more than one election's share: a run
+// whose live heap shrank across the measurement measured nothing, and
+// says so rather than show a negative size.
+func heapCell(bytes float64) string {
+	if bytes < 0 {
+		return "– (shrank)"
+	}
+	return fmt.Sprintf("%.0f B", bytes)
 }
