@@ -76,8 +76,9 @@ release-check:
 # writes
 # bench/results/ and, through BENCH_DOC, docs/benchmarks.md whole (the
 # method and one table per question, each from the newest run in
-# bench/results/); `bench-quick` only checks that every scenario runs (a
-# few seconds each, no timing is asserted). BENCH_SCENARIOS=policies make
+# bench/results/); `bench-quick` runs the unit tests of the benchmark's
+# parts and checks that every scenario runs (a few seconds each, no
+# timing is asserted). BENCH_SCENARIOS=policies make
 # bench runs the planned handovers alone (about 2.5 min) into
 # bench/results/partial-policies/ and rewrites the page with them.
 # `bench-doc` rewrites docs/benchmarks.md (and each run's results.md) from
@@ -94,7 +95,8 @@ bench-doc:
 
 bench-quick: images
 	set -a; [ -f ../shared/testcontainers.env ] && source ../shared/testcontainers.env; set +a; \
-	out=$$(mktemp -d) && cd bench && BENCH_QUICK=1 BENCH_OUT=$$out $(GO) test -count=1 -run TestBench -timeout 15m .
+	out=$$(mktemp -d) && cd bench && $(GO) test -count=1 ./internal/env/ ./internal/scenario/ ./internal/turn/ && \
+	BENCH_QUICK=1 BENCH_OUT=$$out $(GO) test -count=1 -run TestBench -timeout 15m .
 
 # The fault suite in soak mode: LEASEHOLD_SOAK_CYCLES fault cycles per
 # backend (default 200), bounded by SOAK_TIMEOUT; writes docs/faults.md and

@@ -26,4 +26,11 @@
 // directory where the sharded scenario writes a heap profile of each of
 // its sizes while every election is held (heap-<store>-<m>.pprof; for
 // `go tool pprof`), sampling every allocation, which slows the run.
+//
+// Three diagnostic tests skip unless asked, and measure nothing the page
+// reports: TestTrace (BENCH_TRACE: the store calls of leasehold's
+// electors in each hand-off), TestZooKeeperHandoffProtocol
+// (BENCH_ZKPROTO: a hand-off's store protocol on go-zookeeper alone) and
+// TestZooKeeperHandoffWire (BENCH_ZKWIRE: hand-offs split at a proxy on
+// the wire, leasehold's beside zk.Lock's).
 package bench

@@ -1,7 +1,7 @@
 package env
 
 import (
-	"io"
+	"bytes"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -17,10 +17,32 @@ type Link struct {
 	ln    net.Listener
 	up    string
 	delay atomic.Int64 // nanoseconds, read as each chunk arrives
+	tap   atomic.Pointer[func(Chunk)]
+	n     atomic.Int32 // connections accepted
 	mu    sync.Mutex
 	conns []net.Conn
 	// Store is the store as reached through this link.
 	Store *Store
+}
+
+// Chunk is bytes a Link read from one side of a connection.
+type Chunk struct {
+	Conn int       // the connection, numbered from 1 in the order accepted
+	Up   bool      // from the client to the store
+	At   time.Time // when the link read them
+	B    []byte
+}
+
+// Tap has f called with each chunk the link reads from now on, in order
+// for each connection and direction, as it arrives (before any delay).
+// f gets a copy of the bytes, and must not block.
+func (k *Link) Tap(f func(Chunk)) { k.tap.Store(&f) }
+
+// tell passes a copy of the chunk b to the tap, if any.
+func (k *Link) tell(conn int, up bool, b []byte) {
+	if f := k.tap.Load(); f != nil {
+		(*f)(Chunk{Conn: conn, Up: up, At: time.Now(), B: bytes.Clone(b)})
+	}
 }
 
 // NewLink starts a link to st.
@@ -62,8 +84,9 @@ func (k *Link) accept() {
 		k.mu.Lock()
 		k.conns = append(k.conns, c, u)
 		k.mu.Unlock()
-		go func() { _, _ = io.Copy(u, c); u.Close(); c.Close() }()
-		go k.downstream(u, c)
+		id := int(k.n.Add(1))
+		go k.upstream(c, u, id)
+		go k.downstream(u, c, id)
 	}
 }
 
@@ -73,8 +96,28 @@ type chunk struct {
 	at time.Time
 }
 
-// downstream copies u to c, each chunk held until its time.
-func (k *Link) downstream(u, c net.Conn) {
+// upstream copies c, connection id's client side, to u.
+func (k *Link) upstream(c, u net.Conn, id int) {
+	defer c.Close()
+	defer u.Close()
+	b := make([]byte, 32<<10)
+	for {
+		n, err := c.Read(b)
+		if n > 0 {
+			k.tell(id, true, b[:n])
+			if _, werr := u.Write(b[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// downstream copies u to c, connection id's client side, each chunk held
+// until its time.
+func (k *Link) downstream(u, c net.Conn, id int) {
 	q := make(chan chunk, 1024)
 	go func() {
 		defer close(q)
@@ -82,6 +125,7 @@ func (k *Link) downstream(u, c net.Conn) {
 			b := make([]byte, 32<<10)
 			n, err := u.Read(b)
 			if n > 0 {
+				k.tell(id, false, b[:n])
 				q <- chunk{b[:n], time.Now().Add(time.Duration(k.delay.Load()))}
 			}
 			if err != nil {
