@@ -36,7 +36,7 @@ func TestZooKeeperHandoffWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer link.Close()
+	t.Cleanup(link.Close) // after the candidates' Close, which reach the server through it
 	frames := &env.ZKFrames{}
 	link.Tap(frames.Add)
 	libs := []cand.Lib{cand.Leasehold, cand.Native}
