@@ -104,7 +104,11 @@ func wireHandoff(t *testing.T, leader, waiter cand.Candidate) (t0, t1 time.Time)
 	if err := leader.Release(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	t1 = <-at
+	select {
+	case t1 = <-at:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the waiter did not lead within 30 s of the release")
+	}
 	if err := <-won; err != nil {
 		t.Fatal(err)
 	}
