@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/fencing"
 )
 
 // hold is the holder's deadline of the live session as the elector's loop
@@ -105,8 +106,23 @@ var errSessionEnded = errors.New("store session ended")
 
 // lostErr is the error of a leadership lost for cause.
 func (l *Leadership) lostErr(cause error) error {
-	return fmt.Errorf("lease: %q token %d: %w: %w", l.Election, l.Token, ErrLost, cause)
+	return &lostError{election: l.Election, token: l.Token, cause: cause}
 }
+
+// lostError is a leadership's end: it wraps ErrLost and the cause, and is
+// formatted only when read, as the context is cancelled on a hand-off's
+// path.
+type lostError struct {
+	election string
+	token    fencing.Token
+	cause    error
+}
+
+func (e *lostError) Error() string {
+	return fmt.Sprintf("lease: %q token %d: %v: %v", e.election, e.token, ErrLost, e.cause)
+}
+
+func (e *lostError) Unwrap() []error { return []error{ErrLost, e.cause} }
 
 // GuardedPut sets key to value in the store, committed only while this
 // term's leader key still holds Token (backends.Driver.GuardedPut): the store

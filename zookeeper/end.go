@@ -45,9 +45,10 @@ var errNoTarget = errors.New("the target has no node in the election")
 // req.Token; ErrNoCandidate if the target's entry or roster record is
 // missing, or the target is this session.
 func (ss *session) End(ctx context.Context, req backends.End) (backends.Record, error) {
-	what := fmt.Sprintf("zookeeper: end %q at token %d", req.Election, req.Token)
-	if err := named(what, req.Election); err != nil {
-		return backends.Record{}, err
+	// what is formatted only for an error: End is on a hand-off's path.
+	what := func() string { return fmt.Sprintf("zookeeper: end %q at token %d", req.Election, req.Token) }
+	if req.Election == "" {
+		return backends.Record{}, named(what(), req.Election)
 	}
 	e := ending{election: req.Election, path: ss.s.leaderPath(req.Election), token: req.Token, acl: ss.s.opts.ACL,
 		ownRecord: ss.recordPath(req.Election)}
@@ -56,20 +57,29 @@ func (ss *session) End(ctx context.Context, req backends.End) (backends.Record, 
 	}
 	if req.To != nil {
 		if err := ss.target(&e, req.To); err != nil {
-			return backends.Record{}, fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
+			return backends.Record{}, fmt.Errorf("%s: %w: %w", what(), backends.ErrNoCandidate, err)
 		}
 	}
-	if err := ss.gone(what); err != nil {
-		return backends.Record{}, err
+	if ss.over() {
+		return backends.Record{}, ss.gone(what())
 	}
 	rec, err := callFor(ss.s, ctx, func() (backends.Record, error) { return ss.end(e) })
-	switch {
-	case errors.Is(err, errNotHeld) && ss.gone(what) == nil:
-		return backends.Record{}, fmt.Errorf("%s: %w", what, backends.ErrNotFound)
-	case errors.Is(err, errNoTarget):
-		return backends.Record{}, fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
+	if err == nil && !ss.over() {
+		return rec, nil
 	}
-	return rec, ss.outcome(what, ctx, err)
+	return rec, ss.endErr(what(), ctx, err)
+}
+
+// endErr is End's error for err, what End made of its call: nil if it
+// made it and the session is not known to be over.
+func (ss *session) endErr(what string, ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, errNotHeld) && !ss.over():
+		return fmt.Errorf("%s: %w", what, backends.ErrNotFound)
+	case errors.Is(err, errNoTarget):
+		return fmt.Errorf("%s: %w: %w", what, backends.ErrNoCandidate, err)
+	}
+	return ss.outcome(what, ctx, err)
 }
 
 // ending is an End's request in paths: the pointer, the session's record

@@ -112,12 +112,19 @@ func (ss *session) TTL() time.Duration { return ss.ttl }
 // to be over: closed, reported expired by the server, or replaced.
 func (ss *session) gone(what string) error {
 	switch {
+	case !ss.over():
 	case ss.closing.Load():
 		return fmt.Errorf("%s: %w: session %s was closed", what, backends.ErrSessionExpired, ss.ID())
 	case ss.l.expired.Load() || ss.l.conn.SessionID() != ss.id:
 		return fmt.Errorf("%s: %w: session %s expired", what, backends.ErrSessionExpired, ss.ID())
 	}
 	return nil
+}
+
+// over reports whether the session is known to be over: closed, or
+// expired (gone says which).
+func (ss *session) over() bool {
+	return ss.closing.Load() || ss.l.expired.Load() || ss.l.conn.SessionID() != ss.id
 }
 
 // outcome classifies the result of a call on the session's link. A
