@@ -113,12 +113,11 @@ func (ss *session) TTL() time.Duration { return ss.ttl }
 func (ss *session) gone(what string) error {
 	switch {
 	case !ss.over():
+		return nil
 	case ss.closing.Load():
 		return fmt.Errorf("%s: %w: session %s was closed", what, backends.ErrSessionExpired, ss.ID())
-	case ss.l.expired.Load() || ss.l.conn.SessionID() != ss.id:
-		return fmt.Errorf("%s: %w: session %s expired", what, backends.ErrSessionExpired, ss.ID())
 	}
-	return nil
+	return fmt.Errorf("%s: %w: session %s expired", what, backends.ErrSessionExpired, ss.ID())
 }
 
 // over reports whether the session is known to be over: closed, or
