@@ -25,8 +25,9 @@ import (
 // of leasehold and one of zk.Lock, in an order that alternates; the
 // proxy adds its own hop to every component, on both sides alike. It
 // logs each component's quantiles, the requests sent before the
-// successor led, and the first hand-off of each. It measures nothing the
-// benchmark reports.
+// successor led, how often the server's first packet after the leader's
+// write went to the successor, and the first and the middle hand-off of
+// each, packet by packet. It measures nothing the benchmark reports.
 func TestZooKeeperHandoffWire(t *testing.T) {
 	k, _ := strconv.Atoi(os.Getenv("BENCH_ZKWIRE"))
 	if k <= 0 {
@@ -45,24 +46,27 @@ func TestZooKeeperHandoffWire(t *testing.T) {
 		pairs[i] = wirePair(t, lib, link.Store)
 	}
 	split := make([][][]float64, len(libs))
-	reqs := make([]int, len(libs))
+	reqs, first := make([]int, len(libs)), make([]int, len(libs))
 	for i := range k {
 		for j := range libs {
 			li := (i + j) % len(libs)
 			t0, t1 := wireHandoff(t, pairs[li][i%2], pairs[li][(i+1)%2])
 			ps := frames.Between(t0, t1)
 			reqs[li] += countUp(ps)
+			if waiterFirst(ps) {
+				first[li]++
+			}
 			if c, ok := wireSplit(ps, t0, t1); ok {
 				split[li] = append(split[li], c)
 			}
-			if i == 0 {
-				t.Logf("%s, first hand-off:\n%s", cand.PeerName(libs[li], env.ZooKeeper), timeline(ps, t0))
+			if i == 0 || i == k/2 {
+				t.Logf("%s, hand-off %d:\n%s", cand.PeerName(libs[li], env.ZooKeeper), i, timeline(ps, t0))
 			}
 		}
 	}
 	for li, lib := range libs {
-		t.Logf("%s: %d of %d hand-offs split; %.1f requests each before the waiter led", cand.PeerName(lib, env.ZooKeeper),
-			len(split[li]), k, float64(reqs[li])/float64(k))
+		t.Logf("%s: %d of %d hand-offs split; %.1f requests each before the waiter led; the waiter's connection heard first in %d",
+			cand.PeerName(lib, env.ZooKeeper), len(split[li]), k, float64(reqs[li])/float64(k), first[li])
 		for c, name := range []string{"pre", "notified", "wake", "read", "return", "total"} {
 			t.Logf("  %-8s p50 %.2f  p90 %.2f  p99 %.2f ms", name, splitQ(split[li], c, 0.5), splitQ(split[li], c, 0.9), splitQ(split[li], c, 0.99))
 		}
@@ -171,6 +175,21 @@ func countUp(ps []env.ZKPacket) int {
 		}
 	}
 	return n
+}
+
+// waiterFirst reports whether, after the leader's write in ps, the
+// server's first packet went to another connection than the leader's: a
+// write that also fires the leader's own watches may notify the leader
+// first, and the server writes each connection's packets apart.
+func waiterFirst(ps []env.ZKPacket) bool {
+	w := slices.IndexFunc(ps, func(p env.ZKPacket) bool {
+		return p.Up && (p.Code == env.ZKOpDelete || p.Code == env.ZKOpMulti)
+	})
+	if w < 0 {
+		return false
+	}
+	d := slices.IndexFunc(ps[w:], func(p env.ZKPacket) bool { return !p.Up })
+	return d >= 0 && ps[w+d].Conn != ps[w].Conn
 }
 
 // timeline renders ps, in ms from t0, one a line.
