@@ -123,9 +123,7 @@ func wireHandoff(t *testing.T, leader, waiter cand.Candidate) (t0, t1 time.Time)
 // test's components, in ms: the leader's write is the first delete or
 // multi; the waiter's connection, the first other notified after it.
 func wireSplit(ps []env.ZKPacket, t0, t1 time.Time) ([]float64, bool) {
-	w := slices.IndexFunc(ps, func(p env.ZKPacket) bool {
-		return p.Up && (p.Code == env.ZKOpDelete || p.Code == env.ZKOpMulti)
-	})
+	w := leaderWrite(ps)
 	if w < 0 {
 		return nil, false
 	}
@@ -177,14 +175,20 @@ func countUp(ps []env.ZKPacket) int {
 	return n
 }
 
+// leaderWrite returns the index in ps of the leader's write, the first
+// delete or multi, or -1.
+func leaderWrite(ps []env.ZKPacket) int {
+	return slices.IndexFunc(ps, func(p env.ZKPacket) bool {
+		return p.Up && (p.Code == env.ZKOpDelete || p.Code == env.ZKOpMulti)
+	})
+}
+
 // waiterFirst reports whether, after the leader's write in ps, the
 // server's first packet went to another connection than the leader's: a
 // write that also fires the leader's own watches may notify the leader
 // first, and the server writes each connection's packets apart.
 func waiterFirst(ps []env.ZKPacket) bool {
-	w := slices.IndexFunc(ps, func(p env.ZKPacket) bool {
-		return p.Up && (p.Code == env.ZKOpDelete || p.Code == env.ZKOpMulti)
-	})
+	w := leaderWrite(ps)
 	if w < 0 {
 		return false
 	}
