@@ -16,7 +16,7 @@ package backends
 //     the caller then leaves the roster, if it meant to, with Session.Leave;
 //   - ErrNoCandidate if To names a target that does not stand in the
 //     election: its node there (see Target) is missing or its session has
-//     ended;
+//     ended; a request that fails both ways fails with ErrNotFound;
 //   - errors.ErrUnsupported for a target on a store that does not pass
 //     (Capabilities.Passes false);
 //   - ErrPermission if the credentials may not write what the end writes.

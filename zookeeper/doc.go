@@ -75,18 +75,22 @@
 //     before it), returns it if it names this session's live node (a
 //     retried Create), fails with ErrKeyExists if another session's, and
 //     else takes it at the version read.
-//   - End with a target (a pass: Capabilities.Passes) sets the pointer at the
-//     target's node with Target.Value, checks the target's roster record,
-//     sets the data of the target's queue entry (Target.Entry; the write
-//     fires the watch the target waits on, and fails if the entry went),
-//     and deletes the holder's lead node (and its record with Leave; if
-//     the record is missing, the multi fails on it and goes again
-//     without it). A
+//   - End with a target (a pass: Capabilities.Passes) sets the data of
+//     the target's queue entry (Target.Entry; the write fires the watch
+//     the target waits on, and fails if the entry went), sets the pointer
+//     at the target's node with Target.Value, checks the target's roster
+//     record, and deletes the holder's lead node (and its record with
+//     Leave; if the record is missing, the multi fails on it and goes
+//     again without it). The server notifies a multi's watches in the
+//     order of its ops, so the target hears of the pass before the
+//     holder's own watches on the pointer and its lead node do. A
 //     plain End empties the pointer, creates "~free" and deletes the lead
 //     node. The version is the one the Store last saw, so neither reads
-//     first; a failed version check makes it read the pointer, after a
-//     sync, and go on only if the pointer still names its node at the
-//     token (else ErrNotFound).
+//     first. A failed version check, or a target's entry gone (its write
+//     comes before the check), makes it read the pointer, after a sync: a
+//     pointer that no longer names its node at the token fails it with
+//     ErrNotFound; else the multi goes again at the version read, or for
+//     the entry gone fails with ErrNoCandidate.
 //   - Proclaim sets the pointer's value at its version; GuardedPut checks
 //     the pointer's version, as read after a sync, and that the lead node
 //     exists, with its write.

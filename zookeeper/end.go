@@ -125,7 +125,8 @@ func (ss *session) end(e ending) (backends.Record, error) {
 		return backends.Record{}, err
 	}
 	for range endRounds {
-		st, err := multiStat(ss.l.conn, 0, e.ops(ps)...)
+		ops, ptr := e.ops(ps)
+		st, err := multiStat(ss.l.conn, ptr, ops...)
 		switch at := failedAt(err); {
 		case err == nil:
 			return ss.ended(e, ps, st), nil
@@ -135,7 +136,14 @@ func (ss *session) end(e ending) (backends.Record, error) {
 			}
 		case at == e.record && errors.Is(err, zk.ErrNoNode):
 			e.record = ""
-		case (at == e.toRecord || at == e.toEntry) && errors.Is(err, zk.ErrNoNode):
+		case at == e.toEntry && errors.Is(err, zk.ErrNoNode):
+			// The entry's write comes before the pointer's check (see
+			// ops): the term may have ended too.
+			if _, err := ss.held(e.election, e.path, e.token, true); err != nil {
+				return backends.Record{}, err
+			}
+			return backends.Record{}, errNoTarget
+		case at == e.toRecord && errors.Is(err, zk.ErrNoNode):
 			return backends.Record{}, errNoTarget
 		case at == ps.p.lead && at != e.ownRecord && errors.Is(err, zk.ErrNoNode):
 			return backends.Record{}, errNotHeld // its session ended
@@ -156,15 +164,18 @@ func (ss *session) held(election, path string, token uint64, read bool) (pstate,
 	return ss.s.heldAt(ss.l, election, path, ss.ID(), token)
 }
 
-// ops returns the multi of e over the pointer ps.
-func (e ending) ops(ps pstate) []any {
-	var ops []any
+// ops returns the multi of e over the pointer ps, and the index of the
+// pointer's write in it. A pass writes the target's entry first: the
+// server sends a multi's notifications in the order of its ops, so the
+// target, which waits on its entry's data, is told before the holder's
+// own watches on the pointer and its lead node.
+func (e ending) ops(ps pstate) (ops []any, ptr int) {
 	if e.pass {
-		ops = []any{&zk.SetDataRequest{Path: e.path, Data: e.to.encode(), Version: ps.st.Version},
-			&zk.CheckVersionRequest{Path: e.toRecord, Version: -1}}
 		if e.toEntry != "" {
-			ops = append(ops, &zk.SetDataRequest{Path: e.toEntry, Data: passData, Version: -1})
+			ops, ptr = []any{&zk.SetDataRequest{Path: e.toEntry, Data: passData, Version: -1}}, 1
 		}
+		ops = append(ops, &zk.SetDataRequest{Path: e.path, Data: e.to.encode(), Version: ps.st.Version},
+			&zk.CheckVersionRequest{Path: e.toRecord, Version: -1})
 	} else {
 		ops = []any{&zk.SetDataRequest{Path: e.path, Version: ps.st.Version},
 			&zk.CreateRequest{Path: e.path + "/" + freeName, Acl: e.acl}}
@@ -175,7 +186,7 @@ func (e ending) ops(ps pstate) []any {
 	if e.record != "" {
 		ops = append(ops, &zk.DeleteRequest{Path: e.record, Version: -1})
 	}
-	return ops
+	return ops, ptr
 }
 
 // ended records the pointer as e's multi left it, at st, and returns the

@@ -141,13 +141,18 @@ func testPassNoCandidate(t *testing.T, h Harness) {
 }
 
 // testPassNotFound: a pass with another token, by another session, or on
-// an absent key fails with ErrNotFound and changes nothing.
+// an absent key fails with ErrNotFound and changes nothing, whether its
+// target stands in the election or not: ErrNotFound comes first.
 func testPassNotFound(t *testing.T, h Harness) {
 	s, a, b, held := passSetup(t, h)
 	el := held.Election
 	ctx := Context(t, 10*time.Second)
 	c := newSession(t, s)
 	mustJoin(t, c, el, "carol's record")
+	gone := mustEnqueue(t, c, el)
+	if err := s.Dequeue(ctx, gone); err != nil {
+		t.Fatalf("Dequeue: %v", err)
+	}
 	for _, tc := range []struct {
 		what  string
 		ss    backends.Session
@@ -158,8 +163,11 @@ func testPassNotFound(t *testing.T, h Harness) {
 		{"with token 0", a, 0},
 		{"by another session", b, held.Token},
 	} {
-		if _, err := tc.ss.End(ctx, backends.End{Election: el, Token: tc.token, To: &backends.Target{Session: c.ID(), Value: []byte("x")}}); !errors.Is(err, backends.ErrNotFound) {
-			t.Fatalf("pass %s: %v, want ErrNotFound", tc.what, err)
+		for _, entry := range []uint64{0, gone.Token} {
+			to := &backends.Target{Session: c.ID(), Entry: entry, Value: []byte("x")}
+			if _, err := tc.ss.End(ctx, backends.End{Election: el, Token: tc.token, To: to}); !errors.Is(err, backends.ErrNotFound) {
+				t.Fatalf("pass %s to entry %d: %v, want ErrNotFound", tc.what, entry, err)
+			}
 		}
 	}
 	if got := mustGet(t, s, el); got.Differs(held) || got.Owner != a.ID() {
