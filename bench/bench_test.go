@@ -45,6 +45,9 @@ func TestBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := buildCandidate(t)
+	if os.Getenv("BENCH_HANDOFF_PROCS") != "" {
+		cfg.procs = bin
+	}
 	start := time.Now()
 	res := &report.Results{Mode: map[bool]string{true: "quick", false: "full"}[cfg.quick],
 		Started: start.UTC().Format(time.RFC3339), Machine: machine(), Commit: commit(), Scenarios: cfg.scenarioList()}

@@ -13,6 +13,9 @@ import (
 // config sizes one run.
 type config struct {
 	quick bool
+	// procs, if set, is the candidate binary, and the hand-off scenario
+	// runs each candidate in a process of its own (BENCH_HANDOFF_PROCS).
+	procs string
 	// physN, handN and valkN: physical samples, hand-offs per series for
 	// leasehold and the native peer, and for valkeyrie.
 	physN, handN, valkN int

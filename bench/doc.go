@@ -22,7 +22,11 @@
 // herd, sharded, shards, slowlink, idle, policies) runs only those
 // scenarios, into BENCH_OUT/partial-<scenarios>/. BENCH_HANDOFFS sets the
 // hand-offs per series of leasehold and the native peer in the handoff
-// scenario (full mode: 200). BENCH_HEAPPROFILE names a
+// scenario (full mode: 200); BENCH_HANDOFF_PROCS=1 runs each of its
+// candidates in a process of its own (cmd/candidate -serve, cand.Remote),
+// as deployed candidates run, where by default a pair shares the
+// benchmark's process; each process takes its own times, by the wall
+// clock, so the pipes' latency is in no sample. BENCH_HEAPPROFILE names a
 // directory where the sharded scenario writes a heap profile of each of
 // its sizes while every election is held (heap-<store>-<m>.pprof; for
 // `go tool pprof`), sampling every allocation, which slows the run.

@@ -110,7 +110,7 @@ func timed(r *report.Store, name string, logf func(string, ...any), f func()) {
 // library, settled and fresh, the libraries' hand-offs interleaved (see
 // scenario.Handoffs); valkeyrie takes part in the first valkN rounds.
 func runHandoff(cfg config, st *env.Store, r *report.Store, fail func(string, error), logf func(string, ...any)) {
-	o := cand.Opts{TTL: ttls[st.Kind]}
+	o := cand.Opts{TTL: ttls[st.Kind], Process: cfg.procs}
 	series := []scenario.Series{{Lib: cand.Leasehold, N: cfg.handN}, {Lib: cand.Native, N: cfg.handN}, {Lib: cand.Valkeyrie, N: cfg.valkN}}
 	for _, v := range []scenario.Variant{scenario.Settled, scenario.Fresh} {
 		ds, errs := scenario.Handoffs(st, v, series, o)

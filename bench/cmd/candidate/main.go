@@ -4,7 +4,11 @@
 // it as the leader process and SIGKILLs it.
 //
 //	candidate -lib leasehold|native|valkeyrie -store etcd|zookeeper|consul \
-//	    -endpoints a,b -election NAME -ttl 2s [-lockdelay 1ms]
+//	    -endpoints a,b -election NAME -ttl 2s [-lockdelay 1ms] [-serve]
+//
+// With -serve it takes commands from its standard input, one per line,
+// as cand.Remote sends them (see serve), for the hand-off benchmark's
+// candidates in processes of their own.
 package main
 
 import (
@@ -26,12 +30,16 @@ func main() {
 	election := flag.String("election", "crash", "election name")
 	ttl := flag.Duration("ttl", 2*time.Second, "session TTL")
 	delay := flag.Duration("lockdelay", 0, "Consul lock-delay (0: the library's default)")
+	serve := flag.Bool("serve", false, "take acquire and release commands on standard input (cand.Serve)")
 	flag.Parse()
 	st := &env.Store{Kind: env.Kind(*kind), Endpoints: strings.Split(*eps, ",")}
 	c, err := cand.New(cand.Lib(*lib), st, *election, cand.Opts{TTL: *ttl, LockDelay: *delay})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "candidate:", err)
 		os.Exit(1)
+	}
+	if *serve {
+		os.Exit(cand.Serve(c, os.Stdin, os.Stdout))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

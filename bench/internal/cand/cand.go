@@ -59,6 +59,9 @@ type Opts struct {
 	// Identity, if set, prefixes the identities of the electors Electors
 	// makes: Identity-0, Identity-1, …; empty leaves leasehold's default.
 	Identity string
+	// Process, if set, is the candidate binary (cmd/candidate): New then
+	// runs each candidate in a process of its own (NewRemote).
+	Process string
 }
 
 // identity returns the identity of Electors' elector i.
@@ -71,6 +74,9 @@ func (o Opts) identity(i int) string {
 
 // New returns a candidate for election on st using lib.
 func New(lib Lib, st *env.Store, election string, o Opts) (Candidate, error) {
+	if o.Process != "" {
+		return NewRemote(o.Process, lib, st, election, o)
+	}
 	switch lib {
 	case Leasehold:
 		return newLeasehold(st, election, o)

@@ -155,7 +155,7 @@ func startWaiter(c cand.Candidate) waiting {
 		ctx, cancel := bg()
 		defer cancel()
 		err := c.Acquire(ctx)
-		w.at <- time.Now()
+		w.at <- wonAt(c)
 		w.won <- err
 	}()
 	return w
@@ -170,6 +170,9 @@ func (w waiting) release(leader cand.Candidate) (time.Duration, error) {
 	if err := leader.Release(ctx); err != nil {
 		return 0, fmt.Errorf("release: %w", err)
 	}
+	if s, ok := leader.(cand.Stamped); ok {
+		t0 = s.Releasing()
+	}
 	t1, err := recv(w.at, "successor")
 	if err != nil {
 		return 0, err
@@ -178,4 +181,13 @@ func (w waiting) release(leader cand.Candidate) (time.Duration, error) {
 		return 0, fmt.Errorf("acquire: %w", err)
 	}
 	return t1.Sub(t0), nil
+}
+
+// wonAt returns when c's Acquire returned: now, or for a candidate in
+// another process, the time that process took.
+func wonAt(c cand.Candidate) time.Time {
+	if s, ok := c.(cand.Stamped); ok {
+		return s.Won()
+	}
+	return time.Now()
 }
