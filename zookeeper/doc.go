@@ -110,10 +110,14 @@
 // writes "~pass" into the target's entry, so the waiter behind the
 // target, which watches that entry, is not woken. A target just behind
 // the holder's entry, which the pass deletes, is told twice, by its own
-// entry's data watch and by the deletion of the entry it waits on; a
-// read that finds that entry gone reads the pointer too, so whichever
-// read the WatchSet answers first carries the pass, and the target never
-// takes the deletion for a place in line to look up again (Ahead).
+// entry's data watch and by the deletion of the entry it waits on, in
+// that order (the multi writes the entry first, and deletes the holder's
+// next). The first notification has the request read, and drops the
+// watch of the entry ahead from its routes, so that the second, which may
+// come apart from it, calls for no read of its own; a read that finds
+// that entry gone reads the pointer too, so whichever read the WatchSet
+// answers first carries the pass, and the target never takes the
+// deletion for a place in line to look up again (Ahead).
 // A holder led by its roster record (a pass with Target.Entry 0) that
 // leaves the roster moves the pointer to its lead entry in the same
 // multi, carrying the token over.

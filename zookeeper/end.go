@@ -165,22 +165,29 @@ func (ss *session) held(election, path string, token uint64, read bool) (pstate,
 }
 
 // ops returns the multi of e over the pointer ps, and the index of the
-// pointer's write in it. A pass writes the target's entry first: the
-// server sends a multi's notifications in the order of its ops, so the
-// target, which waits on its entry's data, is told before the holder's
-// own watches on the pointer and its lead node.
+// pointer's write in it. A pass to a target in line writes the target's
+// entry first, and deletes the holder's lead node next: the server sends
+// a multi's notifications in the order of its ops, so the target, which
+// waits on its entry's data and on the entry ahead of it (the lead node,
+// when it is next in line), hears of the pass first, both notifications
+// together, before the holder's own watch on the pointer.
 func (e ending) ops(ps pstate) (ops []any, ptr int) {
-	if e.pass {
-		if e.toEntry != "" {
-			ops, ptr = []any{&zk.SetDataRequest{Path: e.toEntry, Data: passData, Version: -1}}, 1
+	del := ps.p.lead != e.ownRecord // a record as lead node stays unless Leave
+	if e.pass && e.toEntry != "" {
+		ops = append(ops, &zk.SetDataRequest{Path: e.toEntry, Data: passData, Version: -1})
+		if del {
+			ops, del = append(ops, &zk.DeleteRequest{Path: ps.p.lead, Version: -1}), false
 		}
+	}
+	ptr = len(ops)
+	if e.pass {
 		ops = append(ops, &zk.SetDataRequest{Path: e.path, Data: e.to.encode(), Version: ps.st.Version},
 			&zk.CheckVersionRequest{Path: e.toRecord, Version: -1})
 	} else {
-		ops = []any{&zk.SetDataRequest{Path: e.path, Version: ps.st.Version},
-			&zk.CreateRequest{Path: e.path + "/" + freeName, Acl: e.acl}}
+		ops = append(ops, &zk.SetDataRequest{Path: e.path, Version: ps.st.Version},
+			&zk.CreateRequest{Path: e.path + "/" + freeName, Acl: e.acl})
 	}
-	if ps.p.lead != e.ownRecord { // a record as lead node stays unless Leave
+	if del {
 		ops = append(ops, &zk.DeleteRequest{Path: ps.p.lead, Version: -1})
 	}
 	if e.record != "" {

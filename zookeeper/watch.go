@@ -158,6 +158,7 @@ type route struct {
 	entry  bool   // a WatchEntry request's entry
 	hasOwn bool   // entry: the request watches its own entry too
 	mine   bool   // a WatchEntry request's own entry (see ownEntries.behind)
+	ahead  string // mine: the path of the entry ahead, the request's entry
 	owner  string // entry: the entry's session
 }
 
@@ -263,6 +264,15 @@ func (st *stream) fired(n note) (watchset.Fact, bool) {
 		f.What, f.Record = watchset.EntryState, backends.Record{Owner: r.owner}
 		return f, true
 	case r.mine && n.ev.Type == zk.EventNodeDataChanged:
+		// A pass: the read it calls for tells it (see readGone). The
+		// deletion of the entry ahead, which a pass to the entry just
+		// behind the holder's makes in the same multi, would otherwise
+		// have a read of its own, three round trips, when its
+		// notification comes apart from this one. That read sets the
+		// watches again, if the request is still to be answered.
+		if a, ok := st.routes[r.ahead]; ok && a.el == r.el && a.kind == r.kind && a.entry {
+			delete(st.routes, r.ahead)
+		}
 		st.checks[r.el] = true
 	}
 	st.fresh[key] = n.l

@@ -178,7 +178,7 @@ func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error)
 // told by both reads wakes the target once.
 func (st *stream) readWithOwn(l *link, r watchset.Request, own backends.Record, path, opath string) ([]watchset.Fact, error) {
 	el := r.Known.Election
-	st.watch(opath, route{el: el, kind: r.Kind, l: l, mine: true})
+	st.watch(opath, route{el: el, kind: r.Kind, l: l, mine: true, ahead: path})
 	var aheadErr, ownErr, ptrErr error
 	var ownData []byte
 	var passed []watchset.Fact

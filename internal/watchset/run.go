@@ -55,20 +55,38 @@ func (w *Set[E]) prepare() {
 	if w.pos != 0 || w.tracker != nil {
 		w.cover()
 	}
-	for w.reading < w.readers && len(w.toRead) > 0 && w.stream != nil {
-		n := min(len(w.toRead), readBatch)
-		batch := w.toRead[:n:n]
-		if w.toRead = w.toRead[n:]; len(w.toRead) == 0 {
-			w.toRead = nil // let the array go
+	for w.reading < w.readers && w.stream != nil {
+		batch := w.takeBatch()
+		if len(batch) == 0 {
+			return
 		}
-		in := make([]Request, n) // copied under w.mu: run moves their seen on
+		in := make([]Request, len(batch)) // copied under w.mu: run moves their seen on
 		for i, r := range batch {
-			r.queued = false
 			in[i] = *r
 		}
 		w.reading++
 		go w.read(w.stream, batch, in)
 	}
+}
+
+// takeBatch takes up to readBatch requests from toRead, and drops those
+// answered or replaced since they were queued: a read of one is wasted.
+// w.mu is held.
+func (w *Set[E]) takeBatch() []*Request {
+	var batch []*Request
+	for len(w.toRead) > 0 && len(batch) < readBatch {
+		r := w.toRead[0]
+		w.toRead[0] = nil
+		w.toRead = w.toRead[1:]
+		r.queued = false
+		if w.current(r) {
+			batch = append(batch, r)
+		}
+	}
+	if len(w.toRead) == 0 {
+		w.toRead = nil // let the array go
+	}
+	return batch
 }
 
 // want tells the stream whether requests wait: after a Batch (always),
