@@ -73,3 +73,16 @@ func TestReportShape(t *testing.T) {
 		t.Errorf("report names an issue:\n%s", md)
 	}
 }
+
+// TestViolationsByCheck: the report counts violations by check, so a
+// reader sees which check a run failed, not only how often.
+func TestViolationsByCheck(t *testing.T) {
+	if got := violations(nil); got != "0 violations" {
+		t.Errorf("violations(nil) = %q", got)
+	}
+	vs := []history.Violation{{Check: history.CheckBalance}, {Check: history.CheckRecovery}, {Check: history.CheckRecovery}}
+	want := "3 violations (2× d: leader after heal; 1× f: balanced after heal)"
+	if got := violations(vs); got != want {
+		t.Errorf("violations = %q, want %q", got, want)
+	}
+}

@@ -155,6 +155,23 @@ the leader's believed leadership ending, "new leader" until a higher token's lea
 (—: it did not happen).
 `
 
+// violations counts vs, by check: "0 violations", or "8 violations
+// (7× d: leader after heal; 1× f: balanced after heal)".
+func violations(vs []history.Violation) string {
+	if len(vs) == 0 {
+		return "0 violations"
+	}
+	n := map[string]int{}
+	for _, v := range vs {
+		n[v.Check]++
+	}
+	checks := slices.Sorted(maps.Keys(n))
+	for i, c := range checks {
+		checks[i] = fmt.Sprintf("%d× %s", n[c], c)
+	}
+	return fmt.Sprintf("%d violations (%s)", len(vs), strings.Join(checks, "; "))
+}
+
 // renderRun renders one run: its totals, then a row per fault kind and
 // policy event.
 func renderRun(b *strings.Builder, o outcome) {
@@ -163,8 +180,8 @@ func renderRun(b *strings.Builder, o outcome) {
 		total += o.ran[f.name]
 	}
 	w := o.report.Writes
-	fmt.Fprintf(b, "\n## %s\n\nTTL %v; %d fault cycles in %v; %d violations; writes accepted / rejected: fence %d / %d, store %d / %d.",
-		o.backend, o.ttl, total, o.took.Round(time.Second), len(o.report.Violations), w[history.GuardFence].Accepted,
+	fmt.Fprintf(b, "\n## %s\n\nTTL %v; %d fault cycles in %v; %s; writes accepted / rejected: fence %d / %d, store %d / %d.",
+		o.backend, o.ttl, total, o.took.Round(time.Second), violations(o.report.Violations), w[history.GuardFence].Accepted,
 		w[history.GuardFence].Rejected, w[history.GuardStore].Accepted, w[history.GuardStore].Rejected)
 	fmt.Fprintf(b, " Check (d) allowed %v after each heal", o.cfg.Recovery.Round(time.Millisecond))
 	if fr := o.cfg.FaultRecovery; fr != nil {

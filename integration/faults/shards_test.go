@@ -415,8 +415,8 @@ func renderShards(runs []shardOutcome) string {
 			kinds = append(kinds, fmt.Sprintf("%s %d", f.name, o.ran[f.name]))
 		}
 		w := o.report.Writes[history.GuardFence]
-		fmt.Fprintf(&b, "- %s, TTL %v: %d fault cycles (%s) in %v; %d violations; %d moves; longest unowned %v; balanced after a heal in %s (bound %v); writes accepted / rejected %d / %d.\n",
-			o.backend, o.ttl, total, strings.Join(kinds, ", "), o.took.Round(time.Second), len(o.report.Violations), o.report.Moves,
+		fmt.Fprintf(&b, "- %s, TTL %v: %d fault cycles (%s) in %v; %s; %d moves; longest unowned %v; balanced after a heal in %s (bound %v); writes accepted / rejected %d / %d.\n",
+			o.backend, o.ttl, total, strings.Join(kinds, ", "), o.took.Round(time.Second), violations(o.report.Violations), o.report.Moves,
 			o.report.MaxUnowned.Round(time.Millisecond), medMax(sortedDurations(o.report.ToBalance)), o.cfg.Balance, w.Accepted, w.Rejected)
 	}
 	return b.String()
