@@ -22,6 +22,10 @@ func (lp *loop) replan() {
 		}
 	}
 	p := decide(v)
+	if len(p.campaign)+len(p.cancel)+len(p.move)+len(p.stop)+len(p.resign) > 0 {
+		lp.g.opts.Logger.Debug("shard plan", "group", lp.g.name, "campaign", p.campaign, "cancel", p.cancel,
+			"move", p.move, "stop", p.stop, "resign", p.resign)
+	}
 	for _, s := range p.campaign {
 		lp.campaign(s)
 	}

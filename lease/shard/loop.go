@@ -140,17 +140,21 @@ func (lp *loop) roster(cands []lease.Candidate) {
 	lp.logRefused(refused)
 	now := time.Now()
 	present := map[string]bool{}
+	var anew, gone []string
 	for _, m := range ms {
 		present[m.ID] = true
 		if _, ok := lp.seen[m.ID]; !ok {
 			lp.seen[m.ID] = now
+			anew = append(anew, m.ID)
 		}
 	}
 	for id := range lp.seen {
 		if !present[id] {
 			delete(lp.seen, id)
+			gone = append(gone, id)
 		}
 	}
+	lp.g.opts.Logger.Debug("shard group roster", "group", lp.g.name, "members", len(ms), "new", anew, "gone", gone)
 	lp.members = ms
 	if present[lp.me] && !lp.joined {
 		lp.joined = true

@@ -52,7 +52,10 @@ type Options struct {
 
 	// Logger receives the group's logs: each shard moved by this member
 	// (group, shard, from, to, token) at Info, members left out at Error,
-	// retried failures at Warn. Default the elector's Options.Logger.
+	// retried failures at Warn; at Debug each members roster (the members,
+	// those seen anew and those gone) and each plan (the shards it
+	// campaigns for, cancels, moves, stops moving and resigns). Default
+	// the elector's Options.Logger.
 	Logger *slog.Logger
 
 	// Metrics receives the group's measurements (see Metrics). Default
