@@ -75,7 +75,7 @@ func (ss *session) lock(ctx context.Context, election string, value []byte, guar
 func (ss *session) createExisting(ctx context.Context, election string, value []byte) (backends.Record, error) {
 	p, rev, err := ss.s.read(ctx, election)
 	if err != nil {
-		return backends.Record{}, classify("create", election, ctx, err)
+		return backends.Record{}, ss.s.classify("create", election, ctx, err)
 	}
 	switch {
 	case p == nil: // deleted since the transaction, as by a resign
@@ -106,7 +106,7 @@ func (ss *session) lockRefused(ctx context.Context, election string, rb *rolledB
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	info, _, err := ss.s.c.Session().Info(ss.id, q)
 	if err != nil {
-		return classify("create", election, ctx, fmt.Errorf("%w; looking up session %s: %w", rb, ss.id, err))
+		return ss.s.classify("create", election, ctx, fmt.Errorf("%w; looking up session %s: %w", rb, ss.id, err))
 	}
 	if info == nil {
 		return fmt.Errorf("consul: create %q: %w: session %s: %w", election, backends.ErrSessionExpired, ss.id, rb)

@@ -160,6 +160,17 @@
 // Change's Record has the index of the read that answered as its
 // Revision.
 //
+// A blocking query hears of nothing while the server it blocks on is
+// behind: a server cut off from its peers, and, after the cut heals, until
+// the cluster's leader has caught it up, which took 26.8 s after a 15 s
+// cut. So when any other request of the Store fails on its way (no answer
+// before its deadline, a transport error, a 5xx), the Store sends every
+// blocking query it has in flight again, from the index each had: the
+// client, or the agent it talks to, routes the new one anew. Without it,
+// a waiter whose query blocked on the cut-off server heard of a release
+// the others committed only after the heal (TestConsulWatchThroughIsolatedServer:
+// 5 s allowed, 3–13 ms taken).
+//
 // A WatchEntry request also answers, once, when the key is locked since
 // by a session whose entry is behind the one watched, so a target waiting
 // in line learns of a pass where it waits (the queue is listed once when

@@ -39,7 +39,7 @@ func (s *store) heldTxn(ctx context.Context, op, election string, token, index u
 	p, _, err := s.read(ctx, election)
 	switch {
 	case err != nil:
-		return nil, classify(op, election, ctx, err)
+		return nil, s.classify(op, election, ctx, err)
 	case p == nil || p.Session == "" || p.ModifyIndex == index || tokenOf(p) != token:
 		return nil, errNotHeld
 	}

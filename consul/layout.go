@@ -25,7 +25,7 @@ func (s *store) readLayout(ctx context.Context) ([]byte, bool, error) {
 	p, _, err := s.kv.Get(keys.Layout(s.prefix), q)
 	switch {
 	case err != nil:
-		return nil, false, classify("read the layout marker", "", ctx, err)
+		return nil, false, s.classify("read the layout marker", "", ctx, err)
 	case p == nil:
 		return nil, false, nil
 	}
@@ -38,7 +38,7 @@ func (s *store) createLayout(ctx context.Context, value []byte) ([]byte, error) 
 	ok, _, err := s.kv.CAS(&api.KVPair{Key: keys.Layout(s.prefix), Value: value}, writeOpts(ctx))
 	switch {
 	case err != nil:
-		return nil, classify("write the layout marker", "", ctx, err)
+		return nil, s.classify("write the layout marker", "", ctx, err)
 	case ok:
 		return value, nil
 	}

@@ -70,7 +70,7 @@ func (s *store) notHeld(ctx context.Context, op, election, id string, token uint
 	info, _, err := s.c.Session().Info(id, q)
 	switch {
 	case err != nil:
-		return classify(op, election, ctx, fmt.Errorf("%w: %w; looking up session %s: %w", backends.ErrNotFound, cause, id, err))
+		return s.classify(op, election, ctx, fmt.Errorf("%w: %w; looking up session %s: %w", backends.ErrNotFound, cause, id, err))
 	case info == nil:
 		return fmt.Errorf("%s: %w: %w: session %s: %w", opName(op, election), backends.ErrNotFound, backends.ErrSessionExpired, id, cause)
 	}

@@ -61,7 +61,7 @@ func (s *store) ownRefused(ctx context.Context, op, election, id string, rb *rol
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	info, _, err := s.c.Session().Info(id, q)
 	if err != nil {
-		return classify(op, election, ctx, fmt.Errorf("%w; looking up session %s: %w", rb, id, err))
+		return s.classify(op, election, ctx, fmt.Errorf("%w; looking up session %s: %w", rb, id, err))
 	}
 	if info == nil {
 		return fmt.Errorf("%s: %w: session %s: %w", opName(op, election), backends.ErrSessionExpired, id, rb)
@@ -79,7 +79,7 @@ func (s *store) Ahead(ctx context.Context, election string, token uint64) (backe
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	pairs, meta, err := s.kv.List(prefix, q)
 	if err != nil {
-		return backends.Record{}, classify("queue ahead", election, ctx, err)
+		return backends.Record{}, s.classify("queue ahead", election, ctx, err)
 	}
 	rec := backends.Record{Election: election, Revision: meta.LastIndex}
 	for _, p := range pairs {
@@ -103,8 +103,7 @@ func (s *store) awaitGone(ctx context.Context, entry backends.Record) error {
 	key := prefix + entry.Owner
 	var idx uint64
 	for {
-		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
-		p, meta, err := s.kv.Get(key, q)
+		p, meta, err := s.blockingGet(ctx, key, idx)
 		if err != nil {
 			return err
 		}
@@ -127,7 +126,7 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	p, _, err := s.kv.Get(prefix+entry.Owner, q)
 	if err != nil {
-		return classify("dequeue", entry.Election, ctx, err)
+		return s.classify("dequeue", entry.Election, ctx, err)
 	}
 	if !isEntry(p, prefix) || p.CreateIndex != entry.Token {
 		return nil
@@ -135,7 +134,7 @@ func (s *store) Dequeue(ctx context.Context, entry backends.Record) error {
 	ok, _, err := s.kv.DeleteCAS(&api.KVPair{Key: p.Key, ModifyIndex: p.ModifyIndex}, writeOpts(ctx))
 	switch {
 	case err != nil:
-		return classify("dequeue", entry.Election, ctx, err)
+		return s.classify("dequeue", entry.Election, ctx, err)
 	case !ok:
 		return fmt.Errorf("consul: dequeue %q: the entry of session %s changed while being deleted; try again", entry.Election, entry.Owner)
 	}

@@ -77,7 +77,7 @@ func (s *store) List(ctx context.Context, election string) ([]backends.Record, u
 	q := (&api.QueryOptions{RequireConsistent: true}).WithContext(ctx)
 	pairs, meta, err := s.kv.List(s.rosterPrefix(election), q)
 	if err != nil {
-		return nil, 0, classify("roster list", election, ctx, err)
+		return nil, 0, s.classify("roster list", election, ctx, err)
 	}
 	recs := s.roster(election, pairs)
 	return recs, meta.LastIndex, nil

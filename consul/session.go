@@ -32,7 +32,7 @@ func (s *store) NewSession(ctx context.Context, ttl time.Duration) (backends.Ses
 	}
 	id, _, err := s.c.Session().CreateNoChecks(entry, writeOpts(ctx))
 	if err != nil {
-		return nil, classify("create session", "", ctx, err)
+		return nil, s.classify("create session", "", ctx, err)
 	}
 	return &session{s: s, id: id, ttl: ttl, held: make(map[string]heldKey)}, nil
 }
@@ -65,7 +65,7 @@ func (ss *session) KeepAlive(ctx context.Context) error {
 	case errors.As(err, &st) && st.Code == http.StatusNotFound, err == nil && len(entries) == 0:
 		return fmt.Errorf("consul: renew session %s: %w", ss.id, backends.ErrSessionExpired)
 	case err != nil:
-		return classify("renew session "+ss.id, "", ctx, err)
+		return ss.s.classify("renew session "+ss.id, "", ctx, err)
 	}
 	return nil
 }
@@ -78,7 +78,7 @@ func (ss *session) KeepAlive(ctx context.Context) error {
 func (ss *session) Close(ctx context.Context) error {
 	ss.deleteHeld(ctx)
 	if _, err := ss.s.c.Session().Destroy(ss.id, writeOpts(ctx)); err != nil {
-		return classify("destroy session "+ss.id, "", ctx, err)
+		return ss.s.classify("destroy session "+ss.id, "", ctx, err)
 	}
 	return nil
 }
@@ -139,7 +139,7 @@ func (s *store) registerNode(ctx context.Context) error {
 	reg := &api.CatalogRegistration{Node: s.node, Address: "127.0.0.1", SkipNodeUpdate: true,
 		NodeMeta: map[string]string{"registered-by": "leasehold"}}
 	if _, err := s.c.Catalog().Register(reg, writeOpts(ctx)); err != nil {
-		return classify("register session node "+s.node, "", ctx, err)
+		return s.classify("register session node "+s.node, "", ctx, err)
 	}
 	s.nodeReady.Store(true)
 	return nil

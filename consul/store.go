@@ -118,6 +118,7 @@ type store struct {
 	node       string      // Options.SessionNode
 	nodeReady  atomic.Bool // node is in the catalog
 	hub        *hub        // the WatchSets' query
+	queries    queries     // the blocking queries in flight
 	layout     *backends.Layout
 }
 
@@ -196,7 +197,7 @@ func (s *store) Get(ctx context.Context, election string) (backends.Record, erro
 	}
 	p, rev, err := s.read(ctx, election)
 	if err != nil {
-		return backends.Record{}, classify("get", election, ctx, err)
+		return backends.Record{}, s.classify("get", election, ctx, err)
 	}
 	return record(election, p, rev), nil
 }

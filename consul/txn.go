@@ -27,7 +27,7 @@ func (s *store) txn(ctx context.Context, op, election string, ops api.TxnOps) (*
 	case err == nil:
 		return &resp, nil
 	case !errors.As(err, &st) || st.Code != http.StatusConflict:
-		return nil, classify(op, election, ctx, err)
+		return nil, s.classify(op, election, ctx, err)
 	case json.Unmarshal([]byte(st.Body), &resp) != nil:
 		return nil, fmt.Errorf("%s: a rolled back transaction's answer is not JSON: %w", opName(op, election), err)
 	}

@@ -3,8 +3,6 @@ package consul
 import (
 	"context"
 
-	"github.com/hashicorp/consul/api"
-
 	"github.com/leasehold/leasehold/backends"
 )
 
@@ -19,8 +17,7 @@ func (s *store) awaitKey(ctx context.Context, known backends.Record) (backends.R
 	el := known.Election
 	idx := known.Revision
 	for {
-		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
-		p, meta, err := s.kv.Get(s.key(el), q)
+		p, meta, err := s.blockingGet(ctx, s.key(el), idx)
 		if err != nil {
 			return backends.Record{}, err
 		}

@@ -62,8 +62,7 @@ func (h *hub) loop(ctx context.Context, done chan struct{}) {
 
 // list runs one blocking query on the prefix from index.
 func (h *hub) list(ctx context.Context, index uint64) listing {
-	q := (&api.QueryOptions{WaitIndex: index, WaitTime: h.s.waitTime}).WithContext(ctx)
-	pairs, meta, err := h.s.kv.List(h.s.prefix, q)
+	pairs, meta, err := h.s.blockingList(ctx, h.s.prefix, index)
 	l := listing{pairs: pairs, err: err}
 	if err == nil {
 		l.index, l.filtered = meta.LastIndex, meta.ResultsFilteredByACLs

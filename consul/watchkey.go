@@ -132,8 +132,7 @@ func (s *store) awaitPassBehind(ctx context.Context, r *request) (backends.Recor
 	}
 	var idx uint64
 	for {
-		q := (&api.QueryOptions{WaitIndex: idx, WaitTime: s.waitTime}).WithContext(ctx)
-		k, meta, err := s.kv.Get(r.lead, q)
+		k, meta, err := s.blockingGet(ctx, r.lead, idx)
 		if err != nil {
 			return backends.Record{}, err
 		}
