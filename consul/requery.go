@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/consul/api"
 )
@@ -14,10 +15,19 @@ import (
 // package doc, "Waiting": a query blocked on a server cut off from its
 // peers hears of nothing until that server has caught up). A query sent
 // again costs one request, and answers nothing twice.
+//
+// An overloaded store fails requests too (their deadlines pass), and
+// the shared query lists the whole prefix: so the queries are sent again
+// at most once per kickEvery, which is enough to follow a client that
+// moved on at the first failure.
 type queries struct {
 	mu      sync.Mutex
 	running map[*query]struct{}
+	kicked  time.Time // when kick last sent them again
 }
+
+// kickEvery bounds how often kick sends the queries again.
+const kickEvery = time.Second
 
 // query is one blocking query in flight.
 type query struct {
@@ -64,10 +74,15 @@ func (s *store) blockingList(ctx context.Context, prefix string, index uint64) (
 	})
 }
 
-// kick sends every query in flight again.
+// kick sends every query in flight again, unless it did less than
+// kickEvery ago.
 func (qs *queries) kick() {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
+	if len(qs.running) == 0 || time.Since(qs.kicked) < kickEvery {
+		return
+	}
+	qs.kicked = time.Now()
 	for r := range qs.running {
 		r.sent = true
 		r.cancel()

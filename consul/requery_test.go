@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/consul/api"
 )
@@ -60,6 +61,9 @@ func TestKickSendsAgain(t *testing.T) {
 	}()
 	for range 2 {
 		<-sent
+		qs.mu.Lock()
+		qs.kicked = time.Time{} // as if kickEvery had passed
+		qs.mu.Unlock()
 		qs.kick()
 	}
 	if err := <-done; err != nil || calls != 3 {
