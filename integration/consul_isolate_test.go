@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/backends/backendtest"
 	"github.com/leasehold/leasehold/consul"
 	"github.com/leasehold/leasehold/integration/faults/consulclient"
 	"github.com/leasehold/leasehold/integration/stores"
@@ -75,7 +76,7 @@ func watchThroughIsolated(t *testing.T, leader bool, keyQueries int) {
 	if rec, err = hs.Proclaim(ctx, el, rec.Token, []byte("holder 2")); err != nil {
 		t.Fatal(err)
 	}
-	first := answer(t, ch, 20*time.Second)
+	first := backendtest.AwaitChange(t, ch, 20*time.Second)
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: first.Record})
 
 	if err := cl.IsolatePeers(ctx, f); err != nil {
@@ -103,9 +104,9 @@ func watchThroughIsolated(t *testing.T, leader bool, keyQueries int) {
 		}
 	}
 	released := time.Now()
-	c := answer(t, ch, 5*time.Second)
+	c := backendtest.AwaitChange(t, ch, 5*time.Second)
 	t.Logf("answered %v after the release, the server still cut off: %+v", time.Since(released).Round(time.Millisecond), c)
-	if c.Err != nil || c.Record.Owner != "" {
+	if c.Record.Owner != "" {
 		t.Fatalf("the answer is not the key released: %+v", c)
 	}
 }
@@ -143,16 +144,4 @@ func consulStoreAt(t *testing.T, addrs []string, first, keyQueries int) *backend
 		t.Fatal(err)
 	}
 	return s
-}
-
-// answer waits up to d for the set's next answer.
-func answer(t *testing.T, ch <-chan backends.Change, d time.Duration) backends.Change {
-	t.Helper()
-	select {
-	case c := <-ch:
-		return c
-	case <-time.After(d):
-		t.Fatalf("no answer within %v", d)
-		return backends.Change{}
-	}
 }

@@ -28,7 +28,7 @@ func testPassWakesInLine(t *testing.T, h Harness) {
 	between.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 4, Known: l.first, Mine: l.middle})
 	noChange(t, ch, "before the pass")
 	passed := mustPassInLine(t, l.leader, l.target, l.mine.Token, l.held, "target")
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {
 		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v (the entry ahead was %+v)", c.Record, passed, l.middle)
@@ -78,7 +78,7 @@ func testPassNoEntryWakes(t *testing.T, h Harness) {
 	passed := mustPassInLine(t, l.leader, l.target, 0, l.held, "target")
 	set, ch := watchSet(t, s)
 	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 1, Known: mustAhead(t, s, el, l.mine.Token), Mine: l.mine})
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	if c.Record.Token != passed.Token || c.Record.Owner != l.target.ID() {
 		t.Fatalf("WaitGone answer = %+v, want the key passed, %+v", c.Record, passed)

@@ -42,9 +42,9 @@ func watchSet(t *testing.T, s backends.Driver) (backends.WatchSet, <-chan backen
 	return set, ch
 }
 
-// awaitChange returns the next answer, failing t if none comes within d
-// or if it carries an error.
-func awaitChange(t *testing.T, ch <-chan backends.Change, d time.Duration) backends.Change {
+// AwaitChange returns the next answer on ch, a WatchSet's deliveries,
+// failing t if none comes within d or if it carries an error.
+func AwaitChange(t *testing.T, ch <-chan backends.Change, d time.Duration) backends.Change {
 	t.Helper()
 	select {
 	case c := <-ch:
@@ -89,7 +89,7 @@ func testSetPastChange(t *testing.T, h Harness) {
 	}
 	set, ch := watchSet(t, s)
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 7, Known: before})
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 7)
 	if c.Record.Exists() || c.Record.Revision <= before.Revision {
 		t.Fatalf("answer to a wait from before a delete = %+v, want absent at a revision above %d", c.Record, before.Revision)
@@ -114,7 +114,7 @@ func testSetSeesChange(t *testing.T, h Harness) {
 	t.Cleanup(func() { _ = set.Close() })
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: mustGet(t, s, el)})
 	rec := mustCreate(t, a, el, "alice")
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	if c.Record.Token != rec.Token || c.Record.Owner != a.ID() || string(c.Record.Value) != "alice" {
 		t.Fatalf("answer after create = %+v, want %+v", c.Record, rec)
@@ -122,7 +122,7 @@ func testSetSeesChange(t *testing.T, h Harness) {
 	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
-	c = awaitChange(t, ch, 20*time.Second)
+	c = AwaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 2)
 	if c.Record.Exists() {
 		t.Fatalf("answer after delete = %+v, want absent", c.Record)
@@ -148,7 +148,7 @@ func testSetEqualNotAnswered(t *testing.T, h Harness) {
 	if err := Release(Context(t, 10*time.Second), a, el, rec.Token); err != nil {
 		t.Fatal(err)
 	}
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	if c.Record.Exists() {
 		t.Fatalf("answer after delete = %+v, want absent", c.Record)
@@ -166,7 +166,7 @@ func testSetReplace(t *testing.T, h Harness) {
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: known})
 	mustCreate(t, a, el, "alice")
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 2)
 	if !c.Record.Exists() {
 		t.Fatalf("answer after create = %+v, want the key", c.Record)
@@ -188,7 +188,7 @@ func testSetStop(t *testing.T, h Harness) {
 	mustCreate(t, a, el, "alice")
 	noChange(t, ch, "for a stopped request")
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: known})
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 2)
 	if !c.Record.Exists() {
 		t.Fatalf("answer after create = %+v, want the key", c.Record)

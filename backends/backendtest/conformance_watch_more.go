@@ -24,13 +24,13 @@ func testSetWaitGone(t *testing.T, h Harness) {
 	if err := s.Dequeue(Context(t, 10*time.Second), entry); err != nil {
 		t.Fatal(err)
 	}
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	wantAnswer(t, c, el, 1)
 	if c.Record.Token != entry.Token || c.Record.Owner != entry.Owner {
 		t.Fatalf("WaitGone answer = %+v, want the entry %+v", c.Record, entry)
 	}
 	set.Wait(backends.WatchRequest{Kind: backends.WatchEntry, Tag: 2, Known: entry})
-	wantAnswer(t, awaitChange(t, ch, 20*time.Second), el, 2)
+	wantAnswer(t, AwaitChange(t, ch, 20*time.Second), el, 2)
 }
 
 // testSetClose: Close returns promptly while answers are flowing, and no
@@ -189,7 +189,7 @@ func collect(t *testing.T, ch <-chan backends.Change, els []string, ok func(int,
 	got := make([]backends.Record, len(els))
 	seen := make([]bool, len(els))
 	for range els {
-		c := awaitChange(t, ch, 60*time.Second)
+		c := AwaitChange(t, ch, 60*time.Second)
 		i := int(c.Tag)
 		if i >= len(els) || c.Election != els[i] || c.Record.Election != els[i] {
 			t.Fatalf("answer %+v matches no request", c)
@@ -215,7 +215,7 @@ func testSetSevered(t *testing.T, h Harness) {
 	before := mustGet(t, s, el)
 	rec := mustCreate(t, a, el, "alice")
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: before}) // answered: the stream is up
-	wantAnswer(t, awaitChange(t, ch, 20*time.Second), el, 1)
+	wantAnswer(t, AwaitChange(t, ch, 20*time.Second), el, 1)
 	set.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 2, Known: rec})
 	sever()
 	for _, tag := range []uint64{2, 3} {

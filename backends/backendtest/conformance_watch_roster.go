@@ -43,7 +43,7 @@ func rosterSet(t *testing.T, s backends.Driver, el string) (backends.WatchSet, <
 // answer to election el's request tag.
 func awaitRoster(t *testing.T, ch <-chan backends.Change, el string, tag uint64) {
 	t.Helper()
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	if !c.Roster || c.Election != el || c.Tag != tag || c.Record.Election != el {
 		t.Fatalf("answer %+v, want the roster answer to %q's request %d", c, el, tag)
 	}
@@ -108,7 +108,7 @@ func testRosterSetApart(t *testing.T, h Harness) {
 	set.Wait(backends.WatchRequest{Kind: backends.WatchRoster, Tag: 3, Known: backends.Record{Election: el, Revision: rev}, Digest: backends.RosterDigest(known)})
 	set.Stop(el, backends.WatchRoster)
 	mustCreate(t, b, el, "b")
-	c := awaitChange(t, ch, 20*time.Second)
+	c := AwaitChange(t, ch, 20*time.Second)
 	if c.Roster || c.Tag != 1 {
 		t.Fatalf("answer %+v after a create, want the Wait's (tag 1)", c)
 	}
