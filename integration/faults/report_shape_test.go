@@ -44,7 +44,8 @@ func soakOutcome(backend string) outcome {
 // TestReportShape renders a made-up soak of three stores with shard
 // groups: at most reportLimit bytes, with the date and commit, the
 // method, fault kinds and checks, a table per run with its policy
-// events, and the timeline; no notes by hand.
+// events, the timeline, and a shard run that stopped early says why;
+// no notes by hand.
 func TestReportShape(t *testing.T) {
 	os := []outcome{soakOutcome("consul (3 nodes)"), soakOutcome("etcd (3 nodes)"), soakOutcome("zookeeper (3 nodes)")}
 	var shards []shardOutcome
@@ -52,6 +53,7 @@ func TestReportShape(t *testing.T) {
 		shards = append(shards, shardOutcome{backend: b + " (3 nodes) shards", ttl: 10 * time.Second, kinds: allFaultKinds,
 			ran: map[string]int{"cut": 20}, report: history.ShardReport{Moves: 1234, ToBalance: []time.Duration{time.Second}}})
 	}
+	shards[1].stopped = "not balanced within 1m7.5s after cycle 45; shard 11 without an owner: key held by \"c8\""
 	md := render(os, shards, "faults.png", stamp(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)))
 	t.Logf("report: %d bytes", len(md))
 	if len(md) > reportLimit {
@@ -60,7 +62,8 @@ func TestReportShape(t *testing.T) {
 	want := []string{"Written by `make soak` (`integration/faults`) on 2026-11-28 at ", "## Method", "## Fault kinds", "## Checks",
 		"## Timeline", "![Timeline of the fault runs](faults.png)", "## Shard groups",
 		"| handover | 36 · 30 | 1ms / 1ms | 0.00 | 21.43s / 21.43s | lost 38, ",
-		"| handovers by cause | | | | | handover 43, preempt 244, request 44; settle: preempted 165, overdue 0 |"}
+		"| handovers by cause | | | | | handover 43, preempt 244, request 44; settle: preempted 165, overdue 0 |",
+		"writes accepted / rejected 0 / 0.\n  **Stopped early:** not balanced within 1m7.5s after cycle 45; shard 11 without an owner: key held by \"c8\".\n- zookeeper"}
 	for _, o := range os {
 		want = append(want, fmt.Sprintf("\n## %s\n\nTTL 10s; 202 fault cycles in 1h21m0s; 0 violations;", o.backend))
 	}

@@ -97,6 +97,9 @@ type shardOutcome struct {
 	cfg     history.ShardConfig
 	report  history.ShardReport
 	took    time.Duration
+	// stopped: why the run stopped before its cycles were done (the group
+	// not balanced within the driver's bound), or "".
+	stopped string
 }
 
 // shardsSelected returns the backends whose shard groups run:
@@ -128,7 +131,8 @@ func onlyShards() bool { return os.Getenv("LEASEHOLD_FAULTS_SHARDS") == "only" }
 // shardRun is one backend's shard group run.
 type shardRun struct {
 	*run
-	fence *shardFence
+	fence   *shardFence
+	stopped string // see shardOutcome.stopped
 }
 
 // runShards runs a shard group through kinds, on a single-node store when
@@ -172,7 +176,9 @@ func runShards(t *testing.T, b backend, bin string, store *stores.Cluster, kinds
 	for i := 0; i < n && r.timeLeft(); i++ {
 		r.cycle = i
 		f := kinds[i%len(kinds)]
-		sr.awaitBalanced()
+		if sr.stopped = sr.awaitBalanced(); sr.stopped != "" {
+			break
+		}
 		f.apply(r, sr.target())
 		r.ran[f.name]++
 		if (i+1)%25 == 0 {
@@ -182,7 +188,9 @@ func runShards(t *testing.T, b backend, bin string, store *stores.Cluster, kinds
 			break
 		}
 	}
-	sr.awaitBalanced()
+	if sr.stopped == "" {
+		sr.stopped = sr.awaitBalanced()
+	}
 	r.c.stopAll()
 	evs, err := history.ReadFiles(append(r.c.hists, drvPath)...)
 	if err != nil {
@@ -193,11 +201,13 @@ func runShards(t *testing.T, b backend, bin string, store *stores.Cluster, kinds
 
 // awaitBalanced waits until every shard is written to by a live member
 // since the wait began, and each live member writes to ⌊M/N⌋ or ⌈M/N⌉
-// shards, or fails the test after a generous bound (check f judges the
-// real bound). A write from before the wait does not count: an owner
-// that stopped just before a heal would still look like one for
-// groupFresh, and the next fault would start on a shard without an owner.
-func (sr *shardRun) awaitBalanced() {
+// shards. After a generous bound (check f judges the real bound) it
+// fails the test and returns why, in a line for the report; the run
+// stops, and its history is judged all the same. A write from before
+// the wait does not count: an owner that stopped just before a heal
+// would still look like one for groupFresh, and the next fault would
+// start on a shard without an owner.
+func (sr *shardRun) awaitBalanced() (stopped string) {
 	since := time.Now()
 	bound := 3*(sr.b.ttl+sr.b.recovery) + 3*sr.b.ttl + 30*time.Second
 	if sr.store != nil {
@@ -210,13 +220,16 @@ func (sr *shardRun) awaitBalanced() {
 	for {
 		counts, all := sr.fence.acting(since)
 		if all && balancedCounts(counts, sr.c.cands) {
-			return
+			return ""
 		}
 		select {
 		case <-tick.C:
 		case <-deadline.C:
-			sr.t.Fatalf("the group is not balanced over %d members within %v: acting %v (all shards: %t)\n%s%s",
-				len(sr.c.cands), bound, counts, all, sr.idleKeys(since), sr.c.logs())
+			idle := sr.idleKeys(since)
+			sr.t.Errorf("the group is not balanced over %d members within %v: acting %v (all shards: %t)\n%s%s",
+				len(sr.c.cands), bound, counts, all, idle, sr.c.logs())
+			return fmt.Sprintf("not balanced within %v after cycle %d; %s", bound, sr.cycle+1,
+				strings.TrimSpace(strings.ReplaceAll(idle, "\n", "; ")))
 		}
 	}
 }
@@ -287,7 +300,8 @@ func (sr *shardRun) judge(name string, kinds []fault, evs []history.Event) {
 	if len(rep.Violations) > 0 {
 		sr.t.Logf("member logs:\n%s", sr.c.logs())
 	}
-	o := shardOutcome{backend: name, ttl: sr.b.ttl, kinds: kinds, ran: sr.ran, cfg: cfg, report: rep, took: time.Since(sr.start)}
+	o := shardOutcome{backend: name, ttl: sr.b.ttl, kinds: kinds, ran: sr.ran, cfg: cfg, report: rep,
+		took: time.Since(sr.start), stopped: sr.stopped}
 	total := 0
 	for _, n := range sr.ran {
 		total += n
@@ -418,6 +432,9 @@ func renderShards(runs []shardOutcome) string {
 		fmt.Fprintf(&b, "- %s, TTL %v: %d fault cycles (%s) in %v; %s; %d moves; longest unowned %v; balanced after a heal in %s (bound %v); writes accepted / rejected %d / %d.\n",
 			o.backend, o.ttl, total, strings.Join(kinds, ", "), o.took.Round(time.Second), violations(o.report.Violations), o.report.Moves,
 			o.report.MaxUnowned.Round(time.Millisecond), medMax(sortedDurations(o.report.ToBalance)), o.cfg.Balance, w.Accepted, w.Rejected)
+		if o.stopped != "" {
+			fmt.Fprintf(&b, "  **Stopped early:** %s.\n", o.stopped)
+		}
 	}
 	return b.String()
 }
