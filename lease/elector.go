@@ -90,6 +90,7 @@ func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 	lim := d.Capabilities()
 	cfg.PassFacts = lim.Passes && lim.CommittedWaits
 	cfg.Roster, cfg.FoldLeave = true, true // End's Leave
+	cfg.Sweep = lim.Passes
 	ctx, stop := context.WithCancel(context.Background())
 	e := &LeaseElector{store: d, obs: &observers{store: d}, opts: opts, ctx: ctx, stop: stop,
 		inbox: make(chan func(time.Time), 64), renewals: make(chan func(time.Time), 4), loopDone: make(chan struct{}),

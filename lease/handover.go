@@ -233,29 +233,3 @@ func (e *LeaseElector) freshRoster(ctx context.Context, l *Leadership) []core.Ca
 	}
 	return coreCandidates(recs)
 }
-
-// dropPassed deletes election's key if it is bound to s although no
-// campaign for it runs here: a Pass that landed just before the campaign
-// ended, which no one would otherwise take up or let go until s ends. It
-// runs once the candidate record is gone, after which no Pass to s can
-// land (a pass checks the record in the same write, see
-// backends.Target). Stores that do not pass keys (backends.Capabilities.Passes)
-// never do, and it does nothing there.
-func (e *LeaseElector) dropPassed(ctx context.Context, s backends.Session, election string) {
-	if !e.store.Capabilities().Passes {
-		return
-	}
-	rec, err := e.store.Get(ctx, election)
-	if err != nil || rec.Owner != s.ID() {
-		return
-	}
-	e.post(func(time.Time) {
-		if e.m.Active(election) {
-			return // a new campaign took it up
-		}
-		e.log.Info("deleting a key passed to a campaign that had ended", "election", election, "token", rec.Token)
-		e.call(inSlot, func(ctx context.Context) {
-			_, _ = s.End(ctx, backends.End{Election: election, Token: rec.Token})
-		})
-	})
-}

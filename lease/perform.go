@@ -57,6 +57,8 @@ func (e *LeaseElector) perform(a core.Action) {
 		e.join(a)
 	case core.Leave:
 		e.leave(a)
+	case core.Sweep:
+		e.sweep(a)
 	}
 }
 

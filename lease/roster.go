@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/leasehold/leasehold/backends"
 	"github.com/leasehold/leasehold/lease/internal/core"
 )
 
@@ -25,17 +26,35 @@ func (e *LeaseElector) join(a core.Action) {
 	})
 }
 
-// leave deletes the record, the core's Leave a, and then a key passed to
-// its session meanwhile (dropPassed).
+// leave deletes the record, the core's Leave a.
 func (e *LeaseElector) leave(a core.Action) {
 	s := e.session(a.Epoch)
 	e.call(inSlot, func(ctx context.Context) {
 		err := s.Leave(ctx, a.Election)
-		if err == nil {
-			e.dropPassed(ctx, s, a.Election)
-		}
 		e.logRecord(ctx, a.Election, "candidate record not deleted", err)
 		e.post(func(now time.Time) { e.m.Left(now, a.Election, a.Op, err) })
+	})
+}
+
+// sweep reads the key, or deletes it at a.Token from its session: the
+// core's Sweep a, after a campaign's record was deleted, for a key passed
+// to it meanwhile (core.Config.Sweep).
+func (e *LeaseElector) sweep(a core.Action) {
+	s := e.session(a.Epoch)
+	e.call(inSlot, func(ctx context.Context) {
+		var rec backends.Record
+		var err error
+		switch {
+		case a.Token == 0:
+			rec, err = e.store.Get(ctx, a.Election)
+		case s == nil:
+			err = backends.ErrSessionExpired // the key went with it
+		default:
+			e.log.Info("deleting a key passed to a campaign that had ended", "election", a.Election, "token", a.Token)
+			_, err = s.End(ctx, backends.End{Election: a.Election, Token: a.Token})
+		}
+		e.logRecord(ctx, a.Election, "key passed after the campaign ended not swept", err)
+		e.post(func(now time.Time) { e.m.Swept(now, a.Election, a.Op, rec, err) })
 	})
 }
 

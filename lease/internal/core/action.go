@@ -100,10 +100,15 @@ const (
 	// Leave: delete this candidate's record in Election's roster, bound
 	// to session Epoch; report with Left.
 	Leave
+	// Sweep: with Token 0, read Election's key; report the record read
+	// with Swept. With Token, delete the key if it holds Token on session
+	// Epoch (backends.End); report with Swept. Config.Sweep only: a key
+	// passed to this session after its campaign ended (see sweep.go).
+	Sweep
 )
 
 var kindNames = [...]string{"create-session", "renew", "close-session", "create", "get", "wait", "delete", "elected", "lost", "released", "session-denied",
-	"yield", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued", "pass", "join", "leave"}
+	"yield", "publish", "enqueue", "ahead", "wait-gone", "dequeue", "queued", "pass", "join", "leave", "sweep"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -211,6 +216,8 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " op=%d epoch=%d queue=%d damped=%t", a.Op, a.Epoch, a.Queue, a.Damped)
 	case Leave:
 		fmt.Fprintf(&b, " op=%d epoch=%d", a.Op, a.Epoch)
+	case Sweep:
+		fmt.Fprintf(&b, " op=%d epoch=%d token=%d", a.Op, a.Epoch, a.Token)
 	}
 	if a.Leave {
 		b.WriteString(" leave")

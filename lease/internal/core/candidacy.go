@@ -46,6 +46,8 @@ type candidacy struct {
 	opEpoch uint64    // the session it is on
 	retryAt time.Time // after a failed write, the next waits until then
 
+	sweep sweep // after a Leave: the key is to be read, and perhaps deleted (sweep.go)
+
 	standing bool // a campaign runs; false: it ended, and the record is to go
 	damped   bool // the campaign is damped
 	leaving  bool // op is a Leave
@@ -178,6 +180,7 @@ func (m *Machine) standDown(name string) {
 func (m *Machine) reconcile(name string) {
 	c := m.recs.cands[name]
 	live := m.Epoch()
+	m.sweepDone(name, c, live)
 	switch {
 	case c == nil || c.busy():
 	case c.standing && c.epoch != 0 && c.epoch == live && c.gen != c.wrote:
@@ -186,6 +189,8 @@ func (m *Machine) reconcile(name string) {
 	case !c.standing && c.rec != 0 && c.rec == live:
 		m.recordCall(c, Action{Kind: Leave, Election: name, Epoch: c.rec})
 		c.rec = 0
+	case c.sweep.due:
+		m.recordCall(c, Action{Kind: Sweep, Election: name, Epoch: c.sweep.epoch, Token: c.sweep.token})
 	case !c.standing:
 		delete(m.recs.cands, name)
 	}
@@ -238,6 +243,9 @@ func (m *Machine) Left(now time.Time, name string, op uint64, err error) {
 	retry := c.leaving && m.retriable(err, c.opEpoch)
 	if err != nil && c.rec == 0 && (!c.leaving || retry) {
 		c.rec = c.opEpoch // it may still be there
+	}
+	if err == nil && c.leaving && m.cfg.Sweep {
+		c.sweep = sweep{due: true, epoch: c.opEpoch}
 	}
 	if retry {
 		m.waitOut(now, name, c)

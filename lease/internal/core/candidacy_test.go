@@ -9,11 +9,13 @@ import (
 )
 
 // scriptRecords reads the candidate-record settings of a config line:
-// roster (Config.Roster), foldleave (Config.FoldLeave), and jitter=DUR,
+// roster (Config.Roster), foldleave (Config.FoldLeave), sweep
+// (Config.Sweep), and jitter=DUR,
 // which makes every jittered retry wait DUR longer than RetryInterval.
 func scriptRecords(t *testing.T, d *datadriven.TestData, cfg *Config) {
 	cfg.Roster = d.HasArg("roster")
 	cfg.FoldLeave = d.HasArg("foldleave")
+	cfg.Sweep = d.HasArg("sweep")
 	if d.HasArg("jitter") {
 		extra := dur(t, d, "jitter")
 		cfg.Jitter = func(d time.Duration) time.Duration { return d + extra }
@@ -21,7 +23,8 @@ func scriptRecords(t *testing.T, d *datadriven.TestData, cfg *Config) {
 }
 
 // stepRecords feeds the reports of candidate-record writes and session
-// closes: joined, left (name, op, err) and session-closed (epoch, err).
+// closes: joined, left (name, op, err), swept (name, op, the record
+// read or err) and session-closed (epoch, err).
 // It reports whether d was one of them.
 func stepRecords(t *testing.T, m *Machine, d *datadriven.TestData, now time.Time, name string, op, epoch uint64) bool {
 	switch d.Cmd {
@@ -29,6 +32,8 @@ func stepRecords(t *testing.T, m *Machine, d *datadriven.TestData, now time.Time
 		m.Joined(now, name, op, scriptErr(t, d))
 	case "left":
 		m.Left(now, name, op, scriptErr(t, d))
+	case "swept":
+		m.Swept(now, name, op, scriptRecord(t, d), scriptErr(t, d))
 	case "session-closed":
 		m.SessionClosed(now, epoch, scriptErr(t, d))
 	default:

@@ -155,6 +155,10 @@ type Config struct {
 	// FoldLeave, with Roster, deletes a campaign's record in the same
 	// write as its key (backends.End.Leave; Action.Leave).
 	FoldLeave bool
+	// Sweep, with Roster, on a store that passes keys to candidates: once
+	// a campaign's record is deleted, the key is read, and deleted if it
+	// is bound to this session with no campaign for it (see sweep.go).
+	Sweep bool
 }
 
 // Damping is the flap damping of a candidate, per election: after Losses
