@@ -53,7 +53,7 @@ func (e *LeaseElector) sweep(a core.Action) {
 			e.log.Info("deleting a key passed to a campaign that had ended", "election", a.Election, "token", a.Token)
 			_, err = s.End(ctx, backends.End{Election: a.Election, Token: a.Token})
 		}
-		e.logRecord(ctx, a.Election, "key passed after the campaign ended not swept", err)
+		e.logRecord(ctx, a.Election, "sweep for a key passed after the campaign ended failed", err)
 		e.post(func(now time.Time) { e.m.Swept(now, a.Election, a.Op, rec, err) })
 	})
 }
