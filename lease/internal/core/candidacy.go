@@ -86,7 +86,8 @@ func (m *Machine) candidacy(name string) *candidacy {
 
 // Recorded reports whether name's candidate record is written, or is
 // being written or deleted, or waits to be: a campaign stands, or the
-// record of one that ended is not known gone yet.
+// record of one that ended is not known gone yet, or its key is still to
+// be swept (sweep.go).
 func (m *Machine) Recorded(name string) bool { return m.recs.cands[name] != nil }
 
 // follow keeps the candidate record in step with a, an action just

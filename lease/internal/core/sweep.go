@@ -19,7 +19,7 @@ import (
 // So once the record is known deleted (a Leave that succeeded), no pass
 // can reach this session any more, and one read of the key shows whether
 // one did. If the key is bound to the session the record was on and no
-// campaign stands for the election, it is deleted at the token read.
+// campaign runs for the election, it is deleted at the token read.
 // The read and the delete are retried after the retry wait, like a
 // record's writes, while that session lives: a sweep that fails leaves
 // the key as stuck as no sweep at all. A campaign that starts meanwhile
