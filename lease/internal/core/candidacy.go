@@ -42,7 +42,7 @@ type candidacy struct {
 
 	rec     uint64    // the session of the record written, or perhaps written; 0: none
 	wrote   uint64    // the gen last written, or tried
-	op      uint64    // the write in flight: a Join, a Leave, or a Delete or Pass with Leave; 0: none
+	op      uint64    // the call in flight: a Join, a Leave, a Delete or Pass with Leave, or a Sweep; 0: none
 	opEpoch uint64    // the session it is on
 	retryAt time.Time // after a failed write, the next waits until then
 

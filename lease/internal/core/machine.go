@@ -55,8 +55,10 @@
 // With Config.Roster, the machine also decides the writes of this
 // elector's candidate records (Join, Leave, or a Delete or Pass that
 // carries the Leave; see candidacy.go), one at a time per election, and
-// retries a failed one on its own timer. It retries the close of a
-// session it gave up (CloseSession) for a bounded time (closing.go).
+// retries a failed one on its own timer. After a Leave it sweeps up a key
+// passed to the campaign that ended (Sweep; sweep.go). It retries the
+// close of a session it gave up (CloseSession) for a bounded time
+// (closing.go).
 //
 // # Terms
 //
