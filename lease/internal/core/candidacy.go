@@ -190,7 +190,7 @@ func (m *Machine) reconcile(name string) {
 	case !c.standing && c.rec != 0 && c.rec == live:
 		m.recordCall(c, Action{Kind: Leave, Election: name, Epoch: c.rec})
 		c.rec = 0
-	case c.sweep.due:
+	case c.sweep.due():
 		m.recordCall(c, Action{Kind: Sweep, Election: name, Epoch: c.sweep.epoch, Token: c.sweep.token})
 	case !c.standing:
 		delete(m.recs.cands, name)
@@ -246,7 +246,7 @@ func (m *Machine) Left(now time.Time, name string, op uint64, err error) {
 		c.rec = c.opEpoch // it may still be there
 	}
 	if err == nil && c.leaving && m.cfg.Sweep {
-		c.sweep = sweep{due: true, epoch: c.opEpoch}
+		c.sweep = sweep{epoch: c.opEpoch}
 	}
 	if retry {
 		m.waitOut(now, name, c)

@@ -26,18 +26,20 @@ import (
 // ends the sweep: the key bound to its session is its own to take
 // (a retried Create returns it).
 
-// sweep is the state of a candidacy's sweep.
+// sweep is the state of a candidacy's sweep; the zero value: none.
 type sweep struct {
-	epoch uint64 // the session the record was on
+	epoch uint64 // the session the record was on; 0: no sweep is to be made or in flight
 	token uint64 // the key to delete, read bound to that session; 0: read first
-	due   bool   // a sweep is to be made, or is in flight
 }
+
+// due reports whether a sweep is to be made, or is in flight.
+func (s sweep) due() bool { return s.epoch != 0 }
 
 // sweepDone ends the sweep of name's candidacy c if there is no point to
 // it any more: a campaign runs again, or the session the record was on is
 // not the live one (the key, if passed to it, went with it).
 func (m *Machine) sweepDone(name string, c *candidacy, live uint64) {
-	if c != nil && c.sweep.due && c.op == 0 && (m.els[name] != nil || c.sweep.epoch != live) {
+	if c != nil && c.sweep.due() && c.op == 0 && (m.els[name] != nil || c.sweep.epoch != live) {
 		c.sweep = sweep{}
 	}
 }
