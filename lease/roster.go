@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -53,7 +54,12 @@ func (e *LeaseElector) sweep(a core.Action) {
 			e.log.Info("deleting a key passed to a campaign that had ended", "election", a.Election, "token", a.Token)
 			_, err = s.End(ctx, backends.End{Election: a.Election, Token: a.Token})
 		}
-		e.logRecord(ctx, a.Election, "sweep for a key passed after the campaign ended failed", err)
+		if errors.Is(err, backends.ErrNotFound) {
+			// gone, or another's: the sweep's end, not a failure
+			e.log.Debug("the key to sweep was gone or another's", "election", a.Election, "token", a.Token)
+		} else {
+			e.logRecord(ctx, a.Election, "sweep for a key passed after the campaign ended failed", err)
+		}
 		e.post(func(now time.Time) { e.m.Swept(now, a.Election, a.Op, rec, err) })
 	})
 }
