@@ -44,17 +44,17 @@ func (c *common) storeOptions() (storeurl.Options, error) {
 }
 
 // fromEnv fills in, from the environment, a credential the URL and the
-// flags leave out, for the URL's store only: CONSUL_HTTP_TOKEN for Consul,
-// LEASEHOLD_PASSWORD for a user without a password, and
-// LEASEHOLD_ZK_DIGEST for ZooKeeper without a user.
+// flags leave out, for the URL's store only, with TLS or without:
+// CONSUL_HTTP_TOKEN for Consul, LEASEHOLD_PASSWORD for a user without a
+// password, and LEASEHOLD_ZK_DIGEST for ZooKeeper without a user.
 func fromEnv(p *storeurl.URL, opts *storeurl.Options, hasPassword bool) {
 	switch p.Scheme {
-	case "consul":
+	case "consul", "consuls":
 		if opts.Token == "" {
 			opts.Token = os.Getenv("CONSUL_HTTP_TOKEN")
 		}
 		return
-	case "zk", "zookeeper":
+	case "zk", "zookeeper", "zks":
 		if opts.ZKDigest == "" && opts.Username == "" && p.Username == "" {
 			opts.ZKDigest = os.Getenv("LEASEHOLD_ZK_DIGEST")
 		}

@@ -186,6 +186,40 @@ func TestTokenFromFile(t *testing.T) {
 	}
 }
 
+// TestEnvCredentialsEveryScheme: the environment's credentials reach the
+// store the URL names, with TLS (etcds, zks, consuls) as without: a
+// ZooKeeper digest for zk, zookeeper and zks, a Consul token for consul
+// and consuls, and a user's password for etcd and ZooKeeper; none goes to
+// another store.
+func TestEnvCredentialsEveryScheme(t *testing.T) {
+	t.Setenv("LEASEHOLD_ZK_DIGEST", "alice:digest")
+	t.Setenv("CONSUL_HTTP_TOKEN", "token")
+	t.Setenv("LEASEHOLD_PASSWORD", "password")
+	for _, c := range []struct {
+		scheme, digest, token string
+		users                 bool // the store takes a user and password
+	}{
+		{"etcd", "", "", true}, {"etcds", "", "", true},
+		{"zk", "alice:digest", "", true}, {"zookeeper", "alice:digest", "", true}, {"zks", "alice:digest", "", true},
+		{"consul", "", "token", false}, {"consuls", "", "token", false},
+	} {
+		cm := common{store: c.scheme + "://127.0.0.1:1/t"}
+		opts, err := cm.storeOptions()
+		if err != nil || opts.ZKDigest != c.digest || opts.Token != c.token || opts.Password != "" {
+			t.Errorf("%s: digest %q, token %q, password %q, %v; want %q, %q, none",
+				c.scheme, opts.ZKDigest, opts.Token, opts.Password, err, c.digest, c.token)
+		}
+		if !c.users {
+			continue
+		}
+		cm.user = "bob"
+		if opts, err = cm.storeOptions(); err != nil || opts.Password != "password" || opts.ZKDigest != "" {
+			t.Errorf("%s with --user bob: password %q, digest %q, %v; want LEASEHOLD_PASSWORD's and no digest",
+				c.scheme, opts.Password, opts.ZKDigest, err)
+		}
+	}
+}
+
 // TestBadOptionsExit2: a bad --log-level, --ttl, --margin, --identity or
 // --wait is a usage error (exit 2) naming what is allowed.
 func TestBadOptionsExit2(t *testing.T) {
