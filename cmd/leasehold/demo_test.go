@@ -19,8 +19,8 @@ func TestDemo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var out strings.Builder
-	if err := runDemo(ctx, &out, nil); err != nil {
-		t.Fatalf("demo: %v\n%s", err, out.String())
+	if code, err := runDemo(ctx, &out, nil); code != 0 || err != nil {
+		t.Fatalf("demo: exit %d, %v\n%s", code, err, out.String())
 	}
 	s := out.String()
 	t.Log("\n" + s)

@@ -45,7 +45,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	} else {
 		fs.StringVar(&c.election, "election", "", "election name: segments of [A-Za-z0-9._-] separated by '/'")
 	}
-	fs.DurationVar(&c.ttl, "ttl", lease.DefaultTTL, "session TTL (etcd: whole seconds ≥ 2s; ZooKeeper: 2–20 tickTime; Consul: 10s–24h)")
+	c.ttl = lease.DefaultTTL
+	fs.Var(durationFlag{&c.ttl, "a duration in the store's range: " + ttlRange}, "ttl", "session TTL, a `duration` in the store's range: "+ttlRange)
 	fs.DurationVar(&c.margin, "margin", 0, "safety margin: the leader stops this long before the store could free the key (default TTL/4)")
 	fs.StringVar(&c.identity, "identity", "", "value stored in the leader key (default hostname/pid/random)")
 	fs.StringVar(&c.wait, "wait", "queue", "how to wait while another leads: queue (in line, watching only the candidate ahead: a release wakes one waiter) or key (every waiter watches the leader key) (lease.Options.Wait)")
@@ -73,6 +74,9 @@ func (c *common) check() error {
 	if c.election == "" {
 		return fmt.Errorf("--%s is required, e.g. --%s jobs/nightly", name, name)
 	}
+	if c.ttl <= 0 && !c.query {
+		return fmt.Errorf("--ttl %v: want a duration in the store's range: %s", c.ttl, ttlRange)
+	}
 	if err := backends.ValidateElection(c.election); err != nil {
 		return fmt.Errorf("--%s: %v", name, err)
 	}
@@ -83,6 +87,33 @@ func (c *common) check() error {
 		return err
 	}
 	return nil
+}
+
+// ttlRange is the --ttl each store takes (lease.New checks the store's
+// own limits).
+const ttlRange = "etcd: whole seconds ≥ 2s; ZooKeeper: 2–20 tickTime; Consul: 10s–24h"
+
+// durationFlag is a duration flag whose error for a value that does not
+// parse says what the flag takes (the flag package says "parse error").
+type durationFlag struct {
+	d    *time.Duration
+	want string
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want %s", f.want)
+	}
+	*f.d = d
+	return nil
+}
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return "0s"
+	}
+	return f.d.String()
 }
 
 // waitModes are the values --wait takes.

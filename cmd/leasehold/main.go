@@ -164,9 +164,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "shards":
 		code, err = runShards(ctx, args[1:], stdout, stderr)
 	case "demo":
-		if err = runDemo(ctx, stdout, args[1:]); err != nil {
-			code = 1
-		}
+		code, err = runDemo(ctx, stdout, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:

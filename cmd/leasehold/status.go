@@ -57,10 +57,10 @@ func (q *query) open(ctx context.Context, name, usage string, args []string, std
 	if err := parse(fs, args); err != nil {
 		return nil, nil, 2, err
 	}
+	q.query = true
 	if err := q.check(); err != nil {
 		return nil, nil, 2, err
 	}
-	q.query = true
 	e, closeAll, err := q.common.open(ctx, stderr)
 	if err != nil {
 		return nil, nil, 1, err

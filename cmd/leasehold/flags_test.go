@@ -1,0 +1,76 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// refusedFlag is a command line refused before any store is contacted:
+// exit 2 and one leasehold: line holding each of want.
+type refusedFlag struct {
+	args []string
+	want []string
+}
+
+// checkRefusedFlags runs each case in the test process. The store, if
+// any, is a closed port: a case that reached it would exit 1.
+func checkRefusedFlags(t *testing.T, cases []refusedFlag) {
+	t.Helper()
+	for _, c := range cases {
+		in := start(t, c.args...)
+		code := in.exit(t, 10*time.Second)
+		out := in.stderr.all.String()
+		if code != 2 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "leasehold: ") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one leasehold: line", c.args, code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%q: stderr %q lacks %q", c.args, out, w)
+			}
+		}
+	}
+}
+
+// closedStore is the flags of a store command whose store is a closed
+// port.
+var closedStore = []string{"--store", "etcd://127.0.0.1:1/t", "--election", "a", "--dial-timeout", "1s"}
+
+// storeArgs is a store command's command line: closedStore, then flags.
+func storeArgs(cmd string, flags ...string) []string {
+	args := append(append([]string{cmd}, closedStore...), flags...)
+	if cmd == "run" {
+		args = append(args, "--", "true")
+	}
+	return args
+}
+
+// TestTTLRefused: a --ttl of 0 or less given on the command line, or one
+// that does not parse (beyond what a duration holds), is a usage error
+// naming --ttl and the stores' ranges, for run and handover, which
+// campaign; demo's names its own range. Without --ttl the default is used.
+func TestTTLRefused(t *testing.T) {
+	stores := []string{"-ttl", "etcd: whole seconds ≥ 2s; ZooKeeper: 2–20 tickTime; Consul: 10s–24h"}
+	demo := []string{"-ttl", "whole seconds from 2s to 1h"}
+	checkRefusedFlags(t, []refusedFlag{
+		{storeArgs("run", "--ttl", "0"), stores},
+		{storeArgs("run", "--ttl", "-2s"), stores},
+		{storeArgs("run", "--ttl", "3000000h"), stores},
+		{storeArgs("handover", "--ttl", "0"), stores},
+		{storeArgs("status", "--ttl", "3000000h"), stores},
+		{[]string{"demo", "--ttl", "0"}, demo},
+		{[]string{"demo", "--ttl", "1s"}, demo},
+		{[]string{"demo", "--ttl", "2500ms"}, demo},
+		{[]string{"demo", "--ttl", "2h"}, demo},
+		{[]string{"demo", "--ttl", "3000000h"}, demo},
+		{[]string{"demo", "--bogus"}, []string{"-bogus"}},
+		{[]string{"demo", "extra"}, []string{`"extra"`}},
+	})
+	// Past the flags: the closed port.
+	for _, args := range [][]string{storeArgs("run"), storeArgs("status", "--ttl", "0")} {
+		in := start(t, args...)
+		if code := in.exit(t, 10*time.Second); code != 1 {
+			t.Errorf("%q: exit %d, want 1 (the store cannot be reached)\n%s", args, code, in.output())
+		}
+	}
+}
