@@ -421,7 +421,7 @@ func renderShards(runs []shardOutcome) string {
 	fmt.Fprintf(&b, "\n## Shard groups\n\n%d shards (`lease/shard`), %d member processes at the start, each writing every %v to a\n", groupShards, groupMembers, groupEvery)
 	b.WriteString("fenced resource per shard it holds. On top of the kinds above, at the member holding the most shards:\n")
 	b.WriteString("member-join, member-leave, member-crash. Checks (a)–(e) per shard, and (f): after each heal, within\n")
-	b.WriteString("the balance bound, every shard owned by one live member, each owning ⌊M/N⌋ or ⌈M/N⌉.\n\n")
+	b.WriteString("the balance bound (plus (d)'s store recovery after a store fault), every shard owned by one\nlive member, each owning ⌊M/N⌋ or ⌈M/N⌉.\n\n")
 	for _, o := range runs {
 		total, kinds := 0, []string{}
 		for _, f := range o.kinds {
@@ -429,7 +429,7 @@ func renderShards(runs []shardOutcome) string {
 			kinds = append(kinds, fmt.Sprintf("%s %d", f.name, o.ran[f.name]))
 		}
 		w := o.report.Writes[history.GuardFence]
-		fmt.Fprintf(&b, "- %s, TTL %v: %d fault cycles (%s) in %v; %s; %d moves; longest unowned %v; balanced after a heal in %s (bound %v); writes accepted / rejected %d / %d.\n",
+		fmt.Fprintf(&b, "- %s, TTL %v: %d fault cycles (%s) in %v; %s; %d moves; longest unowned %v; balanced after a heal in %s (bound %v + store recovery); writes accepted / rejected %d / %d.\n",
 			o.backend, o.ttl, total, strings.Join(kinds, ", "), o.took.Round(time.Second), violations(o.report.Violations), o.report.Moves,
 			o.report.MaxUnowned.Round(time.Millisecond), medMax(sortedDurations(o.report.ToBalance)), o.cfg.Balance, w.Accepted, w.Rejected)
 		if o.stopped != "" {
