@@ -66,14 +66,9 @@ release-check:
 # Benchmarks (bench/, a module of its own): leasehold next to etcd's
 # concurrency.Election, Consul's api.Lock, go-zookeeper's zk.Lock and
 # valkeyrie, against etcd, ZooKeeper and Consul in containers. `bench` runs
-# everything (about 22 min on 2 cores, summed from partial runs of
-# 2026-11-30: the stores' latency scenarios at once, taking turns, 14 min;
-# sharded and shards one store after another, 4.4 min, ZooKeeper's shards
-# at M = 10,000 since about 0.5 min more; crash, slow link and idle at
-# once, 2.8 min; Consul's herds of 1,000, which fail after 90 s each,
-# take about 2 min of it; each scenario's time is logged and
-# kept in results.json as scenario_s; bounded by a 60 min test timeout),
-# writes
+# everything (about 18 min on 2 cores: 1,093 s in the full run of
+# 2026-12-03 at 37c9abd; each scenario's time is logged and kept in
+# results.json as scenario_s; bounded by a 60 min test timeout), writes
 # bench/results/ and, through BENCH_DOC, docs/benchmarks.md whole (the
 # method and one table per question, each from the newest run in
 # bench/results/); `bench-quick` runs the unit tests of the benchmark's
