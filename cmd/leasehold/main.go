@@ -22,7 +22,8 @@
 // cannot be reached, or refuses for want of rights, exits 1. status and
 // observe neither campaign nor write: they take a TTL in the store's
 // range, used only to pace their requests, whatever --ttl, --margin and
-// --identity say.
+// --identity say. SIGTERM, SIGINT, SIGHUP and SIGQUIT end every command
+// with 128+signal (143, 130, 129, 131) and no error line.
 //
 // # Stopping a term
 //
@@ -144,31 +145,16 @@ func main() {
 }
 
 // run runs one command line and returns the exit code. Errors are printed
-// on one line.
+// on one line. A stop signal ends every command with 128+signal, as a
+// shell reports it, and no error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	var code int
-	var err error
-	switch args[0] {
-	case "run":
-		code, err = runRun(ctx, args[1:], stderr)
-	case "status":
-		code, err = runStatus(ctx, args[1:], stdout, stderr)
-	case "observe":
-		code, err = runObserve(ctx, args[1:], stdout, stderr)
-	case "handover":
-		code, err = runHandover(ctx, args[1:], stdout, stderr)
-	case "shards":
-		code, err = runShards(ctx, args[1:], stdout, stderr)
-	case "demo":
-		code, err = runDemo(ctx, stdout, args[1:])
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-	default:
-		code, err = 2, fmt.Errorf("unknown command %q: want run, status, observe, handover, shards or demo (see leasehold -h)", args[0])
+	code, err := dispatch(ctx, args, stdout, stderr)
+	if _, ok := stopSignal(ctx); ok {
+		return interruptedCode(ctx)
 	}
 	if err != nil && err != errHelp {
 		fmt.Fprintln(stderr, "leasehold:", err)
@@ -180,4 +166,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code = 0
 	}
 	return code
+}
+
+// dispatch runs the command args[0] names.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	switch args[0] {
+	case "run":
+		return runRun(ctx, args[1:], stderr)
+	case "status":
+		return runStatus(ctx, args[1:], stdout, stderr)
+	case "observe":
+		return runObserve(ctx, args[1:], stdout, stderr)
+	case "handover":
+		return runHandover(ctx, args[1:], stdout, stderr)
+	case "shards":
+		return runShards(ctx, args[1:], stdout, stderr)
+	case "demo":
+		return runDemo(ctx, stdout, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0, nil
+	}
+	return 2, fmt.Errorf("unknown command %q: want run, status, observe, handover, shards or demo (see leasehold -h)", args[0])
 }

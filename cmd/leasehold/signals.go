@@ -52,9 +52,17 @@ func notifySignals(parent context.Context) (context.Context, func()) {
 // the signal's number, as a shell reports it (129 SIGHUP, 130 SIGINT, 131
 // SIGQUIT, 143 SIGTERM), or 1 if ctx ended for another reason.
 func interruptedCode(ctx context.Context) int {
-	var s signalCause
-	if errors.As(context.Cause(ctx), &s) {
-		return 128 + int(s.sig)
+	if s, ok := stopSignal(ctx); ok {
+		return 128 + int(s)
 	}
 	return 1
+}
+
+// stopSignal returns the stop signal that ended ctx, if one did.
+func stopSignal(ctx context.Context) (syscall.Signal, bool) {
+	var s signalCause
+	if errors.As(context.Cause(ctx), &s) {
+		return s.sig, true
+	}
+	return 0, false
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -142,4 +144,89 @@ func testClosedStderr(t *testing.T, srv string, m treeMode) {
 	if left := tagged(a.tag, a.c.Process.Pid); len(left) > 0 {
 		t.Errorf("the term's processes outlive leasehold: %+v", left)
 	}
+}
+
+// TestStopSignalsEveryCommand: observe, streaming, and status, still at
+// its first contact with a store that never answers, exit 128+signal on
+// SIGTERM and SIGINT, as run and handover do, and print no error.
+func TestStopSignalsEveryCommand(t *testing.T) {
+	store := "etcd://" + etcdServer(t) + "/t"
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		obs, out := startWithStdout(t, "observe", "--store", store, "--election", "jobs/o")
+		out.await(t, "jobs/o: no leader", 20*time.Second)
+		checkStopSignal(t, obs, sig)
+
+		silent := silentStore(t)
+		st := startProc(t, nil, "status", "--store", "etcd://"+silent.addr+"/t", "--election", "jobs/o", "--dial-timeout", "60s")
+		select {
+		case <-silent.accepted:
+		case <-time.After(20 * time.Second):
+			t.Fatal("status did not connect to the store within 20s")
+		}
+		checkStopSignal(t, st, sig)
+	}
+}
+
+// checkStopSignal sends sig to p and checks its exit: 128+sig, with no
+// "leasehold:" error line.
+func checkStopSignal(t *testing.T, p *leaseholdProc, sig syscall.Signal) {
+	t.Helper()
+	_ = p.c.Process.Signal(sig)
+	if code, want := p.code(t, 10*time.Second), 128+int(sig); code != want {
+		t.Errorf("%s, %v: exit %d, want %d\n%s", p.c.Args, sig, code, want, p.stderr.all.String())
+	}
+	if out := p.stderr.all.String(); strings.Contains(out, "leasehold:") {
+		t.Errorf("%s, %v: stderr %q, want no error", p.c.Args, sig, out)
+	}
+}
+
+// startWithStdout is startProc with leasehold's stdout read by lines,
+// through a FIFO.
+func startWithStdout(t *testing.T, args ...string) (*leaseholdProc, *lines) {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "stdout")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startProgram(t, nil, []string{"FIFO=" + fifo}, "sh", append([]string{"-c", `exec "$0" "$@" >"$FIFO"`, binary(t)}, args...)...)
+	f, err := os.Open(fifo) // returns once sh has opened it to write
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	out := newLines()
+	go func() { _, _ = io.Copy(out, f) }()
+	return p, out
+}
+
+// silentStoreAddr is a TCP listener that accepts connections and never
+// answers; accepted is closed at its first connection.
+type silentStoreAddr struct {
+	addr     string
+	accepted chan struct{}
+}
+
+func silentStore(t *testing.T) silentStoreAddr {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := silentStoreAddr{addr: l.Addr().String(), accepted: make(chan struct{})}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		var conns []net.Conn
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				break
+			}
+			if conns = append(conns, c); len(conns) == 1 {
+				close(s.accepted)
+			}
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	return s
 }

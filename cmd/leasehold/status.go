@@ -29,8 +29,9 @@ flags:
 const observeUsage = `usage: leasehold observe --store URL --election NAME [--json]
 
 Prints the election's leader, then every change, including "no leader",
-until interrupted. Exits 1 at once if the store refuses for want of rights
-or credentials.
+until a signal stops it: SIGTERM, SIGINT, SIGHUP or SIGQUIT, with exit
+128+signal (143, 130, 129, 131). Exits 1 at once if the store refuses for
+want of rights or credentials.
 
 flags:
 `
