@@ -36,10 +36,12 @@
 // # Tokens and revisions
 //
 // A Record's Token is the fencing token of one incarnation of the leader key.
-// It is taken from the store when the key is created (etcd: the key's create
-// revision; ZooKeeper: the zxid that pointed its pointer node at the holder; Consul: the modify index at
-// acquisition) and is strictly greater than the token of any earlier
-// incarnation of the same key. Token 0 means "no key".
+// It is taken from the store when the key is created or passed (etcd: the
+// mod revision of the election's term key, written with the create or
+// pass; ZooKeeper: the zxid that pointed its pointer node at the holder;
+// Consul: the modify index at acquisition) and is strictly greater than
+// the token of any earlier incarnation of the same key. Token 0 means "no
+// key".
 //
 // A Record's Revision is the store's position at which the state was read.
 // A WatchKey request (WatchSet) takes the whole Record and is answered
@@ -102,15 +104,15 @@
 //     outside it writes its set to the same contract.
 //
 // Package backendtest's RunConformanceTests is the test of all of it,
-// against a real server of the store. It takes a Harness of about 30
-// lines: NewStore returns a Store whose connection a function severs,
-// Connect the same Store with the Link (a TCP proxy per server) it dials
-// through, so that a suite can slow or cut it alone, and ExpireSession
-// ends a session as its TTL would. Package backendtest's own test
-// TestMinimalHarness is such a harness for etcd; lease/leasetest's
-// RunElectorTests takes the same Harness and runs every policy of package
-// lease on the store. A case that a store cannot run says why in one
-// line of the suite's log.
+// against a real server of the store. It takes a Harness: NewStore
+// returns a Store whose connection a function severs, Connect the same
+// Store with the Link (a TCP proxy per server) it dials through, so that
+// a suite can slow or cut it alone, and ExpireSession ends a session as
+// its TTL would. Package backendtest's own test TestMinimalHarness is
+// such a harness for etcd, in 38 lines; lease/leasetest's RunElectorTests
+// takes the same Harness and runs every policy of package lease on the
+// store. A case that a store cannot run says why in one line of the
+// suite's log.
 //
 // # Stability
 //

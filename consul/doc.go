@@ -150,10 +150,11 @@
 // key, a WatchEntry request on the entry and on the leader key, for a
 // pass behind the entry. Beyond them, its WatchSets share one blocking query, a
 // recursive list of the prefix, however many elections they serve, over
-// one connection (consul/watch_heap_test.go: 10,000 waiting elections
-// on one set, 460 B of Go heap each, where a blocking query per
-// election, with its goroutine and connection, cost 14,656 B). A request is answered from the first state read at or
-// after its Record's Revision in which it differs. A failed query ends
+// one connection (consul/watch_heap_test.go, 2026-11-23, 793a85d: 10,000
+// waiting elections on one set, 460 B of Go heap each, where a blocking
+// query per election, with its goroutine and connection, cost 14,656 B).
+// A request is answered from the first state read at or after its
+// Record's Revision in which it differs. A failed query ends
 // the requests pending on it, with backends.ErrPermission on a 403 or
 // when Consul filtered the list by the token's ACLs (a watcher needs read
 // on the whole prefix), and otherwise with backends.ErrUnavailable. A
@@ -163,13 +164,14 @@
 // A blocking query hears of nothing while the server it blocks on is
 // behind: a server cut off from its peers, and, after the cut heals, until
 // the cluster's leader has caught it up, which took 26.8 s after a 15 s
-// cut. So when any other request of the Store fails on its way (no answer
-// before its deadline, a transport error, a 5xx), the Store sends every
-// blocking query it has in flight again, from the index each had: the
-// client, or the agent it talks to, routes the new one anew. Without it,
-// a waiter whose query blocked on the cut-off server heard of a release
-// the others committed only after the heal (TestConsulWatchThroughIsolatedServer:
-// 5 s allowed, 3–13 ms taken).
+// cut (2026-12-02, d021318). So when any other request of the Store
+// fails on its way (no answer before its deadline, a transport error, a
+// 5xx), the Store sends every blocking query it has in flight again, from
+// the index each had: the client, or the agent it talks to, routes the
+// new one anew. Without it, a waiter whose query blocked on the cut-off
+// server heard of a release the others committed only after the heal
+// (TestConsulWatchThroughIsolatedServer: 5 s allowed, 3–13 ms taken at
+// d021318).
 //
 // A WatchEntry request also answers, once, when the key is locked since
 // by a session whose entry is behind the one watched, so a target waiting

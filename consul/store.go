@@ -87,9 +87,9 @@ type Options struct {
 	// (limits.http_max_conns_per_client, 200). 2 serve one election
 	// waiting in line, and bring the graceful hand-off level with
 	// api.Lock's. Default 0: every request shares the prefix query, as in
-	// the one fault soak run with key queries a target of a planned
-	// handover held the passed key for 16 s without leading, which is not
-	// yet explained. At most MaxKeyQueries.
+	// the one fault soak run with key queries (2026-11-25, a840d4a) a
+	// target of a planned handover held the passed key for 16 s without
+	// leading, which is not yet explained. At most MaxKeyQueries.
 	KeyQueries int
 
 	// SessionNode, if set, binds every session to this catalog node
