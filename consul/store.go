@@ -97,8 +97,8 @@ type Options struct {
 	// session when its node fails, within seconds and whatever its TTL, so
 	// a holder whose agent fails may lose its key while it still believes
 	// it leads, until its next renewal or watch tells it (1.5–1.9 s in the
-	// fault soak): fencing tokens cover that, the stop-before-successor
-	// promise does not. A node no agent runs never fails: the
+	// fault soak of 2026-11-23, fd25fa7): fencing tokens cover that, the
+	// stop-before-successor promise does not. A node no agent runs never fails: the
 	// Store registers it in the catalog, without health checks and only if
 	// it is absent, before its first session, and leaves it there. With
 	// ACLs the token needs node:write on the name. A node name, like
