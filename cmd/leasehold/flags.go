@@ -215,6 +215,11 @@ func isUsage(err error) bool {
 // errHelp is returned after -h printed a command's usage.
 var errHelp = flag.ErrHelp
 
+// isHelp reports whether arg asks for help as the flag package takes it.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--h" || arg == "-help" || arg == "--help"
+}
+
 // parse parses args into fs, printing usage on stdout for -h.
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)

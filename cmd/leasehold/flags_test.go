@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +73,27 @@ func TestTTLRefused(t *testing.T) {
 		in := start(t, args...)
 		if code := in.exit(t, 10*time.Second); code != 1 {
 			t.Errorf("%q: exit %d, want 1 (the store cannot be reached)\n%s", args, code, in.output())
+		}
+	}
+}
+
+// TestHelpEverySubcommand: -h and --help print the command's usage on
+// stdout and exit 0, with nothing on stderr, for every command.
+func TestHelpEverySubcommand(t *testing.T) {
+	for _, args := range [][]string{
+		{"-h"}, {"--help"}, {"help"},
+		{"run", "-h"}, {"run", "--help"}, {"status", "--help"}, {"observe", "--help"},
+		{"handover", "--help"}, {"shards", "--help"}, {"shards", "-h"}, {"shards", "status", "--help"},
+		{"demo", "--help"}, {"demo", "-h"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		c := exec.CommandContext(ctx, binary(t), args...)
+		var stdout, stderr strings.Builder
+		c.Stdout, c.Stderr = &stdout, &stderr
+		err := c.Run()
+		cancel()
+		if err != nil || !strings.HasPrefix(stdout.String(), "usage: leasehold") || stderr.Len() > 0 {
+			t.Errorf("%q: %v, stdout %.40q, stderr %q; want exit 0, the usage, no stderr", args, err, stdout.String(), stderr.String())
 		}
 	}
 }

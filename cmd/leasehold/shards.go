@@ -35,6 +35,9 @@ type shardsQuery struct {
 }
 
 func runShards(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	if len(args) > 0 && isHelp(args[0]) {
+		args = []string{"status", "-h"} // its usage is the one of status
+	}
 	if len(args) == 0 || args[0] != "status" {
 		fmt.Fprint(stderr, shardsUsage)
 		return 2, usageError{fmt.Errorf("shards: want the subcommand status")}
