@@ -99,6 +99,9 @@ func parseDemo(args []string) (*demo, error) {
 	if d.ttl < etcd.MinTTL || d.ttl > demoMaxTTL || d.ttl%time.Second != 0 {
 		return nil, fmt.Errorf("--ttl %v: want %s", d.ttl, demoTTLs)
 	}
+	if d.preemptAfter <= 0 {
+		return nil, fmt.Errorf("--preempt-after %v: want a duration above 0", d.preemptAfter)
+	}
 	d.within = 3*d.ttl + d.preemptAfter + 5*time.Second
 	return d, nil
 }

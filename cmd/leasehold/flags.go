@@ -74,17 +74,32 @@ func (c *common) check() error {
 	if c.election == "" {
 		return fmt.Errorf("--%s is required, e.g. --%s jobs/nightly", name, name)
 	}
-	if c.ttl <= 0 && !c.query {
-		return fmt.Errorf("--ttl %v: want a duration in the store's range: %s", c.ttl, ttlRange)
-	}
 	if err := backends.ValidateElection(c.election); err != nil {
 		return fmt.Errorf("--%s: %v", name, err)
+	}
+	if err := c.checkDurations(); err != nil {
+		return err
 	}
 	if _, err := parseLevel(c.logLevel); err != nil {
 		return err
 	}
 	if _, err := parseWait(c.wait); err != nil {
 		return err
+	}
+	return nil
+}
+
+// checkDurations refuses a duration flag out of its range. A query
+// (status, observe) uses neither --ttl nor --margin.
+func (c *common) checkDurations() error {
+	switch {
+	case c.tls.DialTimeout <= 0:
+		return fmt.Errorf("--dial-timeout %v: want a duration above 0, e.g. 5s", c.tls.DialTimeout)
+	case c.query:
+	case c.ttl <= 0:
+		return fmt.Errorf("--ttl %v: want a duration in the store's range: %s", c.ttl, ttlRange)
+	case c.margin < 0:
+		return fmt.Errorf("--margin %v: want 0 (the default, TTL/4) or a duration below --ttl", c.margin)
 	}
 	return nil
 }

@@ -97,3 +97,35 @@ func TestHelpEverySubcommand(t *testing.T) {
 		}
 	}
 }
+
+// TestNegativeDurationsRefused: every duration flag of every command
+// refuses a value below its range before any store is contacted: exit 2
+// naming the flag. --dial-timeout takes no 0 (its default is 5s); a 0
+// that the flag's help gives as its default (--margin, --grace) is taken.
+func TestNegativeDurationsRefused(t *testing.T) {
+	cases := []refusedFlag{
+		{storeArgs("run", "--margin", "-1s"), []string{"--margin -1s"}},
+		{storeArgs("run", "--grace", "-1s"), []string{"--grace -1s"}},
+		{storeArgs("run", "--preempt", "--preempt-after", "-1s"), []string{"--preempt-after", "-1s"}},
+		{storeArgs("run", "--damp", "2", "--damp-window", "-1s"), []string{"--damp", "-1s"}},
+		{storeArgs("run", "--damp", "2", "--damp-penalty", "-1s"), []string{"--damp", "-1s"}},
+		{storeArgs("run", "--damp", "2", "--damp-cap", "-1s"), []string{"--damp", "-1s"}},
+		{storeArgs("handover", "--timeout", "-1s"), []string{"--timeout -1s"}},
+		{[]string{"demo", "--preempt-after", "-1s"}, []string{"--preempt-after -1s"}},
+		{[]string{"demo", "--preempt-after", "0"}, []string{"--preempt-after 0s"}},
+	}
+	for _, cmd := range []string{"run", "status", "observe", "handover"} {
+		for _, d := range []string{"-1s", "0"} {
+			cases = append(cases, refusedFlag{storeArgs(cmd, "--dial-timeout", d), []string{"--dial-timeout", "above 0"}})
+		}
+	}
+	cases = append(cases, refusedFlag{[]string{"shards", "status", "--store", "etcd://127.0.0.1:1/t", "--group", "g",
+		"--dial-timeout", "-1s"}, []string{"--dial-timeout -1s"}})
+	checkRefusedFlags(t, cases)
+	for _, args := range [][]string{storeArgs("run", "--margin", "0", "--grace", "0"), storeArgs("status", "--margin", "-1s")} {
+		in := start(t, args...)
+		if code := in.exit(t, 10*time.Second); code != 1 {
+			t.Errorf("%q: exit %d, want 1 (the store cannot be reached)\n%s", args, code, in.output())
+		}
+	}
+}

@@ -17,13 +17,15 @@
 // Errors in the URL or the flags exit 2, as flag errors do: an address
 // without a host or with a port outside 1..65535, an unknown, repeated or
 // empty query parameter, a fragment, a TLS or secret file that cannot be
-// read, a --log-level other than debug, info, warn and error, and --ttl,
-// --margin or --identity values the store's limits refuse. A store that
-// cannot be reached, or refuses for want of rights, exits 1. status and
-// observe neither campaign nor write: they take a TTL in the store's
-// range, used only to pace their requests, whatever --ttl, --margin and
-// --identity say. SIGTERM, SIGINT, SIGHUP and SIGQUIT end every command
-// with 128+signal (143, 130, 129, 131) and no error line.
+// read, a --log-level other than debug, info, warn and error, a duration
+// flag out of its range (a --ttl or --dial-timeout of 0 or less, a
+// negative --margin or --grace), and --ttl, --margin or --identity values
+// the store's limits refuse. A store that cannot be reached, or refuses
+// for want of rights, exits 1. status and observe neither campaign nor
+// write: they take a TTL in the store's range, used only to pace their
+// requests, whatever --ttl, --margin and --identity say. SIGTERM, SIGINT,
+// SIGHUP and SIGQUIT end every command with 128+signal (143, 130, 129,
+// 131) and no error line.
 //
 // # Stopping a term
 //

@@ -103,6 +103,8 @@ func (f *runFlags) validate(cmd []string) error {
 		return fmt.Errorf("--on-loss %q: want recampaign or exit", f.onLoss)
 	case f.onExit != "exit" && f.onExit != "restart":
 		return fmt.Errorf("--on-exit %q: want exit or restart", f.onExit)
+	case f.grace < 0:
+		return fmt.Errorf("--grace %v: want 0 (the default, margin/2) or a duration below the margin", f.grace)
 	}
 	return f.policy.check()
 }
