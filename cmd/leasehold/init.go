@@ -32,7 +32,8 @@ const initArg = "__leasehold_init"
 // GRACE, the init exits with CMD's code (128+signal if a signal ended it),
 // and its exit makes the kernel SIGKILL whatever is left in the namespace.
 // It exits at once (137) when its lifeline reports that leasehold died.
-// Exit codes of its own: 2 misuse, 125 setup failed, 127 CMD did not start.
+// Exit codes of its own: 2 misuse, 125 setup failed, 127 CMD not found
+// and 126 CMD found but not started (see startFailCode).
 func runInit(args []string, stderr io.Writer) int {
 	if os.Getpid() != 1 {
 		// kill(-1) below would signal every process the caller may signal.
@@ -91,7 +92,7 @@ func supervise(grace time.Duration, path string, argv []string, stderr io.Writer
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "leasehold: start %s: %v\n", path, err)
-		return 127
+		return startFailCode(err)
 	}
 	children := make(chan reaped)
 	go reapAll(children)

@@ -21,11 +21,13 @@
 // flag out of its range (a --ttl or --dial-timeout of 0 or less, a
 // negative --margin or --grace), and --ttl, --margin or --identity values
 // the store's limits refuse. A store that cannot be reached, or refuses
-// for want of rights, exits 1. status and observe neither campaign nor
-// write: they take a TTL in the store's range, used only to pace their
-// requests, whatever --ttl, --margin and --identity say. SIGTERM, SIGINT,
-// SIGHUP and SIGQUIT end every command with 128+signal (143, 130, 129,
-// 131) and no error line.
+// for want of rights, exits 1. A run whose CMD is not found exits 127,
+// and one whose CMD is found but cannot be executed 126, as a shell, env
+// and timeout do. status and observe neither campaign nor write: they
+// take a TTL in the store's range, used only to pace their requests,
+// whatever --ttl, --margin and --identity say. SIGTERM, SIGINT, SIGHUP
+// and SIGQUIT end every command with 128+signal (143, 130, 129, 131) and
+// no error line.
 //
 // # Stopping a term
 //

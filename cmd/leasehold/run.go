@@ -23,9 +23,11 @@ hand the election to anyone else. When CMD exits, the rest of its processes
 are stopped the same way; then leasehold resigns and exits with CMD's code
 (--on-exit=exit) or starts CMD again while still leading
 (--on-exit=restart), after a delay of 100 ms that doubles after each run
-shorter than 10 s, up to 30 s. SIGTERM, SIGINT, SIGHUP or SIGQUIT stop the term,
-resign, and exit with 128+signal (143, 130, 129, 131); SIGHUP means stop,
-not reload (under nohup it stays ignored).
+shorter than 10 s, up to 30 s. A CMD that is not found exits 127, one
+found but not executable 126, as in a shell: run looks before it
+campaigns, and again at each start. SIGTERM, SIGINT, SIGHUP or SIGQUIT
+stop the term, resign, and exit with 128+signal (143, 130, 129, 131);
+SIGHUP means stop, not reload (under nohup it stays ignored).
 
 Each term runs in a PID namespace of its own, so that nothing of it
 outlives the term or leasehold; where the kernel refuses one, run warns
@@ -56,6 +58,9 @@ func runRun(ctx context.Context, args []string, stderr io.Writer) (int, error) {
 	cmd, err := f.parse(args)
 	if err != nil {
 		return 2, err
+	}
+	if _, err := lookCmd(cmd[0]); err != nil {
+		return exitCodeOf(err), err // before any campaign
 	}
 	t, warning, err := chooseTree()
 	if err != nil {

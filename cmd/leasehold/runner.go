@@ -60,7 +60,7 @@ func (r *runner) lead(ctx context.Context, l *lease.Leadership) (code int, done 
 		child, err := r.start(l)
 		if err != nil {
 			r.resign(l)
-			return 1, true, err
+			return exitCodeOf(err), true, err
 		}
 		select {
 		case <-child.exited:
@@ -176,9 +176,9 @@ func (ch *child) code() int {
 // start runs CMD for one term (see tree) with the term's details in its
 // environment.
 func (r *runner) start(l *lease.Leadership) (*child, error) {
-	path, err := exec.LookPath(r.cmd[0])
+	path, err := lookCmd(r.cmd[0]) // again: it may be gone since runRun's look
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
+		return nil, err
 	}
 	c, lifeline, err := r.tree.command(r.f.grace, path, r.cmd)
 	if err != nil {
@@ -189,7 +189,7 @@ func (r *runner) start(l *lease.Leadership) (*child, error) {
 		"LEASEHOLD_TOKEN="+strconv.FormatUint(uint64(l.Token), 10), "LEASEHOLD_IDENTITY="+l.Identity)
 	ch, err := spawn(c, lifeline)
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", r.cmd[0], err)
+		return nil, cmdError{startFailCode(err), fmt.Errorf("start %s: %w", r.cmd[0], err)}
 	}
 	if r.tree.pidns == nil {
 		go reapOrphans(ch) // the init reaps them in the namespace form
