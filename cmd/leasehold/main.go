@@ -43,10 +43,16 @@
 // A run that stayed up 10 s or more starts the delays over at 100 ms, so
 // a CMD that fails at once starts 5 times in its first 2 s, then twice a
 // minute. While it waits, leasehold still leads, holds the key and renews
-// it; the wait ends at once on a loss or a stop signal. After a handover,
-// the elector holds its next campaign off for TTL/2, so that the target
-// is not raced. A run leader follows its candidate list
-// (lease.Options.FollowRoster), so that leasehold handover reaches it.
+// it; the wait ends at once on a loss or a stop signal. On a handover
+// (--preempt, leasehold handover) the key stays held while run stops the
+// term as on a loss (for --margin at most; --grace ends before it); then
+// run resigns, and its elector passes the key to the target in one write,
+// with a new fencing token. The key is never free, so run campaigns again
+// at once, behind the new leader, with no hold-off. If the pass cannot be
+// made (the target left, the store refused), the key is deleted and the
+// election decides afresh, run among the candidates. A run leader follows
+// its candidate list (lease.Options.FollowRoster), so that leasehold
+// handover reaches it.
 //
 // # The PID namespace form
 //

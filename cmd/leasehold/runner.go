@@ -109,8 +109,10 @@ func (r *runner) pause(ctx context.Context, l *lease.Leadership, ch *child) (cod
 // ended is lead's result once the leadership ended with cause, after
 // stopping child (nil: not started). A handover (lease.ErrHandover) is no
 // loss: the key stays held until the child is gone, run resigns to pass it
-// on, and campaigns again whatever --on-loss says (the elector holds that
-// campaign off for the handover window, so the target is not raced).
+// on, and campaigns again at once whatever --on-loss says. The pass binds
+// the key to the target's session in one write, so the new campaign waits
+// behind the target; if the pass failed, the key was deleted and the
+// election is open to all.
 func (r *runner) ended(l *lease.Leadership, cause error, child *child) (code int, done bool, err error) {
 	handover := errors.Is(cause, lease.ErrHandover)
 	what := "leadership lost"
