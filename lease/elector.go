@@ -81,11 +81,7 @@ func New(store *backends.Store, opts Options) (*LeaseElector, error) {
 	if err := opts.validate(set, d.Capabilities().Limits); err != nil {
 		return nil, err
 	}
-	mode, err := waitMode(opts.Wait)
-	if err != nil {
-		return nil, err
-	}
-	opts.Wait = mode
+	opts.Wait, _ = waitMode(opts.Wait) // validate checked it
 	cfg := opts.config()
 	lim := d.Capabilities()
 	cfg.PassFacts = lim.Passes && lim.CommittedWaits

@@ -292,6 +292,9 @@ func (o Options) validate(set Options, lim backends.Limits) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("lease: %s: %w", fmt.Sprintf(format, args...), ErrInvalidOption)
 	}
+	if _, err := waitMode(o.Wait); err != nil {
+		return err
+	}
 	hold := o.config().Hold(o.TTL)
 	timing := o.config().Validate()
 	switch {

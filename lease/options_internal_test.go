@@ -80,6 +80,8 @@ func TestOptionErrors(t *testing.T) {
 			[]string{"Labels", `key "a/b"`}, nil},
 		{"label value long", Options{TTL: 2 * time.Second, Labels: map[string]string{"v": strings.Repeat("x", 257)}}, etcdLim,
 			[]string{"Labels", `value of "v" is 257 bytes`, "at most 256"}, nil},
+		{"wait mode unknown", Options{TTL: 2 * time.Second, Wait: WaitKey + 1}, etcdLim,
+			[]string{"Options.Wait WaitMode(3)", "WaitAuto, WaitQueue or WaitKey"}, nil},
 		{"record above the store's limit", Options{TTL: 2 * time.Second, Identity: "id", Labels: map[string]string{"v": strings.Repeat("x", 200)}},
 			backends.Limits{MinTTL: time.Second, MaxValueSize: 200},
 			[]string{"Identity and Labels", "candidate record", "at most 200"}, nil},

@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Run campaigns for election and calls fn with a context that is cancelled
@@ -14,6 +15,11 @@ import (
 // unless fn outlasts SafetyMargin, after which the handover goes on. When fn returns while still
 // leading, Run resigns and returns fn's error. When ctx ends, fn's context
 // is cancelled, Run waits for fn, resigns, and returns ctx's error.
+// Once ctx has ended, Run waits for that resign at most RequestTimeout or
+// 5s, whichever is less, so that a store it cannot reach
+// does not hold a stopping caller for a long TTL's RequestTimeout; the
+// elector goes on with the resign until Close, which releases the key
+// with its session.
 //
 // fn runs only while this elector leads (as far as it can know; see the
 // package doc) and never twice at once. Run checks l.Valid just before it
@@ -28,9 +34,9 @@ import (
 // If fn panics, or calls runtime.Goexit (as t.FailNow does), Run resigns
 // before the panic or the exit goes on: fn's context is cancelled with
 // ErrResigned and the key is deleted, so a waiting candidate leads within
-// a hand-off, not a TTL. Run waits at most RequestTimeout for the resign
-// (the deletion goes on after that; a failure is logged), and does not
-// recover the panic, which goes on with its own value.
+// a hand-off, not a TTL. Run waits for the resign as long as after ctx
+// ends (the deletion goes on after that; a failure is logged), and does
+// not recover the panic, which goes on with its own value.
 func (e *LeaseElector) Run(ctx context.Context, election string, fn func(ctx context.Context, l *Leadership) error) error {
 	if err := e.check("run"); err != nil {
 		return err
@@ -59,7 +65,7 @@ func (e *LeaseElector) Run(ctx context.Context, election string, fn func(ctx con
 			<-l.Context().Done()
 			continue
 		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RequestTimeout)
+		rctx, cancel := e.stopResign(ctx)
 		rerr := l.Resign(rctx)
 		cancel()
 		if ctx.Err() != nil {
@@ -89,10 +95,20 @@ func (e *LeaseElector) lead(ctx context.Context, l *Leadership, fn func(context.
 	return err
 }
 
-// resignAfter resigns l within RequestTimeout, even if ctx ended, and
+// stopResignWait bounds how long Run waits for its last resign, after
+// ctx ended or fn panicked, when RequestTimeout is longer.
+const stopResignWait = 5 * time.Second
+
+// stopResign returns the context of Run's last resign: not ended by ctx,
+// and bounded by RequestTimeout or stopResignWait, whichever is less.
+func (e *LeaseElector) stopResign(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), min(e.opts.RequestTimeout, stopResignWait))
+}
+
+// resignAfter resigns l as Run's last resign does, even if ctx ended, and
 // logs a failure: Run has no error to return it with.
 func (e *LeaseElector) resignAfter(ctx context.Context, l *Leadership) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RequestTimeout)
+	rctx, cancel := e.stopResign(ctx)
 	defer cancel()
 	if err := l.Resign(rctx); err != nil {
 		e.log.Warn("resign after Run's fn panicked or exited", "election", l.Election, "err", err)
