@@ -58,7 +58,7 @@
 //
 // Each term runs in a PID namespace of its own, and a mount namespace for
 // its own /proc. Its PID 1 is leasehold itself, re-executed from
-// /proc/self/exe as a small init; CMD is PID 2, because PID 1 ignores
+// /proc/self/exe as a small init; CMD is not PID 1, because PID 1 ignores
 // every signal it has no handler for, so SIGTERM would do nothing to most
 // programs. The init starts CMD in a process group of its own, sends
 // SIGTERM and SIGINT on to every process in the namespace, reaps them all,
