@@ -33,12 +33,18 @@ func embeddedStoreClient(t *testing.T) (*backends.Store, *clientv3.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return storeOn(t, cli), cli
+}
+
+// storeOn returns an etcd store on cli, which t's cleanup closes.
+func storeOn(t *testing.T, cli *clientv3.Client) *backends.Store {
+	t.Helper()
 	t.Cleanup(func() { _ = cli.Close() })
 	store, err := etcd.New(cli, etcd.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store, cli
+	return store
 }
 
 // wrappedSessions is a driver whose sessions wrap makes, for tests that

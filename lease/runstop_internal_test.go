@@ -9,7 +9,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/internal/embedetcd"
 	"github.com/leasehold/leasehold/internal/harness"
 )
@@ -33,11 +32,7 @@ func TestRunStopsCutOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cli.Close() })
-	store, err := etcd.New(cli, etcd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := storeOn(t, cli)
 	opts := Options{TTL: time.Hour, RequestTimeout: 10 * time.Minute, Identity: "cut-off"}
 	e, err := New(store, opts)
 	if err != nil {
