@@ -164,7 +164,7 @@ type Damping struct {
 	// above 0 and at most Cap.
 	Penalty time.Duration
 	// Cap bounds the doubled penalty. Default 8×TTL, or Penalty if that
-	// is more.
+	// is more; must not be below 0.
 	Cap time.Duration
 }
 

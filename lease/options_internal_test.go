@@ -64,6 +64,8 @@ func TestOptionErrors(t *testing.T) {
 			[]string{"Damping.Penalty 20s", "at most Damping.Cap 10s"}, nil},
 		{"damping default penalty above the cap", Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Cap: time.Second}}, etcdLim,
 			[]string{"Damping.Penalty 2s (default TTL)", "at most Damping.Cap 1s"}, nil},
+		{"damping cap negative", Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Cap: -time.Second}}, etcdLim,
+			[]string{"Damping.Cap -1s", "above 0"}, nil},
 		{"damping window negative", Options{TTL: 2 * time.Second, Damping: Damping{Losses: 3, Window: -1}}, etcdLim,
 			[]string{"Damping.Window -1ns", "above 0"}, nil},
 		{"nolead with preempt", Options{TTL: 2 * time.Second, NoLead: true, Preempt: true}, etcdLim,

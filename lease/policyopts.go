@@ -30,6 +30,8 @@ func (o Options) validatePolicies(set Options, lim backends.Limits) error {
 		return bad("%s must be above 0", o.show(set, "Damping.Window"))
 	case d.Losses > 0 && d.Penalty <= 0:
 		return bad("%s must be above 0", o.show(set, "Damping.Penalty"))
+	case d.Losses > 0 && d.Cap <= 0:
+		return bad("%s must be above 0 (0: the default)", o.show(set, "Damping.Cap"))
 	case d.Losses > 0 && d.Penalty > d.Cap:
 		return bad("%s must be at most %s", o.show(set, "Damping.Penalty"), o.show(set, "Damping.Cap"))
 	}

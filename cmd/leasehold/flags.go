@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,6 +130,29 @@ func (f durationFlag) String() string {
 		return "0s"
 	}
 	return f.d.String()
+}
+
+// countFlag is an int flag that takes lo to hi only, and whose error
+// says so (the flag package says "parse error" or takes any int).
+type countFlag struct {
+	n      *int
+	lo, hi int
+}
+
+func (f countFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < f.lo || n > f.hi {
+		return fmt.Errorf("want a whole number from %d to %d", f.lo, f.hi)
+	}
+	*f.n = n
+	return nil
+}
+
+func (f countFlag) String() string {
+	if f.n == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.n)
 }
 
 // waitModes are the values --wait takes.

@@ -109,7 +109,7 @@ func TestNegativeDurationsRefused(t *testing.T) {
 		{storeArgs("run", "--preempt", "--preempt-after", "-1s"), []string{"--preempt-after", "-1s"}},
 		{storeArgs("run", "--damp", "2", "--damp-window", "-1s"), []string{"--damp", "-1s"}},
 		{storeArgs("run", "--damp", "2", "--damp-penalty", "-1s"), []string{"--damp", "-1s"}},
-		{storeArgs("run", "--damp", "2", "--damp-cap", "-1s"), []string{"--damp", "-1s"}},
+		{storeArgs("run", "--damp", "2", "--damp-cap", "-1s"), []string{"Damping.Cap -1s", "above 0"}},
 		{storeArgs("handover", "--timeout", "-1s"), []string{"--timeout -1s"}},
 		{[]string{"demo", "--preempt-after", "-1s"}, []string{"--preempt-after -1s"}},
 		{[]string{"demo", "--preempt-after", "0"}, []string{"--preempt-after 0s"}},

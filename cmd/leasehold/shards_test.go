@@ -75,7 +75,8 @@ func TestShardsStatus(t *testing.T) {
 }
 
 // TestShardsStatusUsage: shards without status, or without a group, is a
-// usage error.
+// usage error, and so is a --shards out of range, found before the store
+// is contacted (the store here is a closed port: exit 1 if contacted).
 func TestShardsStatusUsage(t *testing.T) {
 	for _, args := range [][]string{{"shards"}, {"shards", "list"}, {"shards", "status", "--store", "etcd://127.0.0.1:1/p"}} {
 		var out, errw strings.Builder
@@ -83,6 +84,11 @@ func TestShardsStatusUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2\n%s", args, code, errw.String())
 		}
 	}
+	shards := func(n string) []string {
+		return []string{"shards", "status", "--store", "etcd://127.0.0.1:1/p", "--group", "g", "--dial-timeout", "1s", "--shards", n}
+	}
+	want := []string{"-shards", "whole number from 1 to 65536"}
+	checkRefusedFlags(t, []refusedFlag{{shards("-1"), want}, {shards("0"), want}, {shards("65537"), want}, {shards("x"), want}})
 }
 
 // testElector returns an elector on store, closed at cleanup.

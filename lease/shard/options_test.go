@@ -56,3 +56,23 @@ func TestJoinOptions(t *testing.T) {
 		t.Errorf("Join with 7 elector labels = %v, want ErrInvalidOption from the members record's labels", err)
 	}
 }
+
+// TestReadStatusShards: ReadStatus refuses a shard count out of range
+// before it reads anything: with a context already ended, the error is
+// still ErrInvalidOption, not the context's.
+func TestReadStatusShards(t *testing.T) {
+	srv := leaseholdtest.Etcd(t)
+	e, err := lease.New(srv.Store, lease.Options{TTL: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, n := range []int{-1, shard.MaxShards + 1} {
+		_, err := shard.ReadStatus(ended, e, "g", n)
+		if !errors.Is(err, lease.ErrInvalidOption) || !strings.Contains(err.Error(), "want 1 to 65536") {
+			t.Errorf("ReadStatus(%d shards) = %v, want ErrInvalidOption naming 1 to 65536", n, err)
+		}
+	}
+}

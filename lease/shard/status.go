@@ -79,7 +79,12 @@ func (s Status) Strangers() map[string]int {
 // (ShardsLabel), and fails if there are none or they disagree. The
 // members are those the group's members count (see Join); the other
 // records are in Refused.
+// A shards outside 0 to MaxShards fails with ErrInvalidOption before any
+// read.
 func ReadStatus(ctx context.Context, e *lease.LeaseElector, group string, shards int) (Status, error) {
+	if shards < 0 || shards > MaxShards {
+		return Status{}, badShards(group, shards)
+	}
 	cs, err := e.Candidates(ctx, MembersElection(group))
 	if err != nil {
 		return Status{}, fmt.Errorf("shard: status of %q: %w", group, err)
@@ -90,7 +95,7 @@ func ReadStatus(ctx context.Context, e *lease.LeaseElector, group string, shards
 		}
 	}
 	if shards < 1 || shards > MaxShards {
-		return Status{}, fmt.Errorf("shard: status of %q: %d shards: want 1 to %d: %w", group, shards, MaxShards, lease.ErrInvalidOption)
+		return Status{}, badShards(group, shards)
 	}
 	ms, refused := parseMembers(cs, shards)
 	st := Status{Group: group, Shards: shards, Owner: make([]string, shards)}
@@ -172,4 +177,9 @@ func readOwners(ctx context.Context, e *lease.LeaseElector, group string, owner 
 	close(next)
 	wg.Wait()
 	return context.Cause(ctx)
+}
+
+// badShards is ReadStatus's error for a shard count out of range.
+func badShards(group string, shards int) error {
+	return fmt.Errorf("shard: status of %q: %d shards: want 1 to %d: %w", group, shards, MaxShards, lease.ErrInvalidOption)
 }
