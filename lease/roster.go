@@ -54,8 +54,9 @@ func (e *LeaseElector) sweep(a core.Action) {
 			e.log.Info("deleting a key passed to a campaign that had ended", "election", a.Election, "token", a.Token)
 			_, err = s.End(ctx, backends.End{Election: a.Election, Token: a.Token})
 		}
-		if errors.Is(err, backends.ErrNotFound) {
-			// gone, or another's: the sweep's end, not a failure
+		if errors.Is(err, backends.ErrNotFound) || errors.Is(err, backends.ErrSessionExpired) {
+			// gone, another's, or gone with the session: the sweep's end,
+			// not a failure
 			e.log.Debug("the key to sweep was gone or another's", "election", a.Election, "token", a.Token)
 		} else {
 			e.logRecord(ctx, a.Election, "sweep for a key passed after the campaign ended failed", err)
