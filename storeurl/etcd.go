@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -33,7 +35,7 @@ func openEtcd(ctx context.Context, hosts []string, u *url.URL, opts Options) (*O
 	}
 	c, err := clientv3.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("etcd %v: %w", cfg.Endpoints, err)
+		return nil, etcdDialError(ctx, cfg, err, opts.DialTimeout)
 	}
 	if err := probeEtcd(ctx, c, cfg.Endpoints, cfg.TLS != nil, opts.DialTimeout); err != nil {
 		c.Close()
@@ -45,6 +47,25 @@ func openEtcd(ctx context.Context, hosts []string, u *url.URL, opts Options) (*O
 		return nil, err
 	}
 	return &Opened{Store: s, close: c.Close}, nil
+}
+
+// etcdDialError is the error of a clientv3.New that failed with err.
+// With a user, New authenticates at once and reports a connection that
+// failed (refused, TLS) only as its deadline: a client without the user,
+// probed for at most a second more, names the failure.
+func etcdDialError(ctx context.Context, cfg clientv3.Config, err error, timeout time.Duration) error {
+	if cfg.Username != "" && errors.Is(err, context.DeadlineExceeded) {
+		cfg.Username, cfg.Password = "", ""
+		if c, cerr := clientv3.New(cfg); cerr == nil {
+			defer c.Close()
+			pctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			if perr := probeEtcd(pctx, c, cfg.Endpoints, cfg.TLS != nil, timeout); perr != nil {
+				return perr
+			}
+		}
+	}
+	return fmt.Errorf("etcd %v: %w", cfg.Endpoints, err)
 }
 
 // prefix turns a URL path into a key prefix that starts with lead and ends

@@ -8,15 +8,16 @@ import (
 	"time"
 )
 
-// TestOpenClosedPort: Open on a loopback port where nothing listens fails
-// at once, for every store, naming the address and the refusal, not a
-// deadline.
+// TestOpenClosedPort: Open on a loopback port where nothing listens fails,
+// for every store, with or without a user, naming the address and the
+// refusal, not a deadline: at once, but on etcd with a user after the dial
+// timeout (clientv3.New authenticates, and waits for a connection).
 func TestOpenClosedPort(t *testing.T) {
 	addr := closedPort(t)
-	for _, scheme := range []string{"etcd", "zk", "consul"} {
+	for _, scheme := range []string{"etcd", "etcd://u:p@", "zk", "zk://u:p@", "consul"} {
 		t.Run(scheme, func(t *testing.T) {
 			start := time.Now()
-			o, err := Open(context.Background(), scheme+"://"+addr+"/x", Options{DialTimeout: 3 * time.Second})
+			o, err := Open(context.Background(), storeURL(scheme, addr), Options{DialTimeout: 3 * time.Second})
 			if err == nil {
 				o.Close()
 				t.Fatal("Open succeeded")
@@ -27,6 +28,15 @@ func TestOpenClosedPort(t *testing.T) {
 			}
 		})
 	}
+}
+
+// storeURL is the URL of a store at addr with prefix /x: scheme is a
+// scheme, or the URL's start up to the host (with a user).
+func storeURL(scheme, addr string) string {
+	if !strings.Contains(scheme, "://") {
+		scheme += "://"
+	}
+	return scheme + addr + "/x"
 }
 
 // TestDialTimeout: Open gives up on an address that never answers after
@@ -40,11 +50,11 @@ func TestDialTimeout(t *testing.T) {
 	}
 	defer ln.Close()
 	addr := ln.Addr().String()
-	for _, scheme := range []string{"etcd", "zk", "consul"} {
+	for _, scheme := range []string{"etcd", "etcd://u:p@", "zk", "consul"} {
 		t.Run(scheme, func(t *testing.T) {
 			const timeout = 700 * time.Millisecond
 			start := time.Now()
-			o, err := Open(context.Background(), scheme+"://"+addr+"/x", Options{DialTimeout: timeout})
+			o, err := Open(context.Background(), storeURL(scheme, addr), Options{DialTimeout: timeout})
 			took := time.Since(start)
 			if err == nil {
 				o.Close()
