@@ -49,8 +49,8 @@
 //     that the address answers a TLS handshake; Consul "Client sent an
 //     HTTP request to an HTTPS server";
 //   - a closed port: "connection refused" (on etcd with a user, after
-//     DialTimeout: clientv3 authenticates as it connects); a bad port or an empty host:
-//     refused at parse, before any connection;
+//     DialTimeout: clientv3 authenticates as it connects); a bad port or
+//     an empty host: refused at parse, before any connection;
 //   - a server that accepts the connection and never answers: "no answer
 //     within --dial-timeout", after DialTimeout.
 //
