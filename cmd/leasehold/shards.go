@@ -45,7 +45,7 @@ func runShards(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	var q shardsQuery
 	q.group = true
 	e, closeAll, code, err := q.open(ctx, "shards status", shardsUsage, args[1:], stderr, func(fs *flag.FlagSet) {
-		fs.Var(countFlag{&q.shards, 1, shard.MaxShards}, "shards", fmt.Sprintf("the group's shard count, 1 to %d (default: as its members publish it)", shard.MaxShards))
+		fs.Var(countFlag{&q.shards, 1, shard.MaxShards}, "shards", fmt.Sprintf("the group's shard count, a `number` from 1 to %d (default: as its members publish it)", shard.MaxShards))
 	})
 	if err != nil {
 		return code, err
