@@ -14,7 +14,8 @@ import (
 // elector, and must not block.
 type Metrics interface {
 	// Leading reports that this elector began (true) or stopped (false)
-	// leading election. Every false follows a true.
+	// leading election. Every false follows a true, and comes after the
+	// leadership's context is cancelled.
 	Leading(election string, leading bool)
 	// Acquired reports how long a Campaign took, from its call to the win.
 	Acquired(election string, d time.Duration)
@@ -33,7 +34,9 @@ type Metrics interface {
 type PolicyMetrics interface {
 	// Handover reports that this elector, leading election, gave the
 	// leadership up on purpose to another candidate. cause is one of the
-	// Cause* constants.
+	// Cause* constants. It comes after the leadership's context is
+	// cancelled and before the key is passed on, but for CauseResign,
+	// which comes with the pass.
 	Handover(election, cause string)
 	// Damped reports that this elector's candidacy in election began
 	// (true) or stopped (false) sitting out a flap-damping penalty. Every

@@ -22,6 +22,7 @@ import (
 // lease.Metrics; its reports go out in order from a goroutine of its own,
 // so that the elector never blocks on it.
 type control struct {
+	*endings
 	c    config
 	http *http.Client
 	out  chan url.Values
@@ -29,7 +30,7 @@ type control struct {
 }
 
 func newControl(c config) *control {
-	ctl := &control{c: c, http: &http.Client{Timeout: 2 * time.Second}, out: make(chan url.Values, 256), done: make(chan struct{})}
+	ctl := &control{endings: newEndings(), c: c, http: &http.Client{Timeout: 2 * time.Second}, out: make(chan url.Values, 256), done: make(chan struct{})}
 	go ctl.send()
 	return ctl
 }
@@ -117,19 +118,17 @@ func outcome(err error) string {
 	return "error"
 }
 
-// The lease.Metrics and lease.PolicyMetrics methods: only Handover and
-// Lost are reported.
-
-func (*control) Leading(string, bool)           {}
-func (*control) Acquired(string, time.Duration) {}
-func (*control) Renewed(time.Duration)          {}
-func (*control) Damped(string, bool)            {}
+// The lease.Metrics and lease.PolicyMetrics methods: the endings', and
+// Handover and Lost are reported.
 
 // Lost reports why a leadership of this candidate ended (a lease.Reason*
 // constant), so that the suite can tell a term lost from one handed over.
 func (ctl *control) Lost(_, reason string) { ctl.report("lost", reason) }
 
 // Handover reports a handover this candidate made, by cause.
-func (ctl *control) Handover(_, cause string) { ctl.report("yield", cause) }
+func (ctl *control) Handover(election, cause string) {
+	ctl.endings.Handover(election, cause)
+	ctl.report("yield", cause)
+}
 
 var _ lease.PolicyMetrics = (*control)(nil)

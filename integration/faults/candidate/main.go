@@ -118,7 +118,7 @@ func run(c config) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	w := &writer{c: c, rec: rec, gw: driver.Of(store), http: &http.Client{}, ctl: ctl}
+	w := &writer{c: c, rec: rec, gw: driver.Of(store), http: &http.Client{}, ctl: ctl, ends: ctl.endings}
 	go ctl.handOverOnSignal(ctx, w)
 	err = e.Run(ctx, c.election, w.lead)
 	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -182,6 +182,7 @@ type writer struct {
 	gw   backends.Driver
 	http *http.Client
 	ctl  *control
+	ends *endings // dates the ends of its leaderships
 
 	mu  sync.Mutex
 	cur *lease.Leadership // the leadership lead acts on, or nil
@@ -208,11 +209,17 @@ func (w *writer) setCurrent(l *lease.Leadership) {
 // that belief; check e about the writes, dated by their checks).
 func (w *writer) lead(ctx context.Context, l *lease.Leadership) error {
 	tok := uint64(l.Token)
-	_ = w.rec.Record(history.Event{Kind: history.Lead, Token: tok})
+	from := history.Now()
+	_ = w.rec.Record(history.Event{Kind: history.Lead, At: from, Token: tok})
 	w.setCurrent(l)
 	defer w.setCurrent(nil)
 	var once sync.Once
-	unlead := func() { once.Do(func() { _ = w.rec.Record(history.Event{Kind: history.Unlead, Token: tok}) }) }
+	unlead := func() {
+		once.Do(func() {
+			at := w.ends.end(l.Election, from, history.Now())
+			_ = w.rec.Record(history.Event{Kind: history.Unlead, At: at, Token: tok})
+		})
+	}
 	stop := context.AfterFunc(ctx, unlead)
 	defer stop()
 	t := time.NewTicker(w.c.every)

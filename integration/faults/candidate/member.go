@@ -23,7 +23,8 @@ import (
 // end (SIGTERM) it leaves the group gracefully (Group.Leave: its shards
 // handed over), within 3×TTL.
 func runMember(ctx context.Context, c config, store *backends.Store, rec *history.Recorder, log *slog.Logger) error {
-	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log})
+	ends := newEndings()
+	e, err := lease.New(store, lease.Options{TTL: c.ttl, Identity: c.id, Logger: log, Metrics: ends})
 	if err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func runMember(ctx context.Context, c config, store *backends.Store, rec *histor
 		defer cancel()
 		left <- g.Leave(lctx)
 	}()
-	m := &member{c: c, rec: rec, http: &http.Client{}, acting: map[int]func(){}}
+	m := &member{c: c, rec: rec, http: &http.Client{}, ends: ends, acting: map[int]func(){}}
 	for ev := range g.Events() {
 		m.event(ev)
 	}
@@ -61,6 +62,7 @@ type member struct {
 	c      config
 	rec    *history.Recorder
 	http   *http.Client
+	ends   *endings
 	acting map[int]func() // by shard: stops its writer and waits for it
 }
 
@@ -76,7 +78,7 @@ func (m *member) event(ev shard.Event) {
 	c := m.c
 	c.fence = fmt.Sprintf("%s/s/%d", m.c.fence, ev.Shard)
 	c.election = ev.Leadership.Election
-	w := &writer{c: c, rec: m.rec.ForShard(strconv.Itoa(ev.Shard)), http: m.http}
+	w := &writer{c: c, rec: m.rec.ForShard(strconv.Itoa(ev.Shard)), http: m.http, ends: m.ends}
 	ctx, cancel := context.WithCancel(ev.Leadership.Context())
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = w.lead(ctx, ev.Leadership) })
