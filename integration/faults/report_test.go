@@ -147,7 +147,8 @@ named candidate, a handover request, or a candidate of higher priority joining (
 ## Checks
 
 The history checker (` + "`integration/history`" + `) judges the merged histories: (a) tokens increase;
-(b) no overlap beyond the drift allowance; (c) no stale write accepted by a guard; (d) a leader
+(b) no overlap beyond the drift allowance (a term ends when its elector cancels its context, dated by
+the elector's next metrics call or the candidate's own notice, whichever is first); (c) no stale write accepted by a guard; (d) a leader
 within TTL + renew interval + the backend's recovery after each heal, plus, after a store fault,
 the store's own recovery; (e) no write sent by a leader, paused or not, after a leader with a
 higher token began. Below: median / max over the cycles; "stopped acting" is from the fault to
