@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // turns lets a soak's runs start in a set order, at most slots at once:
@@ -66,6 +67,36 @@ func (tr *turns) take(i int) (release func()) {
 	tr.slots <- struct{}{}
 	close(tr.next[i+1])
 	return func() { <-tr.slots }
+}
+
+// pass gives run i's turn, once it comes, to the next run: for a run
+// that will not take it (one that -run left out).
+func (tr *turns) pass(i int) {
+	if tr == nil {
+		return
+	}
+	go func() {
+		<-tr.next[i]
+		close(tr.next[i+1])
+	}()
+}
+
+// TestTurnsPassed: a run left out passes its turn on, so the runs after
+// it still start (a soak narrowed with -run waited for ever).
+func TestTurnsPassed(t *testing.T) {
+	tr := makeTurns(3, 1)
+	tr.pass(0)
+	tr.pass(1)
+	took := make(chan struct{})
+	go func() {
+		tr.take(2)()
+		close(took)
+	}()
+	select {
+	case <-took:
+	case <-time.After(10 * time.Second):
+		t.Fatal("run 2 did not get its turn after runs 0 and 1 passed theirs")
+	}
 }
 
 // TestTurns checks that runs take their slots in their order, at most
