@@ -14,7 +14,9 @@ import (
 // gatedSource is a Source like memSource (its stream tells only what the
 // test sends; its facts carry no revision, as ZooKeeper's), whose Read
 // takes its values first and then, if the test queued a gate, waits for
-// it: a Read made before a change and slow to come back.
+// it: a Read made before a change and slow to come back. A Read takes its
+// gate before it tells it began, so gates go to Reads in the order the
+// test sees them begin.
 type gatedSource struct {
 	events  chan watchset.Batch
 	gates   chan chan struct{} // one per Read to hold, in the order they begin
@@ -51,14 +53,17 @@ func (st gatedStream) Read(ctx context.Context, reqs []watchset.Request) watchse
 			Revision: math.MaxUint64, Record: valueRecord(r.Known.Election, src.values[r.Known.Election])})
 	}
 	src.mu.Unlock()
+	var gate chan struct{}
+	select { // before started: the test's next Read must not take this one's gate
+	case gate = <-src.gates:
+	default:
+	}
 	src.started <- struct{}{}
-	select {
-	case gate := <-src.gates:
+	if gate != nil {
 		select {
 		case <-gate:
 		case <-ctx.Done():
 		}
-	default:
 	}
 	return b
 }
