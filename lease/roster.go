@@ -38,8 +38,9 @@ func (e *LeaseElector) leave(a core.Action) {
 }
 
 // sweep reads the key, or deletes it at a.Token from its session: the
-// core's Sweep a, after a campaign's record was deleted, for a key passed
-// to it meanwhile (core.Config.Sweep).
+// core's Sweep a, for a key bound to the session with no campaign for it:
+// passed to a campaign whose record was deleted since, or made by a
+// create of unknown outcome that landed late.
 func (e *LeaseElector) sweep(a core.Action) {
 	s := e.session(a.Epoch)
 	e.call(inSlot, func(ctx context.Context) {
@@ -51,7 +52,8 @@ func (e *LeaseElector) sweep(a core.Action) {
 		case s == nil:
 			err = backends.ErrSessionExpired // the key went with it
 		default:
-			e.log.Info("deleting a key passed to a campaign that had ended", "election", a.Election, "token", a.Token)
+			e.log.Info("deleting a key bound to this session with no campaign for it (passed after the campaign ended, or made by a create that timed out and landed late)",
+				"election", a.Election, "token", a.Token)
 			_, err = s.End(ctx, backends.End{Election: a.Election, Token: a.Token})
 		}
 		if errors.Is(err, backends.ErrNotFound) || errors.Is(err, backends.ErrSessionExpired) {

@@ -102,8 +102,10 @@ const (
 	Leave
 	// Sweep: with Token 0, read Election's key; report the record read
 	// with Swept. With Token, delete the key if it holds Token on session
-	// Epoch (backends.End); report with Swept. Config.Sweep only: a key
-	// passed to this session after its campaign ended (see sweep.go).
+	// Epoch (backends.End); report with Swept. For a key bound to this
+	// session with no campaign for it: passed after its campaign ended
+	// (Config.Sweep; see sweep.go), or made by a Create of unknown outcome
+	// that landed late (see late.go).
 	Sweep
 )
 

@@ -152,6 +152,9 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 	e := m.result(name, op)
 	if e != nil {
 		e.unsure = err != nil && unknownOutcome(err)
+		if e.unsure {
+			m.markLate(name) // it may land later (late.go)
+		}
 	}
 	switch {
 	case e == nil:
@@ -364,6 +367,7 @@ func (m *Machine) drop(name string) {
 	delete(m.due, name)
 	delete(m.timed, name)
 	m.standDown(name)
+	m.lateAfter(name)
 }
 
 func (m *Machine) onSessionLost(now time.Time, name string, e *election, cause error) {

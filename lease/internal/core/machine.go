@@ -270,6 +270,9 @@ type Machine struct {
 	// terms holds the tokens the live session led each election with
 	// (terms.go); they outlive campaigns.
 	terms terms
+	// lates holds the elections in which a Create of unknown outcome was
+	// made on the live session (late.go); they outlive campaigns.
+	lates map[string]*late
 }
 
 // New returns a machine with no session and no elections.
@@ -320,6 +323,7 @@ func (m *Machine) Tick(now time.Time) {
 	m.tickPolicies(now)
 	m.tickCleanups(now)
 	m.tickRecords(now)
+	m.tickLates(now)
 }
 
 // NextTimer returns when Tick should next be called, or the zero time if
@@ -342,6 +346,7 @@ func (m *Machine) NextTimer() time.Time {
 		earliest(c.retryAt)
 	}
 	earliest(m.recordsTimer())
+	earliest(m.lateTimer())
 	return next
 }
 

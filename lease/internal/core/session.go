@@ -185,6 +185,7 @@ func (m *Machine) sessionLost(now time.Time, cause error) {
 	m.closeSessionAt(now, at, m.sess.epoch, m.sess.granted)
 	m.sess = session{epoch: m.sess.epoch, retryAt: now}
 	m.lineLost()
+	clear(m.lates) // a late create's key goes with the session (late.go)
 	for _, name := range m.names() {
 		if e := m.els[name]; e != nil {
 			m.onSessionLost(now, name, e, cause)

@@ -48,6 +48,9 @@ func (m *Machine) sweepDone(name string, c *candidacy, live uint64) {
 // or err.
 func (m *Machine) Swept(now time.Time, name string, op uint64, rec backends.Record, err error) {
 	m.Tick(now)
+	if m.lateSwept(now, name, op, rec, err) {
+		return
+	}
 	c := m.recs.cands[name]
 	if c == nil || c.op != op {
 		return
