@@ -9,8 +9,12 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/leasehold/leasehold/backends"
+	"github.com/leasehold/leasehold/etcd"
 	"github.com/leasehold/leasehold/internal/driver"
+	"github.com/leasehold/leasehold/internal/keys"
 )
 
 // TestChurnLeavesNoKey: on embedded etcd, four electors campaign for six
@@ -27,10 +31,12 @@ import (
 // ten of the electors' writes (Create, End, Enqueue, Join, Leave) is lost
 // after the write was made, so the call fails with an unknown outcome;
 // one renewal in two fails, so sessions are lost and made again; and one
-// create in twenty fails at once and lands up to 300ms later, when its
-// campaign may have ended (a request that reached a node cut off from its
-// peers, applied when the cut heals). Without the elector's look for
-// such a create's key (core: late.go), keys stayed in 2 runs of 5.
+// create and one enqueue in twenty fail at once and land up to 300ms
+// later, when their campaign may have ended (a request that reached a
+// node cut off from its peers, applied when the cut heals). No queue
+// entry may stay either. Without the elector's look for what such a
+// request made (core: late.go), keys stayed in 2 runs of 5, and entries
+// in 3 of 3.
 func TestChurnLeavesNoKey(t *testing.T) {
 	for _, lossy := range []bool{false, true} {
 		t.Run(fmt.Sprintf("lost-replies=%t", lossy), func(t *testing.T) { testChurn(t, lossy) })
@@ -40,7 +46,7 @@ func TestChurnLeavesNoKey(t *testing.T) {
 func testChurn(t *testing.T, lossy bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	store := embeddedStore(t)
+	store, cli := embeddedStoreClient(t)
 	var late sync.WaitGroup
 	if lossy {
 		var seed atomic.Uint64
@@ -82,6 +88,9 @@ func testChurn(t *testing.T, lossy bool) {
 		el := fmt.Sprintf("churn-%d", n)
 		if li, err := keyGone(ctx, els[0], el); err != nil {
 			t.Errorf("%s: %v: held by session %s at token %d; %s", el, err, li.Session, li.Token, holderState(els, li.Session, el))
+		}
+		if n, err := queueEmpty(ctx, cli, el); err != nil {
+			t.Errorf("%s: %d queue entries stay: %v", el, n, err)
 		}
 	}
 }
@@ -135,7 +144,7 @@ func churn(ctx context.Context, e *LeaseElector, ids []string, seed uint64, n in
 
 // lossySession is a Session that loses one reply in ten of its writes
 // (the write is made, and the call fails as if it timed out), fails
-// renewals, and lands creates late.
+// renewals, and lands creates and enqueues late.
 type lossySession struct {
 	backends.Session
 	mu   sync.Mutex
@@ -153,10 +162,10 @@ func (s *lossySession) lost(err error) error {
 	return err
 }
 
-// Create lands one create in twenty late: it fails at once as if it
-// timed out, and is made up to 300ms later, when the campaign may have
-// ended.
-func (s *lossySession) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
+// landsLate lands one write in twenty late: write is made up to 300ms
+// later, when its campaign may have ended, and the caller fails at once
+// with errLate.
+func (s *lossySession) landsLate(write func(ctx context.Context)) bool {
 	s.mu.Lock()
 	late, d := s.rng.IntN(20) == 0, time.Duration(s.rng.IntN(300))*time.Millisecond
 	s.mu.Unlock()
@@ -164,9 +173,18 @@ func (s *lossySession) Create(ctx context.Context, election string, value []byte
 		s.late.Add(1)
 		time.AfterFunc(d, func() {
 			defer s.late.Done()
-			_, _ = s.Session.Create(context.Background(), election, value)
+			write(context.Background())
 		})
-		return backends.Record{}, fmt.Errorf("the test lands it late: %w", context.DeadlineExceeded)
+	}
+	return late
+}
+
+// errLate is the error of a write landed late.
+var errLate = fmt.Errorf("the test lands it late: %w", context.DeadlineExceeded)
+
+func (s *lossySession) Create(ctx context.Context, election string, value []byte) (backends.Record, error) {
+	if s.landsLate(func(ctx context.Context) { _, _ = s.Session.Create(ctx, election, value) }) {
+		return backends.Record{}, errLate
 	}
 	rec, err := s.Session.Create(ctx, election, value)
 	return rec, s.lost(err)
@@ -178,6 +196,9 @@ func (s *lossySession) End(ctx context.Context, req backends.End) (backends.Reco
 }
 
 func (s *lossySession) Enqueue(ctx context.Context, election string) (backends.Record, error) {
+	if s.landsLate(func(ctx context.Context) { _, _ = s.Session.Enqueue(ctx, election) }) {
+		return backends.Record{}, errLate
+	}
 	rec, err := s.Session.Enqueue(ctx, election)
 	return rec, s.lost(err)
 }
@@ -246,4 +267,26 @@ func holderState(els []*LeaseElector, owner, election string) string {
 		}
 	}
 	return "no elector's live session"
+}
+
+// queueEmpty waits until election's queue has no entry, or 10s pass.
+func queueEmpty(ctx context.Context, cli *clientv3.Client, election string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	prefix := keys.Queue(etcd.DefaultPrefix, election)
+	for {
+		resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix())
+		if err != nil {
+			return -1, err
+		}
+		if len(resp.Kvs) == 0 {
+			return 0, nil
+		}
+		w := cli.Watch(ctx, prefix, clientv3.WithPrefix(), clientv3.WithRev(resp.Header.Revision+1))
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return len(resp.Kvs), ctx.Err()
+		}
+	}
 }

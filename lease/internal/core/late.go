@@ -28,6 +28,13 @@ import (
 // lateCapTTLs TTLs, lateReads reads in all (111 TTLs: under four
 // minutes at a 2 s TTL), or until the session ends, which ends the key too. A read or a
 // delete that fails is made again after the retry wait.
+//
+// An Enqueue of unknown outcome can land late as well, and its queue entry
+// then stands in line with no campaign behind it: the waiters behind it
+// wait for it to go, past a holder's crash. So with each read, an election
+// with such an Enqueue on the live session has its entry cleaned up as an
+// unsure Enqueue's is (Enqueue, which returns the session's entry if
+// there is one, then Dequeue; see queue.go).
 
 // lateReads and lateCapTTLs bound the reads for a late create: how many,
 // and their longest interval, in TTLs.
@@ -39,24 +46,30 @@ const (
 // late is an election in which a Create of unknown outcome was made on
 // the session epoch.
 type late struct {
-	epoch uint64
-	op    uint64    // the Sweep in flight; 0: none
-	token uint64    // the key read bound to the session, to delete; 0: read first
-	reads int       // reads that found no key of this session
-	at    time.Time // when the next call is due; zero: none (a campaign runs)
+	epoch   uint64
+	enqueue bool      // an Enqueue of unknown outcome too, or only
+	op      uint64    // the Sweep in flight; 0: none
+	token   uint64    // the key read bound to the session, to delete; 0: read first
+	reads   int       // reads that found no key of this session
+	at      time.Time // when the next call is due; zero: none (a campaign runs)
 }
 
-// markLate notes that a Create of unknown outcome was made for name on the
-// live session.
-func (m *Machine) markLate(name string) {
+// markLate notes that a Create, or an Enqueue if enqueue, of unknown
+// outcome was made for name on the live session.
+func (m *Machine) markLate(name string, enqueue bool) {
 	if m.lates == nil {
 		m.lates = make(map[string]*late)
 	}
-	if l := m.lates[name]; l == nil || l.epoch != m.sess.epoch {
-		m.lates[name] = &late{epoch: m.sess.epoch}
-	} else {
-		l.reads = 0 // a new one: look for as long again
+	l := m.lates[name]
+	if l == nil || l.epoch != m.sess.epoch {
+		l = &late{epoch: m.sess.epoch}
+		m.lates[name] = l
+		if m.els[name] == nil { // a cleanup's Enqueue: no campaign ends to start the reads
+			l.at = m.recs.now.Add(m.cfg.TTL)
+		}
 	}
+	l.reads = 0 // a new one: look for as long again
+	l.enqueue = l.enqueue || enqueue
 }
 
 // lateAfter schedules the first read for name, whose campaign just ended,
@@ -101,6 +114,20 @@ func (m *Machine) tickLates(now time.Time) {
 func (m *Machine) lateCall(name string, l *late) {
 	l.op, l.at = m.op(), time.Time{}
 	m.emit(Action{Kind: Sweep, Election: name, Op: l.op, Epoch: l.epoch, Token: l.token})
+	if l.enqueue && l.token == 0 && !m.cleaning(name, l.epoch) {
+		m.cleanCall(&cleanup{name: name, epoch: l.epoch})
+	}
+}
+
+// cleaning reports whether a cleanup of name's entry on session epoch is
+// under way or waits for its retry.
+func (m *Machine) cleaning(name string, epoch uint64) bool {
+	for _, c := range m.cleanups {
+		if c.name == name && c.epoch == epoch {
+			return true
+		}
+	}
+	return false
 }
 
 // lateTimer returns when the next late create's call is due, or zero.

@@ -93,6 +93,9 @@ func (e *election) queueCall() bool {
 // cleaned up (Dequeue).
 func (m *Machine) Enqueued(now time.Time, name string, op uint64, entry backends.Record, err error) {
 	m.Tick(now)
+	if err != nil && enqueueUnsure(err) && m.sess.state == live {
+		m.markLate(name, true) // it may land later (late.go)
+	}
 	if c := m.cleanups[op]; c != nil && c.inflight {
 		delete(m.cleanups, op)
 		m.cleanupEnqueued(now, c, entry, err)
@@ -112,11 +115,17 @@ func (m *Machine) Enqueued(now time.Time, name string, op uint64, entry backends
 		m.emit(Action{Kind: Queued, Election: name, Record: entry})
 		m.wait(name, e)
 	default:
-		if !errors.Is(err, backends.ErrSessionExpired) && !errors.Is(err, backends.ErrUnavailable) && !Permanent(err) {
+		if enqueueUnsure(err) {
 			e.line.unsure, e.line.epoch = true, p.epoch
 		}
 		m.lineFailed(now, name, e, err)
 	}
+}
+
+// enqueueUnsure reports whether an Enqueue that failed with err may still
+// have made an entry.
+func enqueueUnsure(err error) bool {
+	return !errors.Is(err, backends.ErrSessionExpired) && !errors.Is(err, backends.ErrUnavailable) && !Permanent(err)
 }
 
 // AheadFound reports the outcome of Ahead op for name: the entry ahead,
@@ -224,7 +233,7 @@ func (m *Machine) staleEnqueued(p enqueue, entry backends.Record, err error) {
 		}
 	case err == nil:
 		m.cleanCall(&cleanup{name: p.name, entry: entry, epoch: p.epoch})
-	case !errors.Is(err, backends.ErrSessionExpired) && !errors.Is(err, backends.ErrUnavailable) && !Permanent(err):
+	case enqueueUnsure(err):
 		m.cleanCall(&cleanup{name: p.name, epoch: p.epoch})
 	}
 }
