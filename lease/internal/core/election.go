@@ -153,7 +153,7 @@ func (m *Machine) Created(now time.Time, name string, op uint64, rec backends.Re
 	if e != nil {
 		e.unsure = err != nil && unknownOutcome(err)
 		if e.unsure {
-			m.markLate(name, false) // it may land later (late.go)
+			m.markLate(name, lateCreate) // it may land later (late.go)
 		}
 	}
 	switch {

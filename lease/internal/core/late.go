@@ -34,29 +34,42 @@ import (
 // wait for it to go, past a holder's crash. So with each read, an election
 // with such an Enqueue on the live session has its entry cleaned up as an
 // unsure Enqueue's is (Enqueue, which returns the session's entry if
-// there is one, then Dequeue; see queue.go).
+// there is one, then Dequeue; see queue.go). A Join of unknown outcome
+// that lands late leaves a candidate record with no campaign, which a
+// leader may pass the key to: so with each read, an election with such a
+// Join and no candidacy has this session's record deleted again (Leave).
 
-// lateReads and lateCapTTLs bound the reads for a late create: how many,
+// lateReads and lateCapTTLs bound the reads for late writes: how many,
 // and their longest interval, in TTLs.
 const (
 	lateReads   = 16
 	lateCapTTLs = 8
 )
 
-// late is an election in which a Create of unknown outcome was made on
-// the session epoch.
+// late is an election in which a write of unknown outcome (a Create, an
+// Enqueue, a Join) was made on the session epoch.
 type late struct {
-	epoch   uint64
-	enqueue bool      // an Enqueue of unknown outcome too, or only
-	op      uint64    // the Sweep in flight; 0: none
-	token   uint64    // the key read bound to the session, to delete; 0: read first
-	reads   int       // reads that found no key of this session
-	at      time.Time // when the next call is due; zero: none (a campaign runs)
+	epoch  uint64
+	writes lateWrites // the kinds of write of unknown outcome made
+	op     uint64     // the Sweep in flight; 0: none
+	token  uint64     // the key read bound to the session, to delete; 0: read first
+	reads  int        // reads that found no key of this session
+	at     time.Time  // when the next call is due; zero: none (a campaign runs)
 }
 
-// markLate notes that a Create, or an Enqueue if enqueue, of unknown
-// outcome was made for name on the live session.
-func (m *Machine) markLate(name string, enqueue bool) {
+// lateWrites are the kinds of write of unknown outcome made in an
+// election, as bits.
+type lateWrites uint8
+
+const (
+	lateCreate lateWrites = 1 << iota
+	lateEnqueue
+	lateJoin
+)
+
+// markLate notes that a write w of unknown outcome was made for name on
+// the live session.
+func (m *Machine) markLate(name string, w lateWrites) {
 	if m.lates == nil {
 		m.lates = make(map[string]*late)
 	}
@@ -69,7 +82,7 @@ func (m *Machine) markLate(name string, enqueue bool) {
 		}
 	}
 	l.reads = 0 // a new one: look for as long again
-	l.enqueue = l.enqueue || enqueue
+	l.writes |= w
 }
 
 // lateAfter schedules the first read for name, whose campaign just ended,
@@ -114,8 +127,14 @@ func (m *Machine) tickLates(now time.Time) {
 func (m *Machine) lateCall(name string, l *late) {
 	l.op, l.at = m.op(), time.Time{}
 	m.emit(Action{Kind: Sweep, Election: name, Op: l.op, Epoch: l.epoch, Token: l.token})
-	if l.enqueue && l.token == 0 && !m.cleaning(name, l.epoch) {
+	if l.token != 0 {
+		return
+	}
+	if l.writes&lateEnqueue != 0 && !m.cleaning(name, l.epoch) {
 		m.cleanCall(&cleanup{name: name, epoch: l.epoch})
+	}
+	if l.writes&lateJoin != 0 && m.recs.cands[name] == nil {
+		m.emit(Action{Kind: Leave, Election: name, Op: m.op(), Epoch: l.epoch}) // its Left matches no candidacy
 	}
 }
 

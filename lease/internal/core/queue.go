@@ -94,7 +94,7 @@ func (e *election) queueCall() bool {
 func (m *Machine) Enqueued(now time.Time, name string, op uint64, entry backends.Record, err error) {
 	m.Tick(now)
 	if err != nil && enqueueUnsure(err) && m.sess.state == live {
-		m.markLate(name, true) // it may land later (late.go)
+		m.markLate(name, lateEnqueue) // it may land later (late.go)
 	}
 	if c := m.cleanups[op]; c != nil && c.inflight {
 		delete(m.cleanups, op)
