@@ -61,7 +61,7 @@ func (e *LeaseElector) sweep(a core.Action) {
 			// not a failure
 			e.log.Debug("the key to sweep was gone or another's", "election", a.Election, "token", a.Token)
 		} else {
-			e.logRecord(ctx, a.Election, "sweep for a key passed after the campaign ended failed", err)
+			e.logRecord(ctx, a.Election, "sweep for a key bound to this session with no campaign failed", err)
 		}
 		e.post(func(now time.Time) { e.m.Swept(now, a.Election, a.Op, rec, err) })
 	})

@@ -86,7 +86,7 @@ func (m *Machine) markLate(name string, w lateWrites) {
 }
 
 // lateAfter schedules the first read for name, whose campaign just ended,
-// if a Create of unknown outcome was made for it on the live session.
+// if a write of unknown outcome was made for it on the live session.
 func (m *Machine) lateAfter(name string) {
 	l := m.lates[name]
 	switch {
@@ -98,7 +98,7 @@ func (m *Machine) lateAfter(name string) {
 	}
 }
 
-// tickLates makes the late creates' calls that are due, in name order.
+// tickLates makes the late writes' calls that are due, in name order.
 // Those of ended sessions are forgotten; a campaign that runs meanwhile
 // holds them until it ends (lateAfter).
 func (m *Machine) tickLates(now time.Time) {
@@ -122,8 +122,9 @@ func (m *Machine) tickLates(now time.Time) {
 	}
 }
 
-// lateCall makes l's next call for name: a read of the key, or its
-// delete at l.token.
+// lateCall makes l's next call for name: a read of the key, with the
+// cleanup of its queue entry and the delete of its record if l says so,
+// or the key's delete at l.token.
 func (m *Machine) lateCall(name string, l *late) {
 	l.op, l.at = m.op(), time.Time{}
 	m.emit(Action{Kind: Sweep, Election: name, Op: l.op, Epoch: l.epoch, Token: l.token})
@@ -149,7 +150,7 @@ func (m *Machine) cleaning(name string, epoch uint64) bool {
 	return false
 }
 
-// lateTimer returns when the next late create's call is due, or zero.
+// lateTimer returns when the next late write's call is due, or zero.
 func (m *Machine) lateTimer() time.Time {
 	var next time.Time
 	for _, l := range m.lates {
@@ -160,7 +161,7 @@ func (m *Machine) lateTimer() time.Time {
 	return next
 }
 
-// lateSwept takes the outcome of a late create's Sweep op for name, and
+// lateSwept takes the outcome of a late write's Sweep op for name, and
 // reports whether op was one.
 func (m *Machine) lateSwept(now time.Time, name string, op uint64, rec backends.Record, err error) bool {
 	l := m.lates[name]
