@@ -139,7 +139,7 @@ func testPassToEndedCampaign(t *testing.T, h *consultest.Harness) {
 	s := newStore(t, c, consul.Options{})
 	el := backendtest.Election(t)
 	ctx := backendtest.Context(t, 60*time.Second)
-	logs := &logCount{want: "deleting a key passed to a campaign that had ended"}
+	logs := &logCount{want: "deleting a key bound to this session with no campaign for it"}
 	elector := func(s *backends.Store, id string) *lease.LeaseElector {
 		e, err := lease.New(s, lease.Options{TTL: consul.MinTTL, Identity: id, Logger: slog.New(logs)})
 		if err != nil {

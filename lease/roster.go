@@ -52,8 +52,9 @@ func (e *LeaseElector) sweep(a core.Action) {
 		case s == nil:
 			err = backends.ErrSessionExpired // the key went with it
 		default:
-			e.log.Info("deleting a key bound to this session with no campaign for it (passed after the campaign ended, or made by a create that timed out and landed late)",
-				"election", a.Election, "token", a.Token)
+			// passed after the campaign ended, or made by a create that
+			// timed out and landed late
+			e.log.Info("deleting a key bound to this session with no campaign for it", "election", a.Election, "token", a.Token)
 			_, err = s.End(ctx, backends.End{Election: a.Election, Token: a.Token})
 		}
 		if errors.Is(err, backends.ErrNotFound) || errors.Is(err, backends.ErrSessionExpired) {
