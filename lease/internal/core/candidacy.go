@@ -212,10 +212,11 @@ func (m *Machine) Joined(now time.Time, name string, op uint64, err error) {
 		return
 	}
 	c.op = 0
-	if m.retriable(err, c.opEpoch) && !errors.Is(err, backends.ErrUnavailable) {
+	retry := m.retriable(err, c.opEpoch)
+	if retry && !errors.Is(err, backends.ErrUnavailable) {
 		m.markLate(name, lateJoin) // it may land later (late.go)
 	}
-	if m.retriable(err, c.opEpoch) {
+	if retry {
 		c.wrote = 0 // write it again
 		m.waitOut(now, name, c)
 		return

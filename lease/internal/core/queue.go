@@ -93,7 +93,7 @@ func (e *election) queueCall() bool {
 // cleaned up (Dequeue).
 func (m *Machine) Enqueued(now time.Time, name string, op uint64, entry backends.Record, err error) {
 	m.Tick(now)
-	if err != nil && enqueueUnsure(err) && m.sess.state == live {
+	if enqueueUnsure(err) && m.sess.state == live {
 		m.markLate(name, lateEnqueue) // it may land later (late.go)
 	}
 	if c := m.cleanups[op]; c != nil && c.inflight {
@@ -123,9 +123,9 @@ func (m *Machine) Enqueued(now time.Time, name string, op uint64, entry backends
 }
 
 // enqueueUnsure reports whether an Enqueue that failed with err may still
-// have made an entry.
+// have made an entry: false if it did not fail.
 func enqueueUnsure(err error) bool {
-	return !errors.Is(err, backends.ErrSessionExpired) && !errors.Is(err, backends.ErrUnavailable) && !Permanent(err)
+	return err != nil && !errors.Is(err, backends.ErrSessionExpired) && !errors.Is(err, backends.ErrUnavailable) && !Permanent(err)
 }
 
 // AheadFound reports the outcome of Ahead op for name: the entry ahead,
