@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -33,11 +32,16 @@ func openEtcd(ctx context.Context, hosts []string, u *url.URL, opts Options) (*O
 	for _, h := range hosts {
 		cfg.Endpoints = append(cfg.Endpoints, scheme+h)
 	}
+	if cfg.Username != "" {
+		if err := probeEtcdAnonymous(ctx, cfg, opts.DialTimeout); err != nil {
+			return nil, err
+		}
+	}
 	c, err := clientv3.New(cfg)
 	if err != nil {
-		return nil, etcdDialError(ctx, cfg, err, opts.DialTimeout)
+		return nil, fmt.Errorf("etcd %v: %w", cfg.Endpoints, err)
 	}
-	if err := probeEtcd(ctx, c, cfg.Endpoints, cfg.TLS != nil, opts.DialTimeout); err != nil {
+	if err := probeEtcd(ctx, c, cfg.Endpoints, cfg.TLS != nil, opts.DialTimeout, false); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -49,23 +53,20 @@ func openEtcd(ctx context.Context, hosts []string, u *url.URL, opts Options) (*O
 	return &Opened{Store: s, close: c.Close}, nil
 }
 
-// etcdDialError is the error of a clientv3.New that failed with err.
-// With a user, New authenticates at once and reports a connection that
-// failed (refused, TLS) only as its deadline: a client without the user,
-// probed for at most a second more, names the failure.
-func etcdDialError(ctx context.Context, cfg clientv3.Config, err error, timeout time.Duration) error {
-	if cfg.Username != "" && errors.Is(err, context.DeadlineExceeded) {
-		cfg.Username, cfg.Password = "", ""
-		if c, cerr := clientv3.New(cfg); cerr == nil {
-			defer c.Close()
-			pctx, cancel := context.WithTimeout(ctx, time.Second)
-			defer cancel()
-			if perr := probeEtcd(pctx, c, cfg.Endpoints, cfg.TLS != nil, timeout); perr != nil {
-				return perr
-			}
-		}
+// probeEtcdAnonymous makes the first contact of a client with a user, by a
+// client without it: clientv3.New with a user authenticates as it
+// connects and reports a connection that failed (refused, TLS) only as
+// its deadline, where a member's status names the failure at once (etcd
+// refuses the status to a client without a user when auth is on: that
+// refusal is an answer).
+func probeEtcdAnonymous(ctx context.Context, cfg clientv3.Config, timeout time.Duration) error {
+	cfg.Username, cfg.Password = "", ""
+	c, err := clientv3.New(cfg)
+	if err != nil {
+		return fmt.Errorf("etcd %v: %w", cfg.Endpoints, err)
 	}
-	return fmt.Errorf("etcd %v: %w", cfg.Endpoints, err)
+	defer c.Close()
+	return probeEtcd(ctx, c, cfg.Endpoints, cfg.TLS != nil, timeout, true)
 }
 
 // prefix turns a URL path into a key prefix that starts with lead and ends

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/consul/api"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
@@ -26,12 +27,13 @@ func useTLS(scheme string, opts Options) bool { return tlsSchemes[scheme] || opt
 // failed call's error with the context's: gRPC's own error names the
 // connection's failure (refused, TLS handshake, ...), and without waiting
 // for readiness the call fails as soon as every endpoint's first
-// connection attempt has.
-func probeEtcd(ctx context.Context, c *clientv3.Client, endpoints []string, tlsOn bool, timeout time.Duration) error {
+// connection attempt has. With anyAnswer, a refusal by the server (a
+// client without a user, where etcd's auth is on) is an answer too.
+func probeEtcd(ctx context.Context, c *clientv3.Client, endpoints []string, tlsOn bool, timeout time.Duration, anyAnswer bool) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	_, err := pb.NewMaintenanceClient(c.ActiveConnection()).Status(ctx, &pb.StatusRequest{})
-	if err == nil {
+	if err == nil || anyAnswer && ctx.Err() == nil && status.Code(err) != codes.Unavailable {
 		return nil
 	}
 	msg := status.Convert(err).Message()

@@ -48,9 +48,10 @@
 //     and ZooKeeper "the server closed the connection", each with a note
 //     that the address answers a TLS handshake; Consul "Client sent an
 //     HTTP request to an HTTPS server";
-//   - a closed port: "connection refused" (on etcd with a user, after
-//     DialTimeout: clientv3 authenticates as it connects); a bad port or
-//     an empty host: refused at parse, before any connection;
+//   - a closed port: "connection refused" (etcd with a user is first
+//     contacted without it: clientv3 authenticates as it connects, and
+//     would report the refusal only at DialTimeout); a bad port or an
+//     empty host: refused at parse, before any connection;
 //   - a server that accepts the connection and never answers: "no answer
 //     within --dial-timeout", after DialTimeout.
 //
