@@ -178,9 +178,16 @@ func parseLevel(s string) (slog.Level, error) {
 	return lvl, nil
 }
 
-// open connects to the store and builds an elector on it. A query
-// (status, observe) takes a TTL in the store's range, used only to pace its
-// requests, whatever --ttl, --margin and --identity say.
+// electorFlags names the flags that make the elector's options.
+const electorFlags = "--ttl, --margin, --identity, --wait, --label, --preempt-after or --damp*"
+
+// open connects to the store and builds an elector on it. The elector's
+// options are checked first, as far as they can be without the store
+// (lease.Options.Validate), so that a bad one is refused before any
+// connection (exit 2); the store's own limits (its TTL range) are
+// checked once it is open. A query (status, observe) takes a TTL in the
+// store's range, used only to pace its requests, whatever --ttl, --margin
+// and --identity say.
 func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElector, func(), error) {
 	if err := c.check(); err != nil {
 		return nil, nil, usageError{err}
@@ -191,20 +198,23 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 		return nil, nil, err
 	}
 	opts.Logger = log
+	wait, _ := parseWait(c.wait) // checked above
+	lo := lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity, Wait: wait, Logger: log}
+	c.policy.apply(&lo)
+	if err := lo.Validate(); err != nil && !c.query {
+		return nil, nil, usageError{fmt.Errorf("%s: %w", electorFlags, err)}
+	}
 	st, err := storeurl.Open(ctx, c.store, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	wait, _ := parseWait(c.wait) // checked above
-	lo := lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity, Wait: wait, Logger: log}
-	c.policy.apply(&lo)
 	if c.query {
 		lo = lease.Options{TTL: queryTTL(st.Store.Limits()), Logger: log}
 	}
 	e, err := lease.New(st.Store, lo)
 	if err != nil {
 		st.Close()
-		return nil, nil, fmt.Errorf("--ttl, --margin, --identity, --wait, --label, --preempt-after or --damp*: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", electorFlags, err)
 	}
 	closeAll := func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

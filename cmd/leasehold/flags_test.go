@@ -98,6 +98,22 @@ func TestHelpEverySubcommand(t *testing.T) {
 	}
 }
 
+// TestElectorOptionsRefusedBeforeContact: elector options that conflict
+// or are bad in themselves (lease.Options.Validate) are refused before
+// the store is contacted, exit 2 naming the option, for the commands that
+// campaign; status and observe use none of them.
+func TestElectorOptionsRefusedBeforeContact(t *testing.T) {
+	checkRefusedFlags(t, []refusedFlag{
+		{storeArgs("run", "--ttl", "10s", "--margin", "10s"), []string{"--margin", "SafetyMargin 10s", "TTL 10s"}},
+		{storeArgs("run", "--identity", "a\nb"), []string{"--identity", "Identity"}},
+		{storeArgs("handover", "--ttl", "4s", "--margin", "5s"), []string{"SafetyMargin 5s"}},
+	})
+	in := start(t, storeArgs("status", "--ttl", "10s", "--margin", "10s")...)
+	if code := in.exit(t, 10*time.Second); code != 1 {
+		t.Errorf("status with --margin at --ttl: exit %d, want 1 (the store cannot be reached)\n%s", code, in.output())
+	}
+}
+
 // TestNegativeDurationsRefused: every duration flag of every command
 // refuses a value below its range before any store is contacted: exit 2
 // naming the flag. --dial-timeout takes no 0 (its default is 5s); a 0
