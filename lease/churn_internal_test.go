@@ -31,8 +31,9 @@ import (
 // run the store behaves as under a partition: one reply in ten of the
 // electors' writes (Create, End, Enqueue, Join, Leave) is lost after the
 // write was made, so the call fails with an unknown outcome; one renewal
-// in two fails, so sessions are lost and made again; and one create, one
-// enqueue and one join in twenty fail at once and land up to 300ms later,
+// in two fails, so sessions are lost and made again; and one create,
+// enqueue, join and end (a pass or a delete) in twenty fail at once and
+// land up to 300ms later,
 // when their campaign may have ended (a request that reached a node cut
 // off from its peers, applied when the cut heals). No queue entry or
 // candidate record may stay either. Without the elector's look for what
@@ -152,12 +153,12 @@ func churn(ctx context.Context, e *LeaseElector, ids []string, seed uint64, n in
 
 // lossySession is a Session that loses one reply in ten of its writes
 // (the write is made, and the call fails as if it timed out), fails
-// renewals, and lands creates, enqueues and joins late.
+// renewals, and lands creates, enqueues, joins and ends late.
 type lossySession struct {
 	backends.Session
 	mu   sync.Mutex
 	rng  *rand.Rand
-	late *sync.WaitGroup // the creates it lands late
+	late *sync.WaitGroup // the writes it lands late
 }
 
 // lost reports whether to lose this reply, and the error to return.
@@ -198,7 +199,12 @@ func (s *lossySession) Create(ctx context.Context, election string, value []byte
 	return rec, s.lost(err)
 }
 
+// End lands an end late too: a Pass or a Delete is guarded by the term's
+// token, so one that lands late can end only a term already ending.
 func (s *lossySession) End(ctx context.Context, req backends.End) (backends.Record, error) {
+	if s.landsLate(func(ctx context.Context) { _, _ = s.Session.End(ctx, req) }) {
+		return backends.Record{}, errLate
+	}
 	rec, err := s.Session.End(ctx, req)
 	return rec, s.lost(err)
 }
