@@ -22,8 +22,8 @@ func openZooKeeper(hosts []string, u *url.URL, opts Options) (*Opened, error) {
 	}
 	if v := u.Query().Get("tick"); v != "" {
 		d, err := time.ParseDuration(v)
-		if err != nil {
-			return nil, invalidf("zk URL: tick=%q: want the servers' tickTime as a duration, e.g. tick=2s", v)
+		if err != nil || d <= 0 {
+			return nil, invalidf("zk URL: tick=%q: want the servers' tickTime as a duration above 0, e.g. tick=2s", v)
 		}
 		zo.TickTime = d
 	}
