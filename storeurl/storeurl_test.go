@@ -25,7 +25,7 @@ func TestOpenRejects(t *testing.T) {
 		{"redis://127.0.0.1:6379", Options{}, "unknown scheme"},
 		{"etcd:///prefix", Options{}, "no host"},
 		{"zk://127.0.0.1:2181/x?tick=soon", Options{}, "tick="},
-		{"zk://127.0.0.1:2181/x?tick=0s", Options{}, "tick="}, // not the default, taken silently
+		{"zk://127.0.0.1:2181/x?tick=0s", Options{}, "tick="}, // refused, not taken for the default
 		{"zk://127.0.0.1:2181/x?tick=-2s", Options{}, "tick="},
 		{"zk://127.0.0.1:2181/x", Options{CACert: "/nonexistent/ca.pem"}, "--cacert"},
 		{"zk://127.0.0.1:99999/x", Options{}, "1..65535"},
