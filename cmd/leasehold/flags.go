@@ -201,8 +201,10 @@ func (c *common) open(ctx context.Context, stderr io.Writer) (*lease.LeaseElecto
 	wait, _ := parseWait(c.wait) // checked above
 	lo := lease.Options{TTL: c.ttl, SafetyMargin: c.margin, Identity: c.identity, Wait: wait, Logger: log}
 	c.policy.apply(&lo)
-	if err := lo.Validate(); err != nil && !c.query {
-		return nil, nil, usageError{fmt.Errorf("%s: %w", electorFlags, err)}
+	if !c.query {
+		if err := lo.Validate(); err != nil {
+			return nil, nil, usageError{fmt.Errorf("%s: %w", electorFlags, err)}
+		}
 	}
 	st, err := storeurl.Open(ctx, c.store, opts)
 	if err != nil {

@@ -212,11 +212,10 @@ func (m *Machine) Joined(now time.Time, name string, op uint64, err error) {
 		return
 	}
 	c.op = 0
-	retry := m.retriable(err, c.opEpoch)
-	if retry && !errors.Is(err, backends.ErrUnavailable) {
-		m.markLate(name, lateJoin) // it may land later (late.go)
-	}
-	if retry {
+	if m.retriable(err, c.opEpoch) {
+		if !errors.Is(err, backends.ErrUnavailable) {
+			m.markLate(name, lateJoin) // it may land later (late.go)
+		}
 		c.wrote = 0 // write it again
 		m.waitOut(now, name, c)
 		return

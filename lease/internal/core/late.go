@@ -77,7 +77,7 @@ func (m *Machine) markLate(name string, w lateWrites) {
 	if l == nil || l.epoch != m.sess.epoch {
 		l = &late{epoch: m.sess.epoch}
 		m.lates[name] = l
-		if m.els[name] == nil { // a cleanup's Enqueue: no campaign ends to start the reads
+		if m.els[name] == nil { // a cleanup's Enqueue, a record's Join: no campaign ends to start the reads
 			l.at = m.recs.now.Add(m.cfg.TTL)
 		}
 	}
