@@ -30,8 +30,8 @@ import (
 // key is as known, its lead node. A WatchEntry request watches the entry
 // it names and, if one of this Store's sessions has the entry just behind
 // it (Enqueue), that entry too: a pass to it sets its data (see End), and
-// the set then reads the pointer, with no sync, and answers with the key
-// passed to that entry's session. The first read of a WatchEntry request
+// the set then reads the pointer, at once and with no sync, and answers
+// with the key passed to that entry's session. The first read of a WatchEntry request
 // reads the pointer too, so a pass made before the watch was set is
 // answered; each pass is answered once per set and election. A
 // WatchRoster request lists the roster node's children with a watch (see
@@ -142,6 +142,7 @@ type stream struct {
 	fresh  map[reqKey]*link  // requests notified since their last read, and the link that told: no sync needed on it
 	checks map[string]bool   // WatchEntry requests, by election, whose own entry's data changed
 	passed map[string]uint64 // by election, the token of the last pass a read told
+	told   []watchset.Fact   // what the reads of passes told (readPass), for Next
 }
 
 // note is one notification of a link.
@@ -155,11 +156,12 @@ type route struct {
 	el     string
 	kind   watchset.Kind
 	l      *link
-	entry  bool   // a WatchEntry request's entry
-	hasOwn bool   // entry: the request watches its own entry too
-	mine   bool   // a WatchEntry request's own entry (see ownEntries.behind)
-	ahead  string // mine: the path of the entry ahead, the request's entry
-	owner  string // entry: the entry's session
+	entry  bool            // a WatchEntry request's entry
+	hasOwn bool            // entry: the request watches its own entry too
+	mine   bool            // a WatchEntry request's own entry (see ownEntries.behind)
+	ahead  string          // mine: the path of the entry ahead, the request's entry
+	own    backends.Record // mine: the entry
+	owner  string          // entry: the entry's session
 }
 
 // reqKey names a request of a set: its election and kind.
@@ -169,11 +171,28 @@ type reqKey struct {
 }
 
 // notify takes a notification of link l, from go-zookeeper's event
-// callback: it never blocks.
+// callback: it never blocks. A pass's, the data of a WatchEntry request's
+// own entry changed, starts the read that tells it at once, on l, with
+// no sync (see readPass): it does not wait for the set's goroutine.
 func (st *stream) notify(l *link, ev zk.Event) {
 	st.mu.Lock()
-	st.notes = append(st.notes, note{l, ev})
+	r, ok := st.routes[ev.Path]
+	pass := ok && r.l == l && r.mine && ev.Type == zk.EventNodeDataChanged
+	if pass {
+		delete(st.routes, ev.Path)
+		st.dropAhead(r)
+	} else {
+		st.notes = append(st.notes, note{l, ev})
+	}
 	st.mu.Unlock()
+	if pass && !st.s.spawn(func() { st.readPass(l, r) }) {
+		st.tellPass(nil, r, nil, errStoreClosed)
+	}
+	st.kick()
+}
+
+// kick wakes the set's goroutine, if it has no wake pending.
+func (st *stream) kick() {
 	select {
 	case st.wake <- struct{}{}:
 	default:
@@ -221,6 +240,8 @@ func (st *stream) Next(struct{}, bool) watchset.Batch {
 			b.Facts = append(b.Facts, f)
 		}
 	}
+	b.Facts = append(b.Facts, st.told...)
+	st.told = nil
 	return b
 }
 
@@ -264,19 +285,26 @@ func (st *stream) fired(n note) (watchset.Fact, bool) {
 		f.What, f.Record = watchset.EntryState, backends.Record{Owner: r.owner}
 		return f, true
 	case r.mine && n.ev.Type == zk.EventNodeDataChanged:
-		// A pass: the read it calls for tells it (see readGone). The
-		// deletion of the entry ahead, which a pass to the entry just
-		// behind the holder's makes in the same multi, would otherwise
-		// have a read of its own, three round trips, when its
-		// notification comes apart from this one. That read sets the
-		// watches again, if the request is still to be answered.
-		if a, ok := st.routes[r.ahead]; ok && a.el == r.el && a.kind == r.kind && a.entry {
-			delete(st.routes, r.ahead)
-		}
+		// A pass that notify did not take, the route being set since:
+		// the read it calls for tells it (see readGone).
+		st.dropAhead(r)
 		st.checks[r.el] = true
 	}
 	st.fresh[key] = n.l
 	return f, true
+}
+
+// dropAhead drops the route of the entry ahead of r, a WatchEntry
+// request's own entry whose data a pass changed. The deletion of the
+// entry ahead, which a pass to the entry just behind the holder's makes in
+// the same multi, would otherwise have a read of its own, three round
+// trips, when its notification comes apart from the pass's. The pass's
+// read sets the watches again, if the request is still to be answered.
+// st.mu is held.
+func (st *stream) dropAhead(r route) {
+	if a, ok := st.routes[r.ahead]; ok && a.el == r.el && a.kind == r.kind && a.entry {
+		delete(st.routes, r.ahead)
+	}
 }
 
 // watch routes the notifications of the node at path, watched on l, to

@@ -178,7 +178,7 @@ func (st *stream) readGone(l *link, r watchset.Request) ([]watchset.Fact, error)
 // told by both reads wakes the target once.
 func (st *stream) readWithOwn(l *link, r watchset.Request, own backends.Record, path, opath string) ([]watchset.Fact, error) {
 	el := r.Known.Election
-	st.watch(opath, route{el: el, kind: r.Kind, l: l, mine: true, ahead: path})
+	st.watch(opath, route{el: el, kind: r.Kind, l: l, mine: true, ahead: path, own: own})
 	var aheadErr, ownErr, ptrErr error
 	var ownData []byte
 	var passed []watchset.Fact
@@ -234,6 +234,42 @@ func (st *stream) passedTo(l *link, r watchset.Request, own backends.Record, onc
 	}
 	return []watchset.Fact{{What: watchset.Passed, Election: el, Revision: tok, Entry: own.Token,
 		Record: ps.record(el, true, l)}}, nil
+}
+
+// readPass reads the pointer on l for r, the route of a WatchEntry
+// request's own entry, whose data a pass changed, as notify took the
+// notification: the pass's read, on the connection that told it, so with
+// no sync (l's server has the pass), and not in turn after the set's
+// goroutine and a Read. What it tells goes to the set with the stream's
+// next Batch (see tellPass).
+func (st *stream) readPass(l *link, r route) {
+	testHookRead.call(false)
+	req := watchset.Request{Kind: r.kind, Known: backends.Record{Election: r.el}}
+	fs, err := st.passedTo(l, req, r.own, true)
+	st.tellPass(l, r, fs, err)
+	st.kick()
+}
+
+// tellPass takes what readPass read for r on l: the Passed Fact of a pass to
+// r's entry, or none; err if the read failed. With no Passed Fact, r's
+// request is read again, as if its entry's notification came with no
+// pass: after a sync unless the read was made, and then with no check of
+// the pointer, which it read.
+func (st *stream) tellPass(l *link, r route, fs []watchset.Fact, err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err == nil && fs != nil {
+		st.told = append(st.told, fs...)
+		return
+	}
+	key := reqKey{r.el, r.kind}
+	if err != nil {
+		st.checks[r.el] = true
+		delete(st.fresh, key)
+	} else {
+		st.fresh[key] = l
+	}
+	st.told = append(st.told, watchset.Fact{What: watchset.Reread, Election: r.el, Kind: r.kind, Revision: math.MaxUint64})
 }
 
 // takeCheck reports whether the data of election el's WatchEntry
