@@ -25,8 +25,14 @@ import (
 // reader returns the link to read on, and done, to call when the read is
 // over. It waits for the read link's credentials, if it is that link.
 func (s *store) reader(ctx context.Context) (*link, func(), error) {
+	return s.readerBut(ctx, nil)
+}
+
+// readerBut is reader, with the link avoid passed over if it is a
+// session's.
+func (s *store) readerBut(ctx context.Context, avoid *link) (*link, func(), error) {
 	s.mu.Lock()
-	l, done, err := s.pickReader()
+	l, done, err := s.pickReader(avoid)
 	s.mu.Unlock()
 	if err != nil {
 		return nil, nil, err
@@ -44,13 +50,13 @@ func (s *store) reader(ctx context.Context) (*link, func(), error) {
 	}
 }
 
-// pickReader returns a session's link if one can serve, and otherwise
-// the read link, dialed if needed; s.mu is held.
-func (s *store) pickReader() (*link, func(), error) {
+// pickReader returns a session's link but avoid if one can serve, and
+// otherwise the read link, dialed if needed; s.mu is held.
+func (s *store) pickReader(avoid *link) (*link, func(), error) {
 	if s.closed {
 		return nil, nil, errStoreClosed
 	}
-	if l := s.sessionReader(); l != nil {
+	if l := s.sessionReader(avoid); l != nil {
 		return l, func() {}, nil
 	}
 	if s.read == nil {
@@ -76,11 +82,11 @@ func (s *store) useRead() func() {
 	}
 }
 
-// sessionReader returns the first session link that can serve; s.mu is
-// held.
-func (s *store) sessionReader() *link {
+// sessionReader returns the first session link but avoid that can
+// serve; s.mu is held.
+func (s *store) sessionReader(avoid *link) *link {
 	for _, l := range s.serving {
-		if serves(l) {
+		if l != avoid && serves(l) {
 			return l
 		}
 	}
@@ -98,10 +104,12 @@ func serves(l *link) bool {
 // connection dropped, the session expired or is closing), it runs fn once
 // more on the reader of the moment: the failure was that session's, not
 // the store's, and on the Store's own connection the read would not have
-// failed. fn must be a read, or a write that may be repeated.
+// failed. The second run is not on the link of the first. fn must be a
+// read, or a write that may be repeated.
 func readFor[T any](s *store, ctx context.Context, fn func(*link) (T, error)) (T, error) {
+	var failed *link
 	for try := 0; ; try++ {
-		l, done, err := s.reader(ctx)
+		l, done, err := s.readerBut(ctx, failed)
 		if err != nil {
 			var zero T
 			return zero, err
@@ -111,16 +119,20 @@ func readFor[T any](s *store, ctx context.Context, fn func(*link) (T, error)) (T
 		if err == nil || try > 0 || !leftBehind(l, err) {
 			return v, err
 		}
+		failed = l
 	}
 }
 
 // leftBehind reports whether err is the failure of a request on a
 // session link that cannot serve anymore, from go-zookeeper losing the
-// connection or the session.
+// connection or the session. go-zookeeper fails a request with
+// ErrConnectionClosed as soon as its write to a socket the server closed
+// fails, before the connection stops reporting a session (the server
+// closes an expiring session's socket): that failure is the link's too.
 func leftBehind(l *link, err error) bool {
-	lost := errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
-		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrClosing)
-	return l.ttl > 0 && lost && !serves(l)
+	closed := errors.Is(err, zk.ErrConnectionClosed)
+	lost := closed || errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrClosing)
+	return l.ttl > 0 && lost && (closed || !serves(l))
 }
 
 // dialRead opens the read link and adds the credentials to it in the
@@ -155,7 +167,7 @@ func (s *store) authRead(l *link) {
 // no call is reading on it; s.mu is held. Watches left on it end, and
 // their Waits read again on the session's link.
 func (s *store) retireRead() {
-	if s.read == nil || s.reading > 0 || s.sessionReader() == nil || s.closed {
+	if s.read == nil || s.reading > 0 || s.sessionReader(nil) == nil || s.closed {
 		return
 	}
 	r := s.read

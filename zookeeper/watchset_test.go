@@ -295,7 +295,7 @@ func (s *store) readers() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.sessionReader() != nil:
+	case s.sessionReader(nil) != nil:
 		return "session"
 	case s.read != nil:
 		return "read"
