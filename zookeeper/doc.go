@@ -100,9 +100,9 @@
 // from its own entry's data watch and reads the pointer at once, from
 // the notification's callback, with no sync (the server that sent the
 // notification has the pass, and only the holder can move the pointer
-// while its lead node exists); a target at
-// the head of the line, waiting on the key, learns of it from the
-// pointer's data watch, whose read is the same. Every answer of a wait is
+// while its lead node exists); a target at the head of the line, waiting
+// on the key, learns of it from the pointer's data watch, whose read is
+// the same. Every answer of a wait is
 // a pointer state the store committed at its Revision
 // (Capabilities.CommittedWaits), so the target leads on it without a Get. When
 // a holder's session ends, its lead node goes, the exists watch that the

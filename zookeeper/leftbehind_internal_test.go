@@ -11,7 +11,7 @@ import (
 // TestLeftBehindClosed: a read that go-zookeeper failed with
 // ErrConnectionClosed on a session's link is read once more elsewhere,
 // although the link may still report its session (go-zookeeper fails
-// requests so as soon as the server closed the socket, before it tells
+// such requests as soon as the server closed the socket, before it tells
 // the connection lost); on the read link, the Store's own, it is not.
 func TestLeftBehindClosed(t *testing.T) {
 	err := fmt.Errorf("get: %w", zk.ErrConnectionClosed)

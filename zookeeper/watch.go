@@ -31,9 +31,10 @@ import (
 // it names and, if one of this Store's sessions has the entry just behind
 // it (Enqueue), that entry too: a pass to it sets its data (see End), and
 // the set then reads the pointer, at once and with no sync, and answers
-// with the key passed to that entry's session. The first read of a WatchEntry request
-// reads the pointer too, so a pass made before the watch was set is
-// answered; each pass is answered once per set and election. A
+// with the key passed to that entry's session. The first read of a
+// WatchEntry request reads the pointer too, so a pass made before the
+// watch was set is answered; each pass is answered once per set and
+// election. A
 // WatchRoster request lists the roster node's children with a watch (see
 // rosterPath).
 //
