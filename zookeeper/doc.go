@@ -214,9 +214,12 @@
 // connection changed; but a WatchSet's read of WatchEntry requests none
 // of which was notified makes no sync on the connection of the session
 // whose entry is just behind each one's: that server has the entries made
-// before that one, or their deletions. A WatchEntry request's first read reads the entry, the
-// Store's entry behind it and the pointer at once: a waiter that just
-// joined the line watches one round trip after its Ahead.
+// before that one, or their deletions; and a WatchRoster request's read
+// never syncs: a lagging server shows a pzxid at or below the revision
+// asked, so the request watches, and is answered when that server applies
+// the roster's next change. A WatchEntry request's first read reads the
+// entry, the Store's entry behind it and the pointer at once: a waiter
+// that just joined the line watches one round trip after its Ahead.
 // A read that follows a watch's notification needs none if it goes on
 // the connection the notification came on: the server that sent it has
 // the change. On another connection (the reader changed meanwhile) it

@@ -109,11 +109,12 @@ func nextRoster(t *testing.T, f *watchFixture, ch <-chan backends.Change, el str
 // at once if the roster changed since, and otherwise on the next join
 // (the first one too, which also creates the roster node), rewrite,
 // leave, or end of a session; each time List then shows the new roster
-// at a higher revision.
+// at a higher revision. No read of the set's syncs first.
 func TestRosterWaitList(t *testing.T) {
 	f := newWatchFixture(t)
 	el := uniqueName("roster-wait-")
 	watching := hookWatching(t)
+	reads := hookReads(t)
 	w, ch := watchOn(t, f.s)
 	recs, rev, err := f.s.List(f.ctx, el)
 	if err != nil {
@@ -146,6 +147,14 @@ func TestRosterWaitList(t *testing.T) {
 	waitRoster(w, el, 99, nil, revs[0])
 	if got, grev := nextRoster(t, f, ch, el, 99); len(got) != 0 || grev < rev {
 		t.Fatalf("roster request from the first join's revision: %v at %d; want none at once, at or above %d", owners(got), grev, rev)
+	}
+	if len(reads) == 0 {
+		t.Fatal("no read of the set's was seen")
+	}
+	for len(reads) > 0 {
+		if <-reads {
+			t.Fatal("a read of WatchRoster requests only synced first")
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 
@@ -13,15 +14,20 @@ import (
 )
 
 // Read reads each of reqs with its watches (see Watch) on the Store's
-// reader, up to recordReads at once, after one sync unless each was
-// notified since its last read by the connection it is read on (see
-// takeFresh), or none was notified and each waits on the entry ahead of
-// one that the connection's session made (behindOn). A read that fails because its session's
+// reader, up to recordReads at once, after one sync unless each request
+// but the WatchRoster ones was notified since its last read by the
+// connection it is read on (see takeFresh), or none was notified and
+// each waits on the entry ahead of one that the connection's session
+// made (behindOn). A WatchRoster request needs no sync: a lagging
+// server's pzxid is at or below the revision asked, so the request is
+// not answered but watches, and the watch fires when that server applies
+// the next change of the roster. A read that fails because its session's
 // connection went away is made once more on the reader of the moment.
 func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Batch {
 	told, notified := st.takeFresh(reqs)
+	states := stateRequests(reqs)
 	facts, err := readFor(st.s, ctx, func(l *link) ([][]watchset.Fact, error) {
-		sync := l != told && (notified || !st.behindOn(l, reqs))
+		sync := len(states) > 0 && l != told && (notified || !st.behindOn(l, states))
 		testHookRead.call(sync)
 		if sync {
 			if _, err := l.conn.Sync("/"); err != nil {
@@ -40,23 +46,38 @@ func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Ba
 	return b
 }
 
-// takeFresh returns the link that notified every one of reqs since its
-// last read, or nil if one was not notified, or they were notified by
-// different links: a read on that link needs no sync, as its server sent
-// the change, but a read on another may be served by a server that has
-// not seen it yet (on an ensemble, each connection may be to another
-// server, at another zxid), and syncs first. notified reports whether
-// any of reqs was notified. It forgets their notifications.
+// stateRequests returns reqs but the WatchRoster ones: those whose
+// reads may need a sync.
+func stateRequests(reqs []watchset.Request) []watchset.Request {
+	isRoster := func(r watchset.Request) bool { return r.Kind == watchset.Roster }
+	if !slices.ContainsFunc(reqs, isRoster) {
+		return reqs
+	}
+	return slices.DeleteFunc(slices.Clone(reqs), isRoster)
+}
+
+// takeFresh returns the link that notified every one of reqs but the
+// WatchRoster ones since its last read, or nil if one was not notified,
+// or they were notified by different links: a read on that link needs no
+// sync, as its server sent the change, but a read on another may be
+// served by a server that has not seen it yet (on an ensemble, each
+// connection may be to another server, at another zxid), and syncs
+// first. notified reports whether any of those was notified. It forgets
+// the notifications of all of reqs.
 func (st *stream) takeFresh(reqs []watchset.Request) (told *link, notified bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for i, r := range reqs {
+	first := true
+	for _, r := range reqs {
 		key := reqKey{r.Known.Election, r.Kind}
 		l := st.fresh[key]
 		delete(st.fresh, key)
+		if r.Kind == watchset.Roster {
+			continue
+		}
 		notified = notified || l != nil
-		if i == 0 {
-			told = l
+		if first {
+			told, first = l, false
 		} else if l != told {
 			told = nil
 		}
