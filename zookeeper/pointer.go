@@ -148,16 +148,36 @@ func (s *store) readKey(l *link, election, path string) (backends.Record, pstate
 // as the server that answered had applied every change committed before
 // that write, and l's requests are served in order. A lead node found
 // gone is checked against the pointer read again (leadGone).
+//
+// The lead node that the Store last saw the pointer name is checked at
+// the same time as the pointer is read (after the sync, if any), so that
+// a key whose holder did not change costs one round trip after the sync,
+// not two. Only a node found there, and named by the pointer read, is
+// taken: the key was then held at some moment between the two reads, as
+// every write that points the pointer at a node checks or makes that
+// node. Otherwise the node the pointer names is checked after the read.
 func (s *store) readKeyAfter(l *link, election, path string, sync bool) (backends.Record, pstate, error) {
-	ps, err := s.pointerOn(l, election, path, sync)
+	read := func() (keyRead, error) { return s.pointerAndLead(l, election, path) }
+	var kr keyRead
+	var err error
+	if sync {
+		kr, err = synced(l, path, read)
+	} else {
+		kr, err = read()
+	}
 	if err != nil {
 		return backends.Record{}, pstate{}, err
 	}
+	ps, guess := kr.ps, kr.guess
 	if !ps.led() {
 		return ps.record(election, false, l), ps, nil
 	}
-	testHookPointerRead.call(struct{}{})
-	alive, _, err := l.conn.Exists(ps.p.lead)
+	alive := guess.lead == ps.p.lead && guess.alive
+	testHookLeadGuessed.call(alive)
+	if !alive {
+		testHookPointerRead.call(struct{}{})
+		alive, _, err = l.conn.Exists(ps.p.lead)
+	}
 	switch {
 	case err != nil:
 		return backends.Record{}, pstate{}, err
@@ -169,8 +189,45 @@ func (s *store) readKeyAfter(l *link, election, path string, sync bool) (backend
 }
 
 // testHookPointerRead runs between a key read's pointer read and its
-// check of the lead node.
+// check of the lead node, when that check follows the read.
 var testHookPointerRead testHook[struct{}]
+
+// testHookLeadGuessed runs after a key read's pointer read that named a
+// lead node, telling whether the check made at the same time found it.
+var testHookLeadGuessed testHook[bool]
+
+// keyRead is a read of the pointer node and the outcome of a check, made
+// at the same time, of a lead node: the node's path ("": none checked)
+// and whether it was found (a failed check counts as not found).
+type keyRead struct {
+	ps    pstate
+	guess struct {
+		lead  string
+		alive bool
+	}
+}
+
+// pointerAndLead reads the pointer node at path on l, with no sync, and
+// records it (pointers.saw); at the same time it checks the lead node of
+// the pointer as the Store last saw it, if that named one.
+func (s *store) pointerAndLead(l *link, election, path string) (keyRead, error) {
+	var kr keyRead
+	var err error
+	known, ok := s.ptrs.get(election)
+	if !ok || !known.led() {
+		kr.ps, err = s.pointerOn(l, election, path, false)
+		return kr, err
+	}
+	kr.guess.lead = known.p.lead
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		kr.guess.alive, _, _ = l.conn.Exists(kr.guess.lead)
+	}()
+	kr.ps, err = s.pointerOn(l, election, path, false)
+	<-done
+	return kr, err
+}
 
 // syncedPointer reads the pointer node at path on l after a sync (see
 // synced) and, unless election is "", records it (pointers.saw).
