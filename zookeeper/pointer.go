@@ -157,14 +157,7 @@ func (s *store) readKey(l *link, election, path string) (backends.Record, pstate
 // every write that points the pointer at a node checks or makes that
 // node. Otherwise the node the pointer names is checked after the read.
 func (s *store) readKeyAfter(l *link, election, path string, sync bool) (backends.Record, pstate, error) {
-	read := func() (keyRead, error) { return s.pointerAndLead(l, election, path) }
-	var kr keyRead
-	var err error
-	if sync {
-		kr, err = synced(l, path, read)
-	} else {
-		kr, err = read()
-	}
+	kr, err := syncedIf(l, path, sync, func() (keyRead, error) { return s.pointerAndLead(l, election, path) })
 	if err != nil {
 		return backends.Record{}, pstate{}, err
 	}
@@ -237,14 +230,7 @@ func (s *store) syncedPointer(l *link, election, path string) (pstate, error) {
 
 // pointerOn is syncedPointer, with the sync only if sync is set.
 func (s *store) pointerOn(l *link, election, path string, sync bool) (pstate, error) {
-	read := func() (pstate, error) { return getPointer(l, path, false) }
-	var ps pstate
-	var err error
-	if sync {
-		ps, err = synced(l, path, read)
-	} else {
-		ps, err = read()
-	}
+	ps, err := syncedIf(l, path, sync, func() (pstate, error) { return getPointer(l, path, false) })
 	if err == nil && election != "" {
 		s.ptrs.saw(election, ps)
 	}

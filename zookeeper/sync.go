@@ -22,5 +22,13 @@ func synced[T any](l *link, path string, read func() (T, error)) (T, error) {
 	return read()
 }
 
+// syncedIf is synced if sync is set, and read alone otherwise.
+func syncedIf[T any](l *link, path string, sync bool, read func() (T, error)) (T, error) {
+	if sync {
+		return synced(l, path, read)
+	}
+	return read()
+}
+
 // testHookSync runs as synced sends its sync; tests set it.
 var testHookSync testHook[string]
