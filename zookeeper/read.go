@@ -10,9 +10,9 @@ import (
 // Get syncs the server it reads from with the leader, reads the election's
 // pointer node and, if it names a lead node, whether that node exists (at
 // the same time as the pointer, if the Store last saw the pointer name
-// that node: see readKeyAfter), on the Store's reader: the connection of one of its sessions, or while it
-// has none that can serve, a connection of its own (opened then, and
-// closed once a session's can serve again). An empty pointer, or one
+// that node: see readKeyAfter), on the Store's reader: the connection of
+// one of its sessions, or while it has none that can serve, a connection
+// of its own (opened then, and closed once a session's can serve again). An empty pointer, or one
 // whose lead node is gone (its session ended), gives a Record with Token
 // 0. The Revision of a present key is the pointer's mzxid; that of an
 // empty pointer too; that of a pointer whose lead node is gone the zxid
