@@ -125,10 +125,6 @@ func writeOpts(ctx context.Context) *api.WriteOptions {
 	return (&api.WriteOptions{}).WithContext(ctx)
 }
 
-func queryOpts(ctx context.Context) *api.QueryOptions {
-	return (&api.QueryOptions{}).WithContext(ctx)
-}
-
 // registerNode puts Options.SessionNode in the catalog, without checks,
 // unless it is there already (SkipNodeUpdate leaves an existing node as it
 // is). It runs until it succeeds once.

@@ -57,14 +57,6 @@ func (e *LeaseElector) takeCampaign(election string) *campaign {
 	return camp
 }
 
-// campaignOf returns the Campaign waiting on election, or nil.
-func (e *LeaseElector) campaignOf(election string) *campaign {
-	if c := e.of(election).calls; c != nil {
-		return c.campaign
-	}
-	return nil
-}
-
 // requestRuns reports whether a RequestHandover of election runs.
 func (e *LeaseElector) requestRuns(election string) bool {
 	c := e.of(election).calls

@@ -62,14 +62,6 @@ func (l *Leadership) session() backends.Session {
 	return s
 }
 
-// proclaimed is the value l last proclaimed.
-func (l *Leadership) proclaimed() string {
-	if v := l.value.Load(); v != nil {
-		return *v
-	}
-	return ""
-}
-
 // keyValue is l's key value with value proclaimed: two lines if value is
 // empty.
 func (l *Leadership) keyValue(value string) []byte {

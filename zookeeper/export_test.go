@@ -5,12 +5,5 @@ import (
 	idriver "github.com/leasehold/leasehold/internal/driver"
 )
 
-// Driver is the driver a Store from New holds, for the package's
-// external tests.
-type Driver = driver
-
-// DriverOf returns the driver of a Store New returned.
-func DriverOf(s *backends.Store) Driver { return idriver.Of(s).(Driver) }
-
 // storeOf returns the adapter's own driver of a Store New returned.
 func storeOf(s *backends.Store) *store { return idriver.Of(s).(*store) }
