@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/leasehold/leasehold/backends"
@@ -299,9 +298,8 @@ type Leadership struct {
 	epoch  uint64        // the session the key is bound to (core.Machine.Epoch)
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	since  time.Time              // the time in the key's value
-	value  atomic.Pointer[string] // the value last proclaimed; nil: none
-	labels map[string]string      // of its candidate record and proclaimed value
+	since  time.Time         // the time in the key's value
+	labels map[string]string // of its candidate record and proclaimed value
 }
 
 func newLeadership(e *LeaseElector, rec backends.Record, epoch uint64) *Leadership {

@@ -50,7 +50,6 @@ func (l *Leadership) Proclaim(ctx context.Context, value string) error {
 		}
 		return fmt.Errorf("lease: proclaim %q: %w", l.Election, err)
 	}
-	l.value.Store(&value)
 	return nil
 }
 
