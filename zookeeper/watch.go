@@ -23,8 +23,9 @@ import (
 // read follows one sync, unless each of its requests is read on a
 // notification of the connection it is read on: the server that sent it
 // has the change (another connection's server may not have it yet); or
-// none was notified and each waits on the entry ahead of one that the
-// connection's session made (see Read).
+// none was notified and the connection's server has what each knows: the
+// entry ahead of one that the connection's session made, or a holder's
+// pointer write (see Read).
 //
 // A WatchKey request watches the election's pointer node and, while the
 // key is as known, its lead node. A WatchEntry request watches the entry

@@ -17,8 +17,8 @@ import (
 // reader, up to recordReads at once, after one sync unless each request
 // but the WatchRoster ones was notified since its last read by the
 // connection it is read on (see takeFresh), or none was notified and
-// each waits on the entry ahead of one that the connection's session
-// made (behindOn). A WatchRoster request needs no sync: a lagging
+// the connection's server has what each knows (current). A WatchRoster
+// request needs no sync: a lagging
 // server's pzxid is at or below the revision asked, so the request is
 // not answered but watches, and the watch fires when that server applies
 // the next change of the roster. A read that fails because its session's
@@ -27,7 +27,7 @@ func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Ba
 	told, notified := st.takeFresh(reqs)
 	states := stateRequests(reqs)
 	facts, err := readFor(st.s, ctx, func(l *link) ([][]watchset.Fact, error) {
-		sync := len(states) > 0 && l != told && (notified || !st.behindOn(l, states))
+		sync := len(states) > 0 && l != told && (notified || !st.current(l, states))
 		testHookRead.call(sync)
 		if sync {
 			if _, err := l.conn.Sync("/"); err != nil {
@@ -85,21 +85,38 @@ func (st *stream) takeFresh(reqs []watchset.Request) (told *link, notified bool)
 	return told, notified
 }
 
-// behindOn reports whether each of reqs is a WatchEntry request with an
-// entry of l's session just behind its entry (ownEntries.behind): l's
-// server has that entry's create, which Enqueue saw answered, so it has
-// the entry ahead, made before it, or its deletion, and cannot answer
-// with a state older than the one the request knows (which is what the
-// sync is for: see the package doc, Watches). A pass to the session after
-// the read fires its own entry's watch. A waiter's first watch, on the
-// connection that made its entry, thus makes no sync.
-func (st *stream) behindOn(l *link, reqs []watchset.Request) bool {
+// current reports whether l's server has, for each of reqs, the state
+// the request knows or a later one, so that a read on l cannot answer
+// with an older state (which is what the sync is for: see the package
+// doc, Watches); a change after that state fires the watch the read
+// sets, when l's server applies it. That holds for:
+//   - a WatchEntry request with an entry of l's session just behind its
+//     entry (ownEntries.behind): l's server has that entry's create,
+//     which Enqueue saw answered, so it has the entry ahead, made before
+//     it, or its deletion. A pass to the session after the read fires
+//     its own entry's watch. A waiter's first watch, on the connection
+//     that made its entry, thus makes no sync.
+//   - a WatchKey request that knows a holder, at a pointer write at or
+//     before l's position (link.position): l's server has that write,
+//     and the holder's lead node, made at or before it. A candidate that
+//     found the key held, on the connection it then watches on, thus
+//     watches with no sync.
+//
+// A key known absent carries no zxid of what made it so (a lower bound,
+// for a lead node gone): such a request syncs.
+func (st *stream) current(l *link, reqs []watchset.Request) bool {
 	owner := sessionID(l.conn.SessionID())
 	for _, r := range reqs {
-		if r.Kind != watchset.Gone {
-			return false
-		}
-		if own, ok := st.s.own.behind(r.Known.Election, r.Known.Token); !ok || own.Owner != owner {
+		switch r.Kind {
+		case watchset.Gone:
+			if own, ok := st.s.own.behind(r.Known.Election, r.Known.Token); !ok || own.Owner != owner {
+				return false
+			}
+		case watchset.Wait:
+			if r.Known.Owner == "" || r.Known.Revision == 0 || r.Known.Revision > l.position() {
+				return false
+			}
+		default:
 			return false
 		}
 	}
