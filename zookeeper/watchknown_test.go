@@ -58,3 +58,33 @@ func TestWatchKeyKnownSync(t *testing.T) {
 		_ = w.Close()
 	}
 }
+
+// TestWatchKeyReadLinkSyncs: on a Store with no session (an observer),
+// whose reads go on its own read link, a WatchKey request syncs first even
+// when that link has seen the holder's write: go-zookeeper opens a new
+// session on that link when its session expires, forgetting the zxids
+// seen, so the link's position is no bound on its server's state.
+func TestWatchKeyReadLinkSyncs(t *testing.T) {
+	f := newWatchFixture(t)
+	obs := newStore(t, f.servers, Options{TickTime: f.tick})
+	el := uniqueName("ws-readlink-")
+	f.create(t, el)
+	known, err := obs.Get(f.ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := hookReads(t)
+	watching := hookWatching(t)
+	w, ch := watchOn(t, obs)
+	w.Wait(backends.WatchRequest{Kind: backends.WatchKey, Tag: 1, Known: known})
+	awaitWatching(t, watching, el)
+	if synced := <-reads; !synced {
+		t.Error("the first read on the read link made no sync")
+	}
+	if _, err := f.pss.Proclaim(f.ctx, el, known.Token, []byte("moved")); err != nil {
+		t.Fatal(err)
+	}
+	if got := nextChange(t, ch); got.Tag != 1 || got.Err != nil || !got.Record.Differs(known) {
+		t.Fatalf("answer %+v, want tag 1 with a state other than %+v", got, known)
+	}
+}

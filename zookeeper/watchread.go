@@ -103,8 +103,15 @@ func (st *stream) takeFresh(reqs []watchset.Request) (told *link, notified bool)
 //     watches with no sync.
 //
 // A key known absent carries no zxid of what made it so (a lower bound,
-// for a lead node gone): such a request syncs.
+// for a lead node gone): such a request syncs. So do all on the Store's
+// read link: when its session expires, go-zookeeper opens another on it
+// and forgets the last zxid it saw, so that link's position says nothing
+// of the server its new session reaches. A session link keeps its one
+// session, and a server behind that session's last zxid refuses it.
 func (st *stream) current(l *link, reqs []watchset.Request) bool {
+	if l.ttl == 0 {
+		return false
+	}
 	owner := sessionID(l.conn.SessionID())
 	for _, r := range reqs {
 		switch r.Kind {
