@@ -215,12 +215,12 @@
 // of which was notified makes no sync on the connection of the session
 // whose entry is just behind each one's: that server has the entries made
 // before that one, or their deletions; nor does one of WatchKey requests
-// that each know a holder at a pointer write the connection has seen
-// (a zxid at or below the highest of a Stat it received: a candidate that
-// found the key held watches on its own connection with no sync); and a
-// WatchRoster request's read never syncs: a lagging server shows a pzxid at or below the revision
-// asked, so the request watches, and is answered when that server applies
-// the roster's next change. A WatchEntry request's first read reads the
+// that each know a holder at a pointer write a session's connection has
+// seen (a zxid at or below the highest of a Stat it received: a candidate
+// that found the key held watches on its own connection with no sync);
+// and a WatchRoster request's read never syncs: a lagging server shows a
+// pzxid at or below the revision asked, so the request watches, and is
+// answered when that server applies the roster's next change. A WatchEntry request's first read reads the
 // entry, the Store's entry behind it and the pointer at once: a waiter
 // that just joined the line watches one round trip after its Ahead.
 // A read that follows a watch's notification needs none if it goes on
