@@ -220,9 +220,10 @@
 // that found the key held watches on its own connection with no sync);
 // and a WatchRoster request's read never syncs: a lagging server shows a
 // pzxid at or below the revision asked, so the request watches, and is
-// answered when that server applies the roster's next change. A WatchEntry request's first read reads the
-// entry, the Store's entry behind it and the pointer at once: a waiter
-// that just joined the line watches one round trip after its Ahead.
+// answered when that server applies the roster's next change. A
+// WatchEntry request's first read reads the entry, the Store's entry
+// behind it and the pointer at once: a waiter that just joined the line
+// watches one round trip after its Ahead.
 // A read that follows a watch's notification needs none if it goes on
 // the connection the notification came on: the server that sent it has
 // the change. On another connection (the reader changed meanwhile) it
@@ -237,9 +238,9 @@
 // be left out of those reads: a server that lags the leader would answer
 // with a state older than one the caller already knows (no node, where
 // the caller saw a holder's create), which a WatchKey request would be
-// answered with as a change, and Get return as the current state. Hand-offs do not pay for it: a waiter
-// learns of the deletion from its watch's notification and creates at
-// once.
+// answered with as a change, and Get return as the current state.
+// Hand-offs do not pay for it: a waiter learns of the deletion from its
+// watch's notification and creates at once.
 //
 // Reads and watches (Get, Ahead, Dequeue, GuardedPut's reads,
 // WatchSets) go on the Store's reader: the connection of one of its

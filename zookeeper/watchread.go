@@ -18,11 +18,11 @@ import (
 // but the WatchRoster ones was notified since its last read by the
 // connection it is read on (see takeFresh), or none was notified and
 // the connection's server has what each knows (current). A WatchRoster
-// request needs no sync: a lagging
-// server's pzxid is at or below the revision asked, so the request is
-// not answered but watches, and the watch fires when that server applies
-// the next change of the roster. A read that fails because its session's
-// connection went away is made once more on the reader of the moment.
+// request needs no sync: a lagging server's pzxid is at or below the
+// revision asked, so the request is not answered but watches, and the
+// watch fires when that server applies the next change of the roster. A
+// read that fails because its session's connection went away is made
+// once more on the reader of the moment.
 func (st *stream) Read(ctx context.Context, reqs []watchset.Request) watchset.Batch {
 	told, notified := st.takeFresh(reqs)
 	states := stateRequests(reqs)
