@@ -209,8 +209,10 @@ func (l *link) ready(err error) {
 // saw records the zxids of a Stat received on l. Each is at or before the
 // position of the server's reply, and ZooKeeper serves a session's
 // requests in order, at positions that never go back (a server behind the
-// last zxid a client saw refuses its connection): so l.zxid is at or
-// before the position of every read sent on l after it was loaded.
+// last zxid a client saw refuses its connection): so, on a session link,
+// l.zxid is at or before the position of every read sent on l after it
+// was loaded. Not on the read link: when its session expires,
+// go-zookeeper opens another on it and forgets the last zxid it saw.
 func (l *link) saw(st *zk.Stat) {
 	if st == nil {
 		return
@@ -225,7 +227,8 @@ func (l *link) saw(st *zk.Stat) {
 }
 
 // position returns the highest zxid of a Stat l received (saw), at least
-// 1: a position at or before the state every later read on l sees.
+// 1: on a session link, a position at or before the state every later
+// read on l sees.
 func (l *link) position() uint64 { return max(uint64(l.zxid.Load()), 1) }
 
 // negotiated returns the session timeout of the last handshake.
