@@ -32,8 +32,12 @@ var errMoved = errors.New("the pointer moved during the create")
 // node alive, with no deletion of that node seen since (a candidate that
 // joins while a leader holds the key), it sends no multi first: that one
 // would fail, and a failed multi is a write of the ensemble, several
-// times a read's cost. Otherwise, or if that multi fails, it reads the
-// pointer on the session's connection after a sync: a pointer that names
+// times a read's cost. Nor where the pointer it last saw is the empty one
+// of its own release: a waiter on the key took it as soon as that
+// committed, so the multi would mostly fail. Otherwise, or if that
+// multi fails, it reads the pointer on the session's connection after a
+// sync (none after its own release, if that connection made it, or after
+// a failed multi; see firstRead and createRead): a pointer that names
 // this session's live node is returned as is (a retried Create whose
 // reply was lost); one that names another
 // session's live node fails with ErrKeyExists and the holder's Record;
@@ -58,16 +62,16 @@ func (ss *session) Create(ctx context.Context, election string, value []byte) (b
 }
 
 // create is Create's work on the session's connection: the multi for a
-// free election, unless the key is known held by another (then the first
-// read syncs), then, if the election is not free, rounds of a read and a
-// multi at the version read.
+// free election, unless a read comes first (firstRead), then, if the
+// election is not free, rounds of a read and a multi at the version
+// read.
 func (ss *session) create(election, path string, value []byte) (backends.Record, error) {
 	p, own, err := ss.leadPointer(election, value)
 	if err != nil {
 		return backends.Record{}, err
 	}
-	sync := ss.s.ptrs.heldByOther(election, ss.ID())
-	if !sync {
+	read, sync := ss.s.ptrs.firstRead(election, ss.ID(), ss.l)
+	if !read {
 		ops, at := ss.firstOps(election, path, p, own)
 		rec, err := ss.take(election, ops, p, at)
 		if err == nil || !(errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists) || errors.Is(err, zk.ErrBadVersion)) {

@@ -70,11 +70,14 @@
 //     saw another session's lead node alive at the pointer's version,
 //     and saw no deletion of it since, sends no multi first: it would
 //     fail, and a failed multi is a write of the ensemble, where a read
-//     is not. Otherwise Create reads the pointer, after a sync if it sent
-//     no multi (the server that refused one had every change committed
-//     before it), returns it if it names this session's live node (a
-//     retried Create), fails with ErrKeyExists if another session's, and
-//     else takes it at the version read.
+//     is not. Nor does one whose Store last saw the pointer emptied by
+//     its own release: a waiter on the key took it at once. Otherwise
+//     Create reads the pointer, after a sync if it sent no multi (the
+//     server that refused one had every change committed before it; one
+//     whose connection made the release has it), returns it if it names
+//     this session's live node (a retried Create), fails with
+//     ErrKeyExists if another session's, and else takes it at the
+//     version read.
 //   - End with a target (a pass: Capabilities.Passes) sets the data of
 //     the target's queue entry (Target.Entry; the write fires the watch
 //     the target waits on, and fails if the entry went), sets the pointer

@@ -200,10 +200,13 @@ func (e ending) ops(ps pstate) (ops []any, ptr int) {
 // passed key, or the zero Record for a release.
 func (ss *session) ended(e ending, was pstate, st *zk.Stat) backends.Record {
 	ps := pstate{p: e.to, st: st}
-	if !e.pass {
+	if e.pass {
+		ss.s.ptrs.live(e.election, ps) // the multi checked the target's node
+	} else {
 		ps.p = pointer{}
+		ss.l.saw(st)
+		ss.s.ptrs.freed(e.election, ps)
 	}
-	ss.s.ptrs.live(e.election, ps) // a pass's multi checked the target's node
 	if was.p.lead != "" {
 		ss.s.own.dropPath(e.election, was.p.lead)
 	}

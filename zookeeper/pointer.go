@@ -265,18 +265,19 @@ type pointers struct {
 
 // seen is what pointers keeps of a pointer node's state: its pointer
 // without the value, the Stat fields that Create, End and Proclaim read,
-// and whether its lead node was seen alive at that version, with no
-// deletion of it seen since (see live).
+// whether its lead node was seen alive at that version, with no deletion
+// of it seen since (see live), and whether it is the empty pointer of
+// this Store's own release (see freed).
 type seen struct {
 	owner, lead       string
 	token             uint64
 	mzxid             int64
 	version, children int32
-	alive             bool
+	alive, freed      bool
 }
 
 // saw records ps, unless a later version is known; at the version known,
-// what was seen of the lead node stays.
+// what was seen of the lead node, and whose release it is, stays.
 func (p *pointers) saw(election string, ps pstate) {
 	if ps.st == nil {
 		return
@@ -287,9 +288,23 @@ func (p *pointers) saw(election string, ps pstate) {
 		p.m = map[string]seen{}
 	}
 	if cur, ok := p.m[election]; !ok || cur.version <= ps.st.Version {
+		same := ok && cur.version == ps.st.Version
 		p.m[election] = seen{owner: ps.p.owner, lead: ps.p.lead, token: ps.p.token,
 			mzxid: ps.st.Mzxid, version: ps.st.Version, children: ps.st.NumChildren,
-			alive: ok && cur.version == ps.st.Version && cur.alive}
+			alive: same && cur.alive, freed: same && cur.freed}
+	}
+}
+
+// freed records ps, the empty pointer that a release of this Store's
+// wrote (End), as such: until a later version is known, a Create reads
+// the pointer before it writes (see firstRead).
+func (p *pointers) freed(election string, ps pstate) {
+	p.saw(election, ps)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cur, ok := p.m[election]; ok && cur.version == ps.st.Version && cur.owner == "" {
+		cur.freed = true
+		p.m[election] = cur
 	}
 }
 
@@ -334,13 +349,29 @@ func (p *pointers) get(election string) (pstate, bool) {
 		st: &zk.Stat{Mzxid: sn.mzxid, Version: sn.version, NumChildren: sn.children}}, true
 }
 
-// heldByOther reports whether election's pointer, as known, names a lead
-// node of a session other than owner that was seen alive (see live).
-func (p *pointers) heldByOther(election, owner string) bool {
+// firstRead reports whether a Create of owner's on link l reads
+// election's pointer before its first multi, and whether that read syncs
+// first. It reads, after a sync, if the pointer as known names a lead
+// node of another session that was seen alive (see live): a multi would
+// fail. It reads if the pointer as known is the empty one of this
+// Store's own release (see freed): a waiter on the key heard of that
+// release as soon as it committed and took the key at once, so a multi
+// sent now would mostly fail; that read syncs only if l has not seen the
+// release (a position below its zxid), as otherwise its server has it
+// and cannot answer with an older state.
+func (p *pointers) firstRead(election, owner string, l *link) (read, sync bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	sn, ok := p.m[election]
-	return ok && sn.alive && sn.owner != "" && sn.owner != owner
+	switch {
+	case !ok:
+		return false, false
+	case sn.alive && sn.owner != "" && sn.owner != owner:
+		return true, true
+	case sn.freed:
+		return true, uint64(sn.mzxid) > l.position()
+	}
+	return false, false
 }
 
 // multi sends ops as one multi. If an op failed, the error is an opError

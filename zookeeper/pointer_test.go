@@ -285,3 +285,56 @@ func TestWaitFromAbsentAfterCrash(t *testing.T) {
 		t.Fatalf("WatchKey answer = %+v, want the new holder %+v", c, held)
 	}
 }
+
+// TestCreateAfterOwnRelease: a Store's release leaves it knowing the
+// pointer empty, but a waiter on the key takes it at once. A Create of
+// the released session then reads first, with no sync (its connection
+// saw the release), and fails with ErrKeyExists and the taker's token,
+// with no multi (it would fail: a write of the ensemble for nothing).
+// Alone after its own release, a Create takes the key in one multi at
+// the version it read, still with no sync.
+func TestCreateAfterOwnRelease(t *testing.T) {
+	s, a, _, held := heldByA(t, "/leasehold-freed-")
+	ctx := testCtx(t)
+	other := newStore(t, s.servers, Options{TickTime: s.opts.TickTime, Prefix: s.opts.Prefix})
+	c, err := other.NewSession(ctx, a.TTL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := func(ss backends.Session, rec backends.Record) {
+		t.Helper()
+		if _, err := ss.End(ctx, backends.End{Election: "el", Token: rec.Token}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release(a, held)
+	taken, err := c.Create(ctx, "el", []byte("c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var multis, syncs atomic.Int32
+	setHook(t, &testHookTake, func(struct{}) { multis.Add(1) })
+	setHook(t, &testHookSync, func(string) { syncs.Add(1) })
+	got, err := a.Create(ctx, "el", []byte("a"))
+	if !errors.Is(err, backends.ErrKeyExists) || got.Token != taken.Token {
+		t.Fatalf("Create after its own release, the key taken since = %+v, %v; want ErrKeyExists and token %d", got, err, taken.Token)
+	}
+	if m, n := multis.Load(), syncs.Load(); m != 0 || n != 0 {
+		t.Fatalf("Create after its own release, the key taken since: %d multis and %d syncs, want 0 and 0", m, n)
+	}
+	release(c, taken)
+	again, err := a.Create(ctx, "el", []byte("a"))
+	if err != nil || again.Owner != a.ID() || again.Token <= taken.Token {
+		t.Fatalf("Create on the key released since = %+v, %v; want a's, token above %d", again, err, taken.Token)
+	}
+	release(a, again)
+	multis.Store(0)
+	syncs.Store(0)
+	alone, err := a.Create(ctx, "el", []byte("a"))
+	if err != nil || alone.Owner != a.ID() || alone.Token <= again.Token {
+		t.Fatalf("Create alone after its own release = %+v, %v; want a's, token above %d", alone, err, again.Token)
+	}
+	if m, n := multis.Load(), syncs.Load(); m != 1 || n != 0 {
+		t.Fatalf("Create alone after its own release: %d multis and %d syncs, want 1 and 0", m, n)
+	}
+}
