@@ -231,6 +231,12 @@ func (l *link) saw(st *zk.Stat) {
 // read on l sees.
 func (l *link) position() uint64 { return max(uint64(l.zxid.Load()), 1) }
 
+// has reports whether every later read on l sees the write at zxid or a
+// later state, so that it needs no sync to see that write: l is a session
+// link and zxid is at or before its position. Never on the read link
+// (see saw).
+func (l *link) has(zxid uint64) bool { return l.ttl != 0 && zxid <= l.position() }
+
 // negotiated returns the session timeout of the last handshake.
 func (l *link) negotiated() time.Duration { return time.Duration(l.timeout.Load()) }
 

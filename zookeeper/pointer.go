@@ -356,9 +356,9 @@ func (p *pointers) get(election string) (pstate, bool) {
 // fail. It reads if the pointer as known is the empty one of this
 // Store's own release (see freed): a waiter on the key heard of that
 // release as soon as it committed and took the key at once, so a multi
-// sent now would mostly fail; that read syncs only if l has not seen the
-// release (a position below its zxid), as otherwise its server has it
-// and cannot answer with an older state.
+// sent now would mostly fail; that read syncs only if l's server may
+// lack the release (link.has), as otherwise it cannot answer with an
+// older state.
 func (p *pointers) firstRead(election, owner string, l *link) (read, sync bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -369,7 +369,7 @@ func (p *pointers) firstRead(election, owner string, l *link) (read, sync bool) 
 	case sn.alive && sn.owner != "" && sn.owner != owner:
 		return true, true
 	case sn.freed:
-		return true, uint64(sn.mzxid) > l.position()
+		return true, !l.has(uint64(sn.mzxid))
 	}
 	return false, false
 }

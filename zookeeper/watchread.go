@@ -106,12 +106,10 @@ func (st *stream) takeFresh(reqs []watchset.Request) (told *link, notified bool)
 // for a lead node gone): such a request syncs. So do all on the Store's
 // read link: when its session expires, go-zookeeper opens another on it
 // and forgets the last zxid it saw, so that link's position says nothing
-// of the server its new session reaches. A session link keeps its one
-// session, and a server behind that session's last zxid refuses it.
+// of the server its new session reaches (link.has), and its session
+// made no entry. A session link keeps its one session, and a server
+// behind that session's last zxid refuses it.
 func (st *stream) current(l *link, reqs []watchset.Request) bool {
-	if l.ttl == 0 {
-		return false
-	}
 	owner := sessionID(l.conn.SessionID())
 	for _, r := range reqs {
 		switch r.Kind {
@@ -120,7 +118,7 @@ func (st *stream) current(l *link, reqs []watchset.Request) bool {
 				return false
 			}
 		case watchset.Wait:
-			if r.Known.Owner == "" || r.Known.Revision == 0 || r.Known.Revision > l.position() {
+			if r.Known.Owner == "" || r.Known.Revision == 0 || !l.has(r.Known.Revision) {
 				return false
 			}
 		default:
