@@ -24,10 +24,12 @@ import (
 // entry ahead and its own, whose data the pass sets, reads the pointer on
 // the first notification), a 3-op pass (set the pointer, delete the lead
 // node and record; the waiter, watching the entry ahead, reads the
-// pointer), and the 5-op pass with the watches electors keep beside it
+// pointer), the 5-op pass with the watches electors keep beside it
 // (see electorWatches), so that the multi notifies both connections as a
-// hand-off's does. BENCH_ZKPROTO rounds, each running every variant in
-// turn after the same idle as the benchmark's hand-offs (scenario.Pace).
+// hand-off's does, and zk.Lock's with the watches a leader that learns
+// of its loss would keep (see lockWatches). BENCH_ZKPROTO rounds, each
+// running every variant in turn after the same idle as the benchmark's
+// hand-offs (scenario.Pace).
 // It measures nothing the benchmark reports.
 func TestZooKeeperHandoffProtocol(t *testing.T) {
 	k, _ := strconv.Atoi(os.Getenv("BENCH_ZKPROTO"))
@@ -41,7 +43,8 @@ func TestZooKeeperHandoffProtocol(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	names := []string{"zk.Lock: delete, list", "pass: 5-op multi, 1 read", "pass: 3-op multi, 1 read", "pass: 5-op, electors' watches"}
+	names := []string{"zk.Lock: delete, list", "pass: 5-op multi, 1 read", "pass: 3-op multi, 1 read", "pass: 5-op, electors' watches",
+		"zk.Lock, leader watching its node", "zk.Lock, leader watching node, list"}
 	got, writes := make([][]time.Duration, len(names)), make([][]time.Duration, len(names))
 	for i := range k {
 		for v := range names {
@@ -54,7 +57,7 @@ func TestZooKeeperHandoffProtocol(t *testing.T) {
 	}
 	for v, name := range names {
 		sum := stat.Summarize(got[v])
-		t.Logf("%-30s n %d, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms; the write alone: p50 %.2f ms, p99 %.2f ms",
+		t.Logf("%-36s n %d, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms; the write alone: p50 %.2f ms, p99 %.2f ms",
 			name, sum.N, sum.P50, quantile(got[v], 0.9), sum.P99, sum.Max, quantile(writes[v], 0.5), quantile(writes[v], 0.99))
 	}
 }
@@ -97,6 +100,11 @@ func zkProto(a, b *zk.Conn, i, v int) (total, write time.Duration, err error) {
 			return 0, 0, err
 		}
 	}
+	if v >= 4 {
+		if err := lockWatches(a, lead, v == 5); err != nil {
+			return 0, 0, err
+		}
+	}
 	var ownW <-chan zk.Event // nil: never ready, but for the full pass
 	if v == 1 || v == 3 {
 		if _, _, ownW, err = b.GetW(toEntry); err != nil {
@@ -111,7 +119,7 @@ func zkProto(a, b *zk.Conn, i, v int) (total, write time.Duration, err error) {
 		case <-ownW:
 		}
 		var err error
-		if v == 0 {
+		if v == 0 || v >= 4 {
 			_, _, err = b.Children("/p/q")
 		} else {
 			_, _, err = b.Get("/p/ptr")
@@ -122,7 +130,7 @@ func zkProto(a, b *zk.Conn, i, v int) (total, write time.Duration, err error) {
 	time.Sleep(scenario.Pace) // the write after an idle, as a hand-off's is
 	start := time.Now()
 	switch v {
-	case 0:
+	case 0, 4, 5:
 		err = a.Delete(lead, -1)
 	case 1, 3:
 		_, err = a.Multi(&zk.SetDataRequest{Path: "/p/ptr", Data: []byte("b-0000000001 12345678"), Version: ptr.Version},
@@ -157,6 +165,19 @@ func electorWatches(a, b *zk.Conn, lead string) error {
 		return err
 	}
 	_, _, _, err := b.GetW("/p/ptr")
+	return err
+}
+
+// lockWatches sets, for a round of zk.Lock's protocol, the watch by
+// which a leader would learn that it lost the lock, on its own node, and
+// with list the one by which it would follow the waiters, on the lock's
+// children: zk.Lock keeps neither, so these rounds price a loss-aware
+// leader on zk.Lock's own protocol.
+func lockWatches(a *zk.Conn, lead string, list bool) error {
+	if _, _, _, err := a.ExistsW(lead); err != nil || !list {
+		return err
+	}
+	_, _, _, err := a.ChildrenW("/p/q")
 	return err
 }
 
