@@ -27,10 +27,10 @@ import (
 // pointer), the 5-op pass with the watches electors keep beside it
 // (see electorWatches), so that the multi notifies both connections as a
 // hand-off's does, and zk.Lock's with the watches a leader that learns
-// of its loss would keep (see lockWatches). BENCH_ZKPROTO rounds, each
-// running every variant in turn after the same idle as the benchmark's
-// hand-offs (scenario.Pace).
-// It measures nothing the benchmark reports.
+// of its loss would keep (see lockWatches): protoVariants. BENCH_ZKPROTO
+// rounds, each running every variant in turn after the same idle as the
+// benchmark's hand-offs (scenario.Pace). It measures nothing the
+// benchmark reports.
 func TestZooKeeperHandoffProtocol(t *testing.T) {
 	k, _ := strconv.Atoi(os.Getenv("BENCH_ZKPROTO"))
 	if k <= 0 {
@@ -43,22 +43,20 @@ func TestZooKeeperHandoffProtocol(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	names := []string{"zk.Lock: delete, list", "pass: 5-op multi, 1 read", "pass: 3-op multi, 1 read", "pass: 5-op, electors' watches",
-		"zk.Lock, leader watching its node", "zk.Lock, leader watching node, list"}
-	got, writes := make([][]time.Duration, len(names)), make([][]time.Duration, len(names))
+	got, writes := make([][]time.Duration, len(protoVariants)), make([][]time.Duration, len(protoVariants))
 	for i := range k {
-		for v := range names {
-			d, w, err := zkProto(a, b, i, v)
+		for v, pv := range protoVariants {
+			d, w, err := zkProto(a, b, i, v, pv)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got[v], writes[v] = append(got[v], d), append(writes[v], w)
 		}
 	}
-	for v, name := range names {
+	for v, pv := range protoVariants {
 		sum := stat.Summarize(got[v])
 		t.Logf("%-36s n %d, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms; the write alone: p50 %.2f ms, p99 %.2f ms",
-			name, sum.N, sum.P50, quantile(got[v], 0.9), sum.P99, sum.Max, quantile(writes[v], 0.5), quantile(writes[v], 0.99))
+			pv.name, sum.N, sum.P50, quantile(got[v], 0.9), sum.P99, sum.Max, quantile(writes[v], 0.5), quantile(writes[v], 0.99))
 	}
 }
 
@@ -69,8 +67,36 @@ func quantile(d []time.Duration, q float64) float64 {
 	return float64(s[int(math.Ceil(q*float64(len(s))))-1]) / float64(time.Millisecond)
 }
 
-// zkProto runs round i of variant v and times it, and its write.
-func zkProto(a, b *zk.Conn, i, v int) (total, write time.Duration, err error) {
+// The writes a protoVariant hands off with.
+const (
+	lockDelete = iota // zk.Lock's: delete the leader's node
+	pass5             // leasehold's pass multi
+	pass3             // set the pointer, delete the lead node and record
+)
+
+// protoVariant is one hand-off protocol of TestZooKeeperHandoffProtocol:
+// its write, and the watches set beside it (nil: none). The waiter
+// watches the node ahead, and its own entry too for pass5, whose multi
+// sets it; it lists the lock's children after lockDelete, and reads the
+// pointer otherwise.
+type protoVariant struct {
+	name    string
+	write   int
+	watches func(a, b *zk.Conn, lead string) error
+}
+
+// protoVariants are the protocols TestZooKeeperHandoffProtocol measures.
+var protoVariants = []protoVariant{
+	{"zk.Lock: delete, list", lockDelete, nil},
+	{"pass: 5-op multi, 1 read", pass5, nil},
+	{"pass: 3-op multi, 1 read", pass3, nil},
+	{"pass: 5-op, electors' watches", pass5, electorWatches},
+	{"zk.Lock, leader watching its node", lockDelete, lockWatches(false)},
+	{"zk.Lock, leader watching node, list", lockDelete, lockWatches(true)},
+}
+
+// zkProto runs round i of variant v, pv, and times it, and its write.
+func zkProto(a, b *zk.Conn, i, v int, pv protoVariant) (total, write time.Duration, err error) {
 	acl := zk.WorldACL(zk.PermAll)
 	lead, rec := fmt.Sprintf("/p/q/a-%d-%d", i, v), fmt.Sprintf("/p/roster/a-%d-%d", i, v)
 	toRec, toEntry := fmt.Sprintf("/p/roster/b-%d-%d", i, v), fmt.Sprintf("/p/q/b-%d-%d", i, v)
@@ -95,18 +121,13 @@ func zkProto(a, b *zk.Conn, i, v int) (total, write time.Duration, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if v == 3 {
-		if err := electorWatches(a, b, lead); err != nil {
-			return 0, 0, err
-		}
-	}
-	if v >= 4 {
-		if err := lockWatches(a, lead, v == 5); err != nil {
+	if pv.watches != nil {
+		if err := pv.watches(a, b, lead); err != nil {
 			return 0, 0, err
 		}
 	}
 	var ownW <-chan zk.Event // nil: never ready, but for the full pass
-	if v == 1 || v == 3 {
+	if pv.write == pass5 {
 		if _, _, ownW, err = b.GetW(toEntry); err != nil {
 			return 0, 0, err
 		}
@@ -119,7 +140,7 @@ func zkProto(a, b *zk.Conn, i, v int) (total, write time.Duration, err error) {
 		case <-ownW:
 		}
 		var err error
-		if v == 0 || v >= 4 {
+		if pv.write == lockDelete {
 			_, _, err = b.Children("/p/q")
 		} else {
 			_, _, err = b.Get("/p/ptr")
@@ -129,15 +150,15 @@ func zkProto(a, b *zk.Conn, i, v int) (total, write time.Duration, err error) {
 	}()
 	time.Sleep(scenario.Pace) // the write after an idle, as a hand-off's is
 	start := time.Now()
-	switch v {
-	case 0, 4, 5:
+	switch pv.write {
+	case lockDelete:
 		err = a.Delete(lead, -1)
-	case 1, 3:
+	case pass5:
 		_, err = a.Multi(&zk.SetDataRequest{Path: "/p/ptr", Data: []byte("b-0000000001 12345678"), Version: ptr.Version},
 			&zk.CheckVersionRequest{Path: toRec, Version: -1},
 			&zk.SetDataRequest{Path: toEntry, Data: []byte("p"), Version: -1},
 			&zk.DeleteRequest{Path: lead, Version: -1}, &zk.DeleteRequest{Path: rec, Version: -1})
-	default:
+	default: // pass3
 		_, err = a.Multi(&zk.SetDataRequest{Path: "/p/ptr", Data: []byte("b-0000000001 12345678"), Version: ptr.Version},
 			&zk.DeleteRequest{Path: lead, Version: -1}, &zk.DeleteRequest{Path: rec, Version: -1})
 	}
@@ -151,8 +172,7 @@ func zkProto(a, b *zk.Conn, i, v int) (total, write time.Duration, err error) {
 	return end.Sub(start), write, nil
 }
 
-// electorWatches sets, for a round of the last variant, the watches
-// that electors keep beside a pass: the leader's (a) on the pointer, its
+// electorWatches sets the watches that electors keep beside a pass: the leader's (a) on the pointer, its
 // lead node and the roster, and the waiter's (b) on the pointer.
 func electorWatches(a, b *zk.Conn, lead string) error {
 	if _, _, _, err := a.GetW("/p/ptr"); err != nil {
@@ -168,17 +188,19 @@ func electorWatches(a, b *zk.Conn, lead string) error {
 	return err
 }
 
-// lockWatches sets, for a round of zk.Lock's protocol, the watch by
-// which a leader would learn that it lost the lock, on its own node, and
-// with list the one by which it would follow the waiters, on the lock's
-// children: zk.Lock keeps neither, so these rounds price a loss-aware
-// leader on zk.Lock's own protocol.
-func lockWatches(a *zk.Conn, lead string, list bool) error {
-	if _, _, _, err := a.ExistsW(lead); err != nil || !list {
+// lockWatches returns the setter of the watch by which a leader on
+// zk.Lock's protocol would learn that it lost the lock, on its own node,
+// and with list the one by which it would follow the waiters, on the
+// lock's children: zk.Lock keeps neither, so these rounds price a
+// loss-aware leader on zk.Lock's own protocol.
+func lockWatches(list bool) func(a, b *zk.Conn, lead string) error {
+	return func(a, _ *zk.Conn, lead string) error {
+		if _, _, _, err := a.ExistsW(lead); err != nil || !list {
+			return err
+		}
+		_, _, _, err := a.ChildrenW("/p/q")
 		return err
 	}
-	_, _, _, err := a.ChildrenW("/p/q")
-	return err
 }
 
 // zkConn returns a go-zookeeper connection with a session, closed when t
