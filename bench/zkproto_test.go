@@ -18,16 +18,9 @@ import (
 
 // TestZooKeeperHandoffProtocol measures, on one ZooKeeper server with
 // go-zookeeper alone, a hand-off's store protocol end to end, from the
-// leader's write to the waiter's last read, and the write alone:
-// zk.Lock's (delete; the waiter, watching the node, lists the lock's
-// children), leasehold's pass (the 5-op multi; the waiter, watching the
-// entry ahead and its own, whose data the pass sets, reads the pointer on
-// the first notification), a 3-op pass (set the pointer, delete the lead
-// node and record; the waiter, watching the entry ahead, reads the
-// pointer), the 5-op pass with the watches electors keep beside it
-// (see electorWatches), so that the multi notifies both connections as a
-// hand-off's does, and zk.Lock's with the watches a leader that learns
-// of its loss would keep (see lockWatches): protoVariants. BENCH_ZKPROTO
+// leader's write to the waiter's last read, and the write alone, for
+// each of protoVariants: zk.Lock's, leasehold's pass and a shorter one,
+// each with and without the watches kept beside it. BENCH_ZKPROTO
 // rounds, each running every variant in turn after the same idle as the
 // benchmark's hand-offs (scenario.Pace). It measures nothing the
 // benchmark reports.
@@ -75,10 +68,12 @@ const (
 )
 
 // protoVariant is one hand-off protocol of TestZooKeeperHandoffProtocol:
-// its write, and the watches set beside it (nil: none). The waiter
-// watches the node ahead, and its own entry too for pass5, whose multi
-// sets it; it lists the lock's children after lockDelete, and reads the
-// pointer otherwise.
+// its write, and the watches set beside it (nil: none; electorWatches:
+// those electors keep, so that the multi notifies both connections as a
+// hand-off's does; lockWatches: a loss-aware leader's on zk.Lock's
+// protocol). The waiter watches the node ahead, and its own entry too for
+// pass5, whose multi sets it; it lists the lock's children after
+// lockDelete, and reads the pointer otherwise.
 type protoVariant struct {
 	name    string
 	write   int
